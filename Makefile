@@ -1,0 +1,56 @@
+# Hearth: one binary with the React UI inside. `make help` lists the targets.
+
+CARGO ?= cargo
+NPM ?= npm
+LISTEN ?= 127.0.0.1:8080
+DATA_DIR ?= ./data
+
+UI_SOURCES := $(shell find ui/src ui/public -type f 2>/dev/null) ui/index.html ui/vite.config.ts ui/tsconfig.json ui/scripts/compress.mjs
+BIN := target/release/hearth
+
+.DEFAULT_GOAL := help
+.PHONY: help run build ui test test-rust lint-rust test-ui lint-ui e2e bench clean
+
+help: ## List the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+run: build ## Build everything and serve on 127.0.0.1:8080 with the data in ./data
+	$(BIN) serve --listen $(LISTEN) --data-dir $(DATA_DIR)
+
+build: ui ## Build the release binary (UI embedded) at target/release/hearth
+	$(CARGO) build --release --locked
+
+ui: ui/dist/index.html ## Install the UI dependencies and build the UI into ui/dist
+
+ui/node_modules/.package-lock.json: ui/package.json ui/package-lock.json
+	cd ui && $(NPM) ci --no-audit --no-fund
+
+ui/dist/index.html: ui/node_modules/.package-lock.json $(UI_SOURCES)
+	cd ui && $(NPM) run build
+
+test: lint-rust ui test-rust lint-ui test-ui e2e ## Every check: Rust tests, clippy, rustfmt, tsc, eslint, vitest, browser tests
+	@echo "make test: all checks passed"
+
+lint-rust: ## rustfmt and clippy (warnings denied)
+	$(CARGO) fmt --all --check
+	$(MAKE) ui
+	$(CARGO) clippy --locked --all-targets -- -D warnings
+
+test-rust: ui ## Rust unit and integration tests (real server on free ports)
+	$(CARGO) test --locked
+
+lint-ui: ui/node_modules/.package-lock.json ## TypeScript type check and eslint
+	cd ui && $(NPM) run --silent typecheck
+	cd ui && $(NPM) run --silent lint
+
+test-ui: ui/node_modules/.package-lock.json ## UI unit tests (vitest)
+	cd ui && $(NPM) run --silent test
+
+e2e: build ## End-to-end tests: the release binary driven through Debian's Chromium
+	cd ui && HEARTH_BIN=$(CURDIR)/$(BIN) $(NPM) run --silent e2e
+
+bench: build ## Benchmarks: binary size, memory, load tests against nginx, engine throughput
+	bash bench/run.sh
+
+clean: ## Remove build outputs (keeps ./data)
+	rm -rf target ui/dist ui/node_modules ui/test-results

@@ -1,0 +1,407 @@
+//! Command line and environment: every flag of DESIGN.md, each also read from its `HEARTH_*`
+//! variable (flags win), resolved into the `Config` that the server runs with.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Version line: the crate version and the git revision it was built from.
+pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (", env!("HEARTH_GIT_REV"), ")");
+
+/// Owner name shown until the owner configures one.
+pub const DEFAULT_OWNER_NAME: &str = "Your Name";
+
+/// Largest avatar image accepted, so a wrong path cannot make the server hold a huge file.
+const MAX_AVATAR_BYTES: u64 = 2 * 1024 * 1024;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "hearth",
+    version = VERSION,
+    about = "A personal website in one binary: landing page, flashcards and calendar feed remapping."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve the site.
+    Serve(ServeArgs),
+    /// Write an online copy of the database to PATH (safe while `serve` runs).
+    Backup(BackupArgs),
+}
+
+/// Where the SQLite file lives; shared by `serve` and `backup`.
+#[derive(Debug, Clone, Args)]
+pub struct DataDirArg {
+    /// Directory for the SQLite database (hearth.db). Default: $STATE_DIRECTORY under systemd, else ./data.
+    #[arg(long, env = "HEARTH_DATA_DIR", value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+}
+
+impl DataDirArg {
+    /// The flag, else the first directory systemd gave in `$STATE_DIRECTORY`, else `./data`.
+    pub fn resolve(&self) -> PathBuf {
+        if let Some(dir) = &self.data_dir {
+            return dir.clone();
+        }
+        if let Some(state) = std::env::var_os("STATE_DIRECTORY") {
+            if let Some(first) = std::env::split_paths(&state).find(|p| !p.as_os_str().is_empty()) {
+                return first;
+            }
+        }
+        PathBuf::from("./data")
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    /// Address and port to listen on.
+    #[arg(
+        long,
+        env = "HEARTH_LISTEN",
+        default_value = "127.0.0.1:8080",
+        value_name = "ADDR"
+    )]
+    pub listen: SocketAddr,
+
+    #[command(flatten)]
+    pub data_dir: DataDirArg,
+
+    /// Public address of the site (e.g. https://example.org), used in hosted feed links.
+    /// Unset: derived from each request's Host and X-Forwarded-Proto.
+    #[arg(long, env = "HEARTH_PUBLIC_URL", value_name = "URL", value_parser = parse_public_url)]
+    pub public_url: Option<String>,
+
+    /// The owner's name, shown as the landing page heading.
+    #[arg(long, env = "HEARTH_OWNER_NAME", default_value = DEFAULT_OWNER_NAME, value_name = "NAME", value_parser = parse_owner_name)]
+    pub owner_name: String,
+
+    /// Profile picture (PNG, JPEG, WebP, GIF or SVG file). Unset: a built-in neutral avatar.
+    #[arg(long, env = "HEARTH_AVATAR", value_name = "PATH")]
+    pub avatar: Option<PathBuf>,
+
+    /// Address of the Spotify link on the landing page (hidden when unset).
+    #[arg(long, env = "HEARTH_SPOTIFY_URL", value_name = "URL", value_parser = parse_link_url)]
+    pub spotify_url: Option<String>,
+
+    /// Address of the Beehive link on the landing page (hidden when unset).
+    #[arg(long, env = "HEARTH_BEEHIVE_URL", value_name = "URL", value_parser = parse_link_url)]
+    pub beehive_url: Option<String>,
+
+    /// Allow calendar feeds on loopback, private and link-local addresses (LAN feeds, tests).
+    #[arg(
+        long,
+        env = "HEARTH_ALLOW_PRIVATE_FEEDS",
+        action = clap::ArgAction::SetTrue,
+        value_parser = clap::builder::BoolishValueParser::new()
+    )]
+    pub allow_private_feeds: bool,
+
+    /// How long a fetched upstream feed is reused (e.g. 90s, 15m, 1h).
+    #[arg(long, env = "HEARTH_FEED_TTL", default_value = "15m", value_name = "DURATION", value_parser = parse_ttl)]
+    pub feed_ttl: Duration,
+
+    /// Key that publishing a calendar requires. Unset: publishing is open to any visitor.
+    #[arg(
+        long,
+        env = "HEARTH_PUBLISH_KEY",
+        value_name = "KEY",
+        conflicts_with = "publish_key_file",
+        hide_env_values = true
+    )]
+    pub publish_key: Option<String>,
+
+    /// File holding the publish key (for secrets managers and systemd credentials).
+    #[arg(long, env = "HEARTH_PUBLISH_KEY_FILE", value_name = "PATH")]
+    pub publish_key_file: Option<PathBuf>,
+
+    /// Log format: text or json.
+    #[arg(
+        long,
+        env = "HEARTH_LOG_FORMAT",
+        default_value = "text",
+        value_name = "FORMAT"
+    )]
+    pub log_format: LogFormat,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct BackupArgs {
+    #[command(flatten)]
+    pub data_dir: DataDirArg,
+
+    /// Where to write the copy; must not exist yet.
+    #[arg(value_name = "PATH")]
+    pub path: PathBuf,
+}
+
+/// A setting that parsed but cannot be used (a file that does not read, a bad key file).
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("--avatar {path}: {source}")]
+    AvatarUnreadable {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("--avatar {path}: the file is larger than 2 MiB")]
+    AvatarTooLarge { path: String },
+    #[error("--avatar {path}: not a PNG, JPEG, WebP, GIF or SVG file")]
+    AvatarType { path: String },
+    #[error("--publish-key-file {path}: {source}")]
+    PublishKeyUnreadable {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("the publish key is empty")]
+    PublishKeyEmpty,
+}
+
+/// An image the landing page shows as the profile picture.
+#[derive(Debug, Clone)]
+pub struct Avatar {
+    pub bytes: Vec<u8>,
+    pub content_type: &'static str,
+}
+
+/// Everything `serve` needs, resolved and checked.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub listen: SocketAddr,
+    pub data_dir: PathBuf,
+    pub public_url: Option<String>,
+    pub owner_name: String,
+    /// `None`: the built-in avatar.
+    pub avatar: Option<Avatar>,
+    pub spotify_url: Option<String>,
+    pub beehive_url: Option<String>,
+    pub allow_private_feeds: bool,
+    pub feed_ttl: Duration,
+    pub publish_key: Option<String>,
+    pub log_format: LogFormat,
+}
+
+impl ServeArgs {
+    /// Reads the files the flags name and checks what clap cannot.
+    pub fn into_config(self) -> Result<Config, ConfigError> {
+        let avatar = self.avatar.as_deref().map(load_avatar).transpose()?;
+        let publish_key = match (&self.publish_key, &self.publish_key_file) {
+            (Some(key), _) => Some(key.trim().to_owned()),
+            (None, Some(path)) => Some(std::fs::read_to_string(path).map_err(|source| {
+                ConfigError::PublishKeyUnreadable {
+                    path: path.display().to_string(),
+                    source,
+                }
+            })?)
+            .map(|k| k.trim().to_owned()),
+            (None, None) => None,
+        };
+        if publish_key.as_deref() == Some("") {
+            return Err(ConfigError::PublishKeyEmpty);
+        }
+        Ok(Config {
+            listen: self.listen,
+            data_dir: self.data_dir.resolve(),
+            public_url: self.public_url,
+            owner_name: self.owner_name,
+            avatar,
+            spotify_url: self.spotify_url,
+            beehive_url: self.beehive_url,
+            allow_private_feeds: self.allow_private_feeds,
+            feed_ttl: self.feed_ttl,
+            publish_key,
+            log_format: self.log_format,
+        })
+    }
+}
+
+impl Config {
+    /// A configuration with every default, for tests and embedding.
+    pub fn for_data_dir(data_dir: impl Into<PathBuf>) -> Config {
+        Config {
+            listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            data_dir: data_dir.into(),
+            public_url: None,
+            owner_name: DEFAULT_OWNER_NAME.to_owned(),
+            avatar: None,
+            spotify_url: None,
+            beehive_url: None,
+            allow_private_feeds: false,
+            feed_ttl: Duration::from_secs(15 * 60),
+            publish_key: None,
+            log_format: LogFormat::Text,
+        }
+    }
+}
+
+fn load_avatar(path: &Path) -> Result<Avatar, ConfigError> {
+    let shown = path.display().to_string();
+    let meta = std::fs::metadata(path).map_err(|source| ConfigError::AvatarUnreadable {
+        path: shown.clone(),
+        source,
+    })?;
+    if meta.len() > MAX_AVATAR_BYTES {
+        return Err(ConfigError::AvatarTooLarge { path: shown });
+    }
+    let bytes = std::fs::read(path).map_err(|source| ConfigError::AvatarUnreadable {
+        path: shown.clone(),
+        source,
+    })?;
+    let content_type = sniff_image(&bytes).ok_or(ConfigError::AvatarType { path: shown })?;
+    Ok(Avatar {
+        bytes,
+        content_type,
+    })
+}
+
+/// The image type from the file's first bytes, so a misnamed file is still served right.
+fn sniff_image(bytes: &[u8]) -> Option<&'static str> {
+    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        Some("image/png")
+    } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        Some("image/jpeg")
+    } else if bytes.starts_with(b"GIF87a") || bytes.starts_with(b"GIF89a") {
+        Some("image/gif")
+    } else if bytes.len() >= 12 && &bytes[..4] == b"RIFF" && &bytes[8..12] == b"WEBP" {
+        Some("image/webp")
+    } else {
+        let head = String::from_utf8_lossy(&bytes[..bytes.len().min(1024)]).to_ascii_lowercase();
+        head.contains("<svg").then_some("image/svg+xml")
+    }
+}
+
+fn parse_http_url(value: &str) -> Result<String, String> {
+    let trimmed = value.trim();
+    let rest = trimmed
+        .strip_prefix("https://")
+        .or_else(|| trimmed.strip_prefix("http://"))
+        .ok_or_else(|| format!("'{value}' is not an http:// or https:// address"))?;
+    let host = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    if host.is_empty() || trimmed.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(format!("'{value}' is not a valid address"));
+    }
+    Ok(trimmed.to_owned())
+}
+
+fn parse_public_url(value: &str) -> Result<String, String> {
+    let url = parse_http_url(value)?;
+    Ok(url.trim_end_matches('/').to_owned())
+}
+
+fn parse_link_url(value: &str) -> Result<String, String> {
+    parse_http_url(value)
+}
+
+fn parse_owner_name(value: &str) -> Result<String, String> {
+    let name = value.trim();
+    if name.is_empty() {
+        return Err("the owner name is empty".to_owned());
+    }
+    if name.chars().count() > 100 {
+        return Err("the owner name is longer than 100 characters".to_owned());
+    }
+    Ok(name.to_owned())
+}
+
+fn parse_ttl(value: &str) -> Result<Duration, String> {
+    let ttl = humantime::parse_duration(value.trim())
+        .map_err(|e| format!("'{value}' is not a duration like 90s, 15m or 1h ({e})"))?;
+    if ttl < Duration::from_secs(1) || ttl > Duration::from_secs(7 * 24 * 3600) {
+        return Err(format!("'{value}' is outside 1s to 7d"));
+    }
+    Ok(ttl)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn serve_args(args: &[&str]) -> Result<ServeArgs, clap::Error> {
+        let mut all = vec!["hearth", "serve"];
+        all.extend_from_slice(args);
+        Cli::try_parse_from(all).map(|cli| match cli.command {
+            Command::Serve(s) => s,
+            Command::Backup(_) => panic!("parsed as backup"),
+        })
+    }
+
+    #[test]
+    fn defaults_match_the_design_contract() {
+        let args = serve_args(&["--data-dir", "/tmp/x"]).expect("parses");
+        assert_eq!(args.listen.to_string(), "127.0.0.1:8080");
+        assert_eq!(args.feed_ttl, Duration::from_secs(900));
+        assert!(!args.allow_private_feeds);
+        assert_eq!(args.owner_name, DEFAULT_OWNER_NAME);
+        assert_eq!(args.log_format, LogFormat::Text);
+    }
+
+    #[test]
+    fn public_url_loses_its_trailing_slash_and_must_be_http() {
+        let args = serve_args(&["--public-url", "https://example.org/"]).expect("parses");
+        assert_eq!(args.public_url.as_deref(), Some("https://example.org"));
+        assert!(serve_args(&["--public-url", "ftp://example.org"]).is_err());
+        assert!(serve_args(&["--public-url", "https://"]).is_err());
+    }
+
+    #[test]
+    fn feed_ttl_takes_human_durations_within_bounds() {
+        assert_eq!(
+            serve_args(&["--feed-ttl", "90s"]).expect("parses").feed_ttl,
+            Duration::from_secs(90)
+        );
+        assert!(serve_args(&["--feed-ttl", "soon"]).is_err());
+        assert!(serve_args(&["--feed-ttl", "30d"]).is_err());
+    }
+
+    #[test]
+    fn publish_key_and_its_file_exclude_each_other() {
+        assert!(serve_args(&["--publish-key", "a", "--publish-key-file", "/x"]).is_err());
+    }
+
+    #[test]
+    fn publish_key_file_is_read_and_trimmed() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("key");
+        std::fs::write(&path, "s3cret\n").expect("write");
+        let path_arg = path.to_string_lossy().into_owned();
+        let config = serve_args(&["--publish-key-file", &path_arg])
+            .expect("parses")
+            .into_config()
+            .expect("resolves");
+        assert_eq!(config.publish_key.as_deref(), Some("s3cret"));
+    }
+
+    #[test]
+    fn avatar_must_be_an_image() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("me.png");
+        std::fs::write(&path, b"not an image").expect("write");
+        let path_arg = path.to_string_lossy().into_owned();
+        let err = serve_args(&["--avatar", &path_arg])
+            .expect("parses")
+            .into_config()
+            .expect_err("refused");
+        assert!(matches!(err, ConfigError::AvatarType { .. }));
+    }
+
+    #[test]
+    fn sniffs_common_image_types() {
+        assert_eq!(sniff_image(b"\x89PNG\r\n\x1a\nrest"), Some("image/png"));
+        assert_eq!(sniff_image(&[0xFF, 0xD8, 0xFF, 0xE0]), Some("image/jpeg"));
+        assert_eq!(
+            sniff_image(b"<?xml version='1.0'?><svg/>"),
+            Some("image/svg+xml")
+        );
+        assert_eq!(sniff_image(b"hello"), None);
+    }
+}

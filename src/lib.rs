@@ -1,0 +1,72 @@
+//! Hearth: a personal website in one binary. This crate root wires the pieces together and
+//! exposes `serve`, which `main.rs` and the integration tests call the same way.
+
+pub mod calendar;
+pub mod config;
+pub mod site;
+pub mod store;
+pub mod telemetry;
+pub mod web;
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::net::TcpListener;
+use tokio::sync::Notify;
+
+pub use config::Config;
+pub use store::Db;
+
+/// How long in-flight requests may take to finish after a shutdown signal.
+pub const SHUTDOWN_DEADLINE: Duration = Duration::from_secs(5);
+
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error("the server failed: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("the server task stopped unexpectedly")]
+    Task,
+}
+
+/// Serves the site on `listener` until `shutdown` resolves, then lets in-flight requests finish
+/// for up to five seconds and closes the database cleanly.
+pub async fn serve<F>(
+    config: Config,
+    db: Db,
+    listener: TcpListener,
+    shutdown: F,
+) -> Result<(), ServeError>
+where
+    F: Future<Output = ()> + Send + 'static,
+{
+    let state = web::AppState::new(config, db.clone());
+    let app = web::router(state);
+    if let Ok(addr) = listener.local_addr() {
+        tracing::info!(%addr, version = config::VERSION, "listening on http://{addr}");
+    }
+
+    let signalled = Arc::new(Notify::new());
+    let notify = signalled.clone();
+    let server = axum::serve(listener, app).with_graceful_shutdown(async move {
+        shutdown.await;
+        tracing::info!("shutting down: finishing in-flight requests");
+        notify.notify_one();
+    });
+    let mut task = tokio::spawn(async move { server.await });
+
+    let outcome = tokio::select! {
+        joined = &mut task => joined.map_err(|_| ServeError::Task).and_then(|r| r.map_err(ServeError::from)),
+        () = async {
+            signalled.notified().await;
+            tokio::time::sleep(SHUTDOWN_DEADLINE).await;
+        } => {
+            tracing::warn!("requests still running after {SHUTDOWN_DEADLINE:?}: closing them");
+            task.abort();
+            Ok(())
+        }
+    };
+    db.close();
+    tracing::info!("stopped");
+    outcome
+}

@@ -1,0 +1,120 @@
+//! The `hearth` command: parses the command line, starts logging, opens the database, binds, and
+//! hands over to the library. Errors end here as one line on stderr and a non-zero status.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use hearth::config::{Cli, Command};
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e),
+    };
+    match cli.command {
+        Command::Serve(args) => {
+            let config = match args.into_config() {
+                Ok(c) => c,
+                Err(e) => {
+                    eprintln!("hearth: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            hearth::telemetry::init(config.log_format);
+            report(serve(config))
+        }
+        Command::Backup(args) => {
+            let dir = args.data_dir.resolve();
+            match hearth::store::backup_to(&dir, &args.path) {
+                Ok(size) => {
+                    println!("wrote {} ({size} bytes)", args.path.display());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("hearth: backup failed: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+    }
+}
+
+/// clap's own errors span several lines; the contract is one line and status 2.
+fn usage_error(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        let _ = e.print();
+        return if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+            ExitCode::from(2)
+        } else {
+            ExitCode::SUCCESS
+        };
+    }
+    let rendered = e.render().to_string();
+    let first = rendered
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("invalid arguments")
+        .trim_start_matches("error: ");
+    eprintln!("hearth: {first} (see hearth --help)");
+    ExitCode::from(2)
+}
+
+fn report(result: anyhow::Result<()>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!("{e:#}");
+            eprintln!("hearth: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn serve(config: hearth::Config) -> anyhow::Result<()> {
+    use anyhow::Context;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    runtime.block_on(async move {
+        let data_dir = config.data_dir.clone();
+        let db = tokio::task::spawn_blocking(move || hearth::Db::open(&data_dir))
+            .await
+            .context("opening the database")??;
+        let listener = tokio::net::TcpListener::bind(config.listen)
+            .await
+            .with_context(|| format!("cannot listen on {}", config.listen))?;
+        hearth::serve(config, db, listener, shutdown_signal()).await?;
+        Ok(())
+    })
+}
+
+/// Resolves on SIGTERM (systemd stop) or SIGINT (Ctrl-C).
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = term => {}
+    }
+}

@@ -1,0 +1,108 @@
+//! `index.html` with the owner's profile written in: a JSON data block (not a script, so the
+//! strict Content-Security-Policy holds) and the owner's name as the page title.
+
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use sha2::{Digest, Sha256};
+
+use super::Profile;
+use crate::web::assets::{etag_for, etag_matches, CACHE_REVALIDATE};
+
+#[derive(Debug)]
+pub struct IndexPage {
+    body: Vec<u8>,
+    etag: String,
+}
+
+impl IndexPage {
+    pub fn new(html: &[u8], profile: &Profile) -> IndexPage {
+        let html = String::from_utf8_lossy(html);
+        let json = serde_json::to_string(profile).unwrap_or_else(|_| "{}".to_owned());
+        // Inside a data block only `</script` could end it early; escaping `<` rules that out.
+        let data = format!(
+            "<script type=\"application/json\" id=\"hearth-profile\">{}</script>",
+            json.replace('<', "\\u003c")
+        );
+        let title = format!("<title>{}</title>", escape_html(&profile.name));
+        let with_title = replace_title(&html, &title);
+        let body = match with_title.find("</head>") {
+            Some(at) => format!("{}{}\n  {}", &with_title[..at], data, &with_title[at..]),
+            None => format!("{data}{with_title}"),
+        };
+        let etag = etag_for(&Sha256::digest(body.as_bytes()), None);
+        IndexPage {
+            body: body.into_bytes(),
+            etag,
+        }
+    }
+
+    /// The page with `status` (200 for client routes, 404 for unknown ones).
+    pub fn response(&self, request: &HeaderMap, status: StatusCode) -> Response {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/html; charset=utf-8"),
+        );
+        headers.insert(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static(CACHE_REVALIDATE),
+        );
+        if let Ok(v) = HeaderValue::from_str(&self.etag) {
+            headers.insert(header::ETAG, v);
+        }
+        if status == StatusCode::OK && etag_matches(request, &self.etag) {
+            return (StatusCode::NOT_MODIFIED, headers).into_response();
+        }
+        (status, headers, self.body.clone()).into_response()
+    }
+}
+
+fn replace_title(html: &str, title: &str) -> String {
+    match (html.find("<title>"), html.find("</title>")) {
+        (Some(start), Some(end)) if end > start => {
+            format!(
+                "{}{}{}",
+                &html[..start],
+                title,
+                &html[end + "</title>".len()..]
+            )
+        }
+        _ => html.to_owned(),
+    }
+}
+
+fn escape_html(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn profile(name: &str) -> Profile {
+        Profile {
+            name: name.to_owned(),
+            avatar_url: "/avatar".to_owned(),
+            spotify_url: None,
+            beehive_url: None,
+            version: "test",
+        }
+    }
+
+    #[test]
+    fn the_profile_is_a_data_block_before_the_head_ends() {
+        let page = IndexPage::new(
+            b"<html><head><title>Hearth</title></head><body></body></html>",
+            &profile("Ada </script><b>"),
+        );
+        let body = String::from_utf8(page.body).expect("utf8");
+        assert!(body.contains("<title>Ada &lt;/script&gt;&lt;b&gt;</title>"));
+        assert!(body.contains("id=\"hearth-profile\">{\"name\":\"Ada \\u003c/script>\\u003cb>\""));
+        assert!(
+            body.find("hearth-profile").expect("present") < body.find("</head>").expect("head")
+        );
+    }
+}

@@ -1,0 +1,94 @@
+//! Schema migrations by `PRAGMA user_version`: each step runs in its own transaction, in order;
+//! a database newer than this binary is refused; an existing database is snapshotted first.
+
+use std::path::Path;
+
+use rusqlite::Connection;
+
+use super::{backup, StoreError};
+
+/// Each entry takes the schema from version `index` to `index + 1`.
+const MIGRATIONS: &[&str] = &[
+    // 1: facts about the installation itself.
+    "CREATE TABLE meta (
+        key   TEXT PRIMARY KEY NOT NULL,
+        value TEXT NOT NULL
+    ) STRICT;
+    INSERT INTO meta (key, value) VALUES ('created_at', strftime('%Y-%m-%dT%H:%M:%SZ', 'now'));",
+];
+
+/// The schema version this binary writes.
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+
+pub(super) fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {
+    let found: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if found > SCHEMA_VERSION {
+        return Err(StoreError::TooNew {
+            path: path.display().to_string(),
+            found,
+            supported: SCHEMA_VERSION,
+        });
+    }
+    if found == SCHEMA_VERSION {
+        return Ok(());
+    }
+    if found > 0 {
+        let snapshot = backup::pre_migration_snapshot(conn, path, found)?;
+        tracing::info!(snapshot = %snapshot.display(), from = found, to = SCHEMA_VERSION, "snapshotted the database before migrating");
+    }
+    for (index, sql) in MIGRATIONS.iter().enumerate().skip(found as usize) {
+        let version = index as i64 + 1;
+        let step = |conn: &mut Connection| -> rusqlite::Result<()> {
+            let tx = conn.transaction()?;
+            tx.execute_batch(sql)?;
+            tx.pragma_update(None, "user_version", version)?;
+            tx.execute(
+                "INSERT INTO meta (key, value) VALUES ('migrated_by', ?1)
+                 ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                [crate::config::VERSION],
+            )?;
+            tx.commit()
+        };
+        step(conn).map_err(|source| StoreError::Migration { version, source })?;
+        tracing::debug!(version, "applied migration");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{Db, DB_FILE};
+
+    #[test]
+    fn a_newer_database_is_refused_with_a_clear_message() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join(DB_FILE);
+        let conn = Connection::open(&path).expect("open");
+        conn.pragma_update(None, "user_version", SCHEMA_VERSION + 1)
+            .expect("set version");
+        drop(conn);
+        let err = Db::open(dir.path()).expect_err("refused");
+        assert!(matches!(err, StoreError::TooNew { .. }));
+        assert!(err.to_string().contains("newer than this hearth supports"));
+    }
+
+    #[test]
+    fn a_fresh_database_is_migrated_to_the_latest_version() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut conn = Connection::open(dir.path().join(DB_FILE)).expect("open");
+        migrate(&mut conn, &dir.path().join(DB_FILE)).expect("migrates");
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .expect("version");
+        assert_eq!(version, SCHEMA_VERSION);
+        let by: String = conn
+            .query_row(
+                "SELECT value FROM meta WHERE key = 'migrated_by'",
+                [],
+                |r| r.get(0),
+            )
+            .expect("meta row");
+        assert_eq!(by, crate::config::VERSION);
+    }
+}

@@ -1,0 +1,213 @@
+//! The HTTP surface: the router, the layers every request passes through, and the small handlers
+//! that belong to no feature (health, the SPA fallback).
+
+pub mod assets;
+pub mod error;
+pub mod headers;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{OriginalUri, Request, State};
+use axum::http::{HeaderMap, Method, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::limit::RequestBodyLimitLayer;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::timeout::TimeoutLayer;
+use tower_http::trace::TraceLayer;
+
+use crate::config::Config;
+use crate::site::Site;
+use crate::store::Db;
+use error::{json_error, AppError};
+use headers::REQUEST_ID;
+
+/// Largest request body any route accepts; routes may set lower limits.
+pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+
+/// A request taking longer than this is answered 408; upstream fetches have their own, shorter limits.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Shared by every handler.
+#[derive(Clone)]
+pub struct AppState {
+    pub config: Arc<Config>,
+    pub db: Db,
+    pub site: Arc<Site>,
+}
+
+impl AppState {
+    pub fn new(config: Config, db: Db) -> AppState {
+        let site = Arc::new(Site::new(&config));
+        AppState {
+            config: Arc::new(config),
+            db,
+            site,
+        }
+    }
+}
+
+/// The whole application as one router.
+pub fn router(state: AppState) -> Router {
+    let api = Router::new()
+        .route("/site", get(site_profile))
+        .fallback(api_not_found);
+
+    // Requests worth a log line: the API and the hosted feeds. Static files and probes are not.
+    let logged = Router::new().nest("/api", api).layer(
+        TraceLayer::new_for_http().make_span_with(|request: &Request| {
+            let id = request
+                .headers()
+                .get(REQUEST_ID)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("-");
+            tracing::info_span!("request", method = %request.method(), uri = %request.uri().path(), request_id = %id)
+        }),
+    );
+
+    let quiet = Router::new()
+        .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
+        .route("/avatar", get(avatar))
+        .route("/assets/{*path}", get(asset))
+        .fallback(spa_fallback);
+
+    let mut app = logged.merge(quiet).with_state(state);
+    for layer in headers::security_layers() {
+        app = app.layer(layer);
+    }
+    app.layer(RequestBodyLimitLayer::new(MAX_BODY_BYTES))
+        .layer(TimeoutLayer::with_status_code(
+            StatusCode::REQUEST_TIMEOUT,
+            REQUEST_TIMEOUT,
+        ))
+        .layer(CatchPanicLayer::custom(panic_response))
+        .layer(PropagateRequestIdLayer::new(REQUEST_ID))
+        .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
+}
+
+async fn healthz() -> impl IntoResponse {
+    (
+        [(axum::http::header::CACHE_CONTROL, "no-store")],
+        format!("ok hearth {}\n", crate::config::VERSION),
+    )
+}
+
+async fn readyz(State(state): State<AppState>) -> Response {
+    match state.db.check().await {
+        Ok(()) => ([(axum::http::header::CACHE_CONTROL, "no-store")], "ready\n").into_response(),
+        Err(e) => {
+            tracing::warn!(error = %e, "readiness check failed");
+            (
+                StatusCode::SERVICE_UNAVAILABLE,
+                [(axum::http::header::CACHE_CONTROL, "no-store")],
+                "database unavailable\n",
+            )
+                .into_response()
+        }
+    }
+}
+
+async fn site_profile(State(state): State<AppState>) -> Json<crate::site::Profile> {
+    Json(state.site.profile.clone())
+}
+
+async fn avatar(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    state.site.avatar_response(&headers)
+}
+
+async fn asset(uri: Uri, headers: HeaderMap) -> Response {
+    let path = uri.path().trim_start_matches('/');
+    assets::serve(path, &headers).unwrap_or_else(not_found_text)
+}
+
+async fn api_not_found(method: Method, OriginalUri(uri): OriginalUri) -> AppError {
+    AppError::NotFound(format!("no API route {method} {}", uri.path()))
+}
+
+/// Client routes get the app; files that do not exist get a 404, never the app.
+async fn spa_fallback(
+    State(state): State<AppState>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+) -> Response {
+    if method != Method::GET && method != Method::HEAD {
+        return json_error(StatusCode::METHOD_NOT_ALLOWED, "method not allowed");
+    }
+    let path = uri.path();
+    let last_segment = path.rsplit('/').next().unwrap_or_default();
+    if last_segment.contains('.') {
+        return assets::serve(path.trim_start_matches('/'), &headers)
+            .unwrap_or_else(not_found_text);
+    }
+    if path.starts_with("/cal/") || path == "/cal" {
+        return not_found_text();
+    }
+    let Some(index) = &state.site.index else {
+        return not_found_text();
+    };
+    let status = if is_client_route(path) {
+        StatusCode::OK
+    } else {
+        // The app renders its own "page not found" for these.
+        StatusCode::NOT_FOUND
+    };
+    index.response(&headers, status)
+}
+
+/// The routes the React app knows (SPEC.md section 2).
+fn is_client_route(path: &str) -> bool {
+    let path = path.trim_end_matches('/');
+    path.is_empty()
+        || path == "/flashcards"
+        || path.starts_with("/flashcards/")
+        || path == "/calendars"
+        || path.starts_with("/calendars/")
+}
+
+fn not_found_text() -> Response {
+    (
+        StatusCode::NOT_FOUND,
+        [(
+            axum::http::header::CONTENT_TYPE,
+            "text/plain; charset=utf-8",
+        )],
+        "Not found\n",
+    )
+        .into_response()
+}
+
+fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    tracing::error!("a request handler panicked");
+    json_error(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "internal error: the server log has the details",
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn client_routes_are_those_of_the_spec() {
+        for path in [
+            "/",
+            "/flashcards",
+            "/flashcards/new",
+            "/flashcards/abc/edit",
+            "/flashcards/abc/practice",
+            "/calendars",
+            "/calendars/new",
+        ] {
+            assert!(is_client_route(path), "{path}");
+        }
+        for path in ["/about", "/flashcardsx", "/api/x", "/cal/x"] {
+            assert!(!is_client_route(path), "{path}");
+        }
+    }
+}

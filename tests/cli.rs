@@ -1,0 +1,201 @@
+//! The `hearth` command as an owner uses it: version, flag errors, environment variables,
+//! backups while serving, refusing a database from the future, and shutting down on SIGTERM.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{hearth_bin, ServeProcess};
+
+#[test]
+fn version_prints_the_version_and_revision_and_touches_nothing() {
+    let cwd = tempfile::tempdir().expect("tempdir");
+    let out = hearth_bin()
+        .arg("--version")
+        .current_dir(cwd.path())
+        .output()
+        .expect("runs");
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).expect("utf8");
+    assert!(
+        text.starts_with(&format!("hearth {}", env!("CARGO_PKG_VERSION"))),
+        "{text}"
+    );
+    assert!(
+        text.contains('(') && text.contains(')'),
+        "revision in parentheses: {text}"
+    );
+    assert_eq!(
+        std::fs::read_dir(cwd.path()).expect("read").count(),
+        0,
+        "--version created files"
+    );
+}
+
+#[test]
+fn a_bad_flag_or_value_exits_2_with_one_line() {
+    for args in [
+        vec!["serve", "--no-such-flag"],
+        vec!["serve", "--listen", "not-an-address"],
+        vec!["serve", "--feed-ttl", "soon"],
+        vec!["serve", "--public-url", "ftp://example.org"],
+        vec!["frobnicate"],
+    ] {
+        let out = hearth_bin().args(&args).output().expect("runs");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8(out.stderr).expect("utf8");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("hearth: "), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn an_unreadable_avatar_exits_2_with_one_line() {
+    let out = hearth_bin()
+        .args(["serve", "--avatar", "/nonexistent/me.png"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).expect("utf8");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains("/nonexistent/me.png"), "{err}");
+}
+
+#[tokio::test]
+async fn api_site_reflects_environment_and_flags_win_over_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = ServeProcess::start(
+        dir.path(),
+        &["--owner-name", "From Flag"],
+        &[
+            ("HEARTH_OWNER_NAME", "From Env"),
+            ("HEARTH_BEEHIVE_URL", "https://beehive.example/me"),
+        ],
+    );
+    let profile: serde_json::Value = reqwest::get(server.url("/api/site"))
+        .await
+        .expect("sent")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(profile["name"], "From Flag");
+    assert_eq!(profile["beehiveUrl"], "https://beehive.example/me");
+}
+
+#[tokio::test]
+async fn state_directory_is_the_default_data_dir_under_systemd() {
+    let state = tempfile::tempdir().expect("tempdir");
+    let mut cmd = hearth_bin();
+    cmd.args(["serve", "--listen", "127.0.0.1:0"])
+        .env("STATE_DIRECTORY", state.path())
+        .env("HEARTH_LOG", "info")
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().expect("starts");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let db = state.path().join(hearth::store::DB_FILE);
+    while !db.exists() {
+        assert!(Instant::now() < deadline, "no database in $STATE_DIRECTORY");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+#[tokio::test]
+async fn backup_while_serving_writes_a_valid_database() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = ServeProcess::start(dir.path(), &[], &[]);
+    assert_eq!(
+        reqwest::get(server.url("/readyz"))
+            .await
+            .expect("sent")
+            .status(),
+        200
+    );
+    let target = dir.path().join("backup.db");
+    let out = hearth_bin()
+        .args(["backup", "--data-dir"])
+        .arg(dir.path())
+        .arg(&target)
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let copy =
+        rusqlite::Connection::open_with_flags(&target, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .expect("opens");
+    let check: String = copy
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .expect("check");
+    assert_eq!(check, "ok");
+    let version: i64 = copy
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .expect("version");
+    assert_eq!(version, hearth::store::SCHEMA_VERSION);
+    // A second backup to the same file is refused rather than overwriting it.
+    let again = hearth_bin()
+        .args(["backup", "--data-dir"])
+        .arg(dir.path())
+        .arg(&target)
+        .output()
+        .expect("runs");
+    assert!(!again.status.success());
+    drop(server);
+}
+
+#[test]
+fn a_database_newer_than_the_binary_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let conn = rusqlite::Connection::open(dir.path().join(hearth::store::DB_FILE)).expect("open");
+    conn.pragma_update(None, "user_version", 999).expect("set");
+    drop(conn);
+    let out = hearth_bin()
+        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(dir.path())
+        .output()
+        .expect("runs");
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).expect("utf8");
+    assert!(err.contains("schema version 999"), "{err}");
+    assert!(err.contains("newer than this hearth supports"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn sigterm_stops_the_server_cleanly() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut server = ServeProcess::start(dir.path(), &[], &[]);
+    assert_eq!(
+        reqwest::get(server.url("/healthz"))
+            .await
+            .expect("sent")
+            .status(),
+        200
+    );
+    let pid = server.child.id().to_string();
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .expect("kill runs");
+    assert!(status.success());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let exit = loop {
+        if let Some(exit) = server.child.try_wait().expect("wait") {
+            break exit;
+        }
+        assert!(Instant::now() < deadline, "did not stop within 10 s");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(exit.success(), "{exit:?}");
+    // A clean stop folds the WAL back into the database file.
+    let wal = dir.path().join("hearth.db-wal");
+    assert!(
+        !wal.exists() || std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0) == 0,
+        "WAL left behind"
+    );
+}

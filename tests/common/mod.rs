@@ -1,0 +1,163 @@
+//! Test support: the real server on a free loopback port (in-process, through `hearth::serve`,
+//! or as the real binary), with a throw-away data directory.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use hearth::{Config, Db, ServeError};
+use tempfile::TempDir;
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+/// A server started in this process.
+pub struct TestServer {
+    pub addr: SocketAddr,
+    pub data_dir: TempDir,
+    pub client: reqwest::Client,
+    shutdown: Option<oneshot::Sender<()>>,
+    handle: Option<JoinHandle<Result<(), ServeError>>>,
+}
+
+impl TestServer {
+    /// Starts a server with the default configuration, adjusted by `configure`.
+    pub async fn start(configure: impl FnOnce(&mut Config)) -> TestServer {
+        let data_dir = tempfile::tempdir().expect("tempdir");
+        Self::start_in(data_dir, configure).await
+    }
+
+    /// Starts a server on an existing data directory (e.g. to test a restart).
+    pub async fn start_in(data_dir: TempDir, configure: impl FnOnce(&mut Config)) -> TestServer {
+        let mut config = Config::for_data_dir(data_dir.path());
+        configure(&mut config);
+        let db = Db::open(data_dir.path()).expect("database opens");
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("local addr");
+        let (tx, rx) = oneshot::channel::<()>();
+        let handle = tokio::spawn(hearth::serve(config, db, listener, async move {
+            let _ = rx.await;
+        }));
+        TestServer {
+            addr,
+            data_dir,
+            client: client(),
+            shutdown: Some(tx),
+            handle: Some(handle),
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{}", self.addr, path)
+    }
+
+    pub async fn get(&self, path: &str) -> reqwest::Response {
+        self.client
+            .get(self.url(path))
+            .send()
+            .await
+            .expect("request sent")
+    }
+
+    /// Signals shutdown without waiting for it.
+    pub fn signal_shutdown(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+    }
+
+    /// Signals shutdown and waits for the server to stop; returns the data directory.
+    pub async fn stop(mut self) -> TempDir {
+        self.signal_shutdown();
+        if let Some(handle) = self.handle.take() {
+            handle
+                .await
+                .expect("server task joins")
+                .expect("server stops cleanly");
+        }
+        self.data_dir
+    }
+
+    pub fn handle(&mut self) -> Option<JoinHandle<Result<(), ServeError>>> {
+        self.handle.take()
+    }
+}
+
+pub fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .timeout(Duration::from_secs(20))
+        .build()
+        .expect("client")
+}
+
+/// The `hearth` binary that cargo built for these tests.
+pub fn hearth_bin() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_hearth"));
+    // Keep the tests independent of the environment they run in.
+    for (key, _) in std::env::vars_os() {
+        if key.to_string_lossy().starts_with("HEARTH_") || key == "STATE_DIRECTORY" {
+            cmd.env_remove(key);
+        }
+    }
+    cmd
+}
+
+/// A `hearth serve` process; killed when dropped.
+pub struct ServeProcess {
+    pub child: Child,
+    pub addr: SocketAddr,
+}
+
+impl ServeProcess {
+    /// Runs `hearth serve --listen 127.0.0.1:0 --data-dir DIR ARGS...` and waits for the
+    /// address it logs.
+    pub fn start(data_dir: &Path, args: &[&str], env: &[(&str, &str)]) -> ServeProcess {
+        let mut cmd = hearth_bin();
+        cmd.arg("serve")
+            .arg("--listen")
+            .arg("127.0.0.1:0")
+            .arg("--data-dir")
+            .arg(data_dir)
+            .args(args)
+            .env("HEARTH_LOG", "info")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().expect("hearth starts");
+        let stderr = child.stderr.take().expect("stderr piped");
+        let mut lines = BufReader::new(stderr).lines();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let mut seen = String::new();
+        let addr = loop {
+            assert!(Instant::now() < deadline, "no listening line in: {seen}");
+            let Some(Ok(line)) = lines.next() else {
+                panic!("hearth exited before listening: {seen}");
+            };
+            seen.push_str(&line);
+            seen.push('\n');
+            if let Some(rest) = line.split("listening on http://").nth(1) {
+                let addr = rest.split_whitespace().next().unwrap_or_default();
+                break addr.parse().expect("address parses");
+            }
+        };
+        // Keep draining stderr so the server never blocks on a full pipe.
+        std::thread::spawn(move || for _ in lines {});
+        ServeProcess { child, addr }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{}", self.addr, path)
+    }
+}
+
+impl Drop for ServeProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

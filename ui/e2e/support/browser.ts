@@ -1,0 +1,82 @@
+// Debian's Chromium through playwright-core (never a downloaded browser), with a screenshot
+// saved and its path printed when a test fails.
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, onTestFailed } from 'vitest';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SCREENSHOT_DIR = resolve(import.meta.dirname, '../../test-results');
+
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-quic',
+];
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+}
+
+export interface BrowserFixture {
+  readonly browser: Browser;
+  readonly context: BrowserContext;
+  readonly page: Page;
+}
+
+/**
+ * Registers hooks giving each test a fresh context and page; on failure a full-page screenshot
+ * is written under ui/test-results and its path printed.
+ */
+export function useBrowser(options: BrowserContextOptions = {}): BrowserFixture {
+  let browser: Browser | undefined;
+  let context: BrowserContext | undefined;
+  let page: Page | undefined;
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  beforeEach(async (ctx) => {
+    if (!browser) throw new Error('browser did not start');
+    context = await browser.newContext(options);
+    page = await context.newPage();
+    const name = ctx.task.name.replace(/[^a-z0-9]+/gi, '-').toLowerCase();
+    onTestFailed(async () => {
+      if (!page) return;
+      mkdirSync(SCREENSHOT_DIR, { recursive: true });
+      const path = resolve(SCREENSHOT_DIR, `${name}.png`);
+      try {
+        await page.screenshot({ path, fullPage: true });
+        console.error(`screenshot: ${path}`);
+      } catch (error) {
+        console.error(`screenshot failed: ${String(error)}`);
+      }
+    });
+  });
+  afterEach(async () => {
+    await context?.close();
+  });
+
+  return {
+    get browser() {
+      if (!browser) throw new Error('browser not started');
+      return browser;
+    },
+    get context() {
+      if (!context) throw new Error('no context');
+      return context;
+    },
+    get page() {
+      if (!page) throw new Error('no page');
+      return page;
+    },
+  };
+}

@@ -1,0 +1,16 @@
+// Shown for addresses the app does not know (the server answers them with status 404).
+import { Link } from 'react-router';
+import { useDocumentTitle } from '../lib/useDocumentTitle';
+
+export function NotFoundPage() {
+  useDocumentTitle('Page not found');
+  return (
+    <section className="page page--narrow empty-state">
+      <h1>Page not found</h1>
+      <p>There is nothing at this address.</p>
+      <Link className="button button--primary" to="/">
+        Go to the home page
+      </Link>
+    </section>
+  );
+}

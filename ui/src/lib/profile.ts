@@ -1,0 +1,60 @@
+// The owner's profile. The server writes it into index.html as a JSON data block, so it is
+// known before the first render; the dev server has no such block and falls back to /api/site.
+
+export interface Profile {
+  name: string;
+  avatarUrl: string;
+  spotifyUrl: string | null;
+  beehiveUrl: string | null;
+  version: string;
+}
+
+const FALLBACK: Profile = {
+  name: '',
+  avatarUrl: '/avatar',
+  spotifyUrl: null,
+  beehiveUrl: null,
+  version: '',
+};
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function optionalString(value: unknown): string | null {
+  return typeof value === 'string' && value.trim() !== '' ? value : null;
+}
+
+/** Validates an untrusted profile object; returns null when it has not the shape. */
+export function parseProfile(value: unknown): Profile | null {
+  if (!isRecord(value) || typeof value.name !== 'string') return null;
+  return {
+    name: value.name,
+    avatarUrl: typeof value.avatarUrl === 'string' ? value.avatarUrl : FALLBACK.avatarUrl,
+    spotifyUrl: optionalString(value.spotifyUrl),
+    beehiveUrl: optionalString(value.beehiveUrl),
+    version: typeof value.version === 'string' ? value.version : '',
+  };
+}
+
+/** The profile embedded in the page, if any. */
+export function readEmbeddedProfile(doc: Document): Profile | null {
+  const block = doc.getElementById('hearth-profile');
+  if (!block?.textContent) return null;
+  try {
+    return parseProfile(JSON.parse(block.textContent));
+  } catch {
+    return null;
+  }
+}
+
+/** Fetches the profile from the server (used only when the page carries none). */
+export async function fetchProfile(): Promise<Profile | null> {
+  try {
+    const response = await fetch('/api/site', { headers: { Accept: 'application/json' } });
+    if (!response.ok) return null;
+    return parseProfile(await response.json());
+  } catch {
+    return null;
+  }
+}

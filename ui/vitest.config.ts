@@ -1,0 +1,9 @@
+// Unit tests: pure modules only, in Node.
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['src/**/*.test.ts'],
+    environment: 'node',
+  },
+});
