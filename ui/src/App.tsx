@@ -1,16 +1,16 @@
-// Routes of the spec (SPEC.md section 2) inside the shared layout. The tools are loaded on first
-// visit so the landing page stays light.
-import { lazy, Suspense } from 'react';
-import { BrowserRouter, Route, Routes } from 'react-router';
+// The app's two modes. At "/" the landing page renders on its own, so the first download holds
+// no router; the first in-app navigation (or any other address) loads the router with every
+// route of the spec (SPEC.md section 2).
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { Layout } from './layout/Layout';
 import { LandingPage } from './landing/LandingPage';
-import { NotFoundPage } from './layout/NotFoundPage';
+import { NavigationContext } from './lib/navigation';
 import { ProfileProvider } from './lib/ProfileContext';
 
-const FlashcardRoutes = lazy(() => import('./flashcards/FlashcardRoutes'));
-const CalendarRoutes = lazy(() => import('./calendars/CalendarRoutes'));
+const loadRouter = () => import('./RouterApp');
+const RouterApp = lazy(loadRouter);
 
-function Loading() {
+export function Loading() {
   return (
     <p className="loading" role="status">
       Loading…
@@ -18,33 +18,38 @@ function Loading() {
   );
 }
 
+function LandingShell({ onNavigate }: { onNavigate: (to: string) => void }) {
+  useEffect(() => {
+    // Fetch the router while the visitor reads, so the first click is instant.
+    const prefetch = () => void loadRouter();
+    if ('requestIdleCallback' in window) window.requestIdleCallback(prefetch);
+    else setTimeout(prefetch, 200);
+  }, []);
+  return (
+    <NavigationContext.Provider value={{ path: '/', navigate: onNavigate }}>
+      <Layout>
+        <LandingPage />
+      </Layout>
+    </NavigationContext.Provider>
+  );
+}
+
 export function App() {
+  const [routed, setRouted] = useState(() => window.location.pathname !== '/');
+  const navigate = (to: string) => {
+    if (to === '/') return;
+    window.history.pushState(null, '', to);
+    setRouted(true);
+  };
   return (
     <ProfileProvider>
-      <BrowserRouter>
-        <Routes>
-          <Route element={<Layout />}>
-            <Route index element={<LandingPage />} />
-            <Route
-              path="flashcards/*"
-              element={
-                <Suspense fallback={<Loading />}>
-                  <FlashcardRoutes />
-                </Suspense>
-              }
-            />
-            <Route
-              path="calendars/*"
-              element={
-                <Suspense fallback={<Loading />}>
-                  <CalendarRoutes />
-                </Suspense>
-              }
-            />
-            <Route path="*" element={<NotFoundPage />} />
-          </Route>
-        </Routes>
-      </BrowserRouter>
+      {routed ? (
+        <Suspense fallback={<Loading />}>
+          <RouterApp />
+        </Suspense>
+      ) : (
+        <LandingShell onNavigate={navigate} />
+      )}
     </ProfileProvider>
   );
 }

@@ -1,8 +1,8 @@
 // The landing page (SPEC.md section 1): profile picture, the owner's name, an About button and
 // four icon links. The two external links show only when the owner configured them.
 import { useRef } from 'react';
-import { Link } from 'react-router';
 import { CalendarDays, Hexagon, Info, Layers, Music } from 'lucide-react';
+import { AppLink } from '../lib/navigation';
 import { useProfile } from '../lib/ProfileContext';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
 import { AboutDialog, type AboutDialogHandle } from './AboutDialog';
@@ -34,10 +34,10 @@ export function LandingPage() {
           </li>
         )}
         <li>
-          <Link className="icon-link" to="/calendars">
+          <AppLink className="icon-link" to="/calendars">
             <CalendarDays aria-hidden="true" />
             <span>Calendars</span>
-          </Link>
+          </AppLink>
         </li>
         {profile.beehiveUrl && (
           <li>
@@ -48,10 +48,10 @@ export function LandingPage() {
           </li>
         )}
         <li>
-          <Link className="icon-link" to="/flashcards">
+          <AppLink className="icon-link" to="/flashcards">
             <Layers aria-hidden="true" />
             <span>Flashcards</span>
-          </Link>
+          </AppLink>
         </li>
       </ul>
       <AboutDialog ref={about} name={profile.name} />

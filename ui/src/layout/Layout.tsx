@@ -1,8 +1,9 @@
 // The frame around every screen: a header with the site name linking home, and the main landmark.
-import { Link, NavLink, Outlet } from 'react-router';
+import type { ReactNode } from 'react';
 import { useProfile } from '../lib/ProfileContext';
+import { AppLink } from '../lib/navigation';
 
-export function Layout() {
+export function Layout({ children }: { children: ReactNode }) {
   const profile = useProfile();
   return (
     <div className="app">
@@ -11,17 +12,21 @@ export function Layout() {
       </a>
       <header className="site-header">
         <div className="site-header__inner">
-          <Link to="/" className="site-header__home">
+          <AppLink to="/" className="site-header__home">
             {profile?.name ?? ''}
-          </Link>
+          </AppLink>
           <nav aria-label="Tools" className="site-header__nav">
-            <NavLink to="/flashcards">Flashcards</NavLink>
-            <NavLink to="/calendars">Calendars</NavLink>
+            <AppLink to="/flashcards" activeClassName="active">
+              Flashcards
+            </AppLink>
+            <AppLink to="/calendars" activeClassName="active">
+              Calendars
+            </AppLink>
           </nav>
         </div>
       </header>
       <main id="main" className="site-main" tabIndex={-1}>
-        <Outlet />
+        {children}
       </main>
     </div>
   );
