@@ -1,2 +1,37 @@
 //! The calendar engine: ICS parsing, templates with regular expressions, and the writer.
 //! Pure: no I/O, no async, no globals; bytes in, bytes out.
+//!
+//! What the server and the command line call:
+//! - [`parse`]`(bytes, &Limits) -> Result<(Document, Vec<Warning>), ParseError>`: the component
+//!   tree. [`Document::calendar_properties`] gives the VCALENDAR header as (name, value) pairs,
+//!   [`Document::event_count`] the number of events, [`Document::events`] / [`Document::event`]
+//!   lazy [`EventView`]s; [`EventView::to_map`] is the `BTreeMap<String, String>` the browser
+//!   shows (upper-case names, unescaped values, parameter names as extra keys, repeats joined).
+//! - [`Fields`]: what templates read; implemented by [`EventView`] and by
+//!   `HashMap<String, String>` / `BTreeMap<String, String>` (a sample event from the browser).
+//! - [`Mapping`] (serde, the five upper-case keys, absent keys default to `${KEY}`) compiled once
+//!   into a [`CompiledMapping`] with [`CompiledMapping::compile`] (first [`TemplateError`]) or
+//!   [`CompiledMapping::compile_lenient`] (all errors, still renders); then
+//!   [`CompiledMapping::render`] / [`CompiledMapping::render_all`] for any [`Fields`].
+//!   A single template: [`Template::compile`] / [`Template::compile_lenient`] and
+//!   [`Template::render`].
+//! - [`remap`]`(bytes, &CompiledMapping, &RemapOptions, &Limits) -> Result<RemapOutput, ParseError>`,
+//!   or [`remap_into`] to stream into any `io::Write`.
+//! - [`build_token`]`(field, pattern, replacement, flags)` and its inverse [`parse_token`].
+
+pub mod ics;
+pub mod remap;
+pub mod template;
+
+pub use ics::{
+    escape_text, parse, unescape_text, Component, Document, EventView, Fields, Item, Limits, Param,
+    ParseError, Property, Warning,
+};
+pub use remap::{
+    format_duration, remap, remap_into, write_folded, CompiledMapping, MappedField, Mapping,
+    RemapError, RemapOptions, RemapOutput, RemapStats,
+};
+pub use template::{
+    build_token, parse_token, Template, TemplateError, TokenParts, MAX_RENDERED_BYTES,
+    MAX_TEMPLATE_BYTES, REGEX_SIZE_LIMIT,
+};

@@ -1,0 +1,900 @@
+//! The mapping (five field templates) and the writer: streams the input back out, copying every
+//! line it does not have to change, rewriting only the mapped properties of each VEVENT.
+
+use std::borrow::Cow;
+use std::io::{self, Write};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::calendar::ics::lexer::{LogicalLine, MAX_LINE_OCTETS};
+use crate::calendar::ics::line::{self, escape_text, name_end, split_line, unescape_text};
+use crate::calendar::ics::view::join_values;
+use crate::calendar::ics::{self, Fields, Limits, ParseError, Visitor, Warning, Warnings};
+use crate::calendar::template::{Template, TemplateError};
+
+/// The five event properties a mapping sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MappedField {
+    Summary,
+    Description,
+    Location,
+    Dtstart,
+    Dtend,
+}
+
+impl MappedField {
+    pub const ALL: [MappedField; 5] = [
+        MappedField::Summary,
+        MappedField::Description,
+        MappedField::Location,
+        MappedField::Dtstart,
+        MappedField::Dtend,
+    ];
+
+    /// The property name, which is also the mapping key.
+    pub fn name(self) -> &'static str {
+        match self {
+            MappedField::Summary => "SUMMARY",
+            MappedField::Description => "DESCRIPTION",
+            MappedField::Location => "LOCATION",
+            MappedField::Dtstart => "DTSTART",
+            MappedField::Dtend => "DTEND",
+        }
+    }
+
+    /// The field called `name` (any case).
+    pub fn from_name(name: &str) -> Option<MappedField> {
+        MappedField::ALL
+            .into_iter()
+            .find(|f| f.name().eq_ignore_ascii_case(name))
+    }
+
+    fn is_date(self) -> bool {
+        matches!(self, MappedField::Dtstart | MappedField::Dtend)
+    }
+}
+
+fn default_template(field: MappedField) -> String {
+    format!("${{{}}}", field.name())
+}
+
+/// The templates of a calendar, as the browser and the mapping file give them. A key left out
+/// keeps its default, the field's own token (`"SUMMARY": "${SUMMARY}"`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Mapping {
+    #[serde(rename = "SUMMARY", default = "default_summary")]
+    pub summary: String,
+    #[serde(rename = "DESCRIPTION", default = "default_description")]
+    pub description: String,
+    #[serde(rename = "LOCATION", default = "default_location")]
+    pub location: String,
+    #[serde(rename = "DTSTART", default = "default_dtstart")]
+    pub dtstart: String,
+    #[serde(rename = "DTEND", default = "default_dtend")]
+    pub dtend: String,
+}
+
+fn default_summary() -> String {
+    default_template(MappedField::Summary)
+}
+fn default_description() -> String {
+    default_template(MappedField::Description)
+}
+fn default_location() -> String {
+    default_template(MappedField::Location)
+}
+fn default_dtstart() -> String {
+    default_template(MappedField::Dtstart)
+}
+fn default_dtend() -> String {
+    default_template(MappedField::Dtend)
+}
+
+impl Default for Mapping {
+    fn default() -> Self {
+        Mapping {
+            summary: default_summary(),
+            description: default_description(),
+            location: default_location(),
+            dtstart: default_dtstart(),
+            dtend: default_dtend(),
+        }
+    }
+}
+
+impl Mapping {
+    /// The template of `field`.
+    pub fn get(&self, field: MappedField) -> &str {
+        match field {
+            MappedField::Summary => &self.summary,
+            MappedField::Description => &self.description,
+            MappedField::Location => &self.location,
+            MappedField::Dtstart => &self.dtstart,
+            MappedField::Dtend => &self.dtend,
+        }
+    }
+
+    /// Sets the template of `field`.
+    pub fn set(&mut self, field: MappedField, template: impl Into<String>) {
+        let slot = match field {
+            MappedField::Summary => &mut self.summary,
+            MappedField::Description => &mut self.description,
+            MappedField::Location => &mut self.location,
+            MappedField::Dtstart => &mut self.dtstart,
+            MappedField::Dtend => &mut self.dtend,
+        };
+        *slot = template.into();
+    }
+}
+
+#[derive(Debug, Clone)]
+struct FieldTemplate {
+    template: Template,
+    /// `${FIELD}` itself: the property is left exactly as it is.
+    identity: bool,
+}
+
+/// A mapping with every template compiled once, to render for many events.
+#[derive(Debug, Clone)]
+pub struct CompiledMapping {
+    fields: [FieldTemplate; 5],
+}
+
+impl Default for CompiledMapping {
+    fn default() -> Self {
+        CompiledMapping::compile_lenient(&Mapping::default()).0
+    }
+}
+
+impl CompiledMapping {
+    /// Compiles every template; the first problem is an error naming the field.
+    pub fn compile(mapping: &Mapping) -> Result<CompiledMapping, TemplateError> {
+        let (compiled, mut errors) = CompiledMapping::compile_lenient(mapping);
+        if errors.is_empty() {
+            Ok(compiled)
+        } else {
+            Err(errors.swap_remove(0))
+        }
+    }
+
+    /// Compiles every template and collects all problems (each naming its field); the result
+    /// still renders, a broken token leaving its value unchanged.
+    pub fn compile_lenient(mapping: &Mapping) -> (CompiledMapping, Vec<TemplateError>) {
+        let mut errors = Vec::new();
+        let fields = MappedField::ALL.map(|field| {
+            let (template, errs) = Template::compile_lenient(mapping.get(field));
+            errors.extend(errs.into_iter().map(|mut e| {
+                e.field = field.name().to_owned();
+                e
+            }));
+            let identity = template.is_identity(field.name());
+            FieldTemplate { template, identity }
+        });
+        (CompiledMapping { fields }, errors)
+    }
+
+    fn slot(&self, field: MappedField) -> &FieldTemplate {
+        &self.fields[field as usize]
+    }
+
+    /// The compiled template of `field`.
+    pub fn template(&self, field: MappedField) -> &Template {
+        &self.slot(field).template
+    }
+
+    /// Whether `field` keeps its property exactly as upstream has it.
+    pub fn is_identity(&self, field: MappedField) -> bool {
+        self.slot(field).identity
+    }
+
+    /// Whether the whole mapping leaves events as they are.
+    pub fn is_default(&self) -> bool {
+        self.fields.iter().all(|f| f.identity)
+    }
+
+    /// Renders one field for one event.
+    pub fn render<F: Fields + ?Sized>(&self, field: MappedField, fields: &F) -> String {
+        self.slot(field).template.render(fields)
+    }
+
+    /// Renders all five fields, in the order of `MappedField::ALL`.
+    pub fn render_all<F: Fields + ?Sized>(&self, fields: &F) -> Vec<(MappedField, String)> {
+        MappedField::ALL
+            .into_iter()
+            .map(|f| (f, self.render(f, fields)))
+            .collect()
+    }
+}
+
+/// What the server adds to a hosted feed besides the mapping.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RemapOptions {
+    /// Sets X-WR-CALNAME and NAME of each VCALENDAR.
+    pub calendar_name: Option<String>,
+    /// Sets REFRESH-INTERVAL;VALUE=DURATION and X-PUBLISHED-TTL.
+    pub refresh_interval: Option<Duration>,
+    /// Added to the SEQUENCE (0 when absent) of every event the mapping changed, so that
+    /// clients that cache by SEQUENCE pick up the edit.
+    pub sequence_offset: u32,
+}
+
+/// The remapped feed and what happened on the way.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RemapOutput {
+    pub bytes: Vec<u8>,
+    pub warnings: Vec<Warning>,
+    pub event_count: usize,
+    /// Events in which at least one mapped property changed.
+    pub changed_events: usize,
+}
+
+/// Counts from `remap_into`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RemapStats {
+    pub warnings: Vec<Warning>,
+    pub event_count: usize,
+    pub changed_events: usize,
+}
+
+/// Why `remap_into` stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum RemapError {
+    #[error(transparent)]
+    Parse(#[from] ParseError),
+    #[error("writing the feed failed: {0}")]
+    Io(#[from] io::Error),
+}
+
+/// Remaps a whole feed in memory.
+pub fn remap(
+    input: &[u8],
+    mapping: &CompiledMapping,
+    options: &RemapOptions,
+    limits: &Limits,
+) -> Result<RemapOutput, ParseError> {
+    let mut bytes = Vec::with_capacity(input.len() + input.len() / 16 + 256);
+    match remap_into(input, mapping, options, limits, &mut bytes) {
+        Ok(stats) => Ok(RemapOutput {
+            bytes,
+            warnings: stats.warnings,
+            event_count: stats.event_count,
+            changed_events: stats.changed_events,
+        }),
+        Err(RemapError::Parse(e)) => Err(e),
+        // Writing to a Vec cannot fail.
+        Err(RemapError::Io(_)) => Ok(RemapOutput {
+            bytes,
+            warnings: Vec::new(),
+            event_count: 0,
+            changed_events: 0,
+        }),
+    }
+}
+
+/// Remaps a feed, streaming the output into `out` (the CLI writes straight to stdout so that
+/// memory stays near the input size). On a parse error the output written so far is incomplete.
+pub fn remap_into<W: Write>(
+    input: &[u8],
+    mapping: &CompiledMapping,
+    options: &RemapOptions,
+    limits: &Limits,
+    out: W,
+) -> Result<RemapStats, RemapError> {
+    let mut managed = Vec::new();
+    if let Some(name) = &options.calendar_name {
+        let v = escape_text(name);
+        managed.push(("X-WR-CALNAME", format!("X-WR-CALNAME:{v}")));
+        managed.push(("NAME", format!("NAME:{v}")));
+    }
+    if let Some(interval) = options.refresh_interval {
+        let d = format_duration(interval);
+        managed.push((
+            "REFRESH-INTERVAL",
+            format!("REFRESH-INTERVAL;VALUE=DURATION:{d}"),
+        ));
+        managed.push(("X-PUBLISHED-TTL", format!("X-PUBLISHED-TTL:{d}")));
+    }
+    let mut writer = Writer {
+        input,
+        out,
+        pending: None,
+        error: None,
+        scratch: Vec::new(),
+    };
+    let mut visitor = RemapVisitor {
+        mapping,
+        options,
+        passthrough: mapping.is_default(),
+        stack: Vec::new(),
+        managed,
+        managed_written: Vec::new(),
+        event: Vec::new(),
+        in_event: false,
+        event_warnings: Vec::new(),
+        changed_events: 0,
+        w: &mut writer,
+    };
+    let mut warnings = Warnings::default();
+    let stats = ics::walk(input, limits, &mut visitor, &mut warnings)?;
+    let changed_events = visitor.changed_events;
+    let event_warnings = std::mem::take(&mut visitor.event_warnings);
+    writer.flush_pending();
+    if let Some(e) = writer.error.take() {
+        return Err(RemapError::Io(e));
+    }
+    writer.out.flush()?;
+    for (line, message) in event_warnings {
+        warnings.push(line, message);
+    }
+    let mut list = warnings.finish();
+    list.sort_by_key(|w| if w.line == 0 { u32::MAX } else { w.line });
+    Ok(RemapStats {
+        warnings: list,
+        event_count: stats.events,
+        changed_events,
+    })
+}
+
+/// RFC 5545 DURATION for a refresh interval, e.g. `PT15M`, `P1DT12H`.
+pub fn format_duration(d: Duration) -> String {
+    let secs = d.as_secs();
+    if secs == 0 {
+        return "PT0S".to_owned();
+    }
+    let (days, rest) = (secs / 86_400, secs % 86_400);
+    let (h, m, s) = (rest / 3600, rest % 3600 / 60, rest % 60);
+    let mut out = String::from("P");
+    if days > 0 {
+        out.push_str(&format!("{days}D"));
+    }
+    if rest > 0 {
+        out.push('T');
+        if h > 0 {
+            out.push_str(&format!("{h}H"));
+        }
+        if m > 0 {
+            out.push_str(&format!("{m}M"));
+        }
+        if s > 0 {
+            out.push_str(&format!("{s}S"));
+        }
+    }
+    out
+}
+
+/// Appends `line` (without terminator) folded at 75 octets, never inside a UTF-8 character or a
+/// backslash escape, with CRLF endings.
+pub fn write_folded(out: &mut Vec<u8>, line: &[u8]) {
+    if line.len() <= MAX_LINE_OCTETS {
+        out.extend_from_slice(line);
+        out.extend_from_slice(b"\r\n");
+        return;
+    }
+    let mut start = 0;
+    let mut limit = MAX_LINE_OCTETS;
+    while start < line.len() {
+        let mut end = start;
+        while let Some(&b) = line.get(end) {
+            let unit = if b == b'\\' {
+                1 + line.get(end + 1).map_or(0, |&n| utf8_len(n))
+            } else {
+                utf8_len(b)
+            };
+            let next = (end + unit).min(line.len());
+            if next - start > limit {
+                break;
+            }
+            end = next;
+        }
+        if end == start {
+            // Cannot happen with a 74-octet budget and units of at most 5 octets.
+            end = (start + limit).min(line.len());
+        }
+        if start > 0 {
+            out.push(b' ');
+        }
+        out.extend_from_slice(&line[start..end]);
+        out.extend_from_slice(b"\r\n");
+        start = end;
+        limit = MAX_LINE_OCTETS - 1;
+    }
+}
+
+fn utf8_len(lead: u8) -> usize {
+    match lead {
+        0xF0..=0xFF => 4,
+        0xE0..=0xEF => 3,
+        0xC0..=0xDF => 2,
+        _ => 1,
+    }
+}
+
+/// The output side: copies runs of clean input lines in one write, folds the rest.
+struct Writer<'a, W: Write> {
+    input: &'a [u8],
+    out: W,
+    /// A run of input bytes (start, end) waiting to be copied.
+    pending: Option<(usize, usize)>,
+    error: Option<io::Error>,
+    scratch: Vec<u8>,
+}
+
+impl<'a, W: Write> Writer<'a, W> {
+    fn offset(&self, slice: &[u8]) -> usize {
+        slice.as_ptr() as usize - self.input.as_ptr() as usize
+    }
+
+    fn write_raw(&mut self, bytes: &[u8]) {
+        if self.error.is_none() {
+            if let Err(e) = self.out.write_all(bytes) {
+                self.error = Some(e);
+            }
+        }
+    }
+
+    fn flush_pending(&mut self) {
+        if let Some((s, e)) = self.pending.take() {
+            let input = self.input;
+            self.write_raw(&input[s..e]);
+        }
+    }
+
+    /// An input line written as it is: copied when already clean, else unfolded and re-folded.
+    fn original(&mut self, line: &LogicalLine<'a>) {
+        if line.clean {
+            let start = self.offset(line.raw);
+            let end = start + line.raw.len();
+            match &mut self.pending {
+                Some((_, e)) if *e == start => *e = end,
+                _ => {
+                    self.flush_pending();
+                    self.pending = Some((start, end));
+                }
+            }
+            return;
+        }
+        let content = line.content();
+        let text = ics::text(&content);
+        // Leading whitespace would turn the line into a fold of the one before.
+        self.text_line(text.trim_start_matches([' ', '\t']).as_bytes());
+    }
+
+    /// A line the writer made (without terminator).
+    fn text_line(&mut self, line: &[u8]) {
+        self.flush_pending();
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch.clear();
+        write_folded(&mut scratch, line);
+        self.write_raw(&scratch);
+        self.scratch = scratch;
+    }
+}
+
+/// What a direct property of a VEVENT is to the writer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Mapped(MappedField),
+    Sequence,
+    AltDesc,
+    Other,
+}
+
+fn role_of(name: &str) -> Role {
+    if let Some(f) = MappedField::from_name(name) {
+        Role::Mapped(f)
+    } else if name.eq_ignore_ascii_case("SEQUENCE") {
+        Role::Sequence
+    } else if name.eq_ignore_ascii_case("X-ALT-DESC") {
+        Role::AltDesc
+    } else {
+        Role::Other
+    }
+}
+
+/// One buffered line of the current event.
+#[derive(Debug, Clone)]
+enum EvLine<'a> {
+    /// The event's own BEGIN or END, or a line of a sub-component: written as it is.
+    Pass(LogicalLine<'a>),
+    /// A direct property of the event.
+    Prop(LogicalLine<'a>, Role),
+    /// An END line the input left out.
+    End(String),
+}
+
+struct RemapVisitor<'m, 'a, 'w, W: Write> {
+    mapping: &'m CompiledMapping,
+    options: &'m RemapOptions,
+    /// The mapping changes nothing: every line streams straight through.
+    passthrough: bool,
+    stack: Vec<String>,
+    /// Calendar properties the options set: (name, line).
+    managed: Vec<(&'static str, String)>,
+    managed_written: Vec<bool>,
+    event: Vec<EvLine<'a>>,
+    in_event: bool,
+    event_warnings: Vec<(u32, String)>,
+    changed_events: usize,
+    w: &'w mut Writer<'a, W>,
+}
+
+fn line_name<'l>(line: &LogicalLine<'l>) -> Cow<'l, str> {
+    let first = line.first_segment();
+    match name_end(first) {
+        Some(e) => match std::str::from_utf8(&first[..e]) {
+            Ok(s) => Cow::Borrowed(s.trim()),
+            Err(_) => Cow::Owned(String::from_utf8_lossy(&first[..e]).trim().to_owned()),
+        },
+        None => {
+            let content = line.content();
+            let e = name_end(&content).unwrap_or(content.len());
+            Cow::Owned(String::from_utf8_lossy(&content[..e]).trim().to_owned())
+        }
+    }
+}
+
+/// The unfolded text of a line, borrowed from the input when possible.
+fn line_text<'l>(line: &LogicalLine<'l>) -> Cow<'l, str> {
+    match line.content() {
+        Cow::Borrowed(b) => String::from_utf8_lossy(b),
+        Cow::Owned(v) => match String::from_utf8(v) {
+            Ok(s) => Cow::Owned(s),
+            Err(e) => Cow::Owned(String::from_utf8_lossy(e.as_bytes()).into_owned()),
+        },
+    }
+}
+
+/// The unescaped value of a property line.
+fn prop_value<'l>(line: &LogicalLine<'l>) -> Cow<'l, str> {
+    match line_text(line) {
+        Cow::Borrowed(s) => unescape_text(split_line(s).value),
+        Cow::Owned(s) => Cow::Owned(unescape_text(split_line(&s).value).into_owned()),
+    }
+}
+
+/// The buffered event as templates see it.
+struct StreamEvent<'e, 'a> {
+    lines: &'e [EvLine<'a>],
+}
+
+impl<'a> StreamEvent<'_, 'a> {
+    fn props(&self) -> impl Iterator<Item = (&LogicalLine<'a>, Role)> {
+        self.lines.iter().filter_map(|l| match l {
+            EvLine::Prop(line, role) => Some((line, *role)),
+            _ => None,
+        })
+    }
+
+    /// Only properties (no parameter fallback): the upstream value of a mapped field.
+    fn property(&self, name: &str) -> Option<Cow<'a, str>> {
+        join_values(
+            self.props()
+                .filter(|(l, _)| line_name(l).eq_ignore_ascii_case(name))
+                .map(|(l, _)| prop_value(l)),
+        )
+    }
+}
+
+impl Fields for StreamEvent<'_, '_> {
+    fn field(&self, name: &str) -> Option<Cow<'_, str>> {
+        if let Some(v) = self.property(name) {
+            return Some(v);
+        }
+        for (l, _) in self.props() {
+            let text = line_text(l);
+            let parts = split_line(&text);
+            if let Some(p) = parts
+                .params
+                .iter()
+                .find(|p| p.name.eq_ignore_ascii_case(name))
+            {
+                let values: Vec<Cow<'_, str>> =
+                    p.values.iter().map(|v| line::param_value(v)).collect();
+                return Some(Cow::Owned(values.join(",")));
+            }
+        }
+        None
+    }
+}
+
+/// A valid DATE (`YYYYMMDD`) or DATE-TIME (`YYYYMMDDTHHMMSS[Z]`), upper-cased; else `None`.
+fn date_value(v: &str) -> Option<(String, bool, bool)> {
+    let v = v.to_ascii_uppercase();
+    let b = v.as_bytes();
+    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+    let num =
+        |r: std::ops::Range<usize>| b[r].iter().fold(0u32, |n, d| n * 10 + u32::from(d - b'0'));
+    if b.len() < 8 || !digits(0..8) {
+        return None;
+    }
+    let (month, day) = (num(4..6), num(6..8));
+    if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
+        return None;
+    }
+    if b.len() == 8 {
+        return Some((v, true, false));
+    }
+    let utc = b.len() == 16 && b[15] == b'Z';
+    if (b.len() == 15 || utc) && b[8] == b'T' && digits(9..15) {
+        let (h, m, s) = (num(9..11), num(11..13), num(13..15));
+        if h <= 23 && m <= 59 && s <= 60 {
+            return Some((v, false, utc));
+        }
+    }
+    None
+}
+
+/// The `;…` parameter text of a property line as written (empty when it has none).
+fn raw_params(text: &str) -> &str {
+    let parts = split_line(text);
+    if !parts.well_formed {
+        return "";
+    }
+    let Some(start) = name_end(text.as_bytes()) else {
+        return "";
+    };
+    let value_at = parts.value.as_ptr() as usize - text.as_ptr() as usize;
+    if value_at == 0 || start >= value_at - 1 {
+        return "";
+    }
+    &text[start..value_at - 1]
+}
+
+/// Parameters for a new DTSTART/DTEND value: the original ones, TZID dropped for UTC, VALUE set
+/// for a DATE and dropped for a DATE-TIME.
+fn date_params(text: &str, is_date: bool, utc: bool) -> String {
+    let parts = split_line(text);
+    let mut out = String::new();
+    if is_date {
+        out.push_str(";VALUE=DATE");
+    }
+    if !parts.well_formed {
+        return out;
+    }
+    for p in &parts.params {
+        if p.name.eq_ignore_ascii_case("VALUE") || (utc && p.name.eq_ignore_ascii_case("TZID")) {
+            continue;
+        }
+        out.push(';');
+        out.push_str(p.name);
+        out.push('=');
+        out.push_str(&p.values.join(","));
+    }
+    out
+}
+
+impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
+    fn in_calendar_header(&self) -> bool {
+        self.stack.len() == 1 && self.stack[0] == "VCALENDAR"
+    }
+
+    fn write_unwritten_managed(&mut self) {
+        for i in 0..self.managed.len() {
+            if !self.managed_written[i] {
+                self.managed_written[i] = true;
+                let line = self.managed[i].1.clone();
+                self.w.text_line(line.as_bytes());
+            }
+        }
+    }
+
+    /// Decides what the mapping does to the buffered event and writes it.
+    fn finish_event(&mut self) {
+        let lines = std::mem::take(&mut self.event);
+        let view = StreamEvent { lines: &lines };
+        let begin_line = match lines.first() {
+            Some(EvLine::Pass(l)) => l.line_no,
+            _ => 0,
+        };
+        // Replacement line for each field that changes: None = drop other occurrences too.
+        let mut replace: [Option<Option<String>>; 5] = Default::default();
+        let mut changed = false;
+        for field in MappedField::ALL {
+            if self.mapping.is_identity(field) {
+                continue;
+            }
+            let rendered = self.mapping.render(field, &view);
+            let original = view.property(field.name());
+            if rendered == original.as_deref().unwrap_or("").trim() {
+                continue;
+            }
+            let first = view
+                .props()
+                .find(|(_, r)| *r == Role::Mapped(field))
+                .map(|(l, _)| line_text(l));
+            if field.is_date() {
+                let Some((value, is_date, utc)) = date_value(&rendered) else {
+                    if !rendered.is_empty() || first.is_some() {
+                        self.event_warnings.push((
+                            begin_line,
+                            format!(
+                                "{} template gave {:?}, not a DATE or DATE-TIME: kept the original",
+                                field.name(),
+                                truncate_for_message(&rendered)
+                            ),
+                        ));
+                    }
+                    continue;
+                };
+                let params = first.as_deref().map_or_else(
+                    || {
+                        if is_date {
+                            ";VALUE=DATE".to_owned()
+                        } else {
+                            String::new()
+                        }
+                    },
+                    |t| date_params(t, is_date, utc),
+                );
+                replace[field as usize] = Some(Some(format!("{}{params}:{value}", field.name())));
+            } else {
+                if first.is_none() && rendered.is_empty() {
+                    continue;
+                }
+                let params = first.as_deref().map_or("", raw_params);
+                replace[field as usize] = Some(Some(format!(
+                    "{}{params}:{}",
+                    field.name(),
+                    escape_text(&rendered)
+                )));
+            }
+            changed = true;
+        }
+        if changed {
+            self.changed_events += 1;
+        }
+        let drop_alt = !self.mapping.is_identity(MappedField::Description);
+        let mut sequence = None;
+        if changed && self.options.sequence_offset > 0 {
+            let original = view.property("SEQUENCE");
+            let n = original
+                .as_deref()
+                .and_then(|s| s.trim().parse::<u64>().ok())
+                .unwrap_or(0);
+            sequence = Some(format!(
+                "SEQUENCE:{}",
+                n.saturating_add(u64::from(self.options.sequence_offset))
+            ));
+        }
+        // Lines for properties the event did not have go before its first sub-component.
+        let mut additions: Vec<String> = Vec::new();
+        for field in MappedField::ALL {
+            if let Some(Some(line)) = &replace[field as usize] {
+                if !view.props().any(|(_, r)| r == Role::Mapped(field)) {
+                    additions.push(line.clone());
+                }
+            }
+        }
+        if let Some(seq) = &sequence {
+            if !view.props().any(|(_, r)| r == Role::Sequence) {
+                additions.push(seq.clone());
+            }
+        }
+        let insert_at = lines
+            .iter()
+            .enumerate()
+            .skip(1)
+            .find(|(_, l)| !matches!(l, EvLine::Prop(..)))
+            .map_or(lines.len(), |(i, _)| i);
+        let mut sequence_done = false;
+        for (i, l) in lines.iter().enumerate() {
+            if i == insert_at {
+                for a in additions.drain(..) {
+                    self.w.text_line(a.as_bytes());
+                }
+            }
+            match l {
+                EvLine::Pass(line) => self.w.original(line),
+                EvLine::End(name) => self.w.text_line(format!("END:{name}").as_bytes()),
+                EvLine::Prop(line, role) => match role {
+                    Role::Mapped(f) => match &mut replace[*f as usize] {
+                        None => self.w.original(line),
+                        Some(slot) => {
+                            if let Some(new) = slot.take() {
+                                self.w.text_line(new.as_bytes());
+                            }
+                        }
+                    },
+                    Role::AltDesc if drop_alt => {}
+                    Role::Sequence if sequence.is_some() => {
+                        if !sequence_done {
+                            sequence_done = true;
+                            if let Some(seq) = &sequence {
+                                self.w.text_line(seq.as_bytes());
+                            }
+                        }
+                    }
+                    _ => self.w.original(line),
+                },
+            }
+        }
+        for a in additions {
+            self.w.text_line(a.as_bytes());
+        }
+        self.event = lines;
+        self.event.clear();
+    }
+}
+
+fn truncate_for_message(s: &str) -> &str {
+    match s.char_indices().nth(60) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    }
+}
+
+impl<'a, W: Write> Visitor<'a> for RemapVisitor<'_, 'a, '_, W> {
+    fn begin(&mut self, line: &LogicalLine<'a>, name: &str) {
+        if self.in_calendar_header() {
+            self.write_unwritten_managed();
+        }
+        if name == "VCALENDAR" && self.stack.is_empty() {
+            self.managed_written = vec![false; self.managed.len()];
+        }
+        self.stack.push(name.to_owned());
+        if self.in_event {
+            self.event.push(EvLine::Pass(*line));
+        } else if name == "VEVENT" && !self.passthrough {
+            self.in_event = true;
+            self.event.push(EvLine::Pass(*line));
+        } else {
+            self.w.original(line);
+        }
+    }
+
+    fn end(&mut self, line: Option<&LogicalLine<'a>>, name: &str) {
+        if self.in_calendar_header() && name == "VCALENDAR" {
+            self.write_unwritten_managed();
+        }
+        self.stack.pop();
+        if self.in_event {
+            match line {
+                Some(l) => self.event.push(EvLine::Pass(*l)),
+                None => self.event.push(EvLine::End(name.to_owned())),
+            }
+            // The event ends when no VEVENT is left open at its level.
+            if name == "VEVENT" && !self.stack.iter().any(|c| c == "VEVENT") {
+                self.in_event = false;
+                self.finish_event();
+            }
+            return;
+        }
+        match line {
+            Some(l) => self.w.original(l),
+            None => self.w.text_line(format!("END:{name}").as_bytes()),
+        }
+    }
+
+    fn property(&mut self, line: &LogicalLine<'a>, name: &str) {
+        if self.in_event {
+            let direct = self.stack.last().is_some_and(|c| c == "VEVENT")
+                && self.stack.iter().filter(|c| *c == "VEVENT").count() == 1;
+            if direct {
+                self.event.push(EvLine::Prop(*line, role_of(name)));
+            } else {
+                self.event.push(EvLine::Pass(*line));
+            }
+            return;
+        }
+        if !self.managed.is_empty() && self.in_calendar_header() {
+            if let Some(i) = self
+                .managed
+                .iter()
+                .position(|(n, _)| n.eq_ignore_ascii_case(name))
+            {
+                if !self.managed_written[i] {
+                    self.managed_written[i] = true;
+                    let new = self.managed[i].1.clone();
+                    self.w.text_line(new.as_bytes());
+                }
+                return;
+            }
+        }
+        self.w.original(line);
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,457 @@
+//! Field templates: literal text with `${NAME}` and `${NAME|re:s/PATTERN/REPLACEMENT/FLAGS}`
+//! tokens, compiled once (regexes included) and rendered against any `Fields`.
+
+mod token;
+
+use std::borrow::Cow;
+use std::fmt;
+
+use regex::{Captures, Regex, RegexBuilder};
+
+use crate::calendar::ics::Fields;
+
+pub use token::{build_token, parse_token, TokenParts};
+
+/// Compiled size cap for one pattern, so a hostile pattern cannot take memory or time.
+pub const REGEX_SIZE_LIMIT: usize = 1 << 20;
+/// Longest template the server accepts (it validates; the engine documents the figure).
+pub const MAX_TEMPLATE_BYTES: usize = 4096;
+/// Longest rendered field; a replacement that would grow past it is cut (at a character boundary).
+pub const MAX_RENDERED_BYTES: usize = 1 << 20;
+/// The flags a regex token may carry.
+pub const FLAGS: &str = "gimsU";
+
+/// A problem in a template: the mapping field it is in (empty for a lone template), the
+/// 0-based character position in the template, and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", self.describe())]
+pub struct TemplateError {
+    pub field: String,
+    pub position: usize,
+    pub message: String,
+}
+
+impl TemplateError {
+    fn describe(&self) -> String {
+        if self.field.is_empty() {
+            format!("at character {}: {}", self.position + 1, self.message)
+        } else {
+            format!(
+                "{} at character {}: {}",
+                self.field,
+                self.position + 1,
+                self.message
+            )
+        }
+    }
+}
+
+/// A template parsed and compiled, ready to render for many events.
+#[derive(Debug, Clone)]
+pub struct Template {
+    parts: Vec<Part>,
+}
+
+#[derive(Debug, Clone)]
+enum Part {
+    Literal(String),
+    Token {
+        name: String,
+        transform: Option<Transform>,
+    },
+}
+
+#[derive(Debug, Clone)]
+struct Transform {
+    regex: Regex,
+    replacement: Vec<Piece>,
+    global: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Piece {
+    Text(String),
+    Group(usize),
+    Whole,
+}
+
+/// What the scanner found at a `${`.
+enum Scan {
+    /// Not a token: the `$` is literal text.
+    Literal,
+    /// A token ending before byte `end`.
+    Token {
+        end: usize,
+        name: String,
+        regex: Option<RawRegex>,
+    },
+    /// A token whose transform is broken: it renders the plain value.
+    Broken {
+        end: usize,
+        name: String,
+        at: usize,
+        message: String,
+    },
+}
+
+struct RawRegex {
+    pattern: String,
+    replacement: String,
+    flags: String,
+    /// Byte offsets in the template, for error positions.
+    pattern_at: usize,
+}
+
+fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'-' || b == b'_'
+}
+
+/// Byte offset of the first `delim` at or after `from` that is not escaped by a backslash.
+fn find_unescaped(bytes: &[u8], from: usize, delim: u8) -> Option<usize> {
+    let mut i = from;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b if b == delim => return Some(i),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Undoes the token escapes `\/`, `\\`, `\}`; any other backslash pair stays as written.
+pub(crate) fn unescape_part(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some(e @ ('/' | '\\' | '}')) => out.push(e),
+            Some(other) => {
+                out.push('\\');
+                out.push(other);
+            }
+            None => out.push('\\'),
+        }
+    }
+    out
+}
+
+fn scan_token(src: &str, start: usize) -> Scan {
+    let bytes = src.as_bytes();
+    let mut j = start + 2;
+    while j < bytes.len() && is_name_byte(bytes[j]) {
+        j += 1;
+    }
+    if j == start + 2 {
+        return Scan::Literal;
+    }
+    let name = src[start + 2..j].to_ascii_uppercase();
+    match bytes.get(j) {
+        Some(b'}') => Scan::Token {
+            end: j + 1,
+            name,
+            regex: None,
+        },
+        Some(b'|') => {
+            let Some(close) = find_unescaped(bytes, j + 1, b'}') else {
+                return Scan::Literal;
+            };
+            let end = close + 1;
+            let body_at = j + 1;
+            let body = &src[body_at..close];
+            let broken = |at: usize, message: &str| Scan::Broken {
+                end,
+                name: name.clone(),
+                at,
+                message: message.to_owned(),
+            };
+            if !body.starts_with("re:s/") {
+                return broken(body_at, "expected re:s/PATTERN/REPLACEMENT/FLAGS after |");
+            }
+            let pattern_at = body_at + 5;
+            let Some(p_end) = find_unescaped(bytes[..close].as_ref(), pattern_at, b'/') else {
+                return broken(close, "expected / after the pattern");
+            };
+            let Some(r_end) = find_unescaped(bytes[..close].as_ref(), p_end + 1, b'/') else {
+                return broken(close, "expected / after the replacement");
+            };
+            let flags = &src[r_end + 1..close];
+            if let Some((k, c)) = flags.char_indices().find(|(_, c)| !FLAGS.contains(*c)) {
+                return broken(
+                    r_end + 1 + k,
+                    &format!("unknown flag '{c}' (use g, i, m, s or U)"),
+                );
+            }
+            Scan::Token {
+                end,
+                name,
+                regex: Some(RawRegex {
+                    pattern: unescape_part(&src[pattern_at..p_end]),
+                    replacement: src[p_end + 1..r_end].to_owned(),
+                    flags: flags.to_owned(),
+                    pattern_at,
+                }),
+            }
+        }
+        _ => Scan::Literal,
+    }
+}
+
+/// Parses the replacement: `$1`..`$9`, `$&`, `$$`, `\n`, `\t`, `\\` after the token escapes.
+fn parse_replacement(raw: &str) -> Vec<Piece> {
+    let s = unescape_part(raw);
+    let mut pieces = Vec::new();
+    let mut text = String::new();
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '$' => match chars.peek().copied() {
+                Some(d @ '1'..='9') => {
+                    chars.next();
+                    if !text.is_empty() {
+                        pieces.push(Piece::Text(std::mem::take(&mut text)));
+                    }
+                    pieces.push(Piece::Group(d as usize - '0' as usize));
+                }
+                Some('&') => {
+                    chars.next();
+                    if !text.is_empty() {
+                        pieces.push(Piece::Text(std::mem::take(&mut text)));
+                    }
+                    pieces.push(Piece::Whole);
+                }
+                Some('$') => {
+                    chars.next();
+                    text.push('$');
+                }
+                _ => text.push('$'),
+            },
+            '\\' => match chars.peek().copied() {
+                Some('n') => {
+                    chars.next();
+                    text.push('\n');
+                }
+                Some('t') => {
+                    chars.next();
+                    text.push('\t');
+                }
+                Some('\\') => {
+                    chars.next();
+                    text.push('\\');
+                }
+                _ => text.push('\\'),
+            },
+            c => text.push(c),
+        }
+    }
+    if !text.is_empty() {
+        pieces.push(Piece::Text(text));
+    }
+    pieces
+}
+
+/// The useful line of a regex error ("unclosed group"), not its multi-line drawing.
+fn regex_message(e: &regex::Error) -> String {
+    match e {
+        regex::Error::CompiledTooBig(_) => "the pattern is too large".to_owned(),
+        other => {
+            let text = other.to_string();
+            let line = text
+                .lines()
+                .rev()
+                .find_map(|l| l.trim().strip_prefix("error: "))
+                .unwrap_or("invalid pattern");
+            format!("invalid pattern: {line}")
+        }
+    }
+}
+
+fn char_pos(src: &str, byte: usize) -> usize {
+    src.get(..byte).map_or(0, |s| s.chars().count())
+}
+
+impl Template {
+    /// Compiles a template; the first problem is an error.
+    pub fn compile(src: &str) -> Result<Template, TemplateError> {
+        let (t, mut errors) = Template::compile_lenient(src);
+        if errors.is_empty() {
+            Ok(t)
+        } else {
+            Err(errors.swap_remove(0))
+        }
+    }
+
+    /// Compiles a template and reports every problem; the template still renders, a broken
+    /// token giving its field's value unchanged.
+    pub fn compile_lenient(src: &str) -> (Template, Vec<TemplateError>) {
+        let bytes = src.as_bytes();
+        let mut parts = Vec::new();
+        let mut errors = Vec::new();
+        let mut literal = String::new();
+        let mut i = 0;
+        let mut lit_from = 0;
+        while let Some(off) = memchr::memchr(b'$', &bytes[i..]) {
+            let at = i + off;
+            if bytes.get(at + 1) != Some(&b'{') {
+                i = at + 1;
+                continue;
+            }
+            let (end, name, transform) = match scan_token(src, at) {
+                Scan::Literal => {
+                    i = at + 1;
+                    continue;
+                }
+                Scan::Broken {
+                    end,
+                    name,
+                    at: err_at,
+                    message,
+                } => {
+                    errors.push(TemplateError {
+                        field: String::new(),
+                        position: char_pos(src, err_at),
+                        message,
+                    });
+                    (end, name, None)
+                }
+                Scan::Token { end, name, regex } => {
+                    let transform = match regex {
+                        Some(raw) if !raw.pattern.is_empty() => {
+                            let built = RegexBuilder::new(&raw.pattern)
+                                .case_insensitive(raw.flags.contains('i'))
+                                .multi_line(raw.flags.contains('m'))
+                                .dot_matches_new_line(raw.flags.contains('s'))
+                                .swap_greed(raw.flags.contains('U'))
+                                .size_limit(REGEX_SIZE_LIMIT)
+                                .dfa_size_limit(REGEX_SIZE_LIMIT)
+                                .build();
+                            match built {
+                                Ok(regex) => Some(Transform {
+                                    regex,
+                                    replacement: parse_replacement(&raw.replacement),
+                                    global: raw.flags.contains('g'),
+                                }),
+                                Err(e) => {
+                                    errors.push(TemplateError {
+                                        field: String::new(),
+                                        position: char_pos(src, raw.pattern_at),
+                                        message: regex_message(&e),
+                                    });
+                                    None
+                                }
+                            }
+                        }
+                        _ => None,
+                    };
+                    (end, name, transform)
+                }
+            };
+            literal.push_str(&src[lit_from..at]);
+            if !literal.is_empty() {
+                parts.push(Part::Literal(std::mem::take(&mut literal)));
+            }
+            parts.push(Part::Token { name, transform });
+            i = end;
+            lit_from = end;
+        }
+        literal.push_str(&src[lit_from..]);
+        if !literal.is_empty() {
+            parts.push(Part::Literal(literal));
+        }
+        (Template { parts }, errors)
+    }
+
+    /// Whether rendering gives exactly the (trimmed) value of `name`: `${NAME}` and nothing else.
+    pub fn is_identity(&self, name: &str) -> bool {
+        let mut tokens = self.parts.iter().filter(|p| match p {
+            Part::Literal(s) => !s.trim().is_empty(),
+            Part::Token { .. } => true,
+        });
+        matches!(
+            (tokens.next(), tokens.next()),
+            (Some(Part::Token { name: n, transform: None }), None) if n.eq_ignore_ascii_case(name)
+        )
+    }
+
+    /// The names the template reads, upper-case, in order (with repeats).
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.parts.iter().filter_map(|p| match p {
+            Part::Token { name, .. } => Some(name.as_str()),
+            Part::Literal(_) => None,
+        })
+    }
+
+    /// Renders for one event: unknown names give "", the result is trimmed.
+    pub fn render<F: Fields + ?Sized>(&self, fields: &F) -> String {
+        let mut out = String::new();
+        for part in &self.parts {
+            if out.len() > MAX_RENDERED_BYTES {
+                break;
+            }
+            match part {
+                Part::Literal(s) => out.push_str(s),
+                Part::Token { name, transform } => {
+                    let value = fields.field(name).unwrap_or(Cow::Borrowed(""));
+                    match transform {
+                        None => out.push_str(&value),
+                        Some(t) => t.apply(&value, &mut out),
+                    }
+                }
+            }
+        }
+        if out.len() > MAX_RENDERED_BYTES {
+            let mut cut = MAX_RENDERED_BYTES;
+            while !out.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            out.truncate(cut);
+        }
+        let trimmed = out.trim();
+        if trimmed.len() == out.len() {
+            out
+        } else {
+            trimmed.to_owned()
+        }
+    }
+}
+
+impl Transform {
+    fn apply(&self, value: &str, out: &mut String) {
+        let mut last = 0;
+        for caps in self.regex.captures_iter(value) {
+            let Some(m) = caps.get(0) else { continue };
+            out.push_str(&value[last..m.start()]);
+            self.expand(&caps, out);
+            last = m.end();
+            if !self.global || out.len() > MAX_RENDERED_BYTES {
+                break;
+            }
+        }
+        out.push_str(&value[last..]);
+    }
+
+    fn expand(&self, caps: &Captures<'_>, out: &mut String) {
+        for piece in &self.replacement {
+            match piece {
+                Piece::Text(s) => out.push_str(s),
+                Piece::Whole => out.push_str(caps.get(0).map_or("", |m| m.as_str())),
+                Piece::Group(n) => out.push_str(caps.get(*n).map_or("", |m| m.as_str())),
+            }
+        }
+    }
+}
+
+impl fmt::Display for Template {
+    /// A debugging summary: the names the template reads.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = self.names().collect();
+        write!(f, "template reading [{}]", names.join(", "))
+    }
+}
+
+#[cfg(test)]
+mod tests;

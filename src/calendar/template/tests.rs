@@ -1,0 +1,171 @@
+use std::collections::HashMap;
+
+use super::*;
+
+fn fields(pairs: &[(&str, &str)]) -> HashMap<String, String> {
+    pairs
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect()
+}
+
+fn render(src: &str, pairs: &[(&str, &str)]) -> String {
+    Template::compile(src)
+        .expect("compiles")
+        .render(&fields(pairs))
+}
+
+#[test]
+fn plain_tokens_substitute_and_unknown_names_render_empty() {
+    assert_eq!(
+        render(
+            "${SUMMARY} @ ${LOCATION}",
+            &[("SUMMARY", "Tea"), ("LOCATION", "Home")]
+        ),
+        "Tea @ Home"
+    );
+    assert_eq!(render("[${NOPE}]", &[]), "[]");
+}
+
+#[test]
+fn names_are_case_insensitive() {
+    assert_eq!(render("${summary}", &[("SUMMARY", "x")]), "x");
+}
+
+#[test]
+fn rendered_field_is_trimmed() {
+    assert_eq!(render("  ${A}  ", &[("A", " v \n")]), "v");
+    assert_eq!(render("${NOPE} @ ${NOPE}", &[]), "@");
+}
+
+#[test]
+fn dollar_without_brace_and_unterminated_tokens_are_literal() {
+    assert_eq!(render("costs $5", &[]), "costs $5");
+    assert_eq!(render("a ${SUMMARY", &[("SUMMARY", "x")]), "a ${SUMMARY");
+    assert_eq!(render("${} ${ A}", &[]), "${} ${ A}");
+    assert_eq!(render("${A|re:s/x/y/", &[("A", "x")]), "${A|re:s/x/y/");
+}
+
+#[test]
+fn regex_replaces_first_match_without_g_and_all_with_g() {
+    assert_eq!(render("${A|re:s/o/0/}", &[("A", "foo")]), "f0o");
+    assert_eq!(render("${A|re:s/o/0/g}", &[("A", "foo")]), "f00");
+}
+
+#[test]
+fn flags_i_m_s_u_change_matching() {
+    assert_eq!(render("${A|re:s/FOO/x/i}", &[("A", "foo")]), "x");
+    assert_eq!(render("${A|re:s/^b/x/m}", &[("A", "a\nb")]), "a\nx");
+    assert_eq!(render("${A|re:s/a.b/x/s}", &[("A", "a\nb")]), "x");
+    assert_eq!(render("${A|re:s/a.+/x/U}", &[("A", "abc")]), "xc");
+}
+
+#[test]
+fn replacement_supports_groups_whole_match_newline_and_tab() {
+    assert_eq!(
+        render(r"${A|re:s/(\w+) (\w+)/$2 $1/}", &[("A", "hello world")]),
+        "world hello"
+    );
+    assert_eq!(render("${A|re:s/b/[$&]/}", &[("A", "abc")]), "a[b]c");
+    assert_eq!(render(r"${A|re:s/,/\n/g}", &[("A", "a,b")]), "a\nb");
+    assert_eq!(render(r"${A|re:s/,/\t/g}", &[("A", "a,b")]), "a\tb");
+    assert_eq!(render("${A|re:s/(a)/$5/}", &[("A", "a")]), "");
+    assert_eq!(render("${A|re:s/a/$$1/}", &[("A", "a")]), "$1");
+}
+
+#[test]
+fn escaped_slash_backslash_and_brace_inside_the_token() {
+    assert_eq!(render(r"${A|re:s/\//-/g}", &[("A", "a/b/c")]), "a-b-c");
+    assert_eq!(render(r"${A|re:s/x/\}/}", &[("A", "x")]), "}");
+    assert_eq!(render(r"${A|re:s/\\\\/|/}", &[("A", r"a\b")]), "a|b");
+    assert_eq!(render(r"${A|re:s/\d+/#/g}", &[("A", "a1b22")]), "a#b#");
+}
+
+#[test]
+fn empty_pattern_means_no_transform() {
+    assert_eq!(render("${A|re:s///g}", &[("A", "v")]), "v");
+}
+
+#[test]
+fn invalid_pattern_is_a_compile_error_with_position_and_leaves_the_value_unchanged() {
+    let src = "x ${A|re:s/(unclosed/y/}";
+    let err = Template::compile(src).expect_err("invalid");
+    assert_eq!(err.position, 11);
+    assert!(err.message.contains("unclosed"), "{}", err.message);
+    let (t, errors) = Template::compile_lenient(src);
+    assert_eq!(errors.len(), 1);
+    assert_eq!(t.render(&fields(&[("A", "value")])), "x value");
+}
+
+#[test]
+fn unknown_flag_and_missing_slash_are_errors() {
+    let err = Template::compile("${A|re:s/a/b/gq}").expect_err("bad flag");
+    assert_eq!(err.position, 14);
+    assert!(Template::compile("${A|re:s/a/b}").is_err());
+    assert!(Template::compile("${A|upper}").is_err());
+    let (t, _) = Template::compile_lenient("${A|upper}");
+    assert_eq!(t.render(&fields(&[("A", "v")])), "v");
+}
+
+#[test]
+fn error_positions_count_characters_not_bytes() {
+    let err = Template::compile("été ${A|re:s/(/x/}").expect_err("invalid");
+    assert_eq!(err.position, 13);
+}
+
+#[test]
+fn oversized_patterns_are_refused() {
+    let src = r"${A|re:s/(\w{1000\}){1000\}/x/}";
+    let err = Template::compile(src).expect_err("too big");
+    assert!(err.message.contains("too large"), "{}", err.message);
+}
+
+#[test]
+fn rendered_output_is_capped() {
+    let big = "a".repeat(100_000);
+    let out = render(
+        "${A|re:s/a/bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb/g}",
+        &[("A", &big)],
+    );
+    assert!(out.len() <= MAX_RENDERED_BYTES);
+}
+
+#[test]
+fn identity_is_only_the_own_plain_token() {
+    assert!(Template::compile("${SUMMARY}")
+        .expect("ok")
+        .is_identity("SUMMARY"));
+    assert!(Template::compile(" ${summary} ")
+        .expect("ok")
+        .is_identity("SUMMARY"));
+    assert!(!Template::compile("${SUMMARY}!")
+        .expect("ok")
+        .is_identity("SUMMARY"));
+    assert!(!Template::compile("${LOCATION}")
+        .expect("ok")
+        .is_identity("SUMMARY"));
+    assert!(!Template::compile("${SUMMARY|re:s/a/b/}")
+        .expect("ok")
+        .is_identity("SUMMARY"));
+}
+
+#[test]
+fn build_token_escapes_and_parse_token_inverts_it() {
+    let t = build_token("DESCRIPTION", r"a/b\d}", r"x/\n}", "gqi");
+    assert_eq!(t, r"${DESCRIPTION|re:s/a\/b\\d\}/x\/\\n\}/gi}");
+    let parts = parse_token(&t).expect("parses back");
+    assert_eq!(parts.field, "DESCRIPTION");
+    assert_eq!(parts.pattern, r"a/b\d}");
+    assert_eq!(parts.replacement, r"x/\n}");
+    assert_eq!(parts.flags, "gi");
+    assert_eq!(build_token("LOCATION", "", "x", "g"), "${LOCATION}");
+    assert_eq!(parse_token("${LOCATION}").expect("plain").field, "LOCATION");
+    assert_eq!(parse_token("${A} tail"), None);
+    assert_eq!(parse_token("text"), None);
+}
+
+#[test]
+fn built_tokens_render_as_the_user_meant() {
+    let token = build_token("A", r"(\d+)-(\d+)", r"$2/$1\n", "g");
+    assert_eq!(render(&token, &[("A", "1-2 3-4")]), "2/1\n 4/3");
+}
