@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import {
+  cardCount,
+  countFilledCards,
+  defaultMeta,
+  displayName,
+  emptyCard,
+  isCompleteCard,
+  isDeckValid,
+  moveToFront,
+  normaliseForSave,
+  sortNewestFirst,
+  type Card,
+} from './deck';
+
+const card = (id: string, front: string, back: string, extra: Partial<Card> = {}): Card => ({
+  ...emptyCard(id),
+  front,
+  back,
+  ...extra,
+});
+
+describe('defaults', () => {
+  it('start with en to fr, one-way practice and every optional field on', () => {
+    expect(defaultMeta()).toEqual({
+      name: '',
+      author: '',
+      description: '',
+      sourceLang: 'en',
+      targetLang: 'fr',
+      bidirectional: false,
+      pronunciationField: true,
+      genderField: true,
+      exampleField: true,
+    });
+  });
+});
+
+describe('deck validity', () => {
+  it('needs a name with text and one card with both sides', () => {
+    expect(isDeckValid('French', [card('a', 'cat', 'chat')])).toBe(true);
+  });
+  it('rejects a blank or whitespace name', () => {
+    expect(isDeckValid('', [card('a', 'cat', 'chat')])).toBe(false);
+    expect(isDeckValid('   ', [card('a', 'cat', 'chat')])).toBe(false);
+  });
+  it('rejects decks whose cards all miss a side', () => {
+    expect(isDeckValid('French', [])).toBe(false);
+    expect(isDeckValid('French', [card('a', 'cat', ' '), card('b', '', 'chien')])).toBe(false);
+  });
+  it('is valid when any one card is complete', () => {
+    expect(isDeckValid('French', [card('a', '', ''), card('b', 'dog', 'chien')])).toBe(true);
+  });
+  it('calls a card complete only when both trimmed sides have text', () => {
+    expect(isCompleteCard(card('a', ' x ', ' y '))).toBe(true);
+    expect(isCompleteCard(card('a', '\t', 'y'))).toBe(false);
+  });
+});
+
+describe('card counting', () => {
+  it('counts cards where the front or the back has text', () => {
+    expect(countFilledCards([card('a', 'cat', ''), card('b', '', 'chien'), card('c', ' ', '  '), card('d', 'x', 'y')])).toBe(3);
+  });
+  it('ignores optional fields', () => {
+    expect(countFilledCards([card('a', '', '', { example: 'text', gender: 'm' })])).toBe(0);
+  });
+  it('formats the count', () => {
+    expect(cardCount(0)).toBe('0 cards');
+    expect(cardCount(1)).toBe('1 card');
+    expect(cardCount(5000)).toBe('5000 cards');
+  });
+});
+
+describe('display name', () => {
+  it("shows 'Untitled deck' for an empty name", () => {
+    expect(displayName('')).toBe('Untitled deck');
+    expect(displayName('  ')).toBe('Untitled deck');
+    expect(displayName(' French ')).toBe('French');
+  });
+});
+
+describe('save normalisation', () => {
+  const meta = { ...defaultMeta(), name: '  French  ', author: ' Ada ', description: ' basics ' };
+  const now = new Date('2025-03-01T10:00:00.000Z');
+
+  it('drops cards with a blank front or back and keeps the order of the rest', () => {
+    const deck = normaliseForSave('id-1', meta, [card('a', 'cat', 'chat'), card('b', 'dog', ''), card('c', '', 'x'), card('d', 'one', 'un')], now);
+    expect(deck.cards.map((c) => c.id)).toEqual(['a', 'd']);
+  });
+  it('resets createdAt to the save time and stamps type and version', () => {
+    const deck = normaliseForSave('id-1', meta, [card('a', 'cat', 'chat')], now);
+    expect(deck.createdAt).toBe('2025-03-01T10:00:00.000Z');
+    expect(deck.type).toBe('deck');
+    expect(deck.version).toBe(1);
+    expect(deck.id).toBe('id-1');
+  });
+  it('trims the texts it stores', () => {
+    const deck = normaliseForSave('id-1', meta, [card('a', ' cat ', ' chat ', { gender: ' m ', pronunciation: ' /ʃa/ ', example: ' Le chat. ' })], now);
+    expect(deck.name).toBe('French');
+    expect(deck.author).toBe('Ada');
+    expect(deck.description).toBe('basics');
+    expect(deck.cards[0]).toEqual({ id: 'a', front: 'cat', back: 'chat', gender: 'm', pronunciation: '/ʃa/', example: 'Le chat.' });
+  });
+  it('keeps the languages and switches', () => {
+    const deck = normaliseForSave('x', { ...meta, sourceLang: 'hu', targetLang: 'nl', bidirectional: true, genderField: false }, [card('a', 'a', 'b')], now);
+    expect(deck).toMatchObject({ sourceLang: 'hu', targetLang: 'nl', bidirectional: true, genderField: false, pronunciationField: true, exampleField: true });
+  });
+});
+
+describe('index order', () => {
+  it('puts a new id at the front', () => {
+    expect(moveToFront(['a', 'b'], 'c')).toEqual(['c', 'a', 'b']);
+  });
+  it('moves an existing id to the front without duplicating it', () => {
+    expect(moveToFront(['a', 'b', 'c'], 'c')).toEqual(['c', 'a', 'b']);
+    expect(moveToFront(['a'], 'a')).toEqual(['a']);
+  });
+});
+
+describe('deck list order', () => {
+  it('sorts by createdAt, newest first, with unreadable dates last', () => {
+    const decks = [
+      { id: 'old', createdAt: '2024-01-01T00:00:00Z' },
+      { id: 'bad', createdAt: 'yesterday' },
+      { id: 'new', createdAt: '2025-06-01T00:00:00Z' },
+      { id: 'mid', createdAt: '2024-06-01T00:00:00Z' },
+    ];
+    expect(sortNewestFirst(decks).map((d) => d.id)).toEqual(['new', 'mid', 'old', 'bad']);
+  });
+});

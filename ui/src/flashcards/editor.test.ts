@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { defaultMeta, emptyCard, type Card } from './deck';
+import {
+  addCard,
+  canSave,
+  editorReducer,
+  filledCount,
+  initialEditorState,
+  isDirty,
+  moveCardBy,
+  moveCardTo,
+  removeCard,
+  updateCard,
+} from './editor';
+
+const card = (id: string, front = '', back = ''): Card => ({ ...emptyCard(id), front, back });
+const ids = (cards: readonly Card[]) => cards.map((c) => c.id);
+const abc = [card('a'), card('b'), card('c')];
+
+describe('card operations', () => {
+  it('adds at the end by default, or at an index', () => {
+    expect(ids(addCard(abc, card('d')))).toEqual(['a', 'b', 'c', 'd']);
+    expect(ids(addCard(abc, card('d'), 1))).toEqual(['a', 'd', 'b', 'c']);
+    expect(ids(addCard(abc, card('d'), 99))).toEqual(['a', 'b', 'c', 'd']);
+  });
+  it('removes by id and ignores unknown ids', () => {
+    expect(ids(removeCard(abc, 'b'))).toEqual(['a', 'c']);
+    expect(ids(removeCard(abc, 'zz'))).toEqual(['a', 'b', 'c']);
+  });
+  it('updates one field and keeps the other cards identical', () => {
+    const next = updateCard(abc, 'b', 'front', 'dog');
+    expect(next[1]).toEqual({ ...card('b'), front: 'dog' });
+    expect(next[0]).toBe(abc[0]);
+    expect(next[2]).toBe(abc[2]);
+    expect(abc[1]?.front).toBe('');
+  });
+  it('returns the same list when nothing changes', () => {
+    expect(updateCard(abc, 'b', 'front', '')).toBe(abc);
+    expect(updateCard(abc, 'zz', 'front', 'x')).toBe(abc);
+  });
+  it('moves by one position and not past either end', () => {
+    expect(ids(moveCardBy(abc, 'b', -1))).toEqual(['b', 'a', 'c']);
+    expect(ids(moveCardBy(abc, 'b', 1))).toEqual(['a', 'c', 'b']);
+    expect(moveCardBy(abc, 'a', -1)).toBe(abc);
+    expect(moveCardBy(abc, 'c', 1)).toBe(abc);
+  });
+  it('moves from index to index, clamping the target', () => {
+    expect(ids(moveCardTo(abc, 0, 2))).toEqual(['b', 'c', 'a']);
+    expect(ids(moveCardTo(abc, 2, 0))).toEqual(['c', 'a', 'b']);
+    expect(ids(moveCardTo(abc, 0, 50))).toEqual(['b', 'c', 'a']);
+    expect(moveCardTo(abc, 1, 1)).toBe(abc);
+    expect(moveCardTo(abc, 5, 0)).toBe(abc);
+  });
+});
+
+describe('editor reducer', () => {
+  const start = () => initialEditorState(null, defaultMeta(), [card('a')]);
+
+  it('starts clean and not saveable', () => {
+    const state = start();
+    expect(isDirty(state)).toBe(false);
+    expect(canSave(state)).toBe(false);
+    expect(filledCount(state)).toBe(0);
+  });
+  it('becomes saveable with a name and a complete card', () => {
+    let state = editorReducer(start(), { type: 'setMeta', patch: { name: 'French' } });
+    state = editorReducer(state, { type: 'updateCard', id: 'a', field: 'front', value: 'cat' });
+    expect(canSave(state)).toBe(false);
+    expect(filledCount(state)).toBe(1);
+    state = editorReducer(state, { type: 'updateCard', id: 'a', field: 'back', value: 'chat' });
+    expect(canSave(state)).toBe(true);
+    expect(isDirty(state)).toBe(true);
+  });
+  it('counts a revision per change and none for a no-op', () => {
+    const state = start();
+    const same = editorReducer(state, { type: 'updateCard', id: 'a', field: 'front', value: '' });
+    expect(same).toBe(state);
+    const moved = editorReducer(state, { type: 'moveCardBy', id: 'a', delta: -1 });
+    expect(moved).toBe(state);
+    const added = editorReducer(state, { type: 'addCard', card: card('b') });
+    expect(added.revision).toBe(1);
+    expect(ids(added.cards)).toEqual(['a', 'b']);
+  });
+  it('replaces all cards', () => {
+    const state = editorReducer(start(), { type: 'replaceCards', cards: [card('x'), card('y')] });
+    expect(ids(state.cards)).toEqual(['x', 'y']);
+  });
+  it('removes, and moves by index', () => {
+    let state = initialEditorState(null, defaultMeta(), abc);
+    state = editorReducer(state, { type: 'moveCardTo', from: 2, to: 0 });
+    expect(ids(state.cards)).toEqual(['c', 'a', 'b']);
+    state = editorReducer(state, { type: 'removeCard', id: 'a' });
+    expect(ids(state.cards)).toEqual(['c', 'b']);
+  });
+  it('turns a new deck into an existing one when saved, and stays dirty for edits made meanwhile', () => {
+    let state = editorReducer(start(), { type: 'setMeta', patch: { name: 'x' } });
+    const savedAt = state.revision;
+    state = editorReducer(state, { type: 'setMeta', patch: { author: 'Ada' } });
+    state = editorReducer(state, { type: 'saved', deckId: 'd1', revision: savedAt });
+    expect(state.deckId).toBe('d1');
+    expect(isDirty(state)).toBe(true);
+    state = editorReducer(state, { type: 'saved', deckId: 'd1', revision: state.revision });
+    expect(isDirty(state)).toBe(false);
+  });
+  it('loads a deck as a clean state', () => {
+    const state = editorReducer(editorReducer(start(), { type: 'setMeta', patch: { name: 'x' } }), {
+      type: 'load',
+      deckId: 'd2',
+      meta: { ...defaultMeta(), name: 'Loaded' },
+      cards: abc,
+    });
+    expect(state.deckId).toBe('d2');
+    expect(state.meta.name).toBe('Loaded');
+    expect(isDirty(state)).toBe(false);
+  });
+});

@@ -1,0 +1,100 @@
+// The deck editor's state machine (SPEC.md 4, "Deck editor"): the card operations as pure list
+// functions, and a reducer over metadata, cards and a revision counter that tells the screen when
+// there is something new to write as a draft. New card ids come in with the actions.
+import { countFilledCards, isDeckValid, type Card, type CardField, type DeckMeta } from './deck';
+
+export function addCard(cards: readonly Card[], card: Card, at: number = cards.length): Card[] {
+  const index = Math.max(0, Math.min(at, cards.length));
+  return [...cards.slice(0, index), card, ...cards.slice(index)];
+}
+
+export function removeCard(cards: readonly Card[], id: string): Card[] {
+  return cards.filter((card) => card.id !== id);
+}
+
+/** Replaces one field of one card; the other cards keep their identity so their rows stay memoised. */
+export function updateCard(cards: readonly Card[], id: string, field: CardField, value: string): readonly Card[] {
+  const index = cards.findIndex((card) => card.id === id);
+  const card = cards[index];
+  if (!card || card[field] === value) return cards;
+  const next = [...cards];
+  next[index] = { ...card, [field]: value };
+  return next;
+}
+
+/** Moves the card at `from` to `to` (both clamped); the list is unchanged when they are equal. */
+export function moveCardTo(cards: readonly Card[], from: number, to: number): readonly Card[] {
+  const last = cards.length - 1;
+  if (from < 0 || from > last) return cards;
+  const target = Math.max(0, Math.min(to, last));
+  if (target === from) return cards;
+  const next = [...cards];
+  const [moved] = next.splice(from, 1);
+  if (moved) next.splice(target, 0, moved);
+  return next;
+}
+
+/** Moves a card one position up (-1) or down (+1); nothing happens at either end. */
+export function moveCardBy(cards: readonly Card[], id: string, delta: -1 | 1): readonly Card[] {
+  const from = cards.findIndex((card) => card.id === id);
+  const to = from + delta;
+  if (from < 0 || to < 0 || to >= cards.length) return cards;
+  return moveCardTo(cards, from, to);
+}
+
+export interface EditorState {
+  /** The saved deck being edited; null until a new deck's first save. */
+  deckId: string | null;
+  meta: DeckMeta;
+  cards: readonly Card[];
+  /** Bumped on every change; the draft is written when it moves past `savedRevision`. */
+  revision: number;
+  savedRevision: number;
+}
+
+export type EditorAction =
+  | { type: 'load'; deckId: string | null; meta: DeckMeta; cards: readonly Card[] }
+  | { type: 'setMeta'; patch: Partial<DeckMeta> }
+  | { type: 'addCard'; card: Card; at?: number }
+  | { type: 'removeCard'; id: string }
+  | { type: 'updateCard'; id: string; field: CardField; value: string }
+  | { type: 'replaceCards'; cards: readonly Card[] }
+  | { type: 'moveCardBy'; id: string; delta: -1 | 1 }
+  | { type: 'moveCardTo'; from: number; to: number }
+  | { type: 'saved'; deckId: string; revision: number };
+
+export function initialEditorState(deckId: string | null, meta: DeckMeta, cards: readonly Card[]): EditorState {
+  return { deckId, meta, cards, revision: 0, savedRevision: 0 };
+}
+
+function withCards(state: EditorState, cards: readonly Card[]): EditorState {
+  return cards === state.cards ? state : { ...state, cards, revision: state.revision + 1 };
+}
+
+export function editorReducer(state: EditorState, action: EditorAction): EditorState {
+  switch (action.type) {
+    case 'load':
+      return initialEditorState(action.deckId, action.meta, action.cards);
+    case 'setMeta':
+      return { ...state, meta: { ...state.meta, ...action.patch }, revision: state.revision + 1 };
+    case 'addCard':
+      return withCards(state, addCard(state.cards, action.card, action.at));
+    case 'removeCard':
+      return withCards(state, removeCard(state.cards, action.id));
+    case 'updateCard':
+      return withCards(state, updateCard(state.cards, action.id, action.field, action.value));
+    case 'replaceCards':
+      return withCards(state, [...action.cards]);
+    case 'moveCardBy':
+      return withCards(state, moveCardBy(state.cards, action.id, action.delta));
+    case 'moveCardTo':
+      return withCards(state, moveCardTo(state.cards, action.from, action.to));
+    case 'saved':
+      // Edits made while saving keep the state dirty: only the saved revision counts as saved.
+      return { ...state, deckId: action.deckId, savedRevision: action.revision };
+  }
+}
+
+export const isDirty = (state: EditorState) => state.revision !== state.savedRevision;
+export const canSave = (state: EditorState) => isDeckValid(state.meta.name, state.cards);
+export const filledCount = (state: EditorState) => countFilledCards(state.cards);

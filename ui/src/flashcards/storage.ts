@@ -1,0 +1,266 @@
+// The only code that touches localStorage for flashcards (DESIGN.md "Browser storage"). Reads are
+// validated: a record that does not parse or does not have the shape of a deck is treated as absent
+// and never reaches a screen; missing card ids are generated and missing texts become empty.
+// Writes report a full quota as a message the screen shows, and never leave a half-written save.
+import {
+  DECK_VERSION,
+  defaultMeta,
+  isLanguage,
+  moveToFront,
+  type Card,
+  type Deck,
+  type DeckMeta,
+} from './deck';
+import { newId } from './uuid';
+
+export const INDEX_KEY = 'decks:index';
+export const DRAFT_KEY = 'deck:create:draft';
+export const LAST_SAVED_KEY = 'deck:lastSaved';
+export const deckKey = (id: string) => `decks:${id}`;
+
+/** The editor's unsaved work: metadata plus cards, and which saved deck it belongs to (if any). */
+export interface Draft {
+  deckId: string | null;
+  meta: DeckMeta;
+  cards: Card[];
+}
+
+export type WriteResult = { ok: true } | { ok: false; error: string };
+
+export interface DeckStore {
+  readIndex(): string[];
+  /** The deck stored under `id`, or null when absent, unreadable or not a deck. */
+  readDeck(id: string): Deck | null;
+  /** The readable decks of the index, in index order. */
+  listDecks(): Deck[];
+  /** Writes the deck and moves its id to the front of the index; on failure nothing changes. */
+  saveDeck(deck: Deck): WriteResult;
+  deleteDeck(id: string): WriteResult;
+  readDraft(): Draft | null;
+  writeDraft(draft: Draft): WriteResult;
+  clearDraft(): void;
+  readLastSaved(): Deck | null;
+}
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const text = (value: unknown) => (typeof value === 'string' ? value : '');
+const flag = (value: unknown, fallback: boolean) => (typeof value === 'boolean' ? value : fallback);
+
+function parseJson(raw: string | null): unknown {
+  if (raw === null) return undefined;
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Cards from storage: non-objects skipped, ids generated when missing, texts defaulted to ''. */
+export function parseCards(value: unknown, makeId: () => string): Card[] | null {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) return null;
+  const seen = new Set<string>();
+  const cards: Card[] = [];
+  for (const entry of value as unknown[]) {
+    if (!isObject(entry)) continue;
+    let id = typeof entry.id === 'string' && entry.id !== '' ? entry.id : makeId();
+    // Duplicate ids would confuse row identity and practice results; give the copy its own.
+    if (seen.has(id)) id = makeId();
+    seen.add(id);
+    cards.push({
+      id,
+      front: text(entry.front),
+      back: text(entry.back),
+      pronunciation: text(entry.pronunciation),
+      gender: text(entry.gender),
+      example: text(entry.example),
+    });
+  }
+  return cards;
+}
+
+export function parseMeta(record: Json): DeckMeta {
+  const defaults = defaultMeta();
+  return {
+    name: text(record.name),
+    author: text(record.author),
+    description: text(record.description),
+    sourceLang: isLanguage(record.sourceLang) ? record.sourceLang : defaults.sourceLang,
+    targetLang: isLanguage(record.targetLang) ? record.targetLang : defaults.targetLang,
+    bidirectional: flag(record.bidirectional, defaults.bidirectional),
+    pronunciationField: flag(record.pronunciationField, defaults.pronunciationField),
+    genderField: flag(record.genderField, defaults.genderField),
+    exampleField: flag(record.exampleField, defaults.exampleField),
+  };
+}
+
+/**
+ * A deck record as stored under decks:{id}. Its shape: an object whose type (when present) is
+ * 'deck', whose version (when present) is 1, and whose cards (when present) are a list.
+ */
+export function parseDeck(value: unknown, id: string, makeId: () => string): Deck | null {
+  if (!isObject(value)) return null;
+  if (value.type !== undefined && value.type !== 'deck') return null;
+  if (value.version !== undefined && value.version !== DECK_VERSION) return null;
+  const cards = parseCards(value.cards, makeId);
+  if (!cards) return null;
+  return {
+    ...parseMeta(value),
+    id,
+    cards,
+    createdAt: text(value.createdAt),
+    type: 'deck',
+    version: DECK_VERSION,
+  };
+}
+
+export function parseDraft(value: unknown, makeId: () => string): Draft | null {
+  if (!isObject(value)) return null;
+  const cards = parseCards(value.cards, makeId);
+  if (!cards) return null;
+  // Older drafts kept the metadata at the top level; newer ones nest it. Accept both.
+  const meta = parseMeta(isObject(value.meta) ? value.meta : value);
+  const deckId = typeof value.deckId === 'string' && value.deckId !== '' ? value.deckId : null;
+  return { deckId, meta, cards };
+}
+
+function isQuotaError(error: unknown): boolean {
+  if (!(error instanceof DOMException) && !(error instanceof Error)) return false;
+  return (
+    error.name === 'QuotaExceededError' ||
+    error.name === 'NS_ERROR_DOM_QUOTA_REACHED' ||
+    (error instanceof DOMException && (error.code === 22 || error.code === 1014))
+  );
+}
+
+/** The message a screen shows for a failed write. */
+export function describeWriteError(error: unknown, what: string): string {
+  if (isQuotaError(error)) {
+    return `Storage is full: ${what} could not be saved. Delete decks you no longer need to free space; nothing saved before was lost.`;
+  }
+  const detail = error instanceof Error ? error.message : String(error);
+  return `Could not save ${what}: ${detail}`;
+}
+
+/** The browser's localStorage, or null where it is disabled (reading the property can throw). */
+export function browserStorage(): Storage | null {
+  try {
+    return typeof window === 'undefined' ? null : window.localStorage;
+  } catch {
+    return null;
+  }
+}
+
+export function createDeckStore(storage: Storage | null, makeId: () => string = newId): DeckStore {
+  const read = (key: string): unknown => {
+    if (!storage) return undefined;
+    try {
+      return parseJson(storage.getItem(key));
+    } catch {
+      return undefined;
+    }
+  };
+
+  const write = (key: string, value: string) => {
+    if (!storage) throw new Error('browser storage is not available');
+    storage.setItem(key, value);
+  };
+
+  const remove = (key: string) => {
+    try {
+      storage?.removeItem(key);
+    } catch {
+      // Nothing more can be done; a stale entry is harmless.
+    }
+  };
+
+  const readIndex = (): string[] => {
+    const value = read(INDEX_KEY);
+    if (!Array.isArray(value)) return [];
+    const ids = (value as unknown[]).filter((id): id is string => typeof id === 'string' && id !== '');
+    return [...new Set(ids)];
+  };
+
+  const readDeck = (id: string) => parseDeck(read(deckKey(id)), id, makeId);
+
+  return {
+    readIndex,
+    readDeck,
+    listDecks() {
+      const decks: Deck[] = [];
+      for (const id of readIndex()) {
+        const deck = readDeck(id);
+        if (deck) decks.push(deck);
+      }
+      return decks;
+    },
+    saveDeck(deck) {
+      const key = deckKey(deck.id);
+      let previous: string | null = null;
+      try {
+        previous = storage?.getItem(key) ?? null;
+        write(key, JSON.stringify(deck));
+      } catch (error) {
+        return { ok: false, error: describeWriteError(error, 'the deck') };
+      }
+      try {
+        write(INDEX_KEY, JSON.stringify(moveToFront(readIndex(), deck.id)));
+      } catch (error) {
+        // Put the deck record back as it was so a failed save changes nothing.
+        try {
+          if (previous === null) storage?.removeItem(key);
+          else storage?.setItem(key, previous);
+        } catch {
+          // Restoring a value that fitted before cannot run out of space; ignore the impossible.
+        }
+        return { ok: false, error: describeWriteError(error, 'the deck') };
+      }
+      // deck:lastSaved is a convenience copy: when it does not fit, drop the stale one rather than
+      // fail a save that is already complete.
+      try {
+        write(LAST_SAVED_KEY, JSON.stringify(deck));
+      } catch {
+        remove(LAST_SAVED_KEY);
+      }
+      return { ok: true };
+    },
+    deleteDeck(id) {
+      try {
+        if (!storage) throw new Error('browser storage is not available');
+        storage.removeItem(deckKey(id));
+        write(
+          INDEX_KEY,
+          JSON.stringify(readIndex().filter((other) => other !== id)),
+        );
+        return { ok: true };
+      } catch (error) {
+        return { ok: false, error: describeWriteError(error, 'the deck list') };
+      }
+    },
+    readDraft() {
+      return parseDraft(read(DRAFT_KEY), makeId);
+    },
+    writeDraft(draft) {
+      try {
+        write(DRAFT_KEY, JSON.stringify({ type: 'deck-draft', version: DECK_VERSION, ...draft }));
+        return { ok: true };
+      } catch (error) {
+        return { ok: false, error: describeWriteError(error, 'your latest changes') };
+      }
+    },
+    clearDraft() {
+      remove(DRAFT_KEY);
+    },
+    readLastSaved() {
+      const value = read(LAST_SAVED_KEY);
+      return isObject(value) && typeof value.id === 'string' ? parseDeck(value, value.id, makeId) : null;
+    },
+  };
+}
+
+/** The store the screens use. */
+export const deckStore: DeckStore = createDeckStore(browserStorage());
