@@ -33,6 +33,8 @@ pub enum Command {
     Serve(ServeArgs),
     /// Write an online copy of the database to PATH (safe while `serve` runs).
     Backup(BackupArgs),
+    /// Remap a calendar feed (file or stdin) with a mapping and write it to stdout.
+    Remap(RemapArgs),
 }
 
 /// Where the SQLite file lives; shared by `serve` and `backup`.
@@ -144,6 +146,21 @@ pub struct BackupArgs {
     /// Where to write the copy; must not exist yet.
     #[arg(value_name = "PATH")]
     pub path: PathBuf,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct RemapArgs {
+    /// JSON object with any of SUMMARY, DESCRIPTION, LOCATION, DTSTART, DTEND (absent keys keep ${KEY}).
+    #[arg(long, value_name = "FILE.json")]
+    pub mapping: Option<PathBuf>,
+
+    /// Calendar name to set (X-WR-CALNAME and NAME).
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+
+    /// The feed to read; `-` or absent: standard input.
+    #[arg(value_name = "INPUT.ics")]
+    pub input: Option<PathBuf>,
 }
 
 /// A setting that parsed but cannot be used (a file that does not read, a bad key file).
@@ -331,7 +348,7 @@ mod tests {
         all.extend_from_slice(args);
         Cli::try_parse_from(all).map(|cli| match cli.command {
             Command::Serve(s) => s,
-            Command::Backup(_) => panic!("parsed as backup"),
+            _ => panic!("parsed as another command"),
         })
     }
 

@@ -36,7 +36,60 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Command::Remap(args) => match remap(&args) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("hearth: {e}");
+                ExitCode::FAILURE
+            }
+        },
     }
+}
+
+/// `hearth remap`: the calendar engine on a file or stdin, the result streamed to stdout.
+fn remap(args: &hearth::config::RemapArgs) -> Result<(), String> {
+    use hearth::calendar::{CompiledMapping, Limits, Mapping, RemapOptions};
+    use std::io::{Read, Write};
+
+    let limits = Limits::default();
+    let mapping = match &args.mapping {
+        None => Mapping::default(),
+        Some(path) => {
+            let shown = path.display();
+            let text =
+                std::fs::read_to_string(path).map_err(|e| format!("--mapping {shown}: {e}"))?;
+            serde_json::from_str(&text).map_err(|e| format!("--mapping {shown}: {e}"))?
+        }
+    };
+    let mapping = CompiledMapping::compile(&mapping).map_err(|e| format!("mapping: {e}"))?;
+    let (shown, reader): (String, Box<dyn Read>) = match args.input.as_deref() {
+        None => ("stdin".to_owned(), Box::new(std::io::stdin().lock())),
+        Some(p) if p.as_os_str() == "-" => ("stdin".to_owned(), Box::new(std::io::stdin().lock())),
+        Some(p) => {
+            let file = std::fs::File::open(p).map_err(|e| format!("{}: {e}", p.display()))?;
+            (p.display().to_string(), Box::new(file))
+        }
+    };
+    let mut input = Vec::new();
+    let cap = limits.max_input_bytes as u64 + 1;
+    reader
+        .take(cap)
+        .read_to_end(&mut input)
+        .map_err(|e| format!("{shown}: {e}"))?;
+    let options = RemapOptions {
+        calendar_name: args.name.clone(),
+        ..RemapOptions::default()
+    };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let stats = hearth::calendar::remap_into(&input, &mapping, &options, &limits, &mut out)
+        .map_err(|e| format!("{shown}: {e}"))?;
+    out.flush()
+        .map_err(|e| format!("writing the feed failed: {e}"))?;
+    for w in &stats.warnings {
+        eprintln!("hearth: warning: {w}");
+    }
+    Ok(())
 }
 
 /// clap's own errors span several lines; the contract is one line and status 2.
