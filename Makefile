@@ -9,7 +9,7 @@ UI_SOURCES := $(shell find ui/src ui/public -type f 2>/dev/null) ui/index.html u
 BIN := target/release/hearth
 
 .DEFAULT_GOAL := help
-.PHONY: help run build ui test test-rust lint-rust test-ui lint-ui e2e bench clean
+.PHONY: help run build ui test test-rust lint-rust test-ui lint-ui e2e bench clean pi pi32 pi-check check-unit test-install
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -51,6 +51,25 @@ e2e: build ## End-to-end tests: the release binary driven through Debian's Chrom
 
 bench: build ## Benchmarks: binary size, memory, load tests against nginx, engine throughput
 	bash bench/run.sh
+
+# --- Deployment (deploy/): Raspberry Pi builds, the systemd unit, the installer ---------------
+# Cross builds use their own target directory so they never wait on (or block) the host build.
+PI_TARGET_DIR ?= target/pi
+
+pi: ui ## Raspberry Pi 64-bit binary (aarch64) + .sha256 in dist/ (cross, else Debian's toolchain)
+	CARGO_TARGET_DIR=$(PI_TARGET_DIR) bash deploy/cross-build.sh aarch64-unknown-linux-gnu
+
+pi32: ui ## Raspberry Pi 32-bit binary (armv7 hard-float) + .sha256 in dist/
+	CARGO_TARGET_DIR=$(PI_TARGET_DIR) bash deploy/cross-build.sh armv7-unknown-linux-gnueabihf
+
+pi-check: pi ## Run the aarch64 binary under qemu: version, serve, health, page, hosted feed, backup
+	bash deploy/pi-check.sh dist/hearth-aarch64-unknown-linux-gnu
+
+check-unit: ## systemd unit: parses cleanly, systemd-analyze security exposure at most 1.5
+	bash deploy/check-unit.sh
+
+test-install: ## deploy/install.sh in a throw-away root: idempotent, keeps settings and data
+	bash deploy/test-install.sh
 
 clean: ## Remove build outputs (keeps ./data)
 	rm -rf target ui/dist ui/node_modules ui/test-results
