@@ -166,13 +166,22 @@ impl<'a> Iterator for Lexer<'a> {
                 self.pos = l_end;
                 self.line_no = self.line_no.saturating_add(1);
             }
+            let body = &self.input[start..body_end];
+            if matches!(body[0], b' ' | b'\t')
+                && body
+                    .iter()
+                    .all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+            {
+                // Only whitespace, and not a fold of anything: as blank as a blank line.
+                continue;
+            }
             let raw = &self.input[start..self.pos];
             if clean && !self.all_utf8 {
                 clean = std::str::from_utf8(raw).is_ok();
             }
             return Some(LogicalLine {
                 raw,
-                body: &self.input[start..body_end],
+                body,
                 line_no,
                 folded,
                 clean,
@@ -221,6 +230,11 @@ mod tests {
             contents(b"\xEF\xBB\xBFA:1\r\n\r\n\nB:2\r\n"),
             ["A:1", "B:2"]
         );
+    }
+
+    #[test]
+    fn whitespace_only_lines_count_as_blank() {
+        assert_eq!(contents(b"A:1\r\n\r\n \r\n\t\nB:2\r\n"), ["A:1", "B:2"]);
     }
 
     #[test]
