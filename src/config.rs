@@ -114,6 +114,10 @@ pub struct ServeArgs {
     #[arg(long, env = "HEARTH_FEED_TTL", default_value = "15m", value_name = "DURATION", value_parser = parse_ttl)]
     pub feed_ttl: Duration,
 
+    /// Largest upstream feed accepted, after decompression (e.g. 10MiB, 512KiB).
+    #[arg(long, env = "HEARTH_FEED_MAX_SIZE", default_value = "10MiB", value_name = "SIZE", value_parser = parse_size)]
+    pub feed_max_size: usize,
+
     /// Key that publishing a calendar requires. Unset: publishing is open to any visitor.
     #[arg(
         long,
@@ -204,6 +208,7 @@ pub struct Config {
     pub beehive_url: Option<String>,
     pub allow_private_feeds: bool,
     pub feed_ttl: Duration,
+    pub feed_max_size: usize,
     pub publish_key: Option<String>,
     pub log_format: LogFormat,
 }
@@ -236,6 +241,7 @@ impl ServeArgs {
             beehive_url: self.beehive_url,
             allow_private_feeds: self.allow_private_feeds,
             feed_ttl: self.feed_ttl,
+            feed_max_size: self.feed_max_size,
             publish_key,
             log_format: self.log_format,
         })
@@ -255,6 +261,7 @@ impl Config {
             beehive_url: None,
             allow_private_feeds: false,
             feed_ttl: Duration::from_secs(15 * 60),
+            feed_max_size: 10 * 1024 * 1024,
             publish_key: None,
             log_format: LogFormat::Text,
         }
@@ -339,6 +346,29 @@ fn parse_ttl(value: &str) -> Result<Duration, String> {
     Ok(ttl)
 }
 
+/// Sizes like `10MiB`, `512KiB`, `2MB` or plain bytes.
+fn parse_size(value: &str) -> Result<usize, String> {
+    let v = value.trim();
+    let split = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
+    let (digits, unit) = v.split_at(split);
+    let number: usize = digits
+        .parse()
+        .map_err(|_| format!("'{value}' is not a size like 10MiB"))?;
+    let factor: usize = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1024,
+        "m" | "mb" | "mib" => 1024 * 1024,
+        _ => return Err(format!("'{value}' is not a size like 10MiB")),
+    };
+    let size = number
+        .checked_mul(factor)
+        .ok_or_else(|| format!("'{value}' is too large"))?;
+    if !(1024..=256 * 1024 * 1024).contains(&size) {
+        return Err(format!("'{value}' is outside 1KiB to 256MiB"));
+    }
+    Ok(size)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -378,6 +408,22 @@ mod tests {
         );
         assert!(serve_args(&["--feed-ttl", "soon"]).is_err());
         assert!(serve_args(&["--feed-ttl", "30d"]).is_err());
+    }
+
+    #[test]
+    fn feed_max_size_takes_units() {
+        assert_eq!(
+            serve_args(&[]).expect("parses").feed_max_size,
+            10 * 1024 * 1024
+        );
+        assert_eq!(
+            serve_args(&["--feed-max-size", "512KiB"])
+                .expect("parses")
+                .feed_max_size,
+            512 * 1024
+        );
+        assert!(serve_args(&["--feed-max-size", "lots"]).is_err());
+        assert!(serve_args(&["--feed-max-size", "1"]).is_err());
     }
 
     #[test]

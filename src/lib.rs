@@ -3,6 +3,7 @@
 
 pub mod calendar;
 pub mod config;
+pub mod publish;
 pub mod site;
 pub mod store;
 pub mod telemetry;
@@ -27,6 +28,8 @@ pub enum ServeError {
     Io(#[from] std::io::Error),
     #[error("the server task stopped unexpectedly")]
     Task,
+    #[error("the feed fetcher could not start: {0}")]
+    Fetcher(#[from] publish::fetch::FetchError),
 }
 
 /// Serves the site on `listener` until `shutdown` resolves, then lets in-flight requests finish
@@ -40,7 +43,7 @@ pub async fn serve<F>(
 where
     F: Future<Output = ()> + Send + 'static,
 {
-    let state = web::AppState::new(config, db.clone());
+    let state = web::AppState::new(config, db.clone())?;
     let app = web::router(state);
     if let Ok(addr) = listener.local_addr() {
         tracing::info!(%addr, version = config::VERSION, "listening on http://{addr}");

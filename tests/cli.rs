@@ -73,7 +73,9 @@ async fn api_site_reflects_environment_and_flags_win_over_it() {
             ("HEARTH_BEEHIVE_URL", "https://beehive.example/me"),
         ],
     );
-    let profile: serde_json::Value = reqwest::get(server.url("/api/site"))
+    let profile: serde_json::Value = common::client()
+        .get(server.url("/api/site"))
+        .send()
         .await
         .expect("sent")
         .json()
@@ -107,7 +109,9 @@ async fn backup_while_serving_writes_a_valid_database() {
     let dir = tempfile::tempdir().expect("tempdir");
     let server = ServeProcess::start(dir.path(), &[], &[]);
     assert_eq!(
-        reqwest::get(server.url("/readyz"))
+        common::client()
+            .get(server.url("/readyz"))
+            .send()
             .await
             .expect("sent")
             .status(),
@@ -171,7 +175,9 @@ async fn sigterm_stops_the_server_cleanly() {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut server = ServeProcess::start(dir.path(), &[], &[]);
     assert_eq!(
-        reqwest::get(server.url("/healthz"))
+        common::client()
+            .get(server.url("/healthz"))
+            .send()
             .await
             .expect("sent")
             .status(),

@@ -15,6 +15,26 @@ const MIGRATIONS: &[&str] = &[
         value TEXT NOT NULL
     ) STRICT;
     INSERT INTO meta (key, value) VALUES ('created_at', strftime('%Y-%m-%dT%H:%M:%SZ', 'now'));",
+    // 2: published calendars and the last good copy of each upstream feed. Times are unix
+    // milliseconds; the edit token is kept only as its SHA-256.
+    "CREATE TABLE calendars (
+        id         TEXT PRIMARY KEY NOT NULL,
+        name       TEXT NOT NULL,
+        url        TEXT NOT NULL,
+        mapping    TEXT NOT NULL,
+        token_hash TEXT NOT NULL,
+        revision   INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+    ) STRICT;
+    CREATE TABLE feed_copies (
+        url           TEXT PRIMARY KEY NOT NULL,
+        body          BLOB NOT NULL,
+        etag          TEXT,
+        last_modified TEXT,
+        fetched_at    INTEGER NOT NULL,
+        changed_at    INTEGER NOT NULL
+    ) STRICT;",
 ];
 
 /// The schema version this binary writes.

@@ -22,6 +22,8 @@ pub enum AppError {
     #[error("{0}")]
     PayloadTooLarge(String),
     #[error("{0}")]
+    UnsupportedMediaType(String),
+    #[error("{0}")]
     BadGateway(String),
     #[error("{0}")]
     Unavailable(String),
@@ -39,6 +41,7 @@ impl AppError {
             AppError::Forbidden(_) => StatusCode::FORBIDDEN,
             AppError::NotFound(_) => StatusCode::NOT_FOUND,
             AppError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            AppError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             AppError::BadGateway(_) => StatusCode::BAD_GATEWAY,
             AppError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             AppError::Store(_) | AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,

@@ -3,23 +3,26 @@
 
 pub mod assets;
 pub mod error;
+pub mod extract;
 pub mod headers;
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::extract::DefaultBodyLimit;
 use axum::extract::{OriginalUri, Request, State};
 use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{delete, get, post};
 use axum::{Json, Router};
 use tower_http::catch_panic::CatchPanicLayer;
-use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 
 use crate::config::Config;
+use crate::publish::fetch::FetchError;
+use crate::publish::{api as calendar_api, Publisher};
 use crate::site::Site;
 use crate::store::Db;
 use error::{json_error, AppError};
@@ -27,6 +30,9 @@ use headers::REQUEST_ID;
 
 /// Largest request body any route accepts; routes may set lower limits.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+
+/// Largest publish request (`POST /api/calendars`).
+pub const MAX_PUBLISH_BYTES: usize = 64 * 1024;
 
 /// A request taking longer than this is answered 408; upstream fetches have their own, shorter limits.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
@@ -37,16 +43,23 @@ pub struct AppState {
     pub config: Arc<Config>,
     pub db: Db,
     pub site: Arc<Site>,
+    pub publisher: Arc<Publisher>,
 }
 
 impl AppState {
-    pub fn new(config: Config, db: Db) -> AppState {
+    pub fn new(config: Config, db: Db) -> Result<AppState, FetchError> {
         let site = Arc::new(Site::new(&config));
-        AppState {
+        let publisher = Arc::new(Publisher::new(
+            db.clone(),
+            config.allow_private_feeds,
+            config.feed_max_size,
+        )?);
+        Ok(AppState {
             config: Arc::new(config),
             db,
             site,
-        }
+            publisher,
+        })
     }
 }
 
@@ -54,10 +67,20 @@ impl AppState {
 pub fn router(state: AppState) -> Router {
     let api = Router::new()
         .route("/site", get(site_profile))
+        .route("/feed", get(calendar_api::get_feed))
+        .route("/render", post(calendar_api::render))
+        .route(
+            "/calendars",
+            post(calendar_api::publish).layer(DefaultBodyLimit::max(MAX_PUBLISH_BYTES)),
+        )
+        .route("/calendars/{id}", delete(calendar_api::unpublish))
         .fallback(api_not_found);
 
     // Requests worth a log line: the API and the hosted feeds. Static files and probes are not.
-    let logged = Router::new().nest("/api", api).layer(
+    let logged = Router::new()
+        .nest("/api", api)
+        .route("/cal/{file}", get(calendar_api::hosted_feed))
+        .layer(
         TraceLayer::new_for_http().make_span_with(|request: &Request| {
             let id = request
                 .headers()
@@ -79,7 +102,7 @@ pub fn router(state: AppState) -> Router {
     for layer in headers::security_layers() {
         app = app.layer(layer);
     }
-    app.layer(RequestBodyLimitLayer::new(MAX_BODY_BYTES))
+    app.layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(TimeoutLayer::with_status_code(
             StatusCode::REQUEST_TIMEOUT,
             REQUEST_TIMEOUT,

@@ -87,6 +87,7 @@ impl TestServer {
 }
 
 pub fn client() -> reqwest::Client {
+    hearth::publish::fetch::install_crypto_provider();
     reqwest::Client::builder()
         .timeout(Duration::from_secs(20))
         .build()

@@ -1,0 +1,412 @@
+//! The calendar API: `GET /api/feed` (a feed as the editor sees it), `POST /api/render` (the
+//! preview, from the same engine subscribers get), `POST /api/calendars` and
+//! `DELETE /api/calendars/{id}` (publishing), and `GET|HEAD /cal/{id}.ics` (the hosted feed).
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use axum::extract::{Path, Query, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+use super::calendars::{self, DeleteOutcome, PublishOutcome, MAX_TEMPLATE_BYTES};
+use super::feeds::{FeedError, FeedOutcome};
+use super::fetch::normalize_url;
+use super::hosted;
+use crate::calendar::{self, CompiledMapping, MappedField, Mapping, Template, TemplateError};
+use crate::web::error::AppError;
+use crate::web::extract::JsonBody;
+use crate::web::AppState;
+
+/// Events sent per page of `/api/feed` unless the caller asks for fewer.
+const DEFAULT_PAGE: usize = 100;
+const MAX_PAGE: usize = 500;
+const MAX_WARNINGS: usize = 50;
+/// A feed fetched for the editor is reused this long, so paging through samples is cheap.
+const EDITOR_MAX_AGE: Duration = Duration::from_secs(60);
+
+#[derive(Debug, Deserialize)]
+pub struct FeedQuery {
+    url: Option<String>,
+    offset: Option<usize>,
+    limit: Option<usize>,
+    /// Ask upstream again even if the copy is younger than a minute (the editor's Refetch).
+    refresh: Option<bool>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FeedAnswer {
+    url: String,
+    properties: Vec<NameValue>,
+    events: Vec<BTreeMap<String, String>>,
+    event_count: usize,
+    offset: usize,
+    size_bytes: usize,
+    warnings: Vec<String>,
+    warning_count: usize,
+    fetched_at: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stale: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+struct NameValue {
+    name: String,
+    value: String,
+}
+
+fn feed_error(error: FeedError) -> AppError {
+    match error {
+        FeedError::Fetch(e) if e.is_client_error() => AppError::BadRequest(e.to_string()),
+        FeedError::Fetch(e) => AppError::BadGateway(e.to_string()),
+        FeedError::NotCalendar(m) => AppError::BadGateway(format!("not a calendar: {m}")),
+        FeedError::Store(e) => AppError::Store(e),
+    }
+}
+
+pub async fn get_feed(
+    State(state): State<AppState>,
+    Query(query): Query<FeedQuery>,
+) -> Result<Response, AppError> {
+    let raw = query
+        .url
+        .ok_or_else(|| AppError::BadRequest("url: the feed address is missing".into()))?;
+    let url = normalize_url(&raw).map_err(|e| AppError::BadRequest(format!("url: {e}")))?;
+    let max_age = if query.refresh.unwrap_or(false) {
+        Duration::from_secs(5)
+    } else {
+        EDITOR_MAX_AGE
+    };
+    let outcome = state
+        .publisher
+        .feeds
+        .get(&url, max_age, false)
+        .await
+        .map_err(feed_error)?;
+    let offset = query.offset.unwrap_or(0);
+    let limit = query.limit.unwrap_or(DEFAULT_PAGE).min(MAX_PAGE);
+    let url_text = url.to_string();
+    let answer =
+        tokio::task::spawn_blocking(move || describe_feed(&outcome, url_text, offset, limit))
+            .await
+            .map_err(|_| AppError::Internal("the feed task stopped".into()))??;
+    Ok(Json(answer).into_response())
+}
+
+fn describe_feed(
+    outcome: &FeedOutcome,
+    url: String,
+    offset: usize,
+    limit: usize,
+) -> Result<FeedAnswer, AppError> {
+    let (doc, warnings) = calendar::parse(&outcome.copy.body, &calendar::Limits::default())
+        .map_err(|e| AppError::BadGateway(format!("not a calendar: {e}")))?;
+    let events = doc
+        .events()
+        .skip(offset)
+        .take(limit)
+        .map(|e| e.to_map())
+        .collect();
+    Ok(FeedAnswer {
+        url,
+        properties: doc
+            .calendar_properties()
+            .into_iter()
+            .map(|(name, value)| NameValue { name, value })
+            .collect(),
+        events,
+        event_count: doc.event_count(),
+        offset,
+        size_bytes: outcome.copy.body.len(),
+        warning_count: warnings.len(),
+        warnings: warnings
+            .iter()
+            .take(MAX_WARNINGS)
+            .map(ToString::to_string)
+            .collect(),
+        fetched_at: httpdate::fmt_http_date(outcome.copy.fetched_at),
+        stale: outcome.stale.as_ref().map(ToString::to_string),
+    })
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RenderRequest {
+    event: BTreeMap<String, String>,
+    mapping: Option<Map<String, Value>>,
+    template: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+struct RenderError {
+    field: String,
+    position: usize,
+    message: String,
+}
+
+impl From<TemplateError> for RenderError {
+    fn from(e: TemplateError) -> Self {
+        RenderError {
+            field: e.field,
+            position: e.position,
+            message: e.message,
+        }
+    }
+}
+
+pub async fn render(JsonBody(request): JsonBody<RenderRequest>) -> Result<Response, AppError> {
+    match (request.mapping, request.template) {
+        (Some(_), Some(_)) => Err(AppError::BadRequest(
+            "send either a mapping or a template, not both".into(),
+        )),
+        (None, None) => Err(AppError::BadRequest(
+            "mapping: send a mapping or a template to render".into(),
+        )),
+        (None, Some(template)) => {
+            check_template_size("template", &template)?;
+            let (compiled, errors) = Template::compile_lenient(&template);
+            let result = compiled.render(&request.event);
+            let errors: Vec<RenderError> = errors.into_iter().map(RenderError::from).collect();
+            Ok(Json(json!({ "result": result, "errors": errors })).into_response())
+        }
+        (Some(raw), None) => {
+            let mut mapping = Mapping::default();
+            for (key, value) in &raw {
+                let field = MappedField::from_name(key).ok_or_else(|| {
+                    AppError::BadRequest(format!(
+                        "mapping: unknown field '{key}' (the fields are SUMMARY, DESCRIPTION, LOCATION, DTSTART, DTEND)"
+                    ))
+                })?;
+                let template = value.as_str().ok_or_else(|| {
+                    AppError::BadRequest(format!("mapping.{key}: must be a string"))
+                })?;
+                check_template_size(&format!("mapping.{key}"), template)?;
+                mapping.set(field, template);
+            }
+            let (compiled, errors) = CompiledMapping::compile_lenient(&mapping);
+            let fields: BTreeMap<&'static str, String> = compiled
+                .render_all(&request.event)
+                .into_iter()
+                .map(|(f, v)| (f.name(), v))
+                .collect();
+            let errors: Vec<RenderError> = errors.into_iter().map(RenderError::from).collect();
+            Ok(Json(json!({ "fields": fields, "errors": errors })).into_response())
+        }
+    }
+}
+
+fn check_template_size(what: &str, template: &str) -> Result<(), AppError> {
+    if template.len() > MAX_TEMPLATE_BYTES {
+        return Err(AppError::BadRequest(format!(
+            "{what}: the template is longer than {MAX_TEMPLATE_BYTES} bytes"
+        )));
+    }
+    Ok(())
+}
+
+#[derive(Debug, Deserialize)]
+pub struct PublishRequest {
+    id: String,
+    name: String,
+    url: String,
+    mapping: Map<String, Value>,
+    #[serde(rename = "editToken")]
+    edit_token: Option<String>,
+}
+
+/// `Authorization: Bearer <token>`.
+fn bearer(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            v.strip_prefix("Bearer ")
+                .or_else(|| v.strip_prefix("bearer "))
+        })
+        .map(|t| t.trim().to_owned())
+        .filter(|t| !t.is_empty())
+}
+
+fn check_publish_key(state: &AppState, headers: &HeaderMap) -> Result<(), AppError> {
+    let Some(expected) = &state.config.publish_key else {
+        return Ok(());
+    };
+    let given = headers
+        .get("x-publish-key")
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim);
+    let ok = given.is_some_and(|g| {
+        g.len() == expected.len()
+            && g.bytes()
+                .zip(expected.bytes())
+                .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+                == 0
+    });
+    if ok {
+        Ok(())
+    } else {
+        Err(AppError::Unauthorized(
+            "publishing needs this site's publish key (X-Publish-Key header)".into(),
+        ))
+    }
+}
+
+/// The site's public address: `--public-url`, else the request's Host and X-Forwarded-Proto.
+fn public_base(state: &AppState, headers: &HeaderMap) -> Result<String, AppError> {
+    if let Some(url) = &state.config.public_url {
+        return Ok(url.clone());
+    }
+    let host = headers
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .filter(|h| {
+            !h.is_empty()
+                && h.len() <= 255
+                && h.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b".-:[]_".contains(&b))
+        })
+        .ok_or_else(|| AppError::BadRequest("the request has no valid Host header".into()))?;
+    let proto = headers
+        .get("x-forwarded-proto")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(',').next())
+        .map(|v| v.trim().to_ascii_lowercase())
+        .filter(|p| p == "https" || p == "http")
+        .unwrap_or_else(|| "http".to_owned());
+    Ok(format!("{proto}://{host}"))
+}
+
+pub async fn publish(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    JsonBody(request): JsonBody<PublishRequest>,
+) -> Result<Response, AppError> {
+    check_publish_key(&state, &headers)?;
+    let input = calendars::validate(&request.id, &request.name, &request.url, &request.mapping)
+        .map_err(AppError::BadRequest)?;
+    let base = public_base(&state, &headers)?;
+    let token = bearer(&headers).or(request.edit_token);
+
+    // The feed must work before a link to it is handed out; this also warms the cache.
+    let url = normalize_url(&input.url).map_err(|e| AppError::BadRequest(format!("url: {e}")))?;
+    state
+        .publisher
+        .feeds
+        .get(&url, state.config.feed_ttl, true)
+        .await
+        .map_err(|e| match feed_error(e) {
+            AppError::BadRequest(m) => AppError::BadRequest(format!("url: {m}")),
+            AppError::BadGateway(m) => {
+                AppError::BadGateway(format!("the feed could not be fetched: {m}"))
+            }
+            other => other,
+        })?;
+
+    let id = input.id.clone();
+    let outcome = calendars::publish(&state.db, input, token).await?;
+    let hosted_url = format!("{base}/cal/{id}.ics");
+    match outcome {
+        PublishOutcome::Forbidden => Err(AppError::Forbidden(format!(
+            "calendar '{id}' was published before: republishing it needs its edit token"
+        ))),
+        PublishOutcome::Created { token, record } => {
+            state.publisher.remember(record);
+            Ok((
+                StatusCode::CREATED,
+                Json(json!({ "hostedUrl": hosted_url, "editToken": token, "revision": 0 })),
+            )
+                .into_response())
+        }
+        PublishOutcome::Updated { record } => {
+            let revision = record.revision;
+            state.publisher.remember(record);
+            Ok(Json(json!({ "hostedUrl": hosted_url, "revision": revision })).into_response())
+        }
+    }
+}
+
+pub async fn unpublish(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Result<Response, AppError> {
+    check_publish_key(&state, &headers)?;
+    calendars::validate_id(&id).map_err(AppError::BadRequest)?;
+    match calendars::delete(&state.db, id.clone(), bearer(&headers)).await? {
+        DeleteOutcome::Deleted => {
+            state.publisher.forget(&id);
+            Ok(StatusCode::NO_CONTENT.into_response())
+        }
+        DeleteOutcome::NotFound => Err(AppError::NotFound(format!("no published calendar '{id}'"))),
+        DeleteOutcome::Forbidden => Err(AppError::Forbidden(
+            "unpublishing needs the calendar's edit token (Authorization: Bearer)".into(),
+        )),
+    }
+}
+
+/// `GET|HEAD /cal/{file}` where file is `{id}.ics`.
+pub async fn hosted_feed(
+    State(state): State<AppState>,
+    Path(file): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    match hosted_feed_inner(&state, &file, &headers).await {
+        Ok(response) => response,
+        // Calendar apps show this text; JSON would mean nothing to them.
+        Err(e) => {
+            let status = e.status();
+            let text = if status == StatusCode::INTERNAL_SERVER_ERROR {
+                tracing::error!(error = %e, "hosted feed failed");
+                "internal error\n".to_owned()
+            } else {
+                format!("{e}\n")
+            };
+            (
+                status,
+                [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+                text,
+            )
+                .into_response()
+        }
+    }
+}
+
+async fn hosted_feed_inner(
+    state: &AppState,
+    file: &str,
+    headers: &HeaderMap,
+) -> Result<Response, AppError> {
+    let id = file
+        .strip_suffix(".ics")
+        .filter(|id| calendars::validate_id(id).is_ok())
+        .ok_or_else(|| AppError::NotFound("no such calendar".into()))?;
+    let calendar = state
+        .publisher
+        .calendar(&state.db, id)
+        .await?
+        .ok_or_else(|| AppError::NotFound("no such calendar".into()))?;
+    let url = normalize_url(&calendar.url)
+        .map_err(|e| AppError::Internal(format!("stored url is invalid: {e}")))?;
+    let ttl = state.config.feed_ttl;
+    let feed = state
+        .publisher
+        .feeds
+        .get(&url, ttl, true)
+        .await
+        .map_err(|e| match e {
+            FeedError::Store(s) => AppError::Store(s),
+            other => AppError::BadGateway(format!(
+                "the calendar's source feed is unavailable and no copy is kept: {other}"
+            )),
+        })?;
+    let rendered = state
+        .publisher
+        .renders
+        .render(&calendar, &feed, ttl)
+        .await?;
+    Ok(hosted::response(&rendered, &calendar, &feed, ttl, headers))
+}

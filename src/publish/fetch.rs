@@ -1,0 +1,505 @@
+//! Fetching upstream calendar feeds safely: http(s) only, no server-side request forgery (every
+//! address actually connected to is checked, on every redirect too), time and size limits on the
+//! decompressed body, and conditional requests against the copy we already hold.
+
+use std::collections::HashMap;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::sync::{Arc, Once};
+use std::time::Duration;
+
+use reqwest::dns::{Addrs, Name, Resolve, Resolving};
+use reqwest::header::{HeaderValue, ETAG, IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_MODIFIED};
+use reqwest::{redirect, StatusCode, Url};
+
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+pub const TOTAL_TIMEOUT: Duration = Duration::from_secs(15);
+pub const MAX_REDIRECTS: usize = 5;
+/// Default for `--feed-max-size`.
+pub const DEFAULT_MAX_FEED_BYTES: usize = 10 * 1024 * 1024;
+const MAX_URL_LEN: usize = 2048;
+
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
+pub enum FetchError {
+    #[error("the feed address is empty")]
+    EmptyUrl,
+    #[error("the feed address is longer than {MAX_URL_LEN} characters")]
+    UrlTooLong,
+    #[error("'{0}' is not a valid address")]
+    InvalidUrl(String),
+    #[error("only http, https and webcal addresses can be fetched, not {0}:")]
+    UnsupportedScheme(String),
+    #[error("the feed address points to a refused address ({0}): loopback, private and link-local networks are not fetched")]
+    RefusedAddress(String),
+    #[error("the feed's host could not be found: {0}")]
+    Dns(String),
+    #[error("could not connect to the feed's server: {0}")]
+    Connect(String),
+    #[error("the feed took longer than {0} seconds to answer")]
+    Timeout(u64),
+    #[error("the feed is larger than the limit of {0} bytes")]
+    TooLarge(usize),
+    #[error("the feed's server answered HTTP {0}")]
+    Status(u16),
+    #[error("the feed redirected more than {MAX_REDIRECTS} times")]
+    TooManyRedirects,
+    #[error("fetching the feed failed: {0}")]
+    Other(String),
+}
+
+impl FetchError {
+    /// Whether the caller, not the upstream server, is at fault (a 4xx rather than a 502).
+    pub fn is_client_error(&self) -> bool {
+        matches!(
+            self,
+            FetchError::EmptyUrl
+                | FetchError::UrlTooLong
+                | FetchError::InvalidUrl(_)
+                | FetchError::UnsupportedScheme(_)
+                | FetchError::RefusedAddress(_)
+        )
+    }
+}
+
+/// What the server answered.
+#[derive(Debug)]
+pub enum Fetched {
+    /// A new body, with the validators to send next time.
+    Body {
+        bytes: Vec<u8>,
+        etag: Option<String>,
+        last_modified: Option<String>,
+    },
+    /// 304: the copy we hold is still current.
+    NotModified,
+}
+
+/// Validators of the copy we hold, for a conditional request.
+#[derive(Debug, Default, Clone)]
+pub struct Validators {
+    pub etag: Option<String>,
+    pub last_modified: Option<String>,
+}
+
+/// Normalises a user-supplied feed address: trims it, turns webcal: into https:, and accepts
+/// only http and https.
+pub fn normalize_url(raw: &str) -> Result<Url, FetchError> {
+    let trimmed = raw.trim();
+    if trimmed.is_empty() {
+        return Err(FetchError::EmptyUrl);
+    }
+    if trimmed.len() > MAX_URL_LEN {
+        return Err(FetchError::UrlTooLong);
+    }
+    let rewritten = match trimmed.split_once(':') {
+        Some((scheme, rest)) if scheme.eq_ignore_ascii_case("webcal") => format!("https:{rest}"),
+        _ => trimmed.to_owned(),
+    };
+    let url = Url::parse(&rewritten).map_err(|_| FetchError::InvalidUrl(trimmed.to_owned()))?;
+    match url.scheme() {
+        "http" | "https" => {}
+        other => return Err(FetchError::UnsupportedScheme(other.to_owned())),
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err(FetchError::InvalidUrl(trimmed.to_owned()));
+    }
+    Ok(url)
+}
+
+/// Decides which addresses may not be contacted.
+pub type RefusePolicy = Arc<dyn Fn(IpAddr) -> bool + Send + Sync>;
+
+/// How a fetcher behaves; `FetchOptions::new` gives the production settings.
+#[derive(Clone)]
+pub struct FetchOptions {
+    pub refuse: RefusePolicy,
+    pub max_bytes: usize,
+    pub connect_timeout: Duration,
+    pub total_timeout: Duration,
+    /// Fixed answers for host names (checked like any other answer), for tests and LAN setups.
+    pub hosts: HashMap<String, IpAddr>,
+}
+
+impl FetchOptions {
+    pub fn new(allow_private: bool, max_bytes: usize) -> FetchOptions {
+        let refuse: RefusePolicy = if allow_private {
+            Arc::new(|_| false)
+        } else {
+            Arc::new(is_refused)
+        };
+        FetchOptions {
+            refuse,
+            max_bytes,
+            connect_timeout: CONNECT_TIMEOUT,
+            total_timeout: TOTAL_TIMEOUT,
+            hosts: HashMap::new(),
+        }
+    }
+}
+
+/// Fetches feeds; cheap to clone (one connection pool).
+#[derive(Clone)]
+pub struct Fetcher {
+    client: reqwest::Client,
+    refuse: RefusePolicy,
+    max_bytes: usize,
+    total_timeout: Duration,
+}
+
+impl std::fmt::Debug for Fetcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Fetcher")
+            .field("max_bytes", &self.max_bytes)
+            .finish()
+    }
+}
+
+/// Installs ring as the process-wide rustls provider (once); every HTTP client needs it.
+pub fn install_crypto_provider() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // Fails only when a provider is installed already, which is just as good.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+}
+
+impl Fetcher {
+    pub fn new(allow_private: bool, max_bytes: usize) -> Result<Fetcher, FetchError> {
+        Fetcher::with_options(FetchOptions::new(allow_private, max_bytes))
+    }
+
+    pub fn with_options(options: FetchOptions) -> Result<Fetcher, FetchError> {
+        install_crypto_provider();
+        let refuse = options.refuse.clone();
+        let redirect_policy = redirect::Policy::custom(move |attempt| {
+            if attempt.previous().len() > MAX_REDIRECTS {
+                return attempt.error(FetchError::TooManyRedirects);
+            }
+            let url = attempt.url();
+            if !matches!(url.scheme(), "http" | "https") {
+                let scheme = url.scheme().to_owned();
+                return attempt.error(FetchError::UnsupportedScheme(scheme));
+            }
+            // Hostnames go through the checking resolver again; literal addresses do not.
+            if let Some(ip) = literal_ip(url).filter(|ip| refuse(*ip)) {
+                return attempt.error(FetchError::RefusedAddress(ip.to_string()));
+            }
+            attempt.follow()
+        });
+        let client = reqwest::Client::builder()
+            .user_agent(concat!(
+                "hearth/",
+                env!("CARGO_PKG_VERSION"),
+                " (calendar feed remapper)"
+            ))
+            .connect_timeout(options.connect_timeout)
+            .timeout(options.total_timeout)
+            .redirect(redirect_policy)
+            .no_proxy()
+            .dns_resolver(Arc::new(CheckingResolver {
+                refuse: options.refuse.clone(),
+                hosts: options.hosts,
+            }))
+            .build()
+            .map_err(|e| FetchError::Other(e.to_string()))?;
+        Ok(Fetcher {
+            client,
+            refuse: options.refuse,
+            max_bytes: options.max_bytes,
+            total_timeout: options.total_timeout,
+        })
+    }
+
+    pub fn max_bytes(&self) -> usize {
+        self.max_bytes
+    }
+
+    /// Fetches `url` (already normalised), conditionally when `validators` are given.
+    pub async fn fetch(&self, url: &Url, validators: &Validators) -> Result<Fetched, FetchError> {
+        if let Some(ip) = literal_ip(url).filter(|ip| (self.refuse)(*ip)) {
+            return Err(FetchError::RefusedAddress(ip.to_string()));
+        }
+        let mut request = self.client.get(url.clone()).header(
+            reqwest::header::ACCEPT,
+            "text/calendar, text/plain;q=0.8, */*;q=0.5",
+        );
+        if let Some(etag) = validators
+            .etag
+            .as_deref()
+            .and_then(|v| HeaderValue::from_str(v).ok())
+        {
+            request = request.header(IF_NONE_MATCH, etag);
+        }
+        if let Some(lm) = validators
+            .last_modified
+            .as_deref()
+            .and_then(|v| HeaderValue::from_str(v).ok())
+        {
+            request = request.header(IF_MODIFIED_SINCE, lm);
+        }
+        let mut response = request
+            .send()
+            .await
+            .map_err(|e| classify(e, self.total_timeout))?;
+        let status = response.status();
+        if status == StatusCode::NOT_MODIFIED {
+            return Ok(Fetched::NotModified);
+        }
+        if !status.is_success() {
+            return Err(FetchError::Status(status.as_u16()));
+        }
+        if response
+            .content_length()
+            .is_some_and(|len| len > self.max_bytes as u64)
+        {
+            return Err(FetchError::TooLarge(self.max_bytes));
+        }
+        let header = |name| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|v: &HeaderValue| v.to_str().ok())
+                .map(str::to_owned)
+        };
+        let etag = header(ETAG);
+        let last_modified = header(LAST_MODIFIED);
+        // Counted after decompression: a small gzip body cannot blow up past the limit.
+        let mut bytes = Vec::new();
+        while let Some(chunk) = response
+            .chunk()
+            .await
+            .map_err(|e| classify(e, self.total_timeout))?
+        {
+            if bytes.len() + chunk.len() > self.max_bytes {
+                return Err(FetchError::TooLarge(self.max_bytes));
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        Ok(Fetched::Body {
+            bytes,
+            etag,
+            last_modified,
+        })
+    }
+}
+
+fn literal_ip(url: &Url) -> Option<IpAddr> {
+    match url.host()? {
+        url::Host::Ipv4(ip) => Some(IpAddr::V4(ip)),
+        url::Host::Ipv6(ip) => Some(IpAddr::V6(ip)),
+        url::Host::Domain(_) => None,
+    }
+}
+
+/// Maps reqwest's errors to ours, finding our own error (refused address, redirects) inside.
+fn classify(error: reqwest::Error, total_timeout: Duration) -> FetchError {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(&error);
+    while let Some(e) = source {
+        if let Some(ours) = e.downcast_ref::<FetchError>() {
+            return ours.clone();
+        }
+        source = e.source();
+    }
+    if error.is_timeout() {
+        return FetchError::Timeout(total_timeout.as_secs().max(1));
+    }
+    if error.is_redirect() {
+        return FetchError::TooManyRedirects;
+    }
+    if error.is_connect() {
+        return FetchError::Connect(root_cause(&error));
+    }
+    FetchError::Other(root_cause(&error))
+}
+
+fn root_cause(error: &dyn std::error::Error) -> String {
+    let mut last = error.to_string();
+    let mut source = error.source();
+    while let Some(e) = source {
+        last = e.to_string();
+        source = e.source();
+    }
+    last
+}
+
+/// Resolves with the system resolver and drops every refused address, so the connection can
+/// only go to an address that passed the check (no DNS-rebinding gap between check and use).
+struct CheckingResolver {
+    refuse: RefusePolicy,
+    hosts: HashMap<String, IpAddr>,
+}
+
+impl Resolve for CheckingResolver {
+    fn resolve(&self, name: Name) -> Resolving {
+        let refuse = self.refuse.clone();
+        let host = name.as_str().to_owned();
+        let fixed = self.hosts.get(&host.to_ascii_lowercase()).copied();
+        Box::pin(async move {
+            type BoxError = Box<dyn std::error::Error + Send + Sync>;
+            let addrs: Vec<SocketAddr> = match fixed {
+                Some(ip) => vec![SocketAddr::new(ip, 0)],
+                None => match tokio::net::lookup_host((host.as_str(), 0)).await {
+                    Ok(found) => found.collect(),
+                    Err(e) => {
+                        return Err(Box::new(FetchError::Dns(format!("{host}: {e}"))) as BoxError)
+                    }
+                },
+            };
+            if addrs.is_empty() {
+                return Err(Box::new(FetchError::Dns(host)) as BoxError);
+            }
+            let allowed: Vec<SocketAddr> =
+                addrs.iter().copied().filter(|a| !refuse(a.ip())).collect();
+            if allowed.is_empty() {
+                let shown = addrs.first().map(|a| a.ip().to_string()).unwrap_or(host);
+                return Err(Box::new(FetchError::RefusedAddress(shown)) as BoxError);
+            }
+            Ok(Box::new(allowed.into_iter()) as Addrs)
+        })
+    }
+}
+
+/// Addresses a feed may not live on: anything not on the public internet.
+pub fn is_refused(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => is_refused_v4(v4),
+        IpAddr::V6(v6) => is_refused_v6(v6),
+    }
+}
+
+fn is_refused_v4(ip: Ipv4Addr) -> bool {
+    let [a, b, c, _] = ip.octets();
+    ip.is_unspecified()
+        || ip.is_loopback()
+        || ip.is_private()
+        || ip.is_link_local()
+        || ip.is_multicast()
+        || ip.is_broadcast()
+        || ip.is_documentation()
+        || a == 0 // "this network"
+        || (a == 100 && (64..128).contains(&b)) // CGNAT 100.64.0.0/10
+        || (a == 192 && b == 0 && c == 0) // IETF protocol assignments
+        || (a == 198 && (b == 18 || b == 19)) // benchmarking
+        || a >= 240 // reserved
+}
+
+fn is_refused_v6(ip: Ipv6Addr) -> bool {
+    let segments = ip.segments();
+    if let Some(v4) = ip.to_ipv4_mapped() {
+        return is_refused_v4(v4);
+    }
+    // IPv4-compatible (::a.b.c.d, deprecated) and NAT64 (64:ff9b::/96) embed an IPv4 address.
+    let embedded = Ipv4Addr::new(
+        (segments[6] >> 8) as u8,
+        segments[6] as u8,
+        (segments[7] >> 8) as u8,
+        segments[7] as u8,
+    );
+    if segments[..6] == [0, 0, 0, 0, 0, 0] && !ip.is_unspecified() && !ip.is_loopback() {
+        return is_refused_v4(embedded);
+    }
+    if segments[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
+        return is_refused_v4(embedded);
+    }
+    // 6to4 (2002::/16) embeds the IPv4 address in the next 32 bits.
+    if segments[0] == 0x2002 {
+        let v4 = Ipv4Addr::new(
+            (segments[1] >> 8) as u8,
+            segments[1] as u8,
+            (segments[2] >> 8) as u8,
+            segments[2] as u8,
+        );
+        if is_refused_v4(v4) {
+            return true;
+        }
+    }
+    ip.is_unspecified()
+        || ip.is_loopback()
+        || ip.is_multicast()
+        || (segments[0] & 0xffc0) == 0xfe80 // link-local fe80::/10
+        || (segments[0] & 0xffc0) == 0xfec0 // site-local fec0::/10 (deprecated)
+        || (segments[0] & 0xfe00) == 0xfc00 // unique-local fc00::/7
+        || (segments[0] == 0x2001 && segments[1] == 0x0db8) // documentation
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused(s: &str) -> bool {
+        is_refused(s.parse().expect("address"))
+    }
+
+    #[test]
+    fn private_loopback_link_local_and_special_addresses_are_refused() {
+        for ip in [
+            "127.0.0.1",
+            "127.8.9.10",
+            "10.1.2.3",
+            "172.16.0.1",
+            "172.31.255.255",
+            "192.168.1.1",
+            "169.254.169.254",
+            "100.64.0.1",
+            "100.127.255.254",
+            "0.0.0.0",
+            "224.0.0.1",
+            "255.255.255.255",
+            "::1",
+            "::",
+            "fe80::1",
+            "fc00::1",
+            "fd12:3456::1",
+            "ff02::1",
+            "::ffff:127.0.0.1",
+            "::ffff:10.0.0.1",
+            "::127.0.0.1",
+            "64:ff9b::a9fe:a9fe",
+            "2002:7f00:1::1",
+        ] {
+            assert!(refused(ip), "{ip} should be refused");
+        }
+    }
+
+    #[test]
+    fn public_addresses_are_allowed() {
+        for ip in [
+            "8.8.8.8",
+            "1.1.1.1",
+            "172.32.0.1",
+            "100.128.0.1",
+            "2606:4700:4700::1111",
+            "::ffff:8.8.8.8",
+        ] {
+            assert!(!refused(ip), "{ip} should be allowed");
+        }
+    }
+
+    #[test]
+    fn webcal_becomes_https_and_other_schemes_are_refused() {
+        assert_eq!(
+            normalize_url(" webcal://example.org/a.ics ")
+                .expect("valid")
+                .as_str(),
+            "https://example.org/a.ics"
+        );
+        assert_eq!(
+            normalize_url("WEBCAL://example.org/a.ics")
+                .expect("valid")
+                .scheme(),
+            "https"
+        );
+        assert!(matches!(
+            normalize_url("file:///etc/passwd"),
+            Err(FetchError::UnsupportedScheme(s)) if s == "file"
+        ));
+        assert!(matches!(
+            normalize_url("ftp://example.org/x"),
+            Err(FetchError::UnsupportedScheme(_))
+        ));
+        assert_eq!(normalize_url("  "), Err(FetchError::EmptyUrl));
+        assert!(matches!(
+            normalize_url("not a url"),
+            Err(FetchError::InvalidUrl(_))
+        ));
+    }
+}
