@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# End-to-end throughput of `hearth remap` on one core: generated feeds of 1k/10k/100k events,
+# (a) the default mapping and (b) SUMMARY "${SUMMARY} @ ${LOCATION}" plus a g-flag regex on
+# DESCRIPTION. Prints MB/s, events/s and peak RSS; targets: (a) >= 300 MB/s, (b) >= 150 MB/s,
+# peak RSS <= 2x the input. Usage: bench/remap.sh [SIZES...]   (SKIP_BUILD=1 reuses the binaries)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+target="${CARGO_TARGET_DIR:-target}"
+out=bench/out
+runs="${RUNS:-5}"
+sizes=("$@")
+[ ${#sizes[@]} -gt 0 ] || sizes=(1000 10000 100000)
+mkdir -p "$out"
+
+if [ -z "${SKIP_BUILD:-}" ]; then
+    cargo build --release --quiet --bin hearth --example gen_feed
+fi
+bin="$target/release/hearth"
+gen="$target/release/examples/gen_feed"
+
+cat > "$out/mapping-default.json" <<'JSON'
+{}
+JSON
+cat > "$out/mapping-realistic.json" <<'JSON'
+{"SUMMARY": "${SUMMARY} @ ${LOCATION}", "DESCRIPTION": "${DESCRIPTION|re:s/https?:\\/\\/\\S+/<link>/g}"}
+JSON
+
+pin=(taskset -c 0)
+command -v taskset >/dev/null || pin=()
+
+now_ns() { date +%s%N; }
+
+printf '%-8s %-10s %10s %9s %10s %12s %10s %8s\n' events mapping input_MB best_ms MB/s events/s peak_MB rss/in
+fail=0
+for n in "${sizes[@]}"; do
+    feed="$out/feed-$n.ics"
+    [ -s "$feed" ] || "$gen" "$n" > "$feed"
+    bytes=$(stat -c %s "$feed")
+    for mapping in default realistic; do
+        args=(remap --mapping "$out/mapping-$mapping.json" "$feed")
+        "$bin" "${args[@]}" > "$out/remapped-$n-$mapping.ics"
+        best=""
+        for _ in $(seq "$runs"); do
+            t0=$(now_ns)
+            "${pin[@]}" "$bin" "${args[@]}" > /dev/null
+            t1=$(now_ns)
+            dt=$((t1 - t0))
+            if [ -z "$best" ] || [ "$dt" -lt "$best" ]; then best=$dt; fi
+        done
+        rss_kb=$(/usr/bin/time -f '%M' "${pin[@]}" "$bin" "${args[@]}" 2>&1 >/dev/null | tail -n1)
+        awk -v n="$n" -v m="$mapping" -v b="$bytes" -v ns="$best" -v rss="$rss_kb" 'BEGIN {
+            s = ns / 1e9; mbs = b / 1e6 / s; ratio = rss * 1024 / b;
+            printf "%-8d %-10s %10.2f %9.1f %10.1f %12.0f %10.1f %8.2f\n", n, m, b / 1e6, s * 1000, mbs, n / s, rss / 1024, ratio
+        }'
+        if [ "$n" -ge 10000 ]; then
+            target_mbs=300; [ "$mapping" = realistic ] && target_mbs=150
+            awk -v b="$bytes" -v ns="$best" -v rss="$rss_kb" -v t="$target_mbs" \
+                'BEGIN { exit !((b / 1e6) / (ns / 1e9) >= t && rss * 1024 <= 2 * b) }' || {
+                echo "  ^ below target (${target_mbs} MB/s, peak RSS <= 2x input)"
+                fail=1
+            }
+        fi
+    done
+done
+exit "$fail"
