@@ -126,11 +126,11 @@ install_hearth() {
 
 # Polls /healthz for a few seconds so the owner learns at once whether the service came up.
 wait_healthy() {
-  local listen="$1" url i
+  local listen="$1" url
   url="http://${listen/0.0.0.0/127.0.0.1}/healthz"
   url="${url/\[::\]/[::1]}"
   command -v curl >/dev/null 2>&1 || return 0
-  for i in $(seq 1 50); do
+  for _ in $(seq 1 50); do
     if curl -fsS -o /dev/null "$url" 2>/dev/null; then
       say "running: $url answers"
       return 0
