@@ -10,10 +10,13 @@
 # the caller then says that `cross` is needed.
 set -euo pipefail
 
+# need_root [(NOTE)] PACKAGE...: stops with the command to run when we are not root.
 need_root() {
   if [ "$(id -u)" -ne 0 ]; then
+    local note=""
+    case "${1:-}" in "("*) note=" $1"; shift ;; esac
     echo "cross-setup: missing packages: $*" >&2
-    echo "cross-setup: run as root, or: sudo apt-get install --no-install-recommends $*" >&2
+    echo "cross-setup: run as root, or: sudo apt-get install --no-install-recommends $*$note" >&2
     exit 1
   fi
 }
@@ -73,10 +76,10 @@ std_matches() {
 
 setup_aarch64() {
   local pkgs=(rustc-web cargo-web libstd-rust-web-dev:arm64 gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
-  local all=1
-  for p in "${pkgs[@]}"; do installed "$p" || all=0; done
-  [ "$all" = 1 ] && std_matches arm64 2>/dev/null && return 0
-  need_root "${pkgs[@]}"
+  local missing=()
+  for p in "${pkgs[@]}"; do installed "$p" || missing+=("$p"); done
+  [ "${#missing[@]}" -eq 0 ] && std_matches arm64 2>/dev/null && return 0
+  need_root "(after: dpkg --add-architecture arm64 && apt-get update)" "${missing[@]:-libstd-rust-web-dev:arm64}"
   add_arch arm64
   apt_update
   install_missing rustc-web cargo-web
@@ -86,10 +89,10 @@ setup_aarch64() {
 
 setup_armv7() {
   local pkgs=(rustc-web cargo-web libstd-rust-web-dev:armhf gcc-arm-linux-gnueabihf libc6-dev-armhf-cross)
-  local all=1
-  for p in "${pkgs[@]}"; do installed "$p" || all=0; done
-  [ "$all" = 1 ] && std_matches armhf 2>/dev/null && return 0
-  need_root "${pkgs[@]}"
+  local missing=()
+  for p in "${pkgs[@]}"; do installed "$p" || missing+=("$p"); done
+  [ "${#missing[@]}" -eq 0 ] && std_matches armhf 2>/dev/null && return 0
+  need_root "(after: dpkg --add-architecture armhf && apt-get update)" "${missing[@]:-libstd-rust-web-dev:armhf}"
   local added=0
   if ! dpkg --print-foreign-architectures | grep -qx armhf; then added=1; fi
   add_arch armhf
