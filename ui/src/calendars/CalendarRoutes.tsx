@@ -1,20 +1,14 @@
-// Routes of the calendar tool.
+// Routes of the calendar tool (SPEC.md 2): the list, and the editor at /calendars/new?id=&url=&name=.
 import { Route, Routes } from 'react-router';
-import { useDocumentTitle } from '../lib/useDocumentTitle';
-
-function CalendarListPage() {
-  useDocumentTitle('Calendars');
-  return (
-    <section className="page">
-      <h1>Calendars</h1>
-    </section>
-  );
-}
+import { CalendarEditorRoute } from './CalendarEditorPage';
+import { CalendarListPage } from './CalendarListPage';
+import './calendars.css';
 
 export default function CalendarRoutes() {
   return (
     <Routes>
       <Route index element={<CalendarListPage />} />
+      <Route path="new" element={<CalendarEditorRoute />} />
       <Route path="*" element={<CalendarListPage />} />
     </Routes>
   );

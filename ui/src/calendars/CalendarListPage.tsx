@@ -1,0 +1,116 @@
+// The calendar list (SPEC.md 2): saved calendars with Edit and Delete, Add Calendar, and the empty
+// state. Adding asks for the feed address and a name, then opens the editor on a new record.
+import { useRef, useState } from 'react';
+import { Link, useNavigate } from 'react-router';
+import { CalendarPlus, Pencil, Plus, Trash2 } from 'lucide-react';
+import { useDocumentTitle } from '../lib/useDocumentTitle';
+import { unpublishCalendar } from './api';
+import { DEFAULT_NAME, editorPath, newCalendarId, type SavedCalendar } from './calendar';
+import { browserKeyDeps } from './publishKeyPrompt';
+import { withPublishKey } from './publish';
+import { calendarStore } from './storage';
+
+/** Asks for the subscription URL (cancel or empty aborts) and a name; the editor's address. */
+export function askNewCalendar(): string | null {
+  const url = window.prompt('Subscription URL of the calendar (https:// or webcal://):')?.trim() ?? '';
+  if (url === '') return null;
+  const name = window.prompt('Name of the calendar:', DEFAULT_NAME)?.trim() ?? '';
+  return editorPath({ id: newCalendarId(), url, name: name === '' ? DEFAULT_NAME : name });
+}
+
+function CalendarItem({ calendar, onDelete }: { calendar: SavedCalendar; onDelete: (c: SavedCalendar) => void }) {
+  const name = calendar.name.trim() === '' ? DEFAULT_NAME : calendar.name;
+  const titleId = `calendar-${calendar.id}-title`;
+  return (
+    <li className="card cal-item" aria-labelledby={titleId}>
+      <div className="cal-item__text">
+        <h2 className="cal-item__name" id={titleId}>
+          {name}
+          {calendar.hostedUrl && <span className="pill pill--accent">Hosted</span>}
+        </h2>
+        <p className="cal-item__url">{calendar.url}</p>
+      </div>
+      <div className="cal-item__actions">
+        <Link className="button" to={editorPath(calendar)} aria-label={`Edit ${name}`}>
+          <Pencil aria-hidden="true" size={16} />
+          Edit
+        </Link>
+        <button type="button" className="button button--danger" aria-label={`Delete ${name}`} onClick={() => onDelete(calendar)}>
+          <Trash2 aria-hidden="true" size={16} />
+          Delete
+        </button>
+      </div>
+    </li>
+  );
+}
+
+export function CalendarListPage() {
+  useDocumentTitle('Calendars');
+  const navigate = useNavigate();
+  const [calendars, setCalendars] = useState(() => calendarStore.list());
+  const [notice, setNotice] = useState('');
+  const heading = useRef<HTMLHeadingElement>(null);
+
+  const add = () => {
+    const path = askNewCalendar();
+    if (path) void navigate(path);
+  };
+
+  const remove = async (calendar: SavedCalendar) => {
+    if (!window.confirm('Delete this calendar?')) return;
+    // A hosted copy would otherwise be orphaned: its edit token lives only in this record.
+    if (calendar.editToken) {
+      const token = calendar.editToken;
+      const outcome = await withPublishKey((key) => unpublishCalendar(calendar.id, token, key), browserKeyDeps);
+      if (outcome.kind === 'cancelled') return;
+      if (outcome.kind === 'failed') {
+        window.alert(`Unpublish failed: ${outcome.message}`);
+        return;
+      }
+    }
+    const result = calendarStore.remove(calendar.id);
+    if (!result.ok) {
+      window.alert(result.error);
+      return;
+    }
+    setCalendars(calendarStore.list());
+    setNotice(`Deleted ${calendar.name.trim() === '' ? DEFAULT_NAME : calendar.name}.`);
+    // The focused Delete button is gone; start again from the heading.
+    heading.current?.focus();
+  };
+
+  return (
+    <section className="page cal-list-page">
+      <div className="toolbar">
+        <div className="toolbar__title">
+          <h1 ref={heading} tabIndex={-1}>
+            Calendars
+          </h1>
+        </div>
+        <button type="button" className="button button--primary" onClick={add}>
+          <Plus aria-hidden="true" size={18} />
+          Add Calendar
+        </button>
+      </div>
+      <p role="status" className={notice ? 'hint' : 'visually-hidden'}>
+        {notice}
+      </p>
+      {calendars.length === 0 ? (
+        <div className="card page empty-state">
+          <p>No calendars saved yet.</p>
+          <button type="button" className="button button--primary" onClick={add}>
+            <CalendarPlus aria-hidden="true" size={18} />
+            Add from URL
+          </button>
+        </div>
+      ) : (
+        <ul className="cal-list" aria-label="Saved calendars">
+          {calendars.map((calendar) => (
+            <CalendarItem key={calendar.id} calendar={calendar} onDelete={(c) => void remove(c)} />
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+

@@ -1,0 +1,56 @@
+// The 'Hosted:' banner after Build & Host (SPEC.md 2): the hosted link, a button copying its
+// webcal: form (what calendar apps subscribe to), and Unpublish.
+import { useEffect, useState } from 'react';
+import { Check, Copy, Trash2 } from 'lucide-react';
+import { toWebcal } from './calendar';
+import { copyText } from './clipboard';
+
+interface Props {
+  hostedUrl: string;
+  canUnpublish: boolean;
+  unpublishing: boolean;
+  onUnpublish: () => void;
+}
+
+export function HostedBanner({ hostedUrl, canUnpublish, unpublishing, onUnpublish }: Props) {
+  const webcal = toWebcal(hostedUrl);
+  const [copied, setCopied] = useState<'yes' | 'failed' | null>(null);
+
+  useEffect(() => {
+    if (copied === null) return;
+    const timer = setTimeout(() => setCopied(null), 2500);
+    return () => clearTimeout(timer);
+  }, [copied]);
+
+  const copy = async () => {
+    const ok = await copyText(webcal);
+    if (!ok) window.prompt('Copy this link:', webcal);
+    setCopied(ok ? 'yes' : 'failed');
+  };
+
+  return (
+    <div className="cal-hosted" role="region" aria-label="Hosted feed">
+      <p className="cal-hosted__link">
+        <strong>Hosted:</strong>{' '}
+        <a href={hostedUrl} target="_blank" rel="noreferrer">
+          {hostedUrl}
+        </a>
+      </p>
+      <div className="cal-hosted__actions">
+        <button type="button" className="button cal-hosted__copy" onClick={() => void copy()}>
+          {copied === 'yes' ? <Check aria-hidden="true" size={16} /> : <Copy aria-hidden="true" size={16} />}
+          <span>Copy {webcal} link</span>
+        </button>
+        {canUnpublish && (
+          <button type="button" className="button button--danger" onClick={onUnpublish} disabled={unpublishing}>
+            <Trash2 aria-hidden="true" size={16} />
+            {unpublishing ? 'Unpublishing...' : 'Unpublish'}
+          </button>
+        )}
+      </div>
+      <p className="hint" role="status">
+        {copied === 'yes' ? 'Copied. Paste it into your calendar app to subscribe.' : 'Changed the mapping? Build & Host again to update the hosted feed.'}
+      </p>
+    </div>
+  );
+}

@@ -1,0 +1,40 @@
+// 'Preview (from sample)' (SPEC.md 2): the sample event rendered by the server's engine, so it is
+// exactly what subscribers will get.
+import type { MappingRender } from './api';
+import { PREVIEW_FIELDS } from './calendar';
+import type { Rendered } from './useLatest';
+
+export function PreviewPanel({ rendered, hasSample }: { rendered: Rendered<MappingRender>; hasSample: boolean }) {
+  return (
+    <section className="card cal-panel cal-preview" aria-labelledby="cal-preview-title">
+      <div className="cal-panel__head">
+        <h2 id="cal-preview-title">Preview (from sample)</h2>
+      </div>
+      {!hasSample ? (
+        <p className="hint">The preview shows once the feed has a sample event.</p>
+      ) : rendered.state === 'failed' ? (
+        <p className="error-text">The preview could not be rendered: {rendered.message}</p>
+      ) : (
+        <dl className="cal-preview__list">
+          {PREVIEW_FIELDS.map((field) => {
+            const value = rendered.state === 'ready' ? rendered.value.fields[field] : undefined;
+            const errors = rendered.state === 'ready' ? rendered.value.errors.filter((e) => e.field === field) : [];
+            return (
+              <div className="cal-preview__row" key={field}>
+                <dt className="cal-mono">{field}</dt>
+                <dd data-field={field} className="cal-preview__value">
+                  {value === undefined ? <span className="hint">…</span> : value === '' ? <span className="hint">(empty)</span> : value}
+                </dd>
+                {errors.map((e) => (
+                  <dd key={`${e.position}-${e.message}`} className="error-text cal-field-error">
+                    {e.message} (the value is left unchanged)
+                  </dd>
+                ))}
+              </div>
+            );
+          })}
+        </dl>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,67 @@
+// 'Sample Event Fields' (SPEC.md 2): one event of the feed at a time, n/total over the whole feed,
+// and per field a button that opens the regex dialog for it.
+import { ChevronLeft, ChevronRight, Regex } from 'lucide-react';
+import { canMove, counter, currentEvent, type Samples } from './samples';
+
+interface Props {
+  samples: Samples | null;
+  loading: boolean;
+  onMove: (delta: number) => void;
+  onInsert: (field: string) => void;
+}
+
+export function SamplePanel({ samples, loading, onMove, onInsert }: Props) {
+  const event = samples ? currentEvent(samples) : undefined;
+  const entries = event ? Object.entries(event) : [];
+  return (
+    <section className="card cal-panel cal-samples" aria-labelledby="cal-samples-title">
+      <div className="cal-panel__head">
+        <h2 id="cal-samples-title">Sample Event Fields</h2>
+        <div className="cal-samples__nav">
+          <button
+            type="button"
+            className="icon-button"
+            aria-label="Previous sample"
+            disabled={!samples || loading || !canMove(samples, -1)}
+            onClick={() => onMove(-1)}
+          >
+            <ChevronLeft aria-hidden="true" size={18} />
+          </button>
+          <span className="cal-samples__counter" aria-live="polite" aria-label={`Sample ${counter(samples)}`}>
+            {counter(samples)}
+          </span>
+          <button
+            type="button"
+            className="icon-button"
+            aria-label="Next sample"
+            disabled={!samples || loading || !canMove(samples, 1)}
+            onClick={() => onMove(1)}
+          >
+            <ChevronRight aria-hidden="true" size={18} />
+          </button>
+        </div>
+      </div>
+      {!samples ? (
+        <p className="hint">{loading ? 'Loading…' : 'No sample: the feed could not be read. Try Refetch.'}</p>
+      ) : samples.total === 0 ? (
+        <p className="hint">The feed has no events.</p>
+      ) : !event ? (
+        <p className="hint">Loading…</p>
+      ) : (
+        <dl className="cal-fields" aria-label="Fields of the sample event">
+          {entries.map(([key, value]) => (
+            <div className="cal-fields__row" key={key}>
+              <dt className="cal-fields__key">{key}</dt>
+              <dd className="cal-fields__value">{value === '' ? <span className="hint">(empty)</span> : value}</dd>
+              <dd className="cal-fields__action">
+                <button type="button" className="icon-button" aria-label={`Insert ${key}`} title={`Insert ${key} (with an optional regex)`} onClick={() => onInsert(key)}>
+                  <Regex aria-hidden="true" size={16} />
+                </button>
+              </dd>
+            </div>
+          ))}
+        </dl>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError, errorText, parseFeedAnswer, parseMappingRender, parsePublishAnswer, parseTemplateRender } from './api';
+import { editorPath, formatBytes, toWebcal } from './calendar';
+
+describe('answers from the server', () => {
+  it('reads a feed page and drops values that are not text', () => {
+    const feed = parseFeedAnswer({
+      url: 'https://x/cal.ics',
+      properties: [],
+      events: [{ SUMMARY: 'A', N: 3 }, 'junk'],
+      eventCount: 250,
+      offset: 0,
+      sizeBytes: 1234,
+      warnings: ['line 3: bad', 4],
+      warningCount: 7,
+      fetchedAt: 'Sat, 01 Nov 2025 10:00:00 GMT',
+    });
+    expect(feed.events).toEqual([{ SUMMARY: 'A' }, {}]);
+    expect(feed.eventCount).toBe(250);
+    expect(feed.warnings).toEqual(['line 3: bad']);
+    expect(feed.warningCount).toBe(7);
+    expect(feed.stale).toBeNull();
+  });
+
+  it('refuses a feed answer without events', () => {
+    expect(() => parseFeedAnswer({ error: 'x' })).toThrow(ApiError);
+  });
+
+  it('reads renders with their errors', () => {
+    expect(
+      parseMappingRender({ fields: { SUMMARY: 'S', OTHER: 'x' }, errors: [{ field: 'SUMMARY', position: 3, message: 'bad' }] }),
+    ).toEqual({ fields: { SUMMARY: 'S' }, errors: [{ field: 'SUMMARY', position: 3, message: 'bad' }] });
+    expect(parseTemplateRender({ result: 'r', errors: [] })).toEqual({ result: 'r', errors: [] });
+    expect(() => parseTemplateRender({})).toThrow(ApiError);
+  });
+
+  it('reads a publish answer, with the edit token only on the first publish', () => {
+    expect(parsePublishAnswer({ hostedUrl: 'http://h/cal/a.ics', editToken: 't', revision: 0 })).toEqual({
+      hostedUrl: 'http://h/cal/a.ics',
+      editToken: 't',
+    });
+    expect(parsePublishAnswer({ hostedUrl: 'http://h/cal/a.ics', revision: 2 }).editToken).toBeNull();
+    expect(() => parsePublishAnswer({ revision: 2 })).toThrow(ApiError);
+  });
+
+  it('takes the error of a JSON body, else short text, else the status', () => {
+    expect(errorText(400, '{"error":"url: bad scheme"}')).toBe('url: bad scheme');
+    expect(errorText(502, 'Bad Gateway\n')).toBe('Bad Gateway');
+    expect(errorText(502, '')).toBe('the server answered with status 502');
+    expect(errorText(500, `<html>${'x'.repeat(400)}</html>`)).toBe('the server answered with status 500');
+  });
+});
+
+describe('calendar helpers', () => {
+  it('gives the webcal form of http and https addresses', () => {
+    expect(toWebcal('https://h.example/cal/a.ics')).toBe('webcal://h.example/cal/a.ics');
+    expect(toWebcal('http://127.0.0.1:8080/cal/a.ics')).toBe('webcal://127.0.0.1:8080/cal/a.ics');
+    expect(toWebcal('webcal://x')).toBe('webcal://x');
+  });
+
+  it('formats sizes', () => {
+    expect(formatBytes(980)).toBe('980 B');
+    expect(formatBytes(12_595)).toBe('12.3 KB');
+    expect(formatBytes(1_468_006)).toBe('1.4 MB');
+  });
+
+  it('builds the editor address with id, url and name', () => {
+    expect(editorPath({ id: 'a', url: 'https://x/c.ics?a=1&b=2', name: 'My cal' })).toBe(
+      '/calendars/new?id=a&url=https%3A%2F%2Fx%2Fc.ics%3Fa%3D1%26b%3D2&name=My+cal',
+    );
+  });
+});

@@ -1,0 +1,78 @@
+// The calendar tool's model: the five mapped fields, a saved calendar, and the small rules the
+// screens share (the default mapping, the webcal: form of an address, feed sizes).
+
+export const MAPPING_FIELDS = ['SUMMARY', 'DESCRIPTION', 'LOCATION', 'DTSTART', 'DTEND'] as const;
+export type MappingField = (typeof MAPPING_FIELDS)[number];
+export type Mapping = Record<MappingField, string>;
+
+/** The fields the preview shows (SPEC.md 2). */
+export const PREVIEW_FIELDS: readonly MappingField[] = ['SUMMARY', 'DESCRIPTION', 'LOCATION'];
+
+export const DEFAULT_NAME = 'New Calendar';
+
+/** Feeds larger than this get a warning: Google Calendar stops importing large feeds. */
+export const LARGE_FEED_BYTES = 1024 * 1024;
+
+export interface SavedCalendar {
+  id: string;
+  name: string;
+  url: string;
+  mapping: Mapping;
+  /** ISO timestamp of the last Save; empty before the first. */
+  lastBuiltAt: string;
+  /** Given by the server on the first publish; needed to republish or unpublish. */
+  editToken?: string;
+  hostedUrl?: string;
+}
+
+export function isMappingField(value: string): value is MappingField {
+  return (MAPPING_FIELDS as readonly string[]).includes(value);
+}
+
+/** Each field mapped to its own token: the feed comes out as it went in. */
+export function defaultMapping(): Mapping {
+  return {
+    SUMMARY: '${SUMMARY}',
+    DESCRIPTION: '${DESCRIPTION}',
+    LOCATION: '${LOCATION}',
+    DTSTART: '${DTSTART}',
+    DTEND: '${DTEND}',
+  };
+}
+
+/** The id rule of the server (1 to 64 of A-Z a-z 0-9 _ -). */
+export function isValidId(id: string): boolean {
+  return /^[A-Za-z0-9_-]{1,64}$/.test(id);
+}
+
+/** The address calendar apps subscribe to: http(s) replaced by webcal (SPEC.md 7). */
+export function toWebcal(url: string): string {
+  return url.replace(/^https?:/i, 'webcal:');
+}
+
+/** A byte count for people: 980 B, 12.3 KB, 1.4 MB (1024-based). */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+export function formatEventCount(count: number): string {
+  return count === 1 ? '1 event' : `${count.toLocaleString('en')} events`;
+}
+
+/** The editor's address for a calendar (SPEC.md 2: /calendars/new with id, url and name). */
+export function editorPath(calendar: Pick<SavedCalendar, 'id' | 'url' | 'name'>): string {
+  const query = new URLSearchParams({ id: calendar.id, url: calendar.url, name: calendar.name });
+  return `/calendars/new?${query.toString()}`;
+}
+
+/** Random v4 UUID; crypto.randomUUID exists only in secure contexts (not plain http on a LAN). */
+export function newCalendarId(): string {
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x40;
+  bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

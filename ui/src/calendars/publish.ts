@@ -1,0 +1,38 @@
+// Calls that may need this site's publish key: the stored key is sent; on a 401 the visitor is
+// asked for it (once more if the stored one was refused), it is kept, and the call is retried.
+import { ApiError } from './api';
+
+export interface KeyDeps {
+  readKey(): string | null;
+  writeKey(key: string): void;
+  clearKey(): void;
+  /** Asks the visitor; null or blank when they cancel. `refused`: a key was sent and refused. */
+  askKey(refused: boolean): string | null;
+}
+
+export type KeyedOutcome<T> = { kind: 'done'; value: T } | { kind: 'cancelled' } | { kind: 'failed'; message: string };
+
+const MAX_ATTEMPTS = 4;
+
+export async function withPublishKey<T>(action: (key: string | null) => Promise<T>, deps: KeyDeps): Promise<KeyedOutcome<T>> {
+  let key = deps.readKey();
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return { kind: 'done', value: await action(key) };
+    } catch (error) {
+      if (!(error instanceof ApiError)) {
+        return { kind: 'failed', message: error instanceof Error ? error.message : String(error) };
+      }
+      if (error.status !== 401 || attempt >= MAX_ATTEMPTS) return { kind: 'failed', message: error.message };
+      const refused = key !== null;
+      if (refused) deps.clearKey();
+      const answer = deps.askKey(refused)?.trim() ?? '';
+      if (answer === '') return { kind: 'cancelled' };
+      deps.writeKey(answer);
+      key = answer;
+    }
+  }
+}
+
+export const PUBLISH_KEY_PROMPT = 'This site needs its publish key to publish calendars. Publish key:';
+export const PUBLISH_KEY_REFUSED_PROMPT = 'That publish key was not accepted. Publish key:';

@@ -1,0 +1,167 @@
+// The only code that touches localStorage for calendars: the saved list under `calendars:v1`
+// (DESIGN.md "Browser storage") and this browser's publish key. Reads are validated: entries
+// without the shape of a calendar are dropped, missing mapping fields get their default, and
+// nothing unchecked reaches a screen. Writes report failure instead of throwing.
+import { defaultMapping, isValidId, MAPPING_FIELDS, type Mapping, type SavedCalendar } from './calendar';
+
+export const CALENDARS_KEY = 'calendars:v1';
+export const PUBLISH_KEY_KEY = 'calendars:publishKey';
+
+export type WriteResult = { ok: true } | { ok: false; error: string };
+
+export interface CalendarStore {
+  /** The readable calendars, in stored order. */
+  list(): SavedCalendar[];
+  get(id: string): SavedCalendar | null;
+  /** Replaces the calendar with the same id in place, or appends it. */
+  upsert(calendar: SavedCalendar): WriteResult;
+  /** Changes some fields of a stored calendar; a no-op success when it is not stored. */
+  update(id: string, change: (calendar: SavedCalendar) => SavedCalendar): WriteResult;
+  remove(id: string): WriteResult;
+  readPublishKey(): string | null;
+  writePublishKey(key: string): WriteResult;
+  clearPublishKey(): void;
+}
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const nonEmpty = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
+
+function parseMapping(value: unknown): Mapping {
+  const mapping = defaultMapping();
+  if (!isObject(value)) return mapping;
+  for (const field of MAPPING_FIELDS) {
+    const template = value[field];
+    if (typeof template === 'string') mapping[field] = template;
+  }
+  return mapping;
+}
+
+/** One stored calendar, or null when it has not the shape of one. */
+export function parseCalendar(value: unknown): SavedCalendar | null {
+  if (!isObject(value)) return null;
+  const { id, name, url } = value;
+  if (typeof id !== 'string' || !isValidId(id) || !nonEmpty(url)) return null;
+  const calendar: SavedCalendar = {
+    id,
+    name: typeof name === 'string' ? name : '',
+    url,
+    mapping: parseMapping(value.mapping),
+    lastBuiltAt: typeof value.lastBuiltAt === 'string' ? value.lastBuiltAt : '',
+  };
+  // A hosted address without the token to manage it is still worth showing; a token alone is kept
+  // so a republish can reclaim the id.
+  if (nonEmpty(value.editToken)) calendar.editToken = value.editToken;
+  if (nonEmpty(value.hostedUrl)) calendar.hostedUrl = value.hostedUrl;
+  return calendar;
+}
+
+/** The stored list: non-lists read as empty, bad entries and repeated ids are dropped. */
+export function parseCalendarList(value: unknown): SavedCalendar[] {
+  if (!Array.isArray(value)) return [];
+  const seen = new Set<string>();
+  const calendars: SavedCalendar[] = [];
+  for (const entry of value as unknown[]) {
+    const calendar = parseCalendar(entry);
+    if (!calendar || seen.has(calendar.id)) continue;
+    seen.add(calendar.id);
+    calendars.push(calendar);
+  }
+  return calendars;
+}
+
+function describeWriteError(error: unknown): string {
+  const name = error instanceof DOMException || error instanceof Error ? error.name : '';
+  if (name === 'QuotaExceededError' || name === 'NS_ERROR_DOM_QUOTA_REACHED') {
+    return 'Browser storage is full: the calendar could not be saved. Nothing saved before was lost.';
+  }
+  return `The calendar could not be saved: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+/** The browser's localStorage, or null where it is disabled (reading the property can throw). */
+export function browserStorage(): Storage | null {
+  try {
+    return typeof window === 'undefined' ? null : window.localStorage;
+  } catch {
+    return null;
+  }
+}
+
+export function createCalendarStore(storage: Storage | null): CalendarStore {
+  const readRaw = (key: string): string | null => {
+    try {
+      return storage?.getItem(key) ?? null;
+    } catch {
+      return null;
+    }
+  };
+
+  const write = (key: string, value: string): WriteResult => {
+    if (!storage) return { ok: false, error: 'Browser storage is not available in this window.' };
+    try {
+      storage.setItem(key, value);
+      return { ok: true };
+    } catch (error) {
+      return { ok: false, error: describeWriteError(error) };
+    }
+  };
+
+  const list = (): SavedCalendar[] => {
+    const raw = readRaw(CALENDARS_KEY);
+    if (raw === null) return [];
+    try {
+      return parseCalendarList(JSON.parse(raw));
+    } catch {
+      return [];
+    }
+  };
+
+  const writeList = (calendars: SavedCalendar[]) => write(CALENDARS_KEY, JSON.stringify(calendars));
+
+  return {
+    list,
+    get: (id) => list().find((calendar) => calendar.id === id) ?? null,
+    upsert(calendar) {
+      const clean = parseCalendar(calendar);
+      if (!clean) return { ok: false, error: 'The calendar needs a valid id and a feed address.' };
+      const calendars = list();
+      const at = calendars.findIndex((c) => c.id === clean.id);
+      if (at >= 0) calendars[at] = clean;
+      else calendars.push(clean);
+      return writeList(calendars);
+    },
+    update(id, change) {
+      const calendars = list();
+      const at = calendars.findIndex((c) => c.id === id);
+      const current = calendars[at];
+      if (!current) return { ok: true };
+      const changed = parseCalendar(change(current));
+      if (!changed) return { ok: false, error: 'The calendar needs a valid id and a feed address.' };
+      calendars[at] = changed;
+      return writeList(calendars);
+    },
+    remove(id) {
+      const calendars = list();
+      const kept = calendars.filter((c) => c.id !== id);
+      if (kept.length === calendars.length) return { ok: true };
+      return writeList(kept);
+    },
+    readPublishKey() {
+      const key = readRaw(PUBLISH_KEY_KEY);
+      return key !== null && key.trim() !== '' ? key.trim() : null;
+    },
+    writePublishKey: (key) => write(PUBLISH_KEY_KEY, key.trim()),
+    clearPublishKey() {
+      try {
+        storage?.removeItem(PUBLISH_KEY_KEY);
+      } catch {
+        // A stale key only causes one more prompt.
+      }
+    },
+  };
+}
+
+export const calendarStore = createCalendarStore(browserStorage());

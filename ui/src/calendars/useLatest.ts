@@ -1,0 +1,38 @@
+// React glue for the latest-only runner: renders on the server as inputs change, debounced, with
+// stale answers dropped (see latest.ts).
+import { useEffect, useRef, useState } from 'react';
+import { createLatestRunner, type LatestRunner } from './latest';
+
+export type Rendered<T> =
+  | { state: 'idle' }
+  | { state: 'ready'; value: T }
+  | { state: 'failed'; message: string };
+
+/**
+ * Runs `run(input)` whenever `input` changes (by identity) and is not null; the newest answer
+ * wins. `run` must be stable (a module function).
+ */
+export function useLatestRender<In, Out>(input: In | null, run: (input: In) => Promise<Out>, delayMs: number): Rendered<Out> {
+  const [rendered, setRendered] = useState<Rendered<Out>>({ state: 'idle' });
+  const runner = useRef<LatestRunner<In> | null>(null);
+
+  useEffect(() => {
+    const latest = createLatestRunner<In, Out>({
+      run,
+      delayMs,
+      onResult: (value) => setRendered({ state: 'ready', value }),
+      onError: (error) => setRendered({ state: 'failed', message: error instanceof Error ? error.message : String(error) }),
+    });
+    runner.current = latest;
+    return () => {
+      latest.dispose();
+      runner.current = null;
+    };
+  }, [run, delayMs]);
+
+  useEffect(() => {
+    if (input !== null) runner.current?.request(input);
+  }, [input]);
+
+  return input === null ? { state: 'idle' } : rendered;
+}
