@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Server benchmarks, each against nginx on the same machine in the same run: binary size, idle
+# memory, the landing page's initial script (gzipped), wrk load (50 connections, 10 s) on
+# GET /, a hashed asset, and a published 1,000-event hosted feed (200 and 304 answers).
+# Everything listens on 127.0.0.1 only. Usage: bench/server.sh (after `make build`).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bin=target/release/hearth
+out="$PWD/bench/out"
+duration="${DURATION:-10s}"
+connections="${CONNECTIONS:-50}"
+mkdir -p "$out/feeds"
+
+[ -x "$bin" ] || { echo "bench: $bin is missing: run make build" >&2; exit 1; }
+if ! command -v wrk >/dev/null || ! command -v nginx >/dev/null; then
+    if [ "$(id -u)" = 0 ]; then
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk nginx-light >/dev/null
+    else
+        echo "bench: needs wrk and nginx (apt-get install wrk nginx-light)" >&2
+        exit 1
+    fi
+fi
+
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+wait_for() { for _ in $(seq 100); do curl -fsS -o /dev/null "$1" 2>/dev/null && return 0; sleep 0.1; done; echo "bench: $1 did not answer" >&2; return 1; }
+rss_kb() { awk -v k="$2" '$1 == k":" { print $2 }' "/proc/$1/status"; }
+
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$data"; }
+data=$(mktemp -d)
+trap cleanup EXIT
+
+# --- nginx: the UI files, the upstream feed, and later the hosted output as a static file.
+nport=$(free_port)
+cat > "$out/nginx.conf" <<EOF
+daemon off;
+worker_processes auto;
+pid $out/nginx.pid;
+error_log stderr warn;
+events { worker_connections 1024; }
+http {
+    include /etc/nginx/mime.types;
+    types { text/calendar ics; }
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    server {
+        listen 127.0.0.1:$nport;
+        root $PWD/ui/dist;
+        location /feeds/ { alias $out/feeds/; }
+        location / { try_files \$uri /index.html; }
+    }
+}
+EOF
+nginx -c "$out/nginx.conf" -p "$out" &
+pids+=($!)
+wait_for "http://127.0.0.1:$nport/"
+
+# --- hearth
+hport=$(free_port)
+HEARTH_LOG=warn "$bin" serve --listen "127.0.0.1:$hport" --data-dir "$data" --allow-private-feeds --feed-ttl 1h &
+hpid=$!
+pids+=($hpid)
+wait_for "http://127.0.0.1:$hport/healthz"
+sleep 1
+idle_rss=$(rss_kb "$hpid" VmRSS)
+
+size=$(stat -c %s "$bin")
+entry=$(grep -o '/assets/index-[A-Za-z0-9_-]*\.js' ui/dist/index.html | head -n1)
+entry_gz=$(gzip -9 -c "ui/dist$entry" | wc -c)
+asset="$entry"
+
+# --- a published 1,000-event feed, fetched once (warm cache), also given to nginx
+cargo build --release --quiet --example gen_feed
+target/release/examples/gen_feed 1000 > "$out/feeds/upstream-1000.ics"
+feed_bytes=$(stat -c %s "$out/feeds/upstream-1000.ics")
+curl -fsS -o /dev/null -X POST "http://127.0.0.1:$hport/api/calendars" \
+    -H 'Content-Type: application/json' \
+    --data "{\"id\":\"bench\",\"name\":\"Bench\",\"url\":\"http://127.0.0.1:$nport/feeds/upstream-1000.ics\",\"mapping\":{\"SUMMARY\":\"\${SUMMARY} @ \${LOCATION}\"}}"
+curl -fsS -D "$out/hosted.headers" -o "$out/feeds/hosted.ics" "http://127.0.0.1:$hport/cal/bench.ics"
+etag=$(awk 'tolower($1) == "etag:" { print $2 }' "$out/hosted.headers" | tr -d '\r')
+hosted_bytes=$(stat -c %s "$out/feeds/hosted.ics")
+
+# wrk NAME URL [HEADER]: prints "NAME req/s p99"
+load() {
+    local name=$1 url=$2 header=${3:-}
+    local args=(-t2 -c"$connections" -d"$duration" --latency)
+    [ -n "$header" ] && args+=(-H "$header")
+    local report
+    report=$(wrk "${args[@]}" "$url")
+    local rps p99 non2xx
+    rps=$(awk '/Requests\/sec:/ { print $2 }' <<<"$report")
+    p99=$(awk '$1 == "99%" { print $2 }' <<<"$report")
+    non2xx=$(awk '/Non-2xx or 3xx responses:/ { print $5 }' <<<"$report")
+    printf '%-34s %12s %10s %s\n' "$name" "$rps" "$p99" "${non2xx:+($non2xx non-2xx)}"
+    echo "$rps" > "$out/rps-$name"
+}
+
+echo
+echo "== hearth $("$bin" --version | cut -d' ' -f2-) on $(nproc) cores; wrk $connections connections, $duration"
+printf 'binary size (stripped, UI inside): %.2f MB (target <= 10 MB)\n' "$(echo "$size / 1000000" | bc -l)"
+printf 'idle RSS after start:              %.1f MB (target <= 10 MB)\n' "$(echo "$idle_rss / 1024" | bc -l)"
+printf 'landing page initial JS, gzip -9:  %.1f KB (target <= 80 KB)\n' "$(echo "$entry_gz / 1000" | bc -l)"
+printf 'hosted feed: %d events, upstream %.2f MB, remapped %.2f MB\n' 1000 "$(echo "$feed_bytes / 1000000" | bc -l)" "$(echo "$hosted_bytes / 1000000" | bc -l)"
+echo
+printf '%-34s %12s %10s\n' "" "req/s" "p99"
+load hearth-index "http://127.0.0.1:$hport/"
+load nginx-index "http://127.0.0.1:$nport/"
+load hearth-asset "http://127.0.0.1:$hport$asset"
+load nginx-asset "http://127.0.0.1:$nport$asset"
+load hearth-feed-200 "http://127.0.0.1:$hport/cal/bench.ics"
+load nginx-feed-200 "http://127.0.0.1:$nport/feeds/hosted.ics"
+load hearth-feed-304 "http://127.0.0.1:$hport/cal/bench.ics" "If-None-Match: $etag"
+peak_rss=$(rss_kb "$hpid" VmHWM)
+
+ratio() { echo "scale=2; $(cat "$out/rps-$1") / $(cat "$out/rps-$2")" | bc; }
+echo
+echo "hearth / nginx, GET /:            $(ratio hearth-index nginx-index)"
+echo "hearth / nginx, hashed asset:     $(ratio hearth-asset nginx-asset)"
+echo "hearth / nginx, hosted feed 200:  $(ratio hearth-feed-200 nginx-feed-200) (target >= 0.8)"
+echo "hearth hosted feed 304:           $(cat "$out/rps-hearth-feed-304") req/s (target >= 20000)"
+printf 'hearth peak RSS during the run:   %.1f MB (target <= 60 MB)\n' "$(echo "$peak_rss / 1024" | bc -l)"
