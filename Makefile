@@ -9,7 +9,7 @@ UI_SOURCES := $(shell find ui/src ui/public -type f 2>/dev/null) ui/index.html u
 BIN := target/release/hearth
 
 .DEFAULT_GOAL := help
-.PHONY: help run build ui test test-rust lint-rust test-ui lint-ui e2e bench clean pi pi32 pi-check check-unit test-install
+.PHONY: help run build ui test test-rust lint-rust equiv test-ui lint-ui e2e bench clean pi pi32 pi-check check-unit test-install
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -28,7 +28,7 @@ ui/node_modules/.package-lock.json: ui/package.json ui/package-lock.json
 ui/dist/index.html: ui/node_modules/.package-lock.json $(UI_SOURCES)
 	cd ui && $(NPM) run build
 
-test: lint-rust ui test-rust lint-ui test-ui e2e ## Every check: Rust tests, clippy, rustfmt, tsc, eslint, vitest, browser tests
+test: lint-rust ui test-rust equiv lint-ui test-ui check-unit test-install e2e ## Every check: Rust tests, clippy, rustfmt, tsc, eslint, vitest, browser tests, deploy checks
 	@echo "make test: all checks passed"
 
 lint-rust: ## rustfmt and clippy (warnings denied)
@@ -38,6 +38,9 @@ lint-rust: ## rustfmt and clippy (warnings denied)
 
 test-rust: ui ## Rust unit and integration tests (real server on free ports)
 	$(CARGO) test --locked
+
+equiv: ## The engine against an independent parser (Python icalendar) on the shared ICS corpus
+	bash tests/equiv/run.sh
 
 lint-ui: ui/node_modules/.package-lock.json ## TypeScript type check and eslint
 	cd ui && $(NPM) run --silent typecheck
