@@ -12,7 +12,7 @@ BIN := target/release/hearth
 .PHONY: help run build ui test test-rust lint-rust equiv test-ui lint-ui e2e bench clean pi pi32 pi-check check-unit test-install
 
 help: ## List the targets
-	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  make %-13s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 run: build ## Build everything and serve on 127.0.0.1:8080 with the data in ./data
 	$(BIN) serve --listen $(LISTEN) --data-dir $(DATA_DIR)

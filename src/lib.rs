@@ -3,6 +3,7 @@
 
 pub mod calendar;
 pub mod config;
+pub mod notify;
 pub mod publish;
 pub mod site;
 pub mod store;
@@ -49,11 +50,15 @@ where
         tracing::info!(%addr, version = config::VERSION, "listening on http://{addr}");
     }
 
+    notify::notify("READY=1");
+    notify::spawn_watchdog(db.clone());
+
     let signalled = Arc::new(Notify::new());
     let notify = signalled.clone();
     let server = axum::serve(listener, app).with_graceful_shutdown(async move {
         shutdown.await;
         tracing::info!("shutting down: finishing in-flight requests");
+        notify::notify("STOPPING=1");
         notify.notify_one();
     });
     let mut task = tokio::spawn(async move { server.await });

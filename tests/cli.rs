@@ -205,3 +205,42 @@ async fn sigterm_stops_the_server_cleanly() {
         "WAL left behind"
     );
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn systemd_hears_ready_watchdog_pings_and_stopping() {
+    use std::os::unix::net::UnixDatagram;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let socket_path = dir.path().join("notify.sock");
+    let socket = UnixDatagram::bind(&socket_path).expect("bind");
+    socket
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("timeout");
+    let mut child = hearth_bin()
+        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(dir.path().join("data"))
+        .env("NOTIFY_SOCKET", &socket_path)
+        .env("WATCHDOG_USEC", "200000")
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("starts");
+    let mut received = Vec::new();
+    let mut buf = [0u8; 256];
+    while !received.iter().any(|m: &String| m == "WATCHDOG=1") {
+        let n = socket.recv(&mut buf).expect("a notification");
+        received.push(String::from_utf8_lossy(&buf[..n]).into_owned());
+    }
+    assert_eq!(received.first().map(String::as_str), Some("READY=1"));
+    let pid = child.id().to_string();
+    std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .expect("kill runs");
+    loop {
+        let n = socket.recv(&mut buf).expect("a notification");
+        if &buf[..n] == b"STOPPING=1" {
+            break;
+        }
+    }
+    assert!(child.wait().expect("exits").success());
+}
