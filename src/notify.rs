@@ -41,7 +41,7 @@ fn send(_: &std::ffi::OsStr, _: &str) -> std::io::Result<()> {
 /// The watchdog interval systemd asked for (`WatchdogSec=`), meant for this process.
 fn watchdog_interval() -> Option<Duration> {
     let usec: u64 = std::env::var("WATCHDOG_USEC").ok()?.parse().ok()?;
-    if let Some(pid) = std::env::var("WATCHDOG_PID").ok() {
+    if let Ok(pid) = std::env::var("WATCHDOG_PID") {
         if pid.parse::<u32>().ok()? != std::process::id() {
             return None;
         }
