@@ -7,7 +7,7 @@ import type { Page } from 'playwright-core';
 import { useBrowser } from './support/browser';
 import { startServer, type RunningServer } from './support/server';
 import { DialogScript } from './calendars-support/dialogs';
-import { startUpstream, WORK_FEED, type Upstream } from './calendars-support/upstream';
+import { numberedFeed, startUpstream, WORK_FEED, type Upstream } from './calendars-support/upstream';
 
 interface StoredCalendar {
   id: string;
@@ -53,11 +53,16 @@ describe('calendars: list, editor and publishing', () => {
     page.locator('.cal-fields__row').filter({ has: page.locator('dt', { hasText: new RegExp(`^${key}$`) }) }).locator('.cal-fields__value');
   const textOf = async (page: Page, selector: string) => (await page.locator(selector).textContent()) ?? '';
   const waitText = async (page: Page, selector: string, expected: string) => {
-    await page.waitForFunction(
-      ([s, e]) => document.querySelector(s ?? '')?.textContent === e,
-      [selector, expected] as const,
-      { timeout: 10_000 },
-    );
+    try {
+      await page.waitForFunction(
+        ([s, e]) => document.querySelector(s)?.textContent === e,
+        [selector, expected] as const,
+        { timeout: 10_000 },
+      );
+    } catch (error) {
+      const actual = await page.locator(selector).first().textContent({ timeout: 100 }).catch(() => '(absent)');
+      throw new Error(`${selector}: expected ${JSON.stringify(expected)}, saw ${JSON.stringify(actual)} at ${page.url()}`, { cause: error });
+    }
   };
   const waitPreview = (page: Page, name: string, expected: string) =>
     waitText(page, `.cal-preview__value[data-field="${name}"]`, expected);
@@ -340,5 +345,245 @@ describe('calendars: list, editor and publishing', () => {
     const [unpublished] = await stored(page);
     expect(unpublished?.editToken).toBeUndefined();
     expect(unpublished?.hostedUrl).toBeUndefined();
+  });
+  /** Puts calendars in storage (the page must be on the site) and opens the editor on the first. */
+  async function seed(page: Page, calendars: StoredCalendar[]) {
+    await page.goto(url('/calendars'));
+    await page.evaluate((list) => localStorage.setItem('calendars:v1', JSON.stringify(list)), calendars);
+  }
+  const editorUrl = (c: Pick<StoredCalendar, 'id' | 'url' | 'name'>) =>
+    url(`/calendars/new?${new URLSearchParams({ id: c.id, url: c.url, name: c.name }).toString()}`);
+  const record = (id: string, name: string, feedUrl: string): StoredCalendar => ({
+    id,
+    name,
+    url: feedUrl,
+    mapping: { SUMMARY: '${SUMMARY}', DESCRIPTION: '${DESCRIPTION}', LOCATION: '${LOCATION}', DTSTART: '${DTSTART}', DTEND: '${DTEND}' },
+    lastBuiltAt: '2025-01-01T00:00:00.000Z',
+  });
+
+  it('alerts the spec text and the server reason when the feed cannot be fetched or read, and clears Loading…', async () => {
+    const page = b.page;
+    const dialogs = new DialogScript(page);
+    up().set('/down.ics', { status: 500, body: 'upstream broke' });
+    up().set('/page.ics', { body: '<html><body>Not a calendar</body></html>', contentType: 'text/html' });
+
+    const cases: [string, RegExp][] = [
+      ['ftp://example.com/cal.ics', /^url: /m],
+      [up().url('/page.ics'), /not a calendar/i],
+      [up().url('/down.ics'), /500/],
+    ];
+    for (const [feedUrl, reason] of cases) {
+      const before = dialogs.seen.length;
+      await page.goto(editorUrl({ id: 'broken', url: feedUrl, name: 'Broken' }));
+      const [alert] = (await dialogs.waitFor(before + 1)).slice(before);
+      expect(alert?.type).toBe('alert');
+      expect(alert?.message.startsWith(`${FEED_ERROR}\n`)).toBe(true);
+      expect(alert?.message.slice(FEED_ERROR.length + 1)).toMatch(reason);
+      await page.getByRole('button', { name: 'Refetch' }).waitFor();
+      await page.getByText('No sample: the feed could not be read. Try Refetch.').waitFor();
+      await expect(textOf(page, '.cal-samples__counter')).resolves.toBe('0/0');
+    }
+
+    // Refetch after the upstream recovers shows the events, with no further alert.
+    up().set('/down.ics', { body: WORK_FEED });
+    const before = dialogs.seen.length;
+    await page.getByRole('button', { name: 'Refetch' }).click();
+    await waitText(page, '.cal-samples__counter', '1/3');
+    expect(dialogs.seen).toHaveLength(before);
+  });
+
+  it('alerts "Publish failed:" with the server text and clears Publishing...', async () => {
+    const page = b.page;
+    const dialogs = new DialogScript(page);
+    // An id published by someone else: this browser's token is not the right one.
+    const first = await fetch(url('/api/calendars'), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ id: 'taken', name: 'Taken', url: up().url('/work.ics'), mapping: {} }),
+    });
+    expect(first.status).toBe(201);
+    await seed(page, [{ ...record('taken', 'Mine', up().url('/work.ics')), editToken: 'not-the-token' }]);
+    await page.goto(editorUrl({ id: 'taken', url: up().url('/work.ics'), name: 'Mine' }));
+    await waitText(page, '.cal-samples__counter', '1/3');
+    dialogs.answer(true);
+    await page.getByRole('button', { name: 'Build & Host' }).click();
+    const [forbidden] = await dialogs.waitFor(1);
+    expect(forbidden?.type).toBe('alert');
+    expect(forbidden?.message).toMatch(/^Publish failed: calendar 'taken' was published before: .*edit token/);
+    await page.getByRole('button', { name: 'Build & Host' }).waitFor();
+    await expect(page.getByRole('region', { name: 'Hosted feed' }).count()).resolves.toBe(0);
+
+    // A name the server refuses: its message, field first.
+    await page.goto(editorUrl({ id: 'long-name', url: up().url('/work.ics'), name: 'n'.repeat(201) }));
+    await waitText(page, '.cal-samples__counter', '1/3');
+    await page.getByRole('button', { name: 'Build & Host' }).click();
+    const [, tooLong] = await dialogs.waitFor(2);
+    expect(tooLong?.message).toBe('Publish failed: name: at most 200 characters are allowed');
+    await page.getByRole('button', { name: 'Build & Host' }).waitFor();
+    await expect(stored(page)).resolves.toHaveLength(1);
+  });
+
+  it('asks for the publish key when the server wants one, keeps it and retries', async () => {
+    const keyed = await startServer(['--allow-private-feeds', '--publish-key', 's3cret']);
+    try {
+      const page = b.page;
+      const dialogs = new DialogScript(page);
+      const target = `${keyed.url}/calendars/new?${new URLSearchParams({ id: 'keyed', url: up().url('/work.ics'), name: 'Keyed' }).toString()}`;
+      await page.goto(target);
+      await waitText(page, '.cal-samples__counter', '1/3');
+
+      // Cancelling the prompt stops quietly.
+      dialogs.answer(false);
+      await page.getByRole('button', { name: 'Build & Host' }).click();
+      await dialogs.waitFor(1);
+      await page.getByRole('button', { name: 'Build & Host' }).waitFor();
+
+      dialogs.answer('wrong', 's3cret');
+      await page.getByRole('button', { name: 'Build & Host' }).click();
+      await page.getByRole('region', { name: 'Hosted feed' }).waitFor();
+      const seen = await dialogs.waitFor(3);
+      expect(seen.map((d) => d.type)).toEqual(['prompt', 'prompt', 'prompt']);
+      expect(seen[1]?.message).toMatch(/publish key/i);
+      expect(seen[2]?.message).toMatch(/not accepted/i);
+      await expect(page.evaluate(() => localStorage.getItem('calendars:publishKey'))).resolves.toBe('s3cret');
+
+      // The kept key (and the edit token) make the next publish ask nothing.
+      await page.reload();
+      await waitText(page, '.cal-samples__counter', '1/3');
+      const request = page.waitForRequest((r) => r.url().endsWith('/api/calendars'));
+      await page.getByRole('button', { name: 'Build & Host' }).click();
+      expect((await request).headers()['x-publish-key']).toBe('s3cret');
+      await page.getByRole('button', { name: 'Build & Host' }).waitFor();
+      expect(dialogs.seen).toHaveLength(3);
+      expect((await fetch(`${keyed.url}/cal/keyed.ics`)).status).toBe(200);
+    } finally {
+      await keyed.stop();
+    }
+  });
+
+  it('lists saved calendars and deletes one after confirmation, keeping it on cancel', async () => {
+    const page = b.page;
+    const dialogs = new DialogScript(page);
+    // A published calendar: deleting it also takes its hosted feed down (its token lives here only).
+    const published = await fetch(url('/api/calendars'), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ id: 'gone-soon', name: 'Hosted one', url: up().url('/work.ics'), mapping: {} }),
+    });
+    const { editToken, hostedUrl } = (await published.json()) as { editToken: string; hostedUrl: string };
+    await seed(page, [
+      record('keep', 'Keep me', up().url('/work.ics')),
+      { ...record('gone-soon', 'Hosted one', up().url('/work.ics')), editToken, hostedUrl },
+    ]);
+    await page.reload();
+    const items = page.getByRole('list', { name: 'Saved calendars' }).getByRole('listitem');
+    await items.nth(1).waitFor();
+    await expect(items.allTextContents()).resolves.toEqual([
+      expect.stringContaining('Keep me'),
+      expect.stringContaining('Hosted one'),
+    ]);
+    await items.filter({ hasText: 'Hosted one' }).getByText('Hosted', { exact: true }).waitFor();
+
+    dialogs.answer(false);
+    await page.getByRole('button', { name: 'Delete Hosted one' }).click();
+    const [cancelled] = await dialogs.waitFor(1);
+    expect(cancelled).toMatchObject({ type: 'confirm', message: 'Delete this calendar?' });
+    await expect(items.count()).resolves.toBe(2);
+    expect((await fetch(hostedUrl)).status).toBe(200);
+
+    dialogs.answer(true);
+    await page.getByRole('button', { name: 'Delete Hosted one' }).click();
+    await page.getByRole('button', { name: 'Delete Hosted one' }).waitFor({ state: 'detached' });
+    await expect(items.count()).resolves.toBe(1);
+    await expect(stored(page)).resolves.toMatchObject([{ id: 'keep' }]);
+    expect((await fetch(hostedUrl)).status).toBe(404);
+    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Calendars');
+
+    dialogs.answer(true);
+    await page.getByRole('button', { name: 'Delete Keep me' }).click();
+    await page.getByText('No calendars saved yet.').waitFor();
+    await expect(stored(page)).resolves.toEqual([]);
+  });
+
+  it('closes the regex dialog with Escape and a click outside, returns focus, and inserts into DESCRIPTION by default', async () => {
+    const page = b.page;
+    await page.goto(editorUrl({ id: 'dialog', url: up().url('/work.ics'), name: 'Dialog' }));
+    await waitText(page, '.cal-samples__counter', '1/3');
+    const opener = page.getByRole('button', { name: 'Insert LOCATION', exact: true });
+    const dialog = page.getByRole('dialog', { name: 'Regex transform for LOCATION → insert into DESCRIPTION' });
+    const focusedLabel = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label'));
+
+    await opener.click();
+    await dialog.waitFor();
+    await expect(page.evaluate(() => document.activeElement?.closest('dialog') !== null)).resolves.toBe(true);
+    // Tab stays inside the modal.
+    for (let i = 0; i < 12; i += 1) await page.keyboard.press('Tab');
+    await expect(page.evaluate(() => document.activeElement?.closest('dialog') !== null)).resolves.toBe(true);
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    await expect(focusedLabel()).resolves.toBe('Insert LOCATION');
+
+    await opener.click();
+    await dialog.waitFor();
+    await page.mouse.click(3, 3);
+    await dialog.waitFor({ state: 'detached' });
+    await expect(focusedLabel()).resolves.toBe('Insert LOCATION');
+    await expect(field(page, 'DESCRIPTION').inputValue()).resolves.toBe('${DESCRIPTION}');
+
+    // With the keyboard only: Enter on the opener, type a pattern, Enter inserts.
+    await opener.focus();
+    await page.keyboard.press('Enter');
+    await dialog.waitFor();
+    await page.keyboard.type('Building');
+    await page.keyboard.press('Enter');
+    await dialog.waitFor({ state: 'detached' });
+    await expect(field(page, 'DESCRIPTION').inputValue()).resolves.toBe('${DESCRIPTION}${LOCATION|re:s/Building//}');
+    await waitPreview(page, 'DESCRIPTION', 'Weekly sync\nAgenda: roadmap A, Room 101');
+  });
+
+  it('pages through a feed larger than one page and warns about a feed above 1 MB', async () => {
+    const page = b.page;
+    up().set('/big.ics', { body: numberedFeed(101, 10_600) });
+    await page.goto(editorUrl({ id: 'big', url: up().url('/big.ics'), name: 'Big' }));
+    await waitText(page, '.cal-samples__counter', '1/101');
+    await expect(textOf(page, '.cal-editor__meta')).resolves.toMatch(/^101 events·1\.\d MB$/);
+    await expect(textOf(page, '.cal-warning')).resolves.toMatch(/Google Calendar may stop importing feeds larger than 1 MB/);
+    const next = page.getByRole('button', { name: 'Next sample' });
+    for (let i = 2; i <= 101; i += 1) {
+      await next.click();
+      await waitText(page, '.cal-samples__counter', `${i}/101`);
+    }
+    await expect(sampleValue(page, 'SUMMARY').textContent()).resolves.toBe('Event 101');
+    await expect(next.isDisabled()).resolves.toBe(true);
+    await page.getByRole('button', { name: 'Previous sample' }).click();
+    await waitText(page, '.cal-samples__counter', '100/101');
+    await expect(sampleValue(page, 'SUMMARY').textContent()).resolves.toBe('Event 100');
+  });
+
+  it('fits a 360 px phone: list, editor and dialog without horizontal scrolling', async () => {
+    const phone = await b.browser.newContext({ viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true });
+    try {
+      const page = await phone.newPage();
+      await page.goto(url('/calendars'));
+      await page.evaluate(
+        (list) => localStorage.setItem('calendars:v1', JSON.stringify(list)),
+        [{ ...record('phone', 'A calendar with a rather long name for a phone', up().url('/work.ics')), hostedUrl: url('/cal/phone.ics') }],
+      );
+      const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      await page.reload();
+      await page.getByRole('button', { name: /^Delete / }).waitFor();
+      await expect(overflow()).resolves.toBeLessThanOrEqual(0);
+      await page.goto(editorUrl({ id: 'phone', url: up().url('/work.ics'), name: 'A calendar with a rather long name for a phone' }));
+      await waitText(page, '.cal-samples__counter', '1/3');
+      await page.getByRole('region', { name: 'Hosted feed' }).waitFor();
+      await expect(overflow()).resolves.toBeLessThanOrEqual(0);
+      await page.getByRole('button', { name: 'Insert DESCRIPTION', exact: true }).click();
+      await page.getByRole('dialog').waitFor();
+      await expect(overflow()).resolves.toBeLessThanOrEqual(0);
+      const box = await page.getByRole('dialog').boundingBox();
+      expect((box?.x ?? -1) >= 0 && (box?.width ?? 999) <= 360).toBe(true);
+    } finally {
+      await phone.close();
+    }
   });
 });

@@ -32,6 +32,7 @@ const renderRequest = (request: { event: SampleEvent; template: string }) => ren
 
 export function RegexDialog({ field, target, event, onInsert, onClose }: Props) {
   const dialog = useRef<HTMLDialogElement>(null);
+  const patternInput = useRef<HTMLInputElement>(null);
   const [pattern, setPattern] = useState('');
   const [replacement, setReplacement] = useState('');
   const [flags, setFlags] = useState('');
@@ -42,6 +43,8 @@ export function RegexDialog({ field, target, event, onInsert, onClose }: Props) 
     const element = dialog.current;
     const opener = document.activeElement;
     if (element && !element.open) element.showModal();
+    // showModal focuses the first control (Close); typing a pattern is what comes next.
+    patternInput.current?.focus();
     return () => {
       if (element?.open) element.close();
       // The dialog leaves the DOM when closed; the browser's own focus return needs it to stay.
@@ -106,13 +109,13 @@ export function RegexDialog({ field, target, event, onInsert, onClose }: Props) 
         <label className="field">
           Pattern
           <input
+            ref={patternInput}
             className="input cal-mono"
             value={pattern}
             onChange={(e) => setPattern(e.target.value)}
             placeholder="Leave empty to insert the value as it is"
             spellCheck={false}
             autoComplete="off"
-            autoFocus
           />
         </label>
 
