@@ -13,6 +13,7 @@ import {
   formatEventCount,
   isValidId,
   LARGE_FEED_BYTES,
+  MAPPING_FIELDS,
   type Mapping,
   type MappingField,
   type SavedCalendar,
@@ -23,7 +24,7 @@ import { PreviewPanel } from './PreviewPanel';
 import { withPublishKey } from './publish';
 import { browserKeyDeps } from './publishKeyPrompt';
 import { RegexDialog } from './RegexDialog';
-import { currentEvent, firstSample, move, PAGE_SIZE, withPage, type SampleEvent, type Samples } from './samples';
+import { currentEvent, firstSample, move, orderedKeys, PAGE_SIZE, withPage, type SampleEvent, type Samples } from './samples';
 import { SamplePanel } from './SamplePanel';
 import { calendarStore } from './storage';
 import { insertAt } from './token';
@@ -145,7 +146,7 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
   const previewRequest = useMemo(() => (event ? { event, mapping } : null), [event, mapping]);
   const preview = useLatestRender<{ event: SampleEvent; mapping: Mapping }, MappingRender>(previewRequest, renderPreview, 250);
   const templateErrors = preview.state === 'ready' ? preview.value.errors : [];
-  const tokens = useMemo(() => (event ? Object.keys(event) : []), [event]);
+  const tokens = useMemo(() => (event ? orderedKeys(event, MAPPING_FIELDS) : []), [event]);
 
   // Puts the caret after an inserted token once the new text is on screen.
   useLayoutEffect(() => {

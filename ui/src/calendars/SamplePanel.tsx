@@ -1,7 +1,8 @@
 // 'Sample Event Fields' (SPEC.md 2): one event of the feed at a time, n/total over the whole feed,
 // and per field a button that opens the regex dialog for it.
 import { ChevronLeft, ChevronRight, Regex } from 'lucide-react';
-import { canMove, counter, currentEvent, type Samples } from './samples';
+import { MAPPING_FIELDS } from './calendar';
+import { canMove, counter, currentEvent, orderedKeys, type Samples } from './samples';
 
 interface Props {
   samples: Samples | null;
@@ -12,7 +13,7 @@ interface Props {
 
 export function SamplePanel({ samples, loading, onMove, onInsert }: Props) {
   const event = samples ? currentEvent(samples) : undefined;
-  const entries = event ? Object.entries(event) : [];
+  const keys = event ? orderedKeys(event, MAPPING_FIELDS) : [];
   return (
     <section className="card cal-panel cal-samples" aria-labelledby="cal-samples-title">
       <div className="cal-panel__head">
@@ -49,10 +50,10 @@ export function SamplePanel({ samples, loading, onMove, onInsert }: Props) {
         <p className="hint">Loading…</p>
       ) : (
         <dl className="cal-fields" aria-label="Fields of the sample event">
-          {entries.map(([key, value]) => (
+          {keys.map((key) => (
             <div className="cal-fields__row" key={key}>
               <dt className="cal-fields__key">{key}</dt>
-              <dd className="cal-fields__value">{value === '' ? <span className="hint">(empty)</span> : value}</dd>
+              <dd className="cal-fields__value">{event[key] ? event[key] : <span className="hint">(empty)</span>}</dd>
               <dd className="cal-fields__action">
                 <button type="button" className="icon-button" aria-label={`Insert ${key}`} title={`Insert ${key} (with an optional regex)`} onClick={() => onInsert(key)}>
                   <Regex aria-hidden="true" size={16} />

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canMove, counter, currentEvent, firstSample, move, pageOffset, withPage, type Page } from './samples';
+import { canMove, counter, currentEvent, firstSample, move, orderedKeys, pageOffset, withPage, type Page } from './samples';
 
 const events = (from: number, count: number) =>
   Array.from({ length: count }, (_, i) => ({ SUMMARY: `Event ${from + i + 1}` }));
@@ -58,5 +58,18 @@ describe('sample navigation', () => {
     expect(pageOffset(99)).toBe(0);
     expect(pageOffset(100)).toBe(100);
     expect(pageOffset(7, 5)).toBe(5);
+  });
+});
+
+describe('orderedKeys', () => {
+  it('puts the mapped fields first in mapping order, then the rest as sent', () => {
+    const event = { CN: 'a', DTSTART: 'b', LOCATION: 'c', SUMMARY: 'd', UID: 'e' };
+    expect(orderedKeys(event, ['SUMMARY', 'DESCRIPTION', 'LOCATION', 'DTSTART', 'DTEND'])).toEqual([
+      'SUMMARY',
+      'LOCATION',
+      'DTSTART',
+      'CN',
+      'UID',
+    ]);
   });
 });

@@ -66,3 +66,9 @@ export function counter(samples: Samples | null): string {
   if (!samples || samples.total === 0) return '0/0';
   return `${samples.index + 1}/${samples.total}`;
 }
+
+/** An event's keys with the five mapped fields first (in mapping order), then the rest as sent. */
+export function orderedKeys(event: SampleEvent, first: readonly string[]): string[] {
+  const keys = Object.keys(event);
+  return [...first.filter((key) => key in event), ...keys.filter((key) => !first.includes(key))];
+}
