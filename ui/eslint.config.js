@@ -12,7 +12,7 @@ export default tseslint.config(
     languageOptions: {
       globals: { ...globals.browser, ...globals.node },
       parserOptions: {
-        projectService: true,
+        project: ['./tsconfig.json', './tsconfig.sw.json'],
         tsconfigRootDir: import.meta.dirname,
       },
     },

@@ -1,10 +1,39 @@
 // Vite build of the React app. The Rust binary embeds ui/dist; `npm run dev` proxies the API
-// to a hearth server on 127.0.0.1:8080.
+// to a hearth server on 127.0.0.1:8080. The service worker (src/sw.ts) is built by
+// vite-plugin-pwa, which adds the list of files to precache.
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
+import { VitePWA } from 'vite-plugin-pwa';
 
 export default defineConfig({
-  plugins: [react()],
+  plugins: [
+    react(),
+    VitePWA({
+      strategies: 'injectManifest',
+      srcDir: 'src',
+      filename: 'sw.ts',
+      injectRegister: false,
+      registerType: 'autoUpdate',
+      injectManifest: {
+        globPatterns: ['**/*.{js,css,svg,png,webmanifest}'],
+      },
+      manifest: {
+        name: 'Hearth',
+        short_name: 'Hearth',
+        description: 'A personal website with language flashcards and calendar feeds.',
+        start_url: '/',
+        scope: '/',
+        display: 'standalone',
+        background_color: '#faf7f2',
+        theme_color: '#b4532a',
+        icons: [
+          { src: '/favicon.svg', sizes: 'any', type: 'image/svg+xml', purpose: 'any' },
+          { src: '/icon-192.png', sizes: '192x192', type: 'image/png' },
+          { src: '/icon-512.png', sizes: '512x512', type: 'image/png' },
+        ],
+      },
+    }),
+  ],
   build: {
     outDir: 'dist',
     assetsDir: 'assets',

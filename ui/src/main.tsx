@@ -2,6 +2,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
+import { registerServiceWorker } from './lib/serviceWorker';
 import './styles/global.css';
 
 const root = document.getElementById('root');
@@ -12,3 +13,5 @@ if (root) {
     </StrictMode>,
   );
 }
+
+registerServiceWorker();

@@ -1,0 +1,79 @@
+// Offline: once visited, the landing page and the flashcard tool load and work with the network
+// off (the service worker serves the app); the server still sees no stale-forever caching.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useBrowser } from './support/browser';
+import { startServer, type RunningServer } from './support/server';
+
+const deck = {
+  id: '6f1d2c3b-0000-4000-8000-000000000001',
+  name: 'Train vocabulary',
+  author: 'Ada',
+  description: '',
+  sourceLang: 'en',
+  targetLang: 'fr',
+  bidirectional: false,
+  pronunciationField: true,
+  genderField: true,
+  exampleField: true,
+  cards: [{ id: '6f1d2c3b-0000-4000-8000-0000000000c1', front: 'train', back: 'le train', pronunciation: '', gender: 'm', example: '' }],
+  createdAt: '2026-11-20T10:00:00.000Z',
+  type: 'deck',
+  version: 1,
+};
+
+describe('offline', () => {
+  let server: RunningServer | undefined;
+  const url = () => {
+    if (!server) throw new Error('server not started');
+    return server.url;
+  };
+  const b = useBrowser();
+
+  beforeAll(async () => {
+    server = await startServer(['--owner-name', 'Ada Lovelace']);
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('serves the service worker and manifest without long-lived caching', async () => {
+    const sw = await fetch(`${url()}/sw.js`);
+    expect(sw.status).toBe(200);
+    expect(sw.headers.get('cache-control')).toBe('no-cache');
+    expect(sw.headers.get('content-type')).toContain('javascript');
+    const manifest = await fetch(`${url()}/manifest.webmanifest`);
+    expect(manifest.status).toBe(200);
+    const body = (await manifest.json()) as { name: string; start_url: string };
+    expect(body.start_url).toBe('/');
+  });
+
+  it('loads the landing page and practises a deck with the network off', async () => {
+    const { page, context } = b;
+    await page.goto(url());
+    await page.getByRole('heading', { level: 1, name: 'Ada Lovelace' }).waitFor();
+    await page.evaluate(async () => {
+      await navigator.serviceWorker.ready;
+    });
+    // The first visit installed the worker; the second load is one it controls.
+    await page.reload();
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+    await page.evaluate((d) => {
+      localStorage.setItem(`decks:${d.id}`, JSON.stringify(d));
+      localStorage.setItem('decks:index', JSON.stringify([d.id]));
+    }, deck);
+
+    await context.setOffline(true);
+    await page.goto(`${url()}/flashcards`);
+    await page.getByRole('heading', { name: 'Your Decks' }).waitFor();
+    await page.getByText('Train vocabulary').first().waitFor();
+
+    await page.goto(`${url()}/flashcards/${deck.id}/practice`);
+    await page.getByText('train', { exact: true }).first().waitFor();
+    await page.keyboard.press('Space');
+    await page.getByText('le train', { exact: true }).first().waitFor();
+
+    await page.goto(url());
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Ada Lovelace');
+    await context.setOffline(false);
+  });
+});

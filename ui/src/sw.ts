@@ -1,0 +1,29 @@
+// The service worker: the app's files are precached so the landing page and the flashcard tool
+// work offline; pages go to the network first (they carry the owner's profile) and fall back to
+// the last copy; a new version takes over on the next visit instead of serving stale files.
+/// <reference lib="webworker" />
+import { clientsClaim } from 'workbox-core';
+import { cleanupOutdatedCaches, precacheAndRoute } from 'workbox-precaching';
+import { NavigationRoute, registerRoute } from 'workbox-routing';
+import { NetworkFirst, StaleWhileRevalidate } from 'workbox-strategies';
+
+declare const self: ServiceWorkerGlobalScope;
+
+void self.skipWaiting();
+clientsClaim();
+cleanupOutdatedCaches();
+precacheAndRoute(self.__WB_MANIFEST);
+
+// Every client route is the same app, so one cached page serves them all offline.
+const pages = new NetworkFirst({
+  cacheName: 'pages',
+  networkTimeoutSeconds: 4,
+  plugins: [{ cacheKeyWillBeUsed: () => Promise.resolve('/') }],
+});
+registerRoute(new NavigationRoute(pages, { denylist: [/^\/api\//, /^\/cal\//] }));
+
+// The profile and avatar, for the header and landing page when offline.
+registerRoute(
+  ({ url }) => url.origin === self.location.origin && (url.pathname === '/api/site' || url.pathname === '/avatar'),
+  new StaleWhileRevalidate({ cacheName: 'profile' }),
+);
