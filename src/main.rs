@@ -62,16 +62,25 @@ fn remap(args: &hearth::config::RemapArgs) -> Result<(), String> {
         }
     };
     let mapping = CompiledMapping::compile(&mapping).map_err(|e| format!("mapping: {e}"))?;
-    let (shown, reader): (String, Box<dyn Read>) = match args.input.as_deref() {
-        None => ("stdin".to_owned(), Box::new(std::io::stdin().lock())),
-        Some(p) if p.as_os_str() == "-" => ("stdin".to_owned(), Box::new(std::io::stdin().lock())),
+    let stdin = || -> (String, Box<dyn Read>, u64) {
+        ("stdin".to_owned(), Box::new(std::io::stdin().lock()), 0)
+    };
+    let (shown, reader, size) = match args.input.as_deref() {
+        None => stdin(),
+        Some(p) if p.as_os_str() == "-" => stdin(),
         Some(p) => {
             let file = std::fs::File::open(p).map_err(|e| format!("{}: {e}", p.display()))?;
-            (p.display().to_string(), Box::new(file))
+            let size = file.metadata().map_or(0, |m| m.len());
+            (
+                p.display().to_string(),
+                Box::new(file) as Box<dyn Read>,
+                size,
+            )
         }
     };
-    let mut input = Vec::new();
     let cap = limits.max_input_bytes as u64 + 1;
+    // Sized up front: growing by doubling would briefly hold the input twice.
+    let mut input = Vec::with_capacity(usize::try_from(size.min(cap)).unwrap_or(0) + 1);
     reader
         .take(cap)
         .read_to_end(&mut input)

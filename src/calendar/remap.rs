@@ -10,7 +10,9 @@ use serde::{Deserialize, Serialize};
 use crate::calendar::ics::lexer::{LogicalLine, MAX_LINE_OCTETS};
 use crate::calendar::ics::line::{self, escape_text, name_end, split_line, unescape_text};
 use crate::calendar::ics::view::join_values;
-use crate::calendar::ics::{self, Fields, Limits, ParseError, Visitor, Warning, Warnings};
+use crate::calendar::ics::{
+    self, line_name, Fields, Limits, ParseError, Visitor, Warning, Warnings,
+};
 use crate::calendar::template::{Template, TemplateError};
 
 /// The five event properties a mapping sets.
@@ -140,6 +142,9 @@ struct FieldTemplate {
 #[derive(Debug, Clone)]
 pub struct CompiledMapping {
     fields: [FieldTemplate; 5],
+    /// Upper-case names the writer reads per event: those the changing templates use and the
+    /// changing fields themselves. Only these are computed for each event.
+    needed: Vec<String>,
 }
 
 impl Default for CompiledMapping {
@@ -172,7 +177,19 @@ impl CompiledMapping {
             let identity = template.is_identity(field.name());
             FieldTemplate { template, identity }
         });
-        (CompiledMapping { fields }, errors)
+        let mut needed: Vec<String> = Vec::new();
+        for (field, slot) in MappedField::ALL.iter().zip(&fields) {
+            if slot.identity {
+                continue;
+            }
+            let names = slot.template.names().chain(std::iter::once(field.name()));
+            for name in names {
+                if !needed.iter().any(|n| n == name) {
+                    needed.push(name.to_owned());
+                }
+            }
+        }
+        (CompiledMapping { fields, needed }, errors)
     }
 
     fn slot(&self, field: MappedField) -> &FieldTemplate {
@@ -498,8 +515,8 @@ fn role_of(name: &str) -> Role {
 enum EvLine<'a> {
     /// The event's own BEGIN or END, or a line of a sub-component: written as it is.
     Pass(LogicalLine<'a>),
-    /// A direct property of the event.
-    Prop(LogicalLine<'a>, Role),
+    /// A direct property of the event, with its name as written.
+    Prop(LogicalLine<'a>, Role, Cow<'a, str>),
     /// An END line the input left out.
     End(String),
 }
@@ -518,21 +535,6 @@ struct RemapVisitor<'m, 'a, 'w, W: Write> {
     event_warnings: Vec<(u32, String)>,
     changed_events: usize,
     w: &'w mut Writer<'a, W>,
-}
-
-fn line_name<'l>(line: &LogicalLine<'l>) -> Cow<'l, str> {
-    let first = line.first_segment();
-    match name_end(first) {
-        Some(e) => match std::str::from_utf8(&first[..e]) {
-            Ok(s) => Cow::Borrowed(s.trim()),
-            Err(_) => Cow::Owned(String::from_utf8_lossy(&first[..e]).trim().to_owned()),
-        },
-        None => {
-            let content = line.content();
-            let e = name_end(&content).unwrap_or(content.len());
-            Cow::Owned(String::from_utf8_lossy(&content[..e]).trim().to_owned())
-        }
-    }
 }
 
 /// The unfolded text of a line, borrowed from the input when possible.
@@ -554,35 +556,89 @@ fn prop_value<'l>(line: &LogicalLine<'l>) -> Cow<'l, str> {
     }
 }
 
-/// The buffered event as templates see it.
+/// The buffered event as templates see it, with the values the mapping needs computed once.
 struct StreamEvent<'e, 'a> {
     lines: &'e [EvLine<'a>],
+    names: &'e [String],
+    /// Joined property values for `names`.
+    values: Vec<Option<Cow<'a, str>>>,
+    /// For names without a property: the first parameter of that name.
+    params: Vec<Option<String>>,
 }
 
-impl<'a> StreamEvent<'_, 'a> {
-    fn props(&self) -> impl Iterator<Item = (&LogicalLine<'a>, Role)> {
+impl<'e, 'a> StreamEvent<'e, 'a> {
+    fn new(lines: &'e [EvLine<'a>], names: &'e [String]) -> Self {
+        let mut values: Vec<Option<Cow<'a, str>>> = vec![None; names.len()];
+        for l in lines {
+            let EvLine::Prop(line, _, name) = l else {
+                continue;
+            };
+            let Some(i) = names.iter().position(|n| n.eq_ignore_ascii_case(name)) else {
+                continue;
+            };
+            let v = prop_value(line);
+            values[i] = Some(match values[i].take() {
+                None => v,
+                Some(prev) => Cow::Owned(format!("{prev}, {v}")),
+            });
+        }
+        let mut params: Vec<Option<String>> = vec![None; names.len()];
+        if values.iter().any(Option::is_none) {
+            for l in lines {
+                let EvLine::Prop(line, ..) = l else { continue };
+                let text = line_text(line);
+                for p in split_line(&text).params {
+                    let slot = names.iter().enumerate().position(|(i, n)| {
+                        values[i].is_none() && params[i].is_none() && n.eq_ignore_ascii_case(p.name)
+                    });
+                    if let Some(i) = slot {
+                        let decoded: Vec<Cow<'_, str>> =
+                            p.values.iter().map(|v| line::param_value(v)).collect();
+                        params[i] = Some(decoded.join(","));
+                    }
+                }
+            }
+        }
+        StreamEvent {
+            lines,
+            names,
+            values,
+            params,
+        }
+    }
+
+    fn props(&self) -> impl Iterator<Item = (&LogicalLine<'a>, Role, &str)> {
         self.lines.iter().filter_map(|l| match l {
-            EvLine::Prop(line, role) => Some((line, *role)),
+            EvLine::Prop(line, role, name) => Some((line, *role, name.as_ref())),
             _ => None,
         })
     }
 
     /// Only properties (no parameter fallback): the upstream value of a mapped field.
-    fn property(&self, name: &str) -> Option<Cow<'a, str>> {
+    fn property(&self, name: &str) -> Option<Cow<'_, str>> {
+        if let Some(i) = self.names.iter().position(|n| n == name) {
+            return self.values[i].as_deref().map(Cow::Borrowed);
+        }
         join_values(
             self.props()
-                .filter(|(l, _)| line_name(l).eq_ignore_ascii_case(name))
-                .map(|(l, _)| prop_value(l)),
+                .filter(|(_, _, n)| n.eq_ignore_ascii_case(name))
+                .map(|(l, _, _)| prop_value(l)),
         )
     }
 }
 
 impl Fields for StreamEvent<'_, '_> {
     fn field(&self, name: &str) -> Option<Cow<'_, str>> {
+        if let Some(i) = self.names.iter().position(|n| n == name) {
+            return self.values[i]
+                .as_deref()
+                .or(self.params[i].as_deref())
+                .map(Cow::Borrowed);
+        }
         if let Some(v) = self.property(name) {
             return Some(v);
         }
-        for (l, _) in self.props() {
+        for (l, _, _) in self.props() {
             let text = line_text(l);
             let parts = split_line(&text);
             if let Some(p) = parts
@@ -683,7 +739,7 @@ impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
     /// Decides what the mapping does to the buffered event and writes it.
     fn finish_event(&mut self) {
         let lines = std::mem::take(&mut self.event);
-        let view = StreamEvent { lines: &lines };
+        let view = StreamEvent::new(&lines, &self.mapping.needed);
         let begin_line = match lines.first() {
             Some(EvLine::Pass(l)) => l.line_no,
             _ => 0,
@@ -702,8 +758,8 @@ impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
             }
             let first = view
                 .props()
-                .find(|(_, r)| *r == Role::Mapped(field))
-                .map(|(l, _)| line_text(l));
+                .find(|(_, r, _)| *r == Role::Mapped(field))
+                .map(|(l, _, _)| line_text(l));
             if field.is_date() {
                 let Some((value, is_date, utc)) = date_value(&rendered) else {
                     if !rendered.is_empty() || first.is_some() {
@@ -762,13 +818,13 @@ impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
         let mut additions: Vec<String> = Vec::new();
         for field in MappedField::ALL {
             if let Some(Some(line)) = &replace[field as usize] {
-                if !view.props().any(|(_, r)| r == Role::Mapped(field)) {
+                if !view.props().any(|(_, r, _)| r == Role::Mapped(field)) {
                     additions.push(line.clone());
                 }
             }
         }
         if let Some(seq) = &sequence {
-            if !view.props().any(|(_, r)| r == Role::Sequence) {
+            if !view.props().any(|(_, r, _)| r == Role::Sequence) {
                 additions.push(seq.clone());
             }
         }
@@ -788,7 +844,7 @@ impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
             match l {
                 EvLine::Pass(line) => self.w.original(line),
                 EvLine::End(name) => self.w.text_line(format!("END:{name}").as_bytes()),
-                EvLine::Prop(line, role) => match role {
+                EvLine::Prop(line, role, _) => match role {
                     Role::Mapped(f) => match &mut replace[*f as usize] {
                         None => self.w.original(line),
                         Some(slot) => {
@@ -867,22 +923,24 @@ impl<'a, W: Write> Visitor<'a> for RemapVisitor<'_, 'a, '_, W> {
         }
     }
 
-    fn property(&mut self, line: &LogicalLine<'a>, name: &str) {
+    fn property(&mut self, line: &LogicalLine<'a>) {
         if self.in_event {
             let direct = self.stack.last().is_some_and(|c| c == "VEVENT")
                 && self.stack.iter().filter(|c| *c == "VEVENT").count() == 1;
             if direct {
-                self.event.push(EvLine::Prop(*line, role_of(name)));
+                let name = line_name(line);
+                self.event.push(EvLine::Prop(*line, role_of(&name), name));
             } else {
                 self.event.push(EvLine::Pass(*line));
             }
             return;
         }
         if !self.managed.is_empty() && self.in_calendar_header() {
+            let name = line_name(line);
             if let Some(i) = self
                 .managed
                 .iter()
-                .position(|(n, _)| n.eq_ignore_ascii_case(name))
+                .position(|(n, _)| n.eq_ignore_ascii_case(&name))
             {
                 if !self.managed_written[i] {
                     self.managed_written[i] = true;

@@ -33,6 +33,9 @@ impl<'a> LogicalLine<'a> {
 
     /// The bytes of the first physical line: enough to read the name of almost every line.
     pub fn first_segment(&self) -> &'a [u8] {
+        if !self.folded {
+            return self.body;
+        }
         match memchr::memchr2(b'\r', b'\n', self.body) {
             Some(end) => &self.body[..end],
             None => self.body,

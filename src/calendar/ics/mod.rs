@@ -109,8 +109,8 @@ pub(crate) trait Visitor<'a> {
     fn begin(&mut self, line: &LogicalLine<'a>, name: &str);
     /// An `END:` line, or `None` for one the input left out; `name` is upper-case.
     fn end(&mut self, line: Option<&LogicalLine<'a>>, name: &str);
-    /// Any other line inside a component; `name` as written, trimmed.
-    fn property(&mut self, line: &LogicalLine<'a>, name: &str);
+    /// Any other line inside a component (`line_name` reads its name).
+    fn property(&mut self, line: &LogicalLine<'a>);
 }
 
 /// What `walk` learnt about the whole input.
@@ -130,39 +130,67 @@ pub(crate) fn text(bytes: &[u8]) -> Cow<'_, str> {
     String::from_utf8_lossy(bytes)
 }
 
-fn classify(line: &LogicalLine<'_>) -> (String, LineKind) {
+/// The name of a line as written, trimmed; borrowed from the input when it can be.
+pub(crate) fn line_name<'a>(line: &LogicalLine<'a>) -> Cow<'a, str> {
+    let first = line.first_segment();
+    match line::name_end(first) {
+        Some(e) => match std::str::from_utf8(&first[..e]) {
+            Ok(s) => Cow::Borrowed(s.trim()),
+            Err(_) => Cow::Owned(text(&first[..e]).trim().to_owned()),
+        },
+        None => {
+            let content = line.content();
+            let e = line::name_end(&content).unwrap_or(content.len());
+            Cow::Owned(text(&content[..e]).trim().to_owned())
+        }
+    }
+}
+
+/// Whether `bytes` starts with `word` (any case) followed by optional blanks and `:` or `;`.
+fn starts_with_name(bytes: &[u8], word: &[u8]) -> bool {
+    bytes.len() > word.len()
+        && bytes[..word.len()].eq_ignore_ascii_case(word)
+        && bytes[word.len()..]
+            .iter()
+            .find(|b| !matches!(b, b' ' | b'\t'))
+            .is_some_and(|b| matches!(b, b':' | b';'))
+}
+
+/// Whether a line opens or closes a component. Cheap for ordinary lines: only those starting
+/// with B or E are looked at further.
+fn classify(line: &LogicalLine<'_>) -> LineKind {
     let first = line.first_segment();
     let content;
-    let (name_bytes, full): (&[u8], Option<&[u8]>) = match line::name_end(first) {
-        Some(e) => (&first[..e], None),
-        None => {
-            content = line.content();
-            match line::name_end(&content) {
-                Some(e) => (&content[..e], Some(&content)),
-                None => (&content[..], Some(&content)),
-            }
-        }
+    let head: &[u8] = if line.folded && first.len() < 8 {
+        // A fold inside the name itself: read the unfolded line.
+        content = line.content();
+        &content
+    } else {
+        first
     };
-    let name = text(name_bytes).trim().to_owned();
-    let is_begin = name.eq_ignore_ascii_case("BEGIN");
-    if !is_begin && !name.eq_ignore_ascii_case("END") {
-        return (name, LineKind::Other);
-    }
-    let whole = match full {
-        Some(c) => text(c).into_owned(),
-        None => text(&line.content()).into_owned(),
+    // Only a line after a blank line can start with blanks; the writer drops them.
+    let blanks = head
+        .iter()
+        .take_while(|b| matches!(b, b' ' | b'\t'))
+        .count();
+    let head = &head[blanks..];
+    let is_begin = match head.first() {
+        Some(b'B' | b'b') if starts_with_name(head, b"BEGIN") => true,
+        Some(b'E' | b'e') if starts_with_name(head, b"END") => false,
+        _ => return LineKind::Other,
     };
+    let content = line.content();
+    let whole = text(&content);
     let parts = line::split_line(&whole);
     let comp = parts.value.trim().to_ascii_uppercase();
     if comp.is_empty() {
-        return (name, LineKind::Other);
+        return LineKind::Other;
     }
-    let kind = if is_begin {
+    if is_begin {
         LineKind::Begin(comp)
     } else {
         LineKind::End(comp)
-    };
-    (name, kind)
+    }
 }
 
 /// Walks the lines of `input`, keeping the component stack, enforcing `limits`, repairing
@@ -196,8 +224,7 @@ pub(crate) fn walk<'a, V: Visitor<'a>>(
         if !all_utf8 && std::str::from_utf8(line.body).is_err() {
             warnings.push(line.line_no, "invalid UTF-8 replaced with U+FFFD");
         }
-        let (name, kind) = classify(&line);
-        match kind {
+        match classify(&line) {
             LineKind::Begin(comp) => {
                 if stack.len() >= limits.max_depth {
                     return Err(ParseError::TooDeep {
@@ -246,7 +273,7 @@ pub(crate) fn walk<'a, V: Visitor<'a>>(
                     warnings.push(line.line_no, "text outside any component ignored");
                     continue;
                 }
-                visitor.property(&line, &name);
+                visitor.property(&line);
             }
         }
     }
@@ -389,7 +416,7 @@ impl<'a> Visitor<'a> for TreeBuilder {
         }
     }
 
-    fn property(&mut self, line: &LogicalLine<'a>, _name: &str) {
+    fn property(&mut self, line: &LogicalLine<'a>) {
         let p = parse_property(line);
         if !p.well_formed {
             self.warnings_malformed.push(line.line_no);

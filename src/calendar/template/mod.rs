@@ -422,10 +422,26 @@ impl Template {
 impl Transform {
     fn apply(&self, value: &str, out: &mut String) {
         let mut last = 0;
-        for caps in self.regex.captures_iter(value) {
-            let Some(m) = caps.get(0) else { continue };
+        // Plain matching is much faster than capturing: capture only when `$1`..`$9` need it.
+        let groups = self
+            .replacement
+            .iter()
+            .any(|p| matches!(p, Piece::Group(_)));
+        for m in self.regex.find_iter(value) {
             out.push_str(&value[last..m.start()]);
-            self.expand(&caps, out);
+            if groups {
+                if let Some(caps) = self.regex.captures_at(value, m.start()) {
+                    self.expand(&caps, out);
+                }
+            } else {
+                for piece in &self.replacement {
+                    match piece {
+                        Piece::Text(s) => out.push_str(s),
+                        Piece::Whole => out.push_str(m.as_str()),
+                        Piece::Group(_) => {}
+                    }
+                }
+            }
             last = m.end();
             if !self.global || out.len() > MAX_RENDERED_BYTES {
                 break;
