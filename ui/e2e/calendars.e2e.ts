@@ -503,6 +503,36 @@ describe('calendars: list, editor and publishing', () => {
     await page.getByRole('button', { name: 'Delete Keep me' }).click();
     await page.getByText('No calendars saved yet.').waitFor();
     await expect(stored(page)).resolves.toEqual([]);
+    expect(dialogs.seen.map((d) => d.type)).toEqual(['confirm', 'confirm', 'confirm']);
+  });
+
+  it('deletes a calendar whose edit token the server no longer accepts, leaving that hosted feed alone', async () => {
+    const page = b.page;
+    const dialogs = new DialogScript(page);
+    const theirs = await fetch(url('/api/calendars'), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ id: 'theirs', name: 'Theirs', url: up().url('/work.ics'), mapping: {} }),
+    });
+    const { hostedUrl } = (await theirs.json()) as { hostedUrl: string };
+    await seed(page, [{ ...record('theirs', 'Stale copy', up().url('/work.ics')), editToken: 'stale-token', hostedUrl }]);
+    await page.reload();
+    dialogs.answer(true);
+    await page.getByRole('button', { name: 'Delete Stale copy' }).click();
+    await page.getByText('No calendars saved yet.').waitFor();
+    expect(dialogs.seen.map((d) => d.type)).toEqual(['confirm']);
+    expect((await fetch(hostedUrl)).status).toBe(200);
+  });
+
+  it('offers the list and Add when the editor address names no calendar', async () => {
+    const page = b.page;
+    const dialogs = new DialogScript(page);
+    await page.goto(url('/calendars/new'));
+    await page.getByText('This address names no calendar to edit.').waitFor();
+    dialogs.answer(up().url('/work.ics'), 'From the editor');
+    await page.getByRole('button', { name: 'Add Calendar' }).click();
+    await waitText(page, '.cal-samples__counter', '1/3');
+    await page.locator('.cal-editor__name', { hasText: 'From the editor' }).waitFor();
   });
 
   it('closes the regex dialog with Escape and a click outside, returns focus, and inserts into DESCRIPTION by default', async () => {

@@ -3,7 +3,7 @@
 // (Build & Host) to a hosted address, or takes it down again.
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { ArrowLeft, CloudUpload, RefreshCw, Save, TriangleAlert } from 'lucide-react';
+import { ArrowLeft, CloudUpload, Plus, RefreshCw, Save, TriangleAlert } from 'lucide-react';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
 import { fetchFeed, publishCalendar, renderMapping, unpublishCalendar, type FeedAnswer, type MappingRender } from './api';
 import {
@@ -18,6 +18,7 @@ import {
   type MappingField,
   type SavedCalendar,
 } from './calendar';
+import { askNewCalendar } from './addCalendar';
 import { HostedBanner } from './HostedBanner';
 import { MappingPanel } from './MappingPanel';
 import { PreviewPanel } from './PreviewPanel';
@@ -43,6 +44,7 @@ interface Hosting {
 /** Reads id, url and name from the address; a calendar without them cannot be edited. */
 export function CalendarEditorRoute() {
   const [params] = useSearchParams();
+  const navigate = useNavigate();
   const id = params.get('id') ?? '';
   const url = params.get('url')?.trim() ?? '';
   const name = params.get('name');
@@ -52,10 +54,23 @@ export function CalendarEditorRoute() {
         <h1>Editor</h1>
         <div className="card page empty-state">
           <p>This address names no calendar to edit.</p>
-          <Link className="button" to="/calendars">
-            <ArrowLeft aria-hidden="true" size={16} />
-            All calendars
-          </Link>
+          <div className="cal-item__actions">
+            <Link className="button" to="/calendars">
+              <ArrowLeft aria-hidden="true" size={16} />
+              All calendars
+            </Link>
+            <button
+              type="button"
+              className="button button--primary"
+              onClick={() => {
+                const path = askNewCalendar();
+                if (path) void navigate(path);
+              }}
+            >
+              <Plus aria-hidden="true" size={16} />
+              Add Calendar
+            </button>
+          </div>
         </div>
       </section>
     );

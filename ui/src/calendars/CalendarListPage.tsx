@@ -5,18 +5,11 @@ import { Link, useNavigate } from 'react-router';
 import { CalendarPlus, Pencil, Plus, Trash2 } from 'lucide-react';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
 import { unpublishCalendar } from './api';
-import { DEFAULT_NAME, editorPath, newCalendarId, type SavedCalendar } from './calendar';
+import { askNewCalendar } from './addCalendar';
+import { DEFAULT_NAME, editorPath, type SavedCalendar } from './calendar';
 import { browserKeyDeps } from './publishKeyPrompt';
 import { withPublishKey } from './publish';
 import { calendarStore } from './storage';
-
-/** Asks for the subscription URL (cancel or empty aborts) and a name; the editor's address. */
-export function askNewCalendar(): string | null {
-  const url = window.prompt('Subscription URL of the calendar (https:// or webcal://):')?.trim() ?? '';
-  if (url === '') return null;
-  const name = window.prompt('Name of the calendar:', DEFAULT_NAME)?.trim() ?? '';
-  return editorPath({ id: newCalendarId(), url, name: name === '' ? DEFAULT_NAME : name });
-}
 
 function CalendarItem({ calendar, onDelete }: { calendar: SavedCalendar; onDelete: (c: SavedCalendar) => void }) {
   const name = calendar.name.trim() === '' ? DEFAULT_NAME : calendar.name;
@@ -63,7 +56,9 @@ export function CalendarListPage() {
       const token = calendar.editToken;
       const outcome = await withPublishKey((key) => unpublishCalendar(calendar.id, token, key), browserKeyDeps);
       if (outcome.kind === 'cancelled') return;
-      if (outcome.kind === 'failed') {
+      // A refused token (403) manages nothing any more, so dropping it loses nothing; anything
+      // else (server unreachable, ...) keeps the record so the token is not lost.
+      if (outcome.kind === 'failed' && outcome.status !== 403) {
         window.alert(`Unpublish failed: ${outcome.message}`);
         return;
       }

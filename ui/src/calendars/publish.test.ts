@@ -54,14 +54,14 @@ describe('withPublishKey', () => {
   it('passes other failures through with the server text', async () => {
     const { d, asked } = deps(null, []);
     const outcome = await withPublishKey(() => Promise.reject(new ApiError(403, 'needs its edit token')), d);
-    expect(outcome).toEqual({ kind: 'failed', message: 'needs its edit token' });
+    expect(outcome).toEqual({ kind: 'failed', message: 'needs its edit token', status: 403 });
     expect(asked).toEqual([]);
   });
 
   it('gives up after a few refused keys', async () => {
     const { d, asked } = deps(null, ['a', 'b', 'c', 'd', 'e']);
     const outcome = await withPublishKey(() => Promise.reject(new ApiError(401, 'wrong key')), d);
-    expect(outcome).toEqual({ kind: 'failed', message: 'wrong key' });
+    expect(outcome).toEqual({ kind: 'failed', message: 'wrong key', status: 401 });
     expect(asked).toHaveLength(3);
   });
 });

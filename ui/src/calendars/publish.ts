@@ -10,7 +10,11 @@ export interface KeyDeps {
   askKey(refused: boolean): string | null;
 }
 
-export type KeyedOutcome<T> = { kind: 'done'; value: T } | { kind: 'cancelled' } | { kind: 'failed'; message: string };
+export type KeyedOutcome<T> =
+  | { kind: 'done'; value: T }
+  | { kind: 'cancelled' }
+  /** `status` 0: not an answer from the server (unreachable, or not an HTTP failure). */
+  | { kind: 'failed'; message: string; status: number };
 
 const MAX_ATTEMPTS = 4;
 
@@ -21,9 +25,9 @@ export async function withPublishKey<T>(action: (key: string | null) => Promise<
       return { kind: 'done', value: await action(key) };
     } catch (error) {
       if (!(error instanceof ApiError)) {
-        return { kind: 'failed', message: error instanceof Error ? error.message : String(error) };
+        return { kind: 'failed', message: error instanceof Error ? error.message : String(error), status: 0 };
       }
-      if (error.status !== 401 || attempt >= MAX_ATTEMPTS) return { kind: 'failed', message: error.message };
+      if (error.status !== 401 || attempt >= MAX_ATTEMPTS) return { kind: 'failed', message: error.message, status: error.status };
       const refused = key !== null;
       if (refused) deps.clearKey();
       const answer = deps.askKey(refused)?.trim() ?? '';
