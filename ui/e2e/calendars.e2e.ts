@@ -569,6 +569,15 @@ describe('calendars: list, editor and publishing', () => {
     await dialog.waitFor({ state: 'detached' });
     await expect(field(page, 'DESCRIPTION').inputValue()).resolves.toBe('${DESCRIPTION}${LOCATION|re:s/Building//}');
     await waitPreview(page, 'DESCRIPTION', 'Weekly sync\nAgenda: roadmap A, Room 101');
+
+    // Without a pattern the token is plain.
+    await page.getByRole('button', { name: 'Insert CN', exact: true }).click();
+    const cnDialog = page.getByRole('dialog', { name: 'Regex transform for CN → insert into DESCRIPTION' });
+    await cnDialog.waitFor();
+    await waitText(page, '.cal-regex__result', 'Ada Lovelace');
+    await cnDialog.getByRole('button', { name: 'Insert token' }).click();
+    await cnDialog.waitFor({ state: 'detached' });
+    await expect(field(page, 'DESCRIPTION').inputValue()).resolves.toBe('${DESCRIPTION}${LOCATION|re:s/Building//}${CN}');
   });
 
   it('pages through a feed larger than one page and warns about a feed above 1 MB', async () => {
