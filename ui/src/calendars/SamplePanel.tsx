@@ -28,7 +28,7 @@ export function SamplePanel({ samples, loading, onMove, onInsert }: Props) {
           >
             <ChevronLeft aria-hidden="true" size={18} />
           </button>
-          <span className="cal-samples__counter" aria-live="polite" aria-label={`Sample ${counter(samples)}`}>
+          <span className="cal-samples__counter" role="status" title="Sample shown / events in the feed">
             {counter(samples)}
           </span>
           <button
