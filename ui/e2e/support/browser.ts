@@ -3,7 +3,7 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, onTestFailed } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOT_DIR = resolve(import.meta.dirname, '../../test-results');
@@ -44,14 +44,17 @@ export function useBrowser(options: BrowserContextOptions = {}): BrowserFixture 
   afterAll(async () => {
     await browser?.close();
   });
-  beforeEach(async (ctx) => {
+  beforeEach(async () => {
     if (!browser) throw new Error('browser did not start');
     context = await browser.newContext(options);
     page = await context.newPage();
-    const name = ctx.task.name.replace(/[^a-z0-9]+/gi, '-').toLowerCase();
-    onTestFailed(async () => {
-      if (!page) return;
+  });
+  // The screenshot is taken here, before the context closes (onTestFailed would run too late).
+  afterEach(async (ctx) => {
+    const failed = ctx.task.result?.state === 'fail' || (ctx.task.result?.errors?.length ?? 0) > 0;
+    if (failed && page && !page.isClosed()) {
       mkdirSync(SCREENSHOT_DIR, { recursive: true });
+      const name = ctx.task.name.replace(/[^a-z0-9]+/gi, '-').toLowerCase();
       const path = resolve(SCREENSHOT_DIR, `${name}.png`);
       try {
         await page.screenshot({ path, fullPage: true });
@@ -59,9 +62,7 @@ export function useBrowser(options: BrowserContextOptions = {}): BrowserFixture 
       } catch (error) {
         console.error(`screenshot failed: ${String(error)}`);
       }
-    });
-  });
-  afterEach(async () => {
+    }
     await context?.close();
   });
 
