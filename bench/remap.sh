@@ -51,7 +51,7 @@ for n in "${sizes[@]}"; do
         rss_kb=$(/usr/bin/time -f '%M' "${pin[@]}" "$bin" "${args[@]}" 2>&1 >/dev/null | tail -n1)
         awk -v n="$n" -v m="$mapping" -v b="$bytes" -v ns="$best" -v rss="$rss_kb" 'BEGIN {
             s = ns / 1e9; mbs = b / 1e6 / s; ratio = rss * 1024 / b;
-            printf "%-8d %-10s %10.2f %9.1f %10.1f %12.0f %10.1f %8.2f\n", n, m, b / 1e6, s * 1000, mbs, n / s, rss / 1024, ratio
+            printf "%-8d %-10s %10.2f %9.1f %10.1f %12.0f %10.1f %8.2f\n", n, m, b / 1e6, s * 1000, mbs, n / s, rss * 1024 / 1e6, ratio
         }'
         if [ "$n" -ge 10000 ]; then
             target_mbs=300; [ "$mapping" = realistic ] && target_mbs=150

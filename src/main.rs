@@ -51,7 +51,11 @@ fn remap(args: &hearth::config::RemapArgs) -> Result<(), String> {
     use hearth::calendar::{CompiledMapping, Limits, Mapping, RemapOptions};
     use std::io::{Read, Write};
 
-    let limits = Limits::default();
+    // The server caps feeds at 32 MiB; here the owner remaps their own files, so allow 1 GiB.
+    let limits = Limits {
+        max_input_bytes: 1 << 30,
+        ..Limits::default()
+    };
     let mapping = match &args.mapping {
         None => Mapping::default(),
         Some(path) => {

@@ -389,25 +389,28 @@ pub fn write_folded(out: &mut Vec<u8>, line: &[u8]) {
         out.extend_from_slice(b"\r\n");
         return;
     }
+    out.reserve(line.len() + line.len() / 64 * 3 + 2);
     let mut start = 0;
     let mut limit = MAX_LINE_OCTETS;
     while start < line.len() {
-        let mut end = start;
-        while let Some(&b) = line.get(end) {
-            let unit = if b == b'\\' {
-                1 + line.get(end + 1).map_or(0, |&n| utf8_len(n))
-            } else {
-                utf8_len(b)
-            };
-            let next = (end + unit).min(line.len());
-            if next - start > limit {
-                break;
+        let mut end = start + limit;
+        if end >= line.len() {
+            end = line.len();
+        } else {
+            // Back off to the start of a UTF-8 character...
+            while end > start + 1 && (line[end] & 0xC0) == 0x80 {
+                end -= 1;
             }
-            end = next;
-        }
-        if end == start {
-            // Cannot happen with a 74-octet budget and units of at most 5 octets.
-            end = (start + limit).min(line.len());
+            // ...and off a backslash that escapes the next character. Chunks start on escape
+            // boundaries, so counting inside the chunk gives the right parity.
+            let backslashes = line[start..end]
+                .iter()
+                .rev()
+                .take_while(|&&b| b == b'\\')
+                .count();
+            if backslashes % 2 == 1 && end > start + 1 {
+                end -= 1;
+            }
         }
         if start > 0 {
             out.push(b' ');
@@ -416,15 +419,6 @@ pub fn write_folded(out: &mut Vec<u8>, line: &[u8]) {
         out.extend_from_slice(b"\r\n");
         start = end;
         limit = MAX_LINE_OCTETS - 1;
-    }
-}
-
-fn utf8_len(lead: u8) -> usize {
-    match lead {
-        0xF0..=0xFF => 4,
-        0xE0..=0xEF => 3,
-        0xC0..=0xDF => 2,
-        _ => 1,
     }
 }
 
@@ -546,6 +540,19 @@ fn line_text<'l>(line: &LogicalLine<'l>) -> Cow<'l, str> {
             Err(e) => Cow::Owned(String::from_utf8_lossy(e.as_bytes()).into_owned()),
         },
     }
+}
+
+/// Enough of a line to read its name and parameters: the first physical line when the value
+/// starts there (saves unfolding a long DESCRIPTION), else the whole unfolded line.
+fn head_text<'l>(line: &LogicalLine<'l>) -> Cow<'l, str> {
+    if line.folded {
+        if let Ok(first) = std::str::from_utf8(line.first_segment()) {
+            if split_line(first).well_formed {
+                return Cow::Borrowed(first);
+            }
+        }
+    }
+    line_text(line)
 }
 
 /// The unescaped value of a property line.
@@ -759,7 +766,7 @@ impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
             let first = view
                 .props()
                 .find(|(_, r, _)| *r == Role::Mapped(field))
-                .map(|(l, _, _)| line_text(l));
+                .map(|(l, _, _)| head_text(l));
             if field.is_date() {
                 let Some((value, is_date, utc)) = date_value(&rendered) else {
                     if !rendered.is_empty() || first.is_some() {

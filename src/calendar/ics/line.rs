@@ -178,51 +178,68 @@ pub fn encode_param_value(value: &str) -> String {
 
 /// Decodes a TEXT value: `\n`/`\N` newline, `\,` `\;` `\\`; any other backslash stays.
 pub fn unescape_text(value: &str) -> Cow<'_, str> {
-    if !value.contains('\\') {
+    let bytes = value.as_bytes();
+    let Some(first) = memchr::memchr(b'\\', bytes) else {
         return Cow::Borrowed(value);
-    }
+    };
     let mut out = String::with_capacity(value.len());
-    let mut chars = value.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('n') | Some('N') => out.push('\n'),
-            Some(c @ (',' | ';' | '\\')) => out.push(c),
-            Some(other) => {
-                out.push('\\');
-                out.push(other);
+    let mut last = 0;
+    let mut at = Some(first);
+    while let Some(i) = at {
+        out.push_str(&value[last..i]);
+        // Every byte matched below is ASCII, so `i + 2` stays on a character boundary.
+        match bytes.get(i + 1) {
+            Some(b'n' | b'N') => {
+                out.push('\n');
+                last = i + 2;
             }
-            None => out.push('\\'),
+            Some(&c @ (b',' | b';' | b'\\')) => {
+                out.push(char::from(c));
+                last = i + 2;
+            }
+            _ => {
+                out.push('\\');
+                last = i + 1;
+            }
         }
+        at = memchr::memchr(b'\\', &bytes[last..]).map(|j| last + j);
     }
+    out.push_str(&value[last..]);
     Cow::Owned(out)
 }
 
 /// Encodes a TEXT value: `\` `;` `,` escaped, every line break (CRLF, LF, CR) as `\n`.
 pub fn escape_text(value: &str) -> Cow<'_, str> {
-    if !value.contains(['\\', ';', ',', '\n', '\r']) {
+    let bytes = value.as_bytes();
+    let special = |b: &u8| matches!(b, b'\\' | b';' | b',' | b'\n' | b'\r');
+    let Some(first) = bytes.iter().position(special) else {
         return Cow::Borrowed(value);
-    }
-    let mut out = String::with_capacity(value.len() + 8);
-    let mut chars = value.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            ';' => out.push_str("\\;"),
-            ',' => out.push_str("\\,"),
-            '\n' => out.push_str("\\n"),
-            '\r' => {
-                if chars.peek() == Some(&'\n') {
-                    chars.next();
-                }
-                out.push_str("\\n");
-            }
-            c => out.push(c),
+    };
+    let mut out = String::with_capacity(value.len() + 16);
+    out.push_str(&value[..first]);
+    let mut last = first;
+    let mut i = first;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if !special(&b) {
+            i += 1;
+            continue;
         }
+        out.push_str(&value[last..i]);
+        match b {
+            b'\\' => out.push_str("\\\\"),
+            b';' => out.push_str("\\;"),
+            b',' => out.push_str("\\,"),
+            b'\r' if bytes.get(i + 1) == Some(&b'\n') => {
+                out.push_str("\\n");
+                i += 1;
+            }
+            _ => out.push_str("\\n"),
+        }
+        i += 1;
+        last = i;
     }
+    out.push_str(&value[last..]);
     Cow::Owned(out)
 }
 
