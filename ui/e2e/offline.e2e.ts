@@ -74,6 +74,12 @@ describe('offline', () => {
 
     await page.goto(url());
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Ada Lovelace');
+
+    // The calendar tool needs the server and says so.
+    await page.goto(`${url()}/calendars`);
+    await page.getByRole('heading', { name: 'Calendars' }).waitFor();
+    await page.getByText('You are offline. The calendar tool needs the server').waitFor();
     await context.setOffline(false);
+    await page.getByText('You are offline.').waitFor({ state: 'detached' });
   });
 });

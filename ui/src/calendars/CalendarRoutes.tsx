@@ -2,14 +2,18 @@
 import { Route, Routes } from 'react-router';
 import { CalendarEditorRoute } from './CalendarEditorPage';
 import { CalendarListPage } from './CalendarListPage';
+import { OfflineNotice } from './OfflineNotice';
 import './calendars.css';
 
 export default function CalendarRoutes() {
   return (
-    <Routes>
-      <Route index element={<CalendarListPage />} />
-      <Route path="new" element={<CalendarEditorRoute />} />
-      <Route path="*" element={<CalendarListPage />} />
-    </Routes>
+    <>
+      <OfflineNotice />
+      <Routes>
+        <Route index element={<CalendarListPage />} />
+        <Route path="new" element={<CalendarEditorRoute />} />
+        <Route path="*" element={<CalendarListPage />} />
+      </Routes>
+    </>
   );
 }
