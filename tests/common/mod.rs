@@ -89,6 +89,9 @@ impl TestServer {
 pub fn client() -> reqwest::Client {
     hearth::publish::fetch::install_crypto_provider();
     reqwest::Client::builder()
+        // Tests look at the encodings the server chose, so nothing is decoded behind their back.
+        .no_gzip()
+        .no_deflate()
         .timeout(Duration::from_secs(20))
         .build()
         .expect("client")
