@@ -172,6 +172,31 @@ async fn upstream_failures_are_named() {
 }
 
 #[tokio::test]
+async fn compressed_feeds_are_read_and_limited_by_their_decompressed_size() {
+    use std::sync::atomic::Ordering;
+    let upstream = Upstream::start().await;
+    upstream.state.gzip.store(true, Ordering::SeqCst);
+    let server = TestServer::start(|c| {
+        c.allow_private_feeds = true;
+        c.feed_max_size = 64 * 1024;
+    })
+    .await;
+    let response = feed(&server, &upstream.url("/zipped.ics")).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let body: Value = response.json().await.expect("json");
+    assert_eq!(body["eventCount"], 2);
+
+    // A small download that inflates past the limit is refused.
+    let mut bomb = upstream::SAMPLE.as_bytes().to_vec();
+    bomb.extend(std::iter::repeat_n(b' ', 1024 * 1024));
+    upstream.set_body(bomb);
+    let response = feed(&server, &upstream.url("/bomb.ics")).await;
+    assert_eq!(response.status(), StatusCode::BAD_GATEWAY);
+    assert!(error_of(response).await.contains("larger than the limit"));
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn a_slow_upstream_times_out_with_a_clear_error() {
     use hearth::publish::fetch::{FetchError, FetchOptions, Fetcher, Validators};
     let upstream = Upstream::start().await;

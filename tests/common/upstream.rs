@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicU16, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -60,6 +60,8 @@ pub struct UpstreamState {
     pub hits: AtomicUsize,
     pub conditional_hits: AtomicUsize,
     pub redirect_to: Mutex<Option<String>>,
+    /// Send the body gzip-compressed (Content-Encoding: gzip).
+    pub gzip: AtomicBool,
 }
 
 impl Upstream {
@@ -76,6 +78,7 @@ impl Upstream {
             hits: AtomicUsize::new(0),
             conditional_hits: AtomicUsize::new(0),
             redirect_to: Mutex::new(None),
+            gzip: AtomicBool::new(false),
         });
         let app = Router::new().fallback(serve).with_state(state.clone());
         let listener = TcpListener::bind(bind).await.expect("upstream binds");
@@ -145,6 +148,21 @@ async fn serve(State(state): State<Arc<UpstreamState>>, headers: HeaderMap) -> R
         return (StatusCode::NOT_MODIFIED, [(header::ETAG, etag)]).into_response();
     }
     let content_type = state.content_type.lock().expect("lock").clone();
+    if state.gzip.load(Ordering::SeqCst) {
+        use std::io::Write;
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        encoder.write_all(&body).expect("compress");
+        let compressed = encoder.finish().expect("compress");
+        return (
+            [
+                (header::CONTENT_TYPE, content_type),
+                (header::ETAG, etag),
+                (header::CONTENT_ENCODING, "gzip".to_owned()),
+            ],
+            compressed,
+        )
+            .into_response();
+    }
     (
         [(header::CONTENT_TYPE, content_type), (header::ETAG, etag)],
         body,
