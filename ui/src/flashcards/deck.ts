@@ -51,6 +51,21 @@ export interface Deck extends DeckMeta {
 
 export const DECK_VERSION = 1;
 
+/** The editable metadata of a deck. */
+export function metaOf(deck: DeckMeta): DeckMeta {
+  return {
+    name: deck.name,
+    author: deck.author,
+    description: deck.description,
+    sourceLang: deck.sourceLang,
+    targetLang: deck.targetLang,
+    bidirectional: deck.bidirectional,
+    pronunciationField: deck.pronunciationField,
+    genderField: deck.genderField,
+    exampleField: deck.exampleField,
+  };
+}
+
 export function defaultMeta(): DeckMeta {
   return {
     name: '',

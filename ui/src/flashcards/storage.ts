@@ -129,11 +129,10 @@ export function parseDraft(value: unknown, makeId: () => string): Draft | null {
 }
 
 function isQuotaError(error: unknown): boolean {
-  if (!(error instanceof DOMException) && !(error instanceof Error)) return false;
+  // Firefox used its own name for the same condition.
   return (
-    error.name === 'QuotaExceededError' ||
-    error.name === 'NS_ERROR_DOM_QUOTA_REACHED' ||
-    (error instanceof DOMException && (error.code === 22 || error.code === 1014))
+    (error instanceof DOMException || error instanceof Error) &&
+    (error.name === 'QuotaExceededError' || error.name === 'NS_ERROR_DOM_QUOTA_REACHED')
   );
 }
 
@@ -200,7 +199,7 @@ export function createDeckStore(storage: Storage | null, makeId: () => string = 
     },
     saveDeck(deck) {
       const key = deckKey(deck.id);
-      let previous: string | null = null;
+      let previous: string | null;
       try {
         previous = storage?.getItem(key) ?? null;
         write(key, JSON.stringify(deck));

@@ -1,0 +1,235 @@
+// The editor's cards table (SPEC.md 2, "Deck editor"). Rows are memoised on their card, so typing
+// re-renders one row; Enter moves to the next visible input, then to the next row's front, adding
+// a row from the last field of the last row. Focus follows rows as they move and disappear.
+import { memo, useCallback, useEffect, useImperativeHandle, useRef, type Dispatch, type KeyboardEvent, type Ref } from 'react';
+import { ArrowDown, ArrowUp, Trash2 } from 'lucide-react';
+import { emptyCard, type Card, type CardField } from './deck';
+import type { EditorAction } from './editor';
+import { newId } from './uuid';
+
+export interface Columns {
+  gender: boolean;
+  pronunciation: boolean;
+  example: boolean;
+}
+
+export interface CardTableHandle {
+  /** Adds an empty row at the end and puts the cursor in its front field. */
+  addRow(): void;
+}
+
+type FocusTarget = 'front' | 'up' | 'down' | 'remove' | 'add';
+interface FocusRequest {
+  id: string | null;
+  target: FocusTarget;
+}
+
+interface RowProps {
+  card: Card;
+  index: number;
+  isLast: boolean;
+  columns: Columns;
+  dispatch: Dispatch<EditorAction>;
+  onMove: (id: string, delta: -1 | 1) => void;
+  onRemove: (id: string) => void;
+}
+
+const CardRow = memo(function CardRow({ card, index, isLast, columns, dispatch, onMove, onRemove }: RowProps) {
+  const n = index + 1;
+  const field = (name: CardField, placeholder: string, label: string, className = '') => (
+    <div role="cell" className={`card-row__cell card-row__cell--${name}`}>
+      <input
+        className={`input ${className}`}
+        data-field={name}
+        value={card[name]}
+        placeholder={placeholder}
+        aria-label={`Card ${n} ${label}`}
+        autoComplete="off"
+        spellCheck={name === 'example'}
+        onChange={(event) => dispatch({ type: 'updateCard', id: card.id, field: name, value: event.target.value })}
+      />
+    </div>
+  );
+  return (
+    <div role="row" className="card-row" data-card-id={card.id}>
+      <span role="cell" className="card-row__number" aria-label={`Card ${n}`}>
+        {n}
+      </span>
+      {field('front', 'Front of the card', 'front')}
+      {field('back', 'Back of the card', 'back')}
+      {columns.gender && field('gender', 'm/f/n', 'gender')}
+      {columns.pronunciation && field('pronunciation', '/IPA/', 'pronunciation')}
+      {columns.example && field('example', 'Use the word in a sentence...', 'example')}
+      <div role="cell" className="card-row__actions">
+        <button
+          type="button"
+          className="icon-button"
+          data-action="up"
+          aria-label={`Move card ${n} up`}
+          title="Move up"
+          disabled={index === 0}
+          onClick={() => onMove(card.id, -1)}
+        >
+          <ArrowUp aria-hidden="true" size={16} />
+        </button>
+        <button
+          type="button"
+          className="icon-button"
+          data-action="down"
+          aria-label={`Move card ${n} down`}
+          title="Move down"
+          disabled={isLast}
+          onClick={() => onMove(card.id, 1)}
+        >
+          <ArrowDown aria-hidden="true" size={16} />
+        </button>
+        <button
+          type="button"
+          className="icon-button icon-button--danger"
+          data-action="remove"
+          aria-label={`Remove card ${n}`}
+          title="Remove card"
+          onClick={() => onRemove(card.id)}
+        >
+          <Trash2 aria-hidden="true" size={16} />
+        </button>
+      </div>
+    </div>
+  );
+});
+
+interface TableProps {
+  cards: readonly Card[];
+  columns: Columns;
+  sourceLabel: string;
+  targetLabel: string;
+  dispatch: Dispatch<EditorAction>;
+  ref: Ref<CardTableHandle>;
+}
+
+export function CardTable({ cards, columns, sourceLabel, targetLabel, dispatch, ref }: TableProps) {
+  const table = useRef<HTMLDivElement>(null);
+  const addButton = useRef<HTMLButtonElement>(null);
+  const cardsRef = useRef(cards);
+  const pendingFocus = useRef<FocusRequest | null>(null);
+
+  useEffect(() => {
+    cardsRef.current = cards;
+    const request = pendingFocus.current;
+    if (!request) return;
+    pendingFocus.current = null;
+    if (request.target === 'add' || request.id === null) {
+      addButton.current?.focus();
+      return;
+    }
+    const row = table.current?.querySelector<HTMLElement>(`[data-card-id="${CSS.escape(request.id)}"]`);
+    const selector =
+      request.target === 'front' ? 'input[data-field="front"]' : `button[data-action="${request.target}"]`;
+    let target = row?.querySelector<HTMLElement>(selector);
+    // A row moved to either end has that move button disabled; its other move button takes focus.
+    if (target instanceof HTMLButtonElement && target.disabled) {
+      target = row?.querySelector<HTMLElement>(`button[data-action="${request.target === 'up' ? 'down' : 'up'}"]`);
+    }
+    target?.focus();
+    target?.scrollIntoView({ block: 'nearest' });
+  }, [cards]);
+
+  const addRow = useCallback(() => {
+    const card = emptyCard(newId());
+    pendingFocus.current = { id: card.id, target: 'front' };
+    dispatch({ type: 'addCard', card });
+  }, [dispatch]);
+
+  useImperativeHandle(ref, () => ({ addRow }), [addRow]);
+
+  const onMove = useCallback(
+    (id: string, delta: -1 | 1) => {
+      pendingFocus.current = { id, target: delta < 0 ? 'up' : 'down' };
+      dispatch({ type: 'moveCardBy', id, delta });
+    },
+    [dispatch],
+  );
+
+  const onRemove = useCallback(
+    (id: string) => {
+      const list = cardsRef.current;
+      const index = list.findIndex((card) => card.id === id);
+      const neighbour = list[index + 1] ?? list[index - 1];
+      pendingFocus.current = neighbour ? { id: neighbour.id, target: 'front' } : { id: null, target: 'add' };
+      dispatch({ type: 'removeCard', id });
+    },
+    [dispatch],
+  );
+
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    const input = event.target;
+    if (event.key !== 'Enter' || event.nativeEvent.isComposing || !(input instanceof HTMLInputElement)) return;
+    const row = input.closest<HTMLElement>('[role="row"]');
+    if (!row) return;
+    event.preventDefault();
+    const inputs = Array.from(row.querySelectorAll<HTMLInputElement>('input'));
+    const next = inputs[inputs.indexOf(input) + 1];
+    if (next) {
+      next.focus();
+      return;
+    }
+    const list = cardsRef.current;
+    const index = list.findIndex((card) => card.id === row.dataset.cardId);
+    const following = list[index + 1];
+    if (following) {
+      row.nextElementSibling?.querySelector<HTMLInputElement>('input[data-field="front"]')?.focus();
+    } else {
+      addRow();
+    }
+  };
+
+  const columnClass = [
+    'card-table',
+    columns.gender ? 'has-gender' : '',
+    columns.pronunciation ? 'has-pronunciation' : '',
+    columns.example ? 'has-example' : '',
+  ].join(' ');
+
+  return (
+    <div className="card-table-wrap">
+      <div ref={table} role="table" aria-label="Cards" aria-rowcount={cards.length + 1} className={columnClass} onKeyDown={onKeyDown}>
+        <div role="rowgroup" className="card-table__head">
+          <div role="row" className="card-row card-row--head">
+            <span role="columnheader" className="card-row__number">
+              #
+            </span>
+            <span role="columnheader">{sourceLabel} (Front)</span>
+            <span role="columnheader">{targetLabel} (Back)</span>
+            {columns.gender && <span role="columnheader">Gender</span>}
+            {columns.pronunciation && <span role="columnheader">Pronunciation</span>}
+            {columns.example && <span role="columnheader">Example</span>}
+            <span role="columnheader" className="card-row__actions">
+              <span className="visually-hidden">Actions</span>
+            </span>
+          </div>
+        </div>
+        <div role="rowgroup" className="card-table__body">
+          {cards.map((card, index) => (
+            <CardRow
+              key={card.id}
+              card={card}
+              index={index}
+              isLast={index === cards.length - 1}
+              columns={columns}
+              dispatch={dispatch}
+              onMove={onMove}
+              onRemove={onRemove}
+            />
+          ))}
+        </div>
+      </div>
+      {cards.length === 0 && <p className="hint card-table__empty">No cards yet. Add one to get started.</p>}
+      <p className="hint">Tab to move across fields • Enter on last field adds a new row</p>
+      <div>
+        <button ref={addButton} type="button" className="button" onClick={addRow}>
+          Add another
+        </button>
+      </div>
+    </div>
+  );
+}

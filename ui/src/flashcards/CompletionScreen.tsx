@@ -1,0 +1,110 @@
+// The completion screen, 'Practice complete' (SPEC.md 2): the counts, the ways on, and 'Review
+// cards', which the spec leaves open: a list of this round's cards, the unknown first.
+import { useEffect, useRef, useState } from 'react';
+import { Link } from 'react-router';
+import { Check, ListChecks, Pencil, RotateCcw, X } from 'lucide-react';
+import { langLabel, type Deck } from './deck';
+import { faces, reviewList, type PracticeState, type Summary } from './practice';
+
+interface Props {
+  deck: Deck;
+  state: PracticeState;
+  summary: Summary;
+  onRestart: () => void;
+  onPracticeUnknown: () => void;
+}
+
+export function CompletionScreen({ deck, state, summary, onRestart, onPracticeUnknown }: Props) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  const [reviewing, setReviewing] = useState(false);
+  const source = langLabel(deck.sourceLang);
+  const target = langLabel(deck.targetLang);
+
+  useEffect(() => {
+    heading.current?.focus();
+  }, []);
+
+  return (
+    <div className="card completion">
+      <h2 ref={heading} tabIndex={-1}>
+        Practice complete
+      </h2>
+      <dl className="completion__stats">
+        <div className="completion__stat completion__stat--known">
+          <dt>Knew it</dt>
+          <dd>{summary.known}</dd>
+        </div>
+        <div className="completion__stat completion__stat--unknown">
+          <dt>Didn’t know</dt>
+          <dd>{summary.unknown}</dd>
+        </div>
+        <div className="completion__stat">
+          <dt>Total</dt>
+          <dd>{summary.total}</dd>
+        </div>
+      </dl>
+      <div className="completion__actions">
+        <button type="button" className="button button--primary" onClick={onRestart}>
+          <RotateCcw aria-hidden="true" size={16} />
+          Restart
+        </button>
+        {summary.unknown > 0 && (
+          <button type="button" className="button" onClick={onPracticeUnknown}>
+            Practice unknown again
+          </button>
+        )}
+        <Link className="button" to={`/flashcards/${deck.id}/edit`}>
+          <Pencil aria-hidden="true" size={16} />
+          Edit deck
+        </Link>
+        <Link className="button" to="/flashcards">
+          Back to decks
+        </Link>
+        <button
+          type="button"
+          className="button button--quiet"
+          aria-expanded={reviewing}
+          aria-controls="review-list"
+          onClick={() => setReviewing((open) => !open)}
+        >
+          <ListChecks aria-hidden="true" size={16} />
+          Review cards
+        </button>
+      </div>
+      {reviewing && (
+        <table id="review-list" className="review">
+          <caption className="visually-hidden">Cards of this round, the unknown first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Front</th>
+              <th scope="col">Back</th>
+              <th scope="col">Result</th>
+            </tr>
+          </thead>
+          <tbody>
+            {reviewList(state).map(({ item, known }) => {
+              const { prompt, answer } = faces(item);
+              return (
+                <tr key={item.key} className={known ? 'review__row--known' : 'review__row--unknown'}>
+                  <td>
+                    {prompt}
+                    {deck.bidirectional && (
+                      <span className="pill review__direction">
+                        {item.reverse ? `${target}→${source}` : `${source}→${target}`}
+                      </span>
+                    )}
+                  </td>
+                  <td>{answer}</td>
+                  <td className="review__result">
+                    {known ? <Check aria-hidden="true" size={16} /> : <X aria-hidden="true" size={16} />}
+                    {known ? 'Knew it' : 'Didn’t know'}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}

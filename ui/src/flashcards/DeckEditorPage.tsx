@@ -1,0 +1,305 @@
+// The deck editor (SPEC.md 2 and 4), shared by /flashcards/new and /flashcards/{id}/edit: the
+// deck's metadata and switches, the cards table, Save (button and Ctrl/Cmd+S) with the save-toast,
+// Delete with confirmation, and a draft written shortly after every change and restored on return.
+import { useCallback, useEffect, useMemo, useReducer, useRef, useState, type ReactNode } from 'react';
+import { useNavigate, useParams } from 'react-router';
+import { Plus, Save, Trash2 } from 'lucide-react';
+import { useDocumentTitle } from '../lib/useDocumentTitle';
+import { CardTable, type CardTableHandle, type Columns } from './CardTable';
+import { cardCount, defaultMeta, emptyCard, langLabel, LANGUAGES, metaOf, normaliseForSave, type DeckMeta, type Language } from './deck';
+import { canSave, editorReducer, filledCount, initialEditorState, isDirty, type EditorState } from './editor';
+import type { DeckListNotice } from './DeckListPage';
+import { deckStore } from './storage';
+import { newId } from './uuid';
+
+export const TOAST_MS = 1600;
+/** Typing pauses this long before the draft is written: serialising 5,000 cards per key is waste. */
+const DRAFT_DELAY_MS = 400;
+
+/**
+ * The editor's starting point (SPEC.md 4): the stored deck when it is readable, else the draft
+ * (when it belongs to a new deck or to this id), else one empty card and default metadata.
+ */
+function loadEditor(routeId: string | null): EditorState {
+  const withRow = (cards: EditorState['cards']) => (cards.length > 0 ? cards : [emptyCard(newId())]);
+  const deck = routeId === null ? null : deckStore.readDeck(routeId);
+  if (deck) {
+    return initialEditorState(deck.id, metaOf(deck), withRow(deck.cards));
+  }
+  const draft = deckStore.readDraft();
+  if (draft && (draft.deckId === null || draft.deckId === routeId)) {
+    return initialEditorState(null, draft.meta, withRow(draft.cards));
+  }
+  return initialEditorState(null, defaultMeta(), withRow([]));
+}
+
+/**
+ * Keeps one editor instance while a new deck turns into a saved one (its URL changes from /new to
+ * /{id}/edit), and starts a fresh one when the route points at another deck.
+ */
+export function DeckEditorRoute() {
+  const { id } = useParams();
+  const routeId = id ?? null;
+  // `created` is the id a new deck just got; the router applies the URL change as a transition,
+  // so it arrives after this state and must then be recognised as the same editor.
+  const [session, setSession] = useState({ key: 0, deckId: routeId, created: null as string | null });
+  if (session.deckId !== routeId) {
+    const same = routeId !== null && routeId === session.created;
+    setSession({ key: same ? session.key : session.key + 1, deckId: routeId, created: null });
+  }
+  const onCreated = useCallback((deckId: string) => setSession((current) => ({ ...current, created: deckId })), []);
+  return <DeckEditor key={session.key} routeId={routeId} onCreated={onCreated} />;
+}
+
+function Switch({ label, checked, onChange, hint }: { label: string; checked: boolean; onChange: (value: boolean) => void; hint?: ReactNode }) {
+  return (
+    <label className="switch">
+      <input type="checkbox" role="switch" checked={checked} onChange={(event) => onChange(event.target.checked)} />
+      <span className="switch__track" aria-hidden="true" />
+      <span className="switch__text">
+        <span>{label}</span>
+        {hint && <span className="hint">{hint}</span>}
+      </span>
+    </label>
+  );
+}
+
+function LanguageSelect({ label, value, onChange }: { label: string; value: Language; onChange: (value: Language) => void }) {
+  return (
+    <label className="field">
+      {label}
+      <select
+        className="select"
+        value={value}
+        onChange={(event) => {
+          const chosen = LANGUAGES.find((language) => language.code === event.target.value);
+          if (chosen) onChange(chosen.code);
+        }}
+      >
+        {LANGUAGES.map((language) => (
+          <option key={language.code} value={language.code}>
+            {language.name}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+function DeckEditor({ routeId, onCreated }: { routeId: string | null; onCreated: (id: string) => void }) {
+  const navigate = useNavigate();
+  const [state, dispatch] = useReducer(editorReducer, routeId, loadEditor);
+  const [error, setError] = useState<string | null>(null);
+  const [draftError, setDraftError] = useState<string | null>(null);
+  const [toast, setToast] = useState(0);
+  const [announcement, setAnnouncement] = useState('');
+  const [triedInvalid, setTriedInvalid] = useState(false);
+  const table = useRef<CardTableHandle>(null);
+  const nameInput = useRef<HTMLInputElement>(null);
+  /** Set once the deck is deleted, so no draft of it is written on the way out. */
+  const discarded = useRef(false);
+
+  const { meta, cards, deckId } = state;
+  const isExisting = deckId !== null;
+  const valid = canSave(state);
+  const count = filledCount(state);
+  const source = langLabel(meta.sourceLang);
+  const target = langLabel(meta.targetLang);
+  useDocumentTitle(isExisting ? `Edit ${meta.name.trim() || 'deck'}` : 'New Deck');
+
+  const setMeta = useCallback((patch: Partial<DeckMeta>) => dispatch({ type: 'setMeta', patch }), []);
+  const columns = useMemo<Columns>(
+    () => ({ gender: meta.genderField, pronunciation: meta.pronunciationField, example: meta.exampleField }),
+    [meta.genderField, meta.pronunciationField, meta.exampleField],
+  );
+
+  // Draft autosave: a short pause after the last change, and at once when leaving the page.
+  const latest = useRef(state);
+  useEffect(() => {
+    latest.current = state;
+    if (!isDirty(state)) return;
+    const handle = window.setTimeout(() => {
+      const result = deckStore.writeDraft({ deckId: state.deckId, meta: state.meta, cards: [...state.cards] });
+      setDraftError(result.ok ? null : result.error);
+    }, DRAFT_DELAY_MS);
+    return () => window.clearTimeout(handle);
+  }, [state]);
+  useEffect(() => {
+    const flush = () => {
+      const current = latest.current;
+      if (discarded.current || !isDirty(current)) return;
+      deckStore.writeDraft({ deckId: current.deckId, meta: current.meta, cards: [...current.cards] });
+    };
+    const onHide = () => {
+      if (document.visibilityState === 'hidden') flush();
+    };
+    window.addEventListener('pagehide', flush);
+    document.addEventListener('visibilitychange', onHide);
+    return () => {
+      window.removeEventListener('pagehide', flush);
+      document.removeEventListener('visibilitychange', onHide);
+      flush();
+    };
+  }, []);
+
+  useEffect(() => {
+    if (toast === 0) return;
+    const handle = window.setTimeout(() => setToast(0), TOAST_MS);
+    return () => window.clearTimeout(handle);
+  }, [toast]);
+
+  const save = useCallback(() => {
+    if (!canSave(state)) {
+      setTriedInvalid(true);
+      return;
+    }
+    const id = state.deckId ?? newId();
+    const result = deckStore.saveDeck(normaliseForSave(id, state.meta, state.cards, new Date()));
+    if (!result.ok) {
+      setError(result.error);
+      setAnnouncement(result.error);
+      return;
+    }
+    setError(null);
+    setTriedInvalid(false);
+    deckStore.clearDraft();
+    dispatch({ type: 'saved', deckId: id, revision: state.revision });
+    setToast((n) => n + 1);
+    setAnnouncement(`Deck saved at ${new Date().toLocaleTimeString()}`);
+    if (state.deckId === null) {
+      onCreated(id);
+      void navigate(`/flashcards/${id}/edit`, { replace: true });
+    }
+  }, [state, navigate, onCreated]);
+
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent) => {
+      if ((event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === 's') {
+        event.preventDefault();
+        save();
+      }
+    };
+    window.addEventListener('keydown', onKeyDown);
+    return () => window.removeEventListener('keydown', onKeyDown);
+  }, [save]);
+
+  const remove = () => {
+    if (deckId === null) return;
+    if (!window.confirm('Delete this deck? This cannot be undone.')) return;
+    discarded.current = true;
+    try {
+      deckStore.deleteDeck(deckId);
+      if (deckStore.readDraft()?.deckId === deckId) deckStore.clearDraft();
+    } catch {
+      // SPEC.md 8: a failed delete is not reported; the visitor still returns to the list.
+    }
+    const notice: DeckListNotice = { notice: `Deleted “${meta.name.trim() || 'Untitled deck'}”.` };
+    void navigate('/flashcards', { state: notice });
+  };
+
+  const showInvalid = triedInvalid && !valid;
+
+  return (
+    <section className="page deck-editor" aria-labelledby="editor-title">
+      <div className="toolbar editor-toolbar">
+        <div className="toolbar__title">
+          <h1 id="editor-title">{isExisting ? 'Edit Deck' : 'New Deck'}</h1>
+          <span className="count" aria-live="polite">
+            {cardCount(count)}
+          </span>
+        </div>
+        {isExisting && (
+          <button type="button" className="button button--danger" onClick={remove}>
+            <Trash2 aria-hidden="true" size={16} />
+            Delete
+          </button>
+        )}
+        <button type="button" className="button" onClick={() => table.current?.addRow()}>
+          <Plus aria-hidden="true" size={16} />
+          Add Card
+        </button>
+        <button
+          type="button"
+          className="button button--primary"
+          disabled={!valid}
+          onClick={save}
+          aria-keyshortcuts="Control+S Meta+S"
+          aria-describedby="save-rule"
+        >
+          <Save aria-hidden="true" size={16} />
+          Save Deck
+        </button>
+      </div>
+      <p id="save-rule" className={showInvalid ? 'alert alert--warning' : 'visually-hidden'}>
+        To save, give the deck a name and at least one card with both a front and a back.
+      </p>
+      {error && (
+        <p className="alert" role="alert">
+          {error}
+        </p>
+      )}
+      {draftError && !error && (
+        <p className="alert" role="alert">
+          {draftError}
+        </p>
+      )}
+
+      <div className="card editor-form">
+        <div className="editor-form__grid">
+          <label className="field">
+            Deck name
+            <input
+              ref={nameInput}
+              className="input"
+              value={meta.name}
+              required
+              aria-invalid={showInvalid && meta.name.trim() === ''}
+              placeholder="e.g. French basics"
+              onChange={(event) => setMeta({ name: event.target.value })}
+            />
+          </label>
+          <label className="field">
+            Deck author
+            <input className="input" value={meta.author} onChange={(event) => setMeta({ author: event.target.value })} />
+          </label>
+          <label className="field editor-form__wide">
+            <span>
+              Description <span className="hint">(optional)</span>
+            </span>
+            <textarea
+              className="textarea editor-form__description"
+              rows={2}
+              value={meta.description}
+              onChange={(event) => setMeta({ description: event.target.value })}
+            />
+          </label>
+          <LanguageSelect label="Source language" value={meta.sourceLang} onChange={(sourceLang) => setMeta({ sourceLang })} />
+          <LanguageSelect label="Target language" value={meta.targetLang} onChange={(targetLang) => setMeta({ targetLang })} />
+        </div>
+        <fieldset className="editor-form__switches">
+          <legend className="visually-hidden">Card fields and practice</legend>
+          <Switch label="Pronunciation field" checked={meta.pronunciationField} onChange={(pronunciationField) => setMeta({ pronunciationField })} />
+          <Switch label="Gender field" checked={meta.genderField} onChange={(genderField) => setMeta({ genderField })} />
+          <Switch label="Example field" checked={meta.exampleField} onChange={(exampleField) => setMeta({ exampleField })} />
+          <Switch
+            label="Bidirectional practice"
+            checked={meta.bidirectional}
+            onChange={(bidirectional) => setMeta({ bidirectional })}
+            hint={`${source}→${target} and ${target}→${source}`}
+          />
+        </fieldset>
+      </div>
+
+      <CardTable ref={table} cards={cards} columns={columns} sourceLabel={source} targetLabel={target} dispatch={dispatch} />
+
+      {toast > 0 && (
+        <div id="save-toast" className="toast" key={toast}>
+          Deck saved
+        </div>
+      )}
+      <p className="visually-hidden" role="status">
+        {announcement}
+      </p>
+    </section>
+  );
+}

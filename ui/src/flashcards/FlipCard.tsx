@@ -1,0 +1,159 @@
+// The practice card: a button that flips on click, tap, Enter or Space, and on a touch screen (or
+// with a mouse drag) follows the finger once flipped, marking known to the right and not known to
+// the left when let go past a threshold. Drag positions go straight to CSS variables, not state, so
+// following the finger never re-renders.
+import { useImperativeHandle, useRef, type PointerEvent, type Ref } from 'react';
+import { Check, X } from 'lucide-react';
+import { faces, type Mark, type PracticeItem } from './practice';
+
+export interface FlipCardHandle {
+  focus(): void;
+}
+
+interface Props {
+  item: PracticeItem;
+  flipped: boolean;
+  /** The swipe-out in progress, if any. */
+  leaving: Mark | null;
+  sourceLabel: string;
+  targetLabel: string;
+  /** Swiping marks, so it is allowed exactly when marking is. */
+  canSwipe: boolean;
+  onFlip: () => void;
+  onSwipe: (mark: Mark) => void;
+  ref: Ref<FlipCardHandle>;
+}
+
+/** Movement below this many pixels is a tap, not a drag. */
+const DRAG_SLOP = 8;
+
+interface Drag {
+  pointerId: number;
+  x: number;
+  y: number;
+  dx: number;
+  active: boolean;
+}
+
+export function FlipCard({ item, flipped, leaving, sourceLabel, targetLabel, canSwipe, onFlip, onSwipe, ref }: Props) {
+  const button = useRef<HTMLButtonElement>(null);
+  const drag = useRef<Drag | null>(null);
+  const suppressClick = useRef(false);
+
+  useImperativeHandle(ref, () => ({ focus: () => button.current?.focus({ preventScroll: true }) }), []);
+
+  const { prompt, answer } = faces(item);
+  const promptLang = item.reverse ? targetLabel : sourceLabel;
+  const answerLang = item.reverse ? sourceLabel : targetLabel;
+  // The target-language word carries its pronunciation, gender and example: on the back normally,
+  // on the front when the card is asked in reverse.
+  const { pronunciation, gender, example } = item.card;
+  const extras = (
+    <>
+      {pronunciation.trim() !== '' && <span className="flipcard__pronunciation">{pronunciation}</span>}
+      {example.trim() !== '' && <span className="flipcard__example">“{example}”</span>}
+      {gender.trim() !== '' && <span className="pill flipcard__gender">Gender: {gender}</span>}
+    </>
+  );
+  const extrasText = [pronunciation, example && `“${example}”`, gender && `Gender: ${gender}`]
+    .filter((part) => part.trim() !== '')
+    .join(', ');
+
+  // During the swipe-out the state is already unflipped (SPEC.md 4); the leaving card keeps its face.
+  const showBack = flipped || leaving !== null;
+  const label = showBack
+    ? `Back, ${answerLang}: ${answer}${item.reverse || !extrasText ? '' : `, ${extrasText}`}. Press to show the front.`
+    : `Front, ${promptLang}: ${prompt}${item.reverse && extrasText ? `, ${extrasText}` : ''}. Press to flip.`;
+
+  const setDrag = (dx: number) => {
+    const el = button.current;
+    if (!el) return;
+    const threshold = swipeThreshold(el);
+    el.style.setProperty('--drag-x', `${dx}px`);
+    el.style.setProperty('--drag-rotate', `${dx / 20}deg`);
+    el.style.setProperty('--known-opacity', String(Math.max(0, Math.min(1, dx / threshold))));
+    el.style.setProperty('--unknown-opacity', String(Math.max(0, Math.min(1, -dx / threshold))));
+  };
+
+  const endDrag = (cancelled: boolean) => {
+    const current = drag.current;
+    drag.current = null;
+    const el = button.current;
+    if (!current?.active || !el) return;
+    suppressClick.current = true;
+    el.classList.remove('is-dragging');
+    if (!cancelled && canSwipe && Math.abs(current.dx) >= swipeThreshold(el)) {
+      onSwipe(current.dx > 0 ? 'known' : 'unknown');
+    } else {
+      setDrag(0);
+    }
+  };
+
+  const onPointerDown = (event: PointerEvent<HTMLButtonElement>) => {
+    if (!event.isPrimary || event.button !== 0) return;
+    drag.current = { pointerId: event.pointerId, x: event.clientX, y: event.clientY, dx: 0, active: false };
+  };
+
+  const onPointerMove = (event: PointerEvent<HTMLButtonElement>) => {
+    const current = drag.current;
+    const el = button.current;
+    // No swipe before the card is flipped: until then a touch is only ever a tap.
+    if (current?.pointerId !== event.pointerId || !el || !canSwipe) return;
+    const dx = event.clientX - current.x;
+    if (!current.active) {
+      const dy = event.clientY - current.y;
+      if (Math.abs(dx) < DRAG_SLOP || Math.abs(dx) < Math.abs(dy)) return;
+      current.active = true;
+      el.setPointerCapture(event.pointerId);
+      el.classList.add('is-dragging');
+    }
+    current.dx = dx;
+    setDrag(dx);
+  };
+
+  const leavingClass = leaving === 'known' ? ' is-leaving-right' : leaving === 'unknown' ? ' is-leaving-left' : '';
+
+  return (
+    <button
+      ref={button}
+      type="button"
+      className={`flipcard flipcard--current${showBack ? ' is-flipped' : ''}${canSwipe ? ' can-swipe' : ''}${leavingClass}`}
+      aria-label={label}
+      onClick={() => {
+        if (suppressClick.current) {
+          suppressClick.current = false;
+          return;
+        }
+        onFlip();
+      }}
+      onPointerDown={onPointerDown}
+      onPointerMove={onPointerMove}
+      onPointerUp={() => endDrag(false)}
+      onPointerCancel={() => endDrag(true)}
+      onLostPointerCapture={() => endDrag(true)}
+    >
+      <span className="flipcard__inner">
+        <span className="flipcard__face flipcard__face--front" aria-hidden="true">
+          <span className="flipcard__lang">{promptLang}</span>
+          <span className="flipcard__text">{prompt}</span>
+          {item.reverse && extras}
+        </span>
+        <span className="flipcard__face flipcard__face--back" aria-hidden="true">
+          <span className="flipcard__lang">{answerLang}</span>
+          <span className="flipcard__text">{answer}</span>
+          {!item.reverse && extras}
+        </span>
+      </span>
+      <span className="flipcard__stamp flipcard__stamp--known" aria-hidden="true">
+        <Check size={28} />
+      </span>
+      <span className="flipcard__stamp flipcard__stamp--unknown" aria-hidden="true">
+        <X size={28} />
+      </span>
+    </button>
+  );
+}
+
+function swipeThreshold(el: HTMLElement): number {
+  return Math.max(60, Math.min(120, el.offsetWidth * 0.3));
+}
