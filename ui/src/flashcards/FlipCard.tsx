@@ -130,7 +130,6 @@ export function FlipCard({ item, flipped, leaving, sourceLabel, targetLabel, can
       onPointerMove={onPointerMove}
       onPointerUp={() => endDrag(false)}
       onPointerCancel={() => endDrag(true)}
-      onLostPointerCapture={() => endDrag(true)}
     >
       <span className="flipcard__inner">
         <span className="flipcard__face flipcard__face--front" aria-hidden="true">

@@ -1,7 +1,7 @@
 // The practice session (SPEC.md 2 and 4): a shuffled stack of flip cards marked known or not by
 // buttons, arrow keys or a swipe, with Undo, a progress bar, and the completion screen with its
 // review list. All rules live in practice.ts; this screen wires input and animation to it.
-import { useEffect, useMemo, useReducer, useRef, useState } from 'react';
+import { useEffect, useMemo, useReducer, useRef } from 'react';
 import { Link, Navigate, useParams } from 'react-router';
 import { Check, Pencil, Undo2, X } from 'lucide-react';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
@@ -17,7 +17,7 @@ import {
   progress,
   summary,
   SWIPE_MS,
-  type Mark,
+  type PracticeItem,
   type PracticeState,
 } from './practice';
 import { CompletionScreen } from './CompletionScreen';
@@ -42,7 +42,6 @@ function PracticeSession({ deck }: { deck: Deck }) {
   useDocumentTitle(`Practice · ${name}`);
 
   const [state, dispatch] = useReducer(practiceReducer, deck, (d) => createSession(practiceItems(d), Math.random));
-  const [announcement, setAnnouncement] = useState('');
   const card = useRef<FlipCardHandle>(null);
   const done = isComplete(state);
   const empty = state.items.length === 0;
@@ -54,65 +53,35 @@ function PracticeSession({ deck }: { deck: Deck }) {
     return () => window.clearTimeout(handle);
   }, [state.animating]);
 
-  const stateRef = useRef<PracticeState>(state);
-  useEffect(() => {
-    stateRef.current = state;
-  }, [state]);
-
-  const act = useMemo(
-    () => ({
-      flip() {
-        const next = practiceReducer(stateRef.current, { type: 'flip' });
-        if (next === stateRef.current) return;
-        dispatch({ type: 'flip' });
-        const item = itemAt(next, next.position);
-        if (!item) return;
-        // The face now showing: the answer when flipped; reverse items ask the target side.
-        const showsTarget = next.flipped !== item.reverse;
-        const text = showsTarget ? item.card.back : item.card.front;
-        setAnnouncement(`${next.flipped ? 'Back' : 'Front'}, ${showsTarget ? target : source}: ${text}`);
-      },
-      mark(mark: Mark) {
-        if (!canMark(stateRef.current)) return;
-        dispatch({ type: 'mark', mark });
-        setAnnouncement(mark === 'known' ? 'Marked: knew it' : 'Marked: didn’t know');
-      },
-      undo() {
-        if (!canUndo(stateRef.current)) return;
-        dispatch({ type: 'undo' });
-        setAnnouncement('Last mark undone');
-      },
-    }),
-    [source, target],
-  );
-
+  // Keys dispatch plain actions; the reducer ignores whatever the current state does not allow.
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent) => {
       if (event.ctrlKey || event.metaKey || event.altKey || isTextField(event.target)) return;
-      if (isComplete(stateRef.current) && event.key !== 'Backspace') return;
+      if (event.key === 'Backspace') {
+        event.preventDefault();
+        dispatch({ type: 'undo' });
+        return;
+      }
+      // On the completion screen Space and the arrows keep their usual meaning for its buttons.
+      if (done) return;
       switch (event.key) {
         case ' ':
-        case 'Spacebar':
           // Space flips wherever focus is; keep it from also pressing a focused button or scrolling.
           event.preventDefault();
-          if (!event.repeat) act.flip();
+          if (!event.repeat) dispatch({ type: 'flip' });
           break;
         case 'ArrowLeft':
           event.preventDefault();
-          act.mark('unknown');
+          dispatch({ type: 'mark', mark: 'unknown' });
           break;
         case 'ArrowRight':
           event.preventDefault();
-          act.mark('known');
-          break;
-        case 'Backspace':
-          event.preventDefault();
-          act.undo();
+          dispatch({ type: 'mark', mark: 'known' });
           break;
       }
     };
     const onKeyUp = (event: KeyboardEvent) => {
-      if (event.key === ' ' && !isComplete(stateRef.current) && !isTextField(event.target)) event.preventDefault();
+      if (event.key === ' ' && !done && !isTextField(event.target)) event.preventDefault();
     };
     window.addEventListener('keydown', onKeyDown);
     window.addEventListener('keyup', onKeyUp);
@@ -120,7 +89,7 @@ function PracticeSession({ deck }: { deck: Deck }) {
       window.removeEventListener('keydown', onKeyDown);
       window.removeEventListener('keyup', onKeyUp);
     };
-  }, [act]);
+  }, [done]);
 
   // Keep focus on the card as cards change, unless the visitor put it somewhere else on purpose.
   useEffect(() => {
@@ -132,6 +101,7 @@ function PracticeSession({ deck }: { deck: Deck }) {
   }, [state.position, done]);
 
   const current = itemAt(state, state.position);
+  const announcement = announce(state, current, source, target);
   const next = itemAt(state, state.position + 1);
   const total = state.order.length;
   const percent = Math.round(progress(state) * 100);
@@ -209,17 +179,17 @@ function PracticeSession({ deck }: { deck: Deck }) {
                 sourceLabel={source}
                 targetLabel={target}
                 canSwipe={marking}
-                onFlip={() => act.flip()}
-                onSwipe={(mark) => act.mark(mark)}
+                onFlip={() => dispatch({ type: 'flip' })}
+                onSwipe={(mark) => dispatch({ type: 'mark', mark })}
               />
             )}
           </div>
           <div className="practice-actions">
-            <button type="button" className="button practice-actions__unknown" disabled={!marking} onClick={() => act.mark('unknown')} aria-keyshortcuts="ArrowLeft">
+            <button type="button" className="button practice-actions__unknown" disabled={!marking} onClick={() => dispatch({ type: 'mark', mark: 'unknown' })} aria-keyshortcuts="ArrowLeft">
               <X aria-hidden="true" size={18} />
               Didn’t know
             </button>
-            <button type="button" className="button practice-actions__known" disabled={!marking} onClick={() => act.mark('known')} aria-keyshortcuts="ArrowRight">
+            <button type="button" className="button practice-actions__known" disabled={!marking} onClick={() => dispatch({ type: 'mark', mark: 'known' })} aria-keyshortcuts="ArrowRight">
               <Check aria-hidden="true" size={18} />
               Knew it
             </button>
@@ -230,7 +200,7 @@ function PracticeSession({ deck }: { deck: Deck }) {
               type="button"
               className="button button--quiet"
               disabled={!canUndo(state)}
-              onClick={() => act.undo()}
+              onClick={() => dispatch({ type: 'undo' })}
               aria-keyshortcuts="Backspace"
               title="Undo the last mark (Backspace)"
             >
@@ -240,9 +210,19 @@ function PracticeSession({ deck }: { deck: Deck }) {
           </div>
         </>
       )}
-      <p className="visually-hidden" role="status" aria-live="polite">
+      <p className="visually-hidden" role="status">
         {announcement}
       </p>
     </section>
   );
+}
+
+/** What the live region says: the face now showing, or the mark being recorded. */
+function announce(state: PracticeState, item: PracticeItem | undefined, source: string, target: string): string {
+  if (!item) return '';
+  if (state.animating !== null) return state.animating === 'known' ? 'Marked: knew it' : 'Marked: didn’t know';
+  // Reverse items ask the target side, so the face showing is the target one when exactly one holds.
+  const showsTarget = state.flipped !== item.reverse;
+  const text = showsTarget ? item.card.back : item.card.front;
+  return `${state.flipped ? 'Back' : 'Front'}, ${showsTarget ? target : source}: ${text}`;
 }
