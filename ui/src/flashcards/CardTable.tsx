@@ -1,7 +1,7 @@
 // The editor's cards table (SPEC.md 2, "Deck editor"). Rows are memoised on their card, so typing
 // re-renders one row; Enter moves to the next visible input, then to the next row's front, adding
 // a row from the last field of the last row. Focus follows rows as they move and disappear.
-import { memo, useCallback, useEffect, useImperativeHandle, useRef, type Dispatch, type KeyboardEvent, type Ref } from 'react';
+import { memo, startTransition, useCallback, useEffect, useImperativeHandle, useRef, useState, type Dispatch, type KeyboardEvent, type Ref } from 'react';
 import { ArrowDown, ArrowUp, Trash2 } from 'lucide-react';
 import { emptyCard, type Card, type CardField } from './deck';
 import type { EditorAction } from './editor';
@@ -98,6 +98,41 @@ const CardRow = memo(function CardRow({ card, index, isLast, columns, dispatch, 
   );
 });
 
+/** Rows are grouped in blocks: a keystroke re-renders one block, and off-screen blocks skip layout. */
+export const BLOCK_SIZE = 100;
+/** Blocks mounted on the first render; the rest follow in the background, a few per frame. */
+const FIRST_BLOCKS = 2;
+const BLOCKS_PER_STEP = 5;
+
+interface BlockProps extends Omit<RowProps, 'card' | 'index' | 'isLast'> {
+  cards: readonly Card[];
+  offset: number;
+  lastIndex: number;
+}
+
+const CardBlock = memo(function CardBlock({ cards, offset, lastIndex, ...rest }: BlockProps) {
+  return (
+    <div role="presentation" className="card-block">
+      {cards.map((card, i) => (
+        <CardRow key={card.id} card={card} index={offset + i} isLast={offset + i === lastIndex} {...rest} />
+      ))}
+    </div>
+  );
+});
+
+/** Splits cards into blocks, reusing the previous block arrays whose cards did not change. */
+function toBlocks(cards: readonly Card[], previous: readonly (readonly Card[])[]): (readonly Card[])[] {
+  const blocks: (readonly Card[])[] = [];
+  for (let start = 0, b = 0; start < cards.length; start += BLOCK_SIZE, b += 1) {
+    const end = Math.min(start + BLOCK_SIZE, cards.length);
+    const old = previous[b];
+    let same = old?.length === end - start;
+    for (let i = start; same && i < end; i += 1) same = old?.[i - start] === cards[i];
+    blocks.push(same && old ? old : cards.slice(start, end));
+  }
+  return blocks;
+}
+
 interface TableProps {
   cards: readonly Card[];
   columns: Columns;
@@ -112,11 +147,33 @@ export function CardTable({ cards, columns, sourceLabel, targetLabel, dispatch, 
   const addButton = useRef<HTMLButtonElement>(null);
   const cardsRef = useRef(cards);
   const pendingFocus = useRef<FocusRequest | null>(null);
+  const [blockCache, setBlockCache] = useState<{ cards: readonly Card[]; blocks: (readonly Card[])[] }>(() => ({
+    cards,
+    blocks: toBlocks(cards, []),
+  }));
+  let blocks = blockCache.blocks;
+  if (blockCache.cards !== cards) {
+    blocks = toBlocks(cards, blockCache.blocks);
+    setBlockCache({ cards, blocks });
+  }
+  const [mounted, setMounted] = useState(FIRST_BLOCKS);
+
+  // Large decks: mount the remaining blocks after the first paint, without blocking input.
+  useEffect(() => {
+    if (mounted >= blocks.length) return;
+    const handle = window.setTimeout(() => startTransition(() => setMounted((n) => n + BLOCKS_PER_STEP)), 0);
+    return () => window.clearTimeout(handle);
+  }, [mounted, blocks.length]);
 
   useEffect(() => {
     cardsRef.current = cards;
     const request = pendingFocus.current;
     if (!request) return;
+    if (request.id !== null && !table.current?.querySelector(`[data-card-id="${CSS.escape(request.id)}"]`)) {
+      // The row is in a block not mounted yet: mount everything, then come back here.
+      setMounted(Number.POSITIVE_INFINITY);
+      return;
+    }
     pendingFocus.current = null;
     if (request.target === 'add' || request.id === null) {
       addButton.current?.focus();
@@ -132,7 +189,7 @@ export function CardTable({ cards, columns, sourceLabel, targetLabel, dispatch, 
     }
     target?.focus();
     target?.scrollIntoView({ block: 'nearest' });
-  }, [cards]);
+  }, [cards, mounted]);
 
   const addRow = useCallback(() => {
     const card = emptyCard(newId());
@@ -177,7 +234,14 @@ export function CardTable({ cards, columns, sourceLabel, targetLabel, dispatch, 
     const index = list.findIndex((card) => card.id === row.dataset.cardId);
     const following = list[index + 1];
     if (following) {
-      row.nextElementSibling?.querySelector<HTMLInputElement>('input[data-field="front"]')?.focus();
+      const next = table.current?.querySelector<HTMLInputElement>(
+        `[data-card-id="${CSS.escape(following.id)}"] input[data-field="front"]`,
+      );
+      if (next) next.focus();
+      else {
+        pendingFocus.current = { id: following.id, target: 'front' };
+        setMounted(Number.POSITIVE_INFINITY);
+      }
     } else {
       addRow();
     }
@@ -209,12 +273,13 @@ export function CardTable({ cards, columns, sourceLabel, targetLabel, dispatch, 
           </div>
         </div>
         <div role="rowgroup" className="card-table__body">
-          {cards.map((card, index) => (
-            <CardRow
-              key={card.id}
-              card={card}
-              index={index}
-              isLast={index === cards.length - 1}
+          {blocks.slice(0, mounted).map((block, b) => (
+            <CardBlock
+              // Blocks are positions, not identities: block b always holds cards b*100 to b*100+99.
+              key={b}
+              cards={block}
+              offset={b * BLOCK_SIZE}
+              lastIndex={cards.length - 1}
               columns={columns}
               dispatch={dispatch}
               onMove={onMove}
