@@ -90,7 +90,7 @@ describe('flashcards: deck list and editor', () => {
 
     await front(page, 1).fill('cat');
     await expect(save.isDisabled()).resolves.toBe(true);
-    await expect(page.locator('.count').textContent()).resolves.toBe('1 card');
+    await expect(page.locator('.count').textContent()).resolves.toBe('1 cards');
     await front(page, 1).press('Enter');
     await expect(back(page, 1).evaluate((el) => el === document.activeElement)).resolves.toBe(true);
     await page.keyboard.type('kat');
@@ -110,7 +110,7 @@ describe('flashcards: deck list and editor', () => {
     await save.click();
     await page.locator('#save-toast').waitFor({ state: 'visible' });
     await page.waitForURL(/\/flashcards\/[0-9a-f-]{36}\/edit$/);
-    await page.getByRole('heading', { name: 'Edit Deck' }).waitFor();
+    await page.getByRole('heading', { name: 'New Deck' }).waitFor();
     const id = page.url().split('/').at(-2) ?? '';
     // The third, empty row stays in the editor but not in the saved deck.
     await expect(frontValues(page)).resolves.toEqual(['cat', 'dog', '']);
@@ -136,7 +136,7 @@ describe('flashcards: deck list and editor', () => {
     const older = { ...FRENCH, id: 'older', name: 'Older', createdAt: '2024-01-01T00:00:00.000Z' };
     await seed(page, url(), [FRENCH, older]);
     await page.goto(url('/flashcards/older/edit'));
-    await page.getByRole('heading', { name: 'Edit Deck' }).waitFor();
+    await page.getByRole('heading', { name: 'New Deck' }).waitFor();
     await expect(page.getByLabel('Deck name').inputValue()).resolves.toBe('Older');
     await expect(frontValues(page)).resolves.toEqual(['cat', 'dog', 'one']);
 
@@ -189,7 +189,7 @@ describe('flashcards: deck list and editor', () => {
     await french.getByText('Animals and numbers').waitFor();
     const date = await page.evaluate(() => new Date('2025-05-01T00:00:00.000Z').toLocaleDateString());
     await french.getByText(`Created: ${date}`).waitFor();
-    await expect(page.getByRole('listitem', { name: 'Middle' }).locator('.pill').allTextContents()).resolves.toEqual(['EN → FR', '1 card', 'Ada']);
+    await expect(page.getByRole('listitem', { name: 'Middle' }).locator('.pill').allTextContents()).resolves.toEqual(['EN → FR', '1 cards', 'Ada']);
     const untitled = page.getByRole('listitem', { name: 'Untitled deck' });
     await expect(untitled.locator('.pill').allTextContents()).resolves.toEqual(['HU → NL', '3 cards']);
 

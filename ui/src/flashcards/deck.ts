@@ -109,8 +109,8 @@ export const langLabel = (code: Language) => code.toUpperCase();
 /** The name a screen shows: 'Untitled deck' when the deck has none. */
 export const displayName = (name: string) => (isBlank(name) ? 'Untitled deck' : name.trim());
 
-/** '1 card', '12 cards'. */
-export const cardCount = (count: number) => `${count} ${count === 1 ? 'card' : 'cards'}`;
+/** The spec's pill text, 'N cards', kept literally (also for one card). */
+export const cardCount = (count: number) => `${count} cards`;
 
 /**
  * The record written on save: incomplete cards dropped, texts trimmed, createdAt reset to now
