@@ -135,6 +135,11 @@ fn hash_token(token: &str) -> String {
         .collect()
 }
 
+/// Whether `token` (as the client sent it) is the one whose hash is stored.
+fn token_matches(token: Option<&str>, stored_hash: &str) -> bool {
+    token.is_some_and(|t| same(&hash_token(t.trim()), stored_hash))
+}
+
 /// Compares in time independent of where the strings differ.
 fn same(a: &str, b: &str) -> bool {
     a.len() == b.len()
@@ -200,10 +205,7 @@ pub async fn publish(
                 }
             }
             Some((old, stored_hash)) => {
-                let allowed = token
-                    .as_deref()
-                    .is_some_and(|t| same(&hash_token(t.trim()), &stored_hash));
-                if !allowed {
+                if !token_matches(token.as_deref(), &stored_hash) {
                     return Ok(PublishOutcome::Forbidden);
                 }
                 let revision = old.revision + 1;

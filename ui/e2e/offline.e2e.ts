@@ -1,25 +1,16 @@
 // Offline: once visited, the landing page and the flashcard tool load and work with the network
 // off (the service worker serves the app); the server still sees no stale-forever caching.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deckRecord } from './flashcards-support/seed';
 import { useBrowser } from './support/browser';
 import { startServer, type RunningServer } from './support/server';
 
-const deck = {
+const deck = deckRecord({
   id: '6f1d2c3b-0000-4000-8000-000000000001',
   name: 'Train vocabulary',
   author: 'Ada',
-  description: '',
-  sourceLang: 'en',
-  targetLang: 'fr',
-  bidirectional: false,
-  pronunciationField: true,
-  genderField: true,
-  exampleField: true,
-  cards: [{ id: '6f1d2c3b-0000-4000-8000-0000000000c1', front: 'train', back: 'le train', pronunciation: '', gender: 'm', example: '' }],
-  createdAt: '2026-11-20T10:00:00.000Z',
-  type: 'deck',
-  version: 1,
-};
+  cards: [{ front: 'train', back: 'le train', gender: 'm' }],
+}) as { id: string };
 
 describe('offline', () => {
   let server: RunningServer | undefined;

@@ -67,12 +67,5 @@ export function editorPath(calendar: Pick<SavedCalendar, 'id' | 'url' | 'name'>)
   return `/calendars/new?${query.toString()}`;
 }
 
-/** Random v4 UUID; crypto.randomUUID exists only in secure contexts (not plain http on a LAN). */
-export function newCalendarId(): string {
-  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x40;
-  bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
-  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
+/** A new calendar's id: a v4 UUID (the server accepts 1 to 64 of A-Z a-z 0-9 _ -). */
+export { newId as newCalendarId } from '../lib/uuid';

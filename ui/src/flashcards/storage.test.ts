@@ -1,33 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { defaultMeta, emptyCard, normaliseForSave, type Deck } from './deck';
 import { createDeckStore, deckKey, DRAFT_KEY, INDEX_KEY, LAST_SAVED_KEY } from './storage';
+import { MemoryStorage } from '../lib/memoryStorage';
 
-/** A Map-backed Storage; `quota` (in characters of keys plus values) makes writes fail like a full browser store. */
-class MemoryStorage implements Storage {
-  readonly data = new Map<string, string>();
-  constructor(private readonly quota = Number.POSITIVE_INFINITY) {}
-  get length() {
-    return this.data.size;
-  }
-  clear() {
-    this.data.clear();
-  }
-  getItem(key: string) {
-    return this.data.get(key) ?? null;
-  }
-  key(index: number) {
-    return [...this.data.keys()][index] ?? null;
-  }
-  removeItem(key: string) {
-    this.data.delete(key);
-  }
-  setItem(key: string, value: string) {
-    let used = key.length + value.length;
-    for (const [k, v] of this.data) if (k !== key) used += k.length + v.length;
-    if (used > this.quota) throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
-    this.data.set(key, value);
-  }
-}
 
 let counter = 0;
 const makeId = () => `gen-${(counter += 1)}`;
