@@ -1,0 +1,133 @@
+// Anki's "Notes in Plain Text" format: written for a deck (tab-separated, with the #separator,
+// #html and #columns header lines) and read back, including files Anki itself exported.
+import type { Card, CardField } from '../deck';
+import { DEFAULT_COLUMNS, fieldForName, headerColumns, rowsToCards, type CardsResult } from './columns';
+import { ImportError, quoteField, stripBom, tokenize } from './delimited';
+
+export const ANKI_COLUMNS = ['Front', 'Back', 'Pronunciation', 'Gender', 'Example'] as const;
+
+/** The deck's cards as Anki plain text, one note per line, fields in ANKI_COLUMNS order. */
+export function writeAnki(cards: readonly Card[]): string {
+  const header = ['#separator:tab', '#html:false', `#columns:${ANKI_COLUMNS.join('\t')}`];
+  const lines = cards.map((card) =>
+    [card.front, card.back, card.pronunciation, card.gender, card.example]
+      // A record starting with # would read as a comment line: quote such a first field.
+      .map((value, index) => quoteField(value, '\t', index === 0 ? (v) => v.startsWith('#') : undefined))
+      .join('\t'),
+  );
+  return `${[...header, ...lines].join('\n')}\n`;
+}
+
+const SEPARATORS: Record<string, string> = {
+  tab: '\t',
+  comma: ',',
+  semicolon: ';',
+  pipe: '|',
+  space: ' ',
+  colon: ':',
+};
+
+/** The separator a `#separator:` value names: a keyword (any case) or the literal string. */
+export function separatorFromHeader(value: string): string {
+  const known = SEPARATORS[value.trim().toLowerCase()];
+  if (known) return known;
+  if (value === '') throw new ImportError('the #separator: header has no value');
+  return value;
+}
+
+/** True when the text starts with Anki header lines. */
+export function looksLikeAnki(text: string): boolean {
+  return /^#(separator|html|columns|notetype|deck|tags)( column)?:/im.test(stripBom(text).split(/\r?\n/).slice(0, 10).join('\n'));
+}
+
+export interface AnkiOptions {
+  /** The separator to use when the text has no #separator: line (default tab). */
+  fallbackSeparator?: string;
+}
+
+/** Cards from Anki plain text. Header lines set the separator, HTML handling and columns. */
+export function readAnki(text: string, options: AnkiOptions = {}): CardsResult {
+  const source = stripBom(text);
+  const lines = source.split(/\r\n|\n|\r/);
+  let separator = options.fallbackSeparator ?? '\t';
+  let html = false;
+  let columnsValue: string | null = null;
+  // Columns Anki uses for other things than fields (1-based in the header lines).
+  const special = new Set<number>();
+  let headerCount = 0;
+  for (const [index, line] of lines.entries()) {
+    const match = /^#([a-z ]+):(.*)$/i.exec(line);
+    if (!match) {
+      if (line.startsWith('#') || line.trim() === '') {
+        headerCount = index + 1;
+        continue;
+      }
+      break;
+    }
+    headerCount = index + 1;
+    const key = (match[1] ?? '').toLowerCase();
+    const value = match[2] ?? '';
+    if (key === 'separator') separator = separatorFromHeader(value);
+    else if (key === 'html') html = value.trim().toLowerCase() === 'true';
+    else if (key === 'columns') columnsValue = value;
+    else if (key.endsWith(' column')) {
+      const column = Number.parseInt(value, 10);
+      if (Number.isInteger(column) && column > 0) special.add(column - 1);
+    }
+  }
+  // Columns are split with the separator, which may be declared after them.
+  const names = columnsValue === null ? null : columnsValue.split(separator);
+  const rows = tokenize(lines.slice(headerCount).join('\n'), separator, { comment: '#', firstLine: headerCount + 1 });
+  let columns: (CardField | null)[];
+  if (names) {
+    columns = names.map((name, index) => (special.has(index) ? null : fieldForName(name)));
+    if (!columns.includes('front') || !columns.includes('back')) {
+      // Anki's own note types name their fields freely: read them in order, skipping special ones.
+      columns = positional(names.length, special);
+    }
+  } else {
+    const first = rows[0];
+    const header = first ? headerColumns(first.fields) : null;
+    if (header) rows.shift();
+    columns = header ?? positional(Math.max(DEFAULT_COLUMNS.length + special.size, 0), special);
+  }
+  const result = rowsToCards(rows, columns);
+  if (!html) return result;
+  return { ...result, cards: result.cards.map((card) => ({ ...card, ...mapFields(card, htmlToText) })) };
+}
+
+function positional(count: number, special: ReadonlySet<number>): (CardField | null)[] {
+  const columns: (CardField | null)[] = [];
+  let next = 0;
+  for (let index = 0; index < count; index += 1) {
+    if (special.has(index)) columns.push(null);
+    else columns.push(DEFAULT_COLUMNS[next++] ?? null);
+  }
+  return columns;
+}
+
+function mapFields(card: Record<CardField, string>, fn: (value: string) => string): Record<CardField, string> {
+  return {
+    front: fn(card.front),
+    back: fn(card.back),
+    pronunciation: fn(card.pronunciation),
+    gender: fn(card.gender),
+    example: fn(card.example),
+  };
+}
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', '#39': "'" };
+
+/** Plain text of an Anki HTML field: <br> and block ends become line breaks, tags go, entities decode. */
+export function htmlToText(value: string): string {
+  return value
+    .replace(/<br\s*\/?>/gi, '\n')
+    .replace(/<\/(div|p|li)>/gi, '\n')
+    .replace(/<[^>]*>/g, '')
+    .replace(/&(#x[0-9a-f]+|#\d+|[a-z0-9]+);/gi, (whole, name: string) => {
+      if (name.startsWith('#x') || name.startsWith('#X')) return String.fromCodePoint(Number.parseInt(name.slice(2), 16));
+      if (name.startsWith('#') && name !== '#39') return String.fromCodePoint(Number.parseInt(name.slice(1), 10));
+      return ENTITIES[name.toLowerCase()] ?? whole;
+    })
+    .trim();
+}

@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import { defaultMeta, normaliseForSave } from '../deck';
+import { writeBackup } from './backup';
+import { DEFAULT_REQUEST, decksToSave, detectFormat, fileNameFor, nameFromFileName, planImport, readDelimited, type ImportRequest } from './importPlan';
+
+const counter = () => {
+  let n = 0;
+  return () => `id-${++n}`;
+};
+const request = (text: string, extra: Partial<ImportRequest> = {}): ImportRequest => ({ ...DEFAULT_REQUEST, text, ...extra });
+const NOW = new Date('2025-05-05T10:00:00.000Z');
+
+describe('detectFormat', () => {
+  it('tells JSON, Anki and delimited text apart', () => {
+    expect(detectFormat('  {"type":"deck"}')).toBe('json');
+    expect(detectFormat('[{}]')).toBe('json');
+    expect(detectFormat('#separator:tab\na\tb')).toBe('anki');
+    expect(detectFormat('a;b')).toBe('delimited');
+  });
+});
+
+describe('readDelimited', () => {
+  it('reads CSV with semicolons, quotes and a BOM, as Excel writes in nl, fr and hu', () => {
+    const result = readDelimited('\ufeffkat;chat\r\n"hond; trouw";"le chien ""fidèle"""\r\n');
+    expect(result.delimiter).toBe(';');
+    expect(result.cards.map((c) => [c.front, c.back])).toEqual([
+      ['kat', 'chat'],
+      ['hond; trouw', 'le chien "fidèle"'],
+    ]);
+  });
+
+  it('uses a header row of column names', () => {
+    const result = readDelimited('Front,Back,Gender,Example\ncat,chat,m,"Le chat, il dort."');
+    expect(result.cards).toEqual([{ line: 2, front: 'cat', back: 'chat', pronunciation: '', gender: 'm', example: 'Le chat, il dort.' }]);
+  });
+
+  it('reads TSV and a chosen delimiter', () => {
+    expect(readDelimited('a\tb,c').cards[0]).toMatchObject({ front: 'a', back: 'b,c' });
+    expect(readDelimited('a\tb,c', ',').cards[0]).toMatchObject({ front: 'a\tb', back: 'c' });
+  });
+});
+
+describe('planImport', () => {
+  it('is empty for blank text', () => {
+    expect(planImport(request('  \n'), counter())).toEqual({ status: 'empty' });
+  });
+
+  it('plans cards from CSV with the rows left out', () => {
+    const plan = planImport(request('cat,chat\nlonely\ndog,chien'), counter());
+    expect(plan).toMatchObject({ status: 'cards', format: 'delimited', delimiter: ',' });
+    if (plan.status !== 'cards') throw new Error('expected cards');
+    expect(plan.cards).toHaveLength(2);
+    expect(plan.problems).toEqual([{ line: 2, message: 'only one field was found, so there is no back; the row is skipped' }]);
+  });
+
+  it('reports an error with the line number and never throws for bad input', () => {
+    expect(planImport(request('a,b\nc,d\n"e,f\n'), counter())).toEqual({
+      status: 'error',
+      format: 'delimited',
+      error: 'Line 3: a quoted field is not closed (a " is missing)',
+      problems: [],
+    });
+    expect(planImport(request('{ nope'), counter())).toMatchObject({ status: 'error', format: 'json' });
+  });
+
+  it('is an error when no row makes a card', () => {
+    expect(planImport(request('one\ntwo'), counter())).toMatchObject({ status: 'error', error: 'No cards found: each card needs a front and a back.' });
+  });
+
+  it('reads Quizlet only when chosen, with its separators', () => {
+    const plan = planImport(request('cat,chat, le chat;dog,chien', { format: 'quizlet', quizlet: { term: { kind: 'comma' }, card: { kind: 'semicolon' } } }), counter());
+    expect(plan.status === 'cards' && plan.cards.map((c) => [c.front, c.back])).toEqual([
+      ['cat', 'chat, le chat'],
+      ['dog', 'chien'],
+    ]);
+  });
+
+  it('plans the decks of a backup', () => {
+    const deck = normaliseForSave('d1', { ...defaultMeta(), name: 'Saved' }, [{ id: 'c', front: 'a', back: 'b', pronunciation: '', gender: '', example: '' }], NOW);
+    const plan = planImport(request(writeBackup([deck], NOW)), counter());
+    expect(plan).toEqual({ status: 'decks', format: 'json', decks: [deck], problems: [] });
+  });
+});
+
+describe('decksToSave', () => {
+  it('makes one new deck of imported cards with the given metadata', () => {
+    const plan = planImport(request('cat\tchat\t/ʃa/\tm\tLe chat.\ndog\tchien'), counter());
+    const meta = { ...defaultMeta(), name: ' Animals ', sourceLang: 'en' as const, targetLang: 'fr' as const };
+    const [deck, ...rest] = decksToSave(plan, meta, [], counter(), NOW);
+    expect(rest).toEqual([]);
+    expect(deck).toEqual({
+      ...meta,
+      name: 'Animals',
+      id: 'id-3',
+      createdAt: NOW.toISOString(),
+      type: 'deck',
+      version: 1,
+      cards: [
+        { id: 'id-1', front: 'cat', back: 'chat', pronunciation: '/ʃa/', gender: 'm', example: 'Le chat.' },
+        { id: 'id-2', front: 'dog', back: 'chien', pronunciation: '', gender: '', example: '' },
+      ],
+    });
+  });
+
+  it('gives backup decks new ids only where taken', () => {
+    const deck = normaliseForSave('taken', { ...defaultMeta(), name: 'X' }, [{ id: 'c', front: 'a', back: 'b', pronunciation: '', gender: '', example: '' }], NOW);
+    const plan = planImport(request(JSON.stringify([deck, { ...deck, id: 'free' }])), counter());
+    const saved = decksToSave(plan, defaultMeta(), ['taken'], () => 'fresh', NOW);
+    expect(saved.map((d) => d.id)).toEqual(['fresh', 'free']);
+    expect(saved[0]).toEqual({ ...deck, id: 'fresh' });
+  });
+
+  it('saves nothing for an empty or failed plan', () => {
+    expect(decksToSave({ status: 'empty' }, defaultMeta(), [], counter(), NOW)).toEqual([]);
+  });
+});
+
+describe('file names', () => {
+  it('derives a deck name from a file and a file from a deck name', () => {
+    expect(nameFromFileName('french_verbs.csv')).toBe('french verbs');
+    expect(nameFromFileName('notes.anki.txt')).toBe('notes.anki');
+    expect(fileNameFor('Français: Verbes ①', 'txt')).toBe('francais-verbes-1.txt');
+    expect(fileNameFor('???', 'json')).toBe('deck.json');
+  });
+});

@@ -1,0 +1,119 @@
+// What an import would do, computed from the pasted or loaded text and the chosen options, so the
+// dialog can preview it live and save only on confirmation: the format (detected where it can
+// be), the decks or cards read, the rows left out, or the error that stops it.
+import { DECK_VERSION, normaliseForSave, type Card, type Deck, type DeckMeta } from '../deck';
+import { looksLikeAnki, readAnki } from './anki';
+import { looksLikeJson, readBackup, withFreshIds } from './backup';
+import { headerColumns, rowsToCards, type CardsResult, type ImportedCard, type ImportProblem } from './columns';
+import { detectDelimiter, ImportError, tokenize, type DetectedDelimiter } from './delimited';
+import { QUIZLET_DEFAULTS, readQuizlet, type QuizletOptions } from './quizlet';
+
+export type ImportFormat = 'json' | 'anki' | 'delimited' | 'quizlet';
+export type FormatChoice = 'auto' | ImportFormat;
+export type DelimiterChoice = 'auto' | DetectedDelimiter;
+
+export const FORMAT_LABELS: Record<ImportFormat, string> = {
+  json: 'Hearth backup (JSON)',
+  anki: 'Anki plain text',
+  delimited: 'CSV / TSV',
+  quizlet: 'Quizlet export',
+};
+
+export const DELIMITER_LABELS: Record<DetectedDelimiter, string> = { '\t': 'Tab', ';': 'Semicolon', ',': 'Comma' };
+
+export interface ImportRequest {
+  text: string;
+  format: FormatChoice;
+  delimiter: DelimiterChoice;
+  quizlet: QuizletOptions;
+}
+
+export const DEFAULT_REQUEST: ImportRequest = { text: '', format: 'auto', delimiter: 'auto', quizlet: QUIZLET_DEFAULTS };
+
+export type ImportPlan =
+  | { status: 'empty' }
+  | { status: 'error'; format: ImportFormat; error: string; problems: ImportProblem[] }
+  | { status: 'decks'; format: 'json'; decks: Deck[]; problems: ImportProblem[] }
+  | { status: 'cards'; format: Exclude<ImportFormat, 'json'>; cards: ImportedCard[]; problems: ImportProblem[]; delimiter?: DetectedDelimiter };
+
+/** The format of a text when the user leaves it to us. Quizlet's export reads as TSV/CSV. */
+export function detectFormat(text: string): ImportFormat {
+  if (looksLikeJson(text)) return 'json';
+  if (looksLikeAnki(text)) return 'anki';
+  return 'delimited';
+}
+
+/** CSV/TSV: the delimiter detected (or chosen), and a first row of column names used as a header. */
+export function readDelimited(text: string, delimiter: DelimiterChoice = 'auto'): CardsResult & { delimiter: DetectedDelimiter } {
+  const chosen = delimiter === 'auto' ? detectDelimiter(text) : delimiter;
+  const rows = tokenize(text, chosen);
+  const first = rows[0];
+  const header = first ? headerColumns(first.fields) : null;
+  if (header) rows.shift();
+  return { ...(header ? rowsToCards(rows, header) : rowsToCards(rows)), delimiter: chosen };
+}
+
+export function planImport(request: ImportRequest, makeId: () => string): ImportPlan {
+  if (request.text.trim() === '' || request.text.trim() === '\ufeff') return { status: 'empty' };
+  const format = request.format === 'auto' ? detectFormat(request.text) : request.format;
+  try {
+    if (format === 'json') {
+      const { decks, problems } = readBackup(request.text, makeId);
+      return { status: 'decks', format, decks, problems };
+    }
+    let result: CardsResult;
+    let delimiter: DetectedDelimiter | undefined;
+    if (format === 'anki') result = readAnki(request.text);
+    else if (format === 'quizlet') result = readQuizlet(request.text, request.quizlet);
+    else {
+      const read = readDelimited(request.text, request.delimiter);
+      result = read;
+      delimiter = read.delimiter;
+    }
+    if (result.cards.length === 0) {
+      return { status: 'error', format, error: 'No cards found: each card needs a front and a back.', problems: result.problems };
+    }
+    return { status: 'cards', format, cards: result.cards, problems: result.problems, ...(delimiter ? { delimiter } : {}) };
+  } catch (error) {
+    if (error instanceof ImportError) return { status: 'error', format, error: error.message, problems: [] };
+    throw error;
+  }
+}
+
+/**
+ * The decks to store when the user confirms: backup decks as they were (new ids only where an id
+ * is taken), or one new deck of the imported cards with the metadata the user gave it.
+ */
+export function decksToSave(plan: ImportPlan, meta: DeckMeta, takenIds: Iterable<string>, makeId: () => string, now: Date): Deck[] {
+  if (plan.status === 'decks') return withFreshIds(plan.decks, takenIds, makeId);
+  if (plan.status !== 'cards') return [];
+  const cards: Card[] = plan.cards.map((card) => ({
+    id: makeId(),
+    front: card.front,
+    back: card.back,
+    pronunciation: card.pronunciation,
+    gender: card.gender,
+    example: card.example,
+  }));
+  const [deck] = withFreshIds([normaliseForSave(makeId(), meta, cards, now)], takenIds, makeId);
+  return deck ? [{ ...deck, type: 'deck', version: DECK_VERSION }] : [];
+}
+
+/** A deck name from a file name: the extension dropped, separators turned into spaces. */
+export function nameFromFileName(fileName: string): string {
+  return fileName
+    .replace(/\.[^.]*$/, '')
+    .replace(/[_]+/g, ' ')
+    .trim();
+}
+
+/** A file name for a deck's export: its name reduced to safe characters. */
+export function fileNameFor(name: string, extension: string): string {
+  const base = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+  return `${base || 'deck'}.${extension}`;
+}
