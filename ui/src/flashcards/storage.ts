@@ -17,6 +17,10 @@ export const INDEX_KEY = 'decks:index';
 export const DRAFT_KEY = 'deck:create:draft';
 export const LAST_SAVED_KEY = 'deck:lastSaved';
 export const deckKey = (id: string) => `decks:${id}`;
+/** ISO time of the last export of all decks, for the backup reminder. */
+export const LAST_EXPORT_KEY = 'decks:lastExport';
+/** ISO time the backup reminder was last dismissed. */
+export const REMINDER_DISMISSED_KEY = 'decks:backupReminderDismissed';
 
 /** The editor's unsaved work: metadata plus cards, and which saved deck it belongs to (if any). */
 export interface Draft {
@@ -40,6 +44,16 @@ export interface DeckStore {
   writeDraft(draft: Draft): WriteResult;
   clearDraft(): void;
   readLastSaved(): Deck | null;
+  /**
+   * Adds decks (ids already free) in one step: records first, then the index with the new ids at
+   * the front in the given order. On failure the records written are removed and nothing changes.
+   */
+  importDecks(decks: readonly Deck[]): WriteResult;
+  /** ISO time of the last full export, or null. */
+  readLastExport(): string | null;
+  recordExport(now: Date): void;
+  readReminderDismissed(): string | null;
+  dismissReminder(now: Date): void;
 }
 
 type Json = Record<string, unknown>;
@@ -186,6 +200,20 @@ export function createDeckStore(storage: Storage | null, makeId: () => string = 
 
   const readDeck = (id: string) => parseDeck(read(deckKey(id)), id, makeId);
 
+  const readTime = (key: string): string | null => {
+    const value = read(key);
+    return typeof value === 'string' && !Number.isNaN(Date.parse(value)) ? value : null;
+  };
+
+  // Timestamps are conveniences: a write that fails only means a reminder shows again.
+  const writeTime = (key: string, now: Date) => {
+    try {
+      write(key, JSON.stringify(now.toISOString()));
+    } catch {
+      // Nothing to report.
+    }
+  };
+
   return {
     readIndex,
     readDeck,
@@ -258,6 +286,27 @@ export function createDeckStore(storage: Storage | null, makeId: () => string = 
       const value = read(LAST_SAVED_KEY);
       return isObject(value) && typeof value.id === 'string' ? parseDeck(value, value.id, makeId) : null;
     },
+    importDecks(decks) {
+      const written: string[] = [];
+      try {
+        for (const deck of decks) {
+          const key = deckKey(deck.id);
+          if (storage?.getItem(key) != null) throw new Error(`a deck with id ${deck.id} already exists`);
+          write(key, JSON.stringify(deck));
+          written.push(key);
+        }
+        const ids = decks.map((deck) => deck.id);
+        write(INDEX_KEY, JSON.stringify([...ids, ...readIndex().filter((id) => !ids.includes(id))]));
+        return { ok: true };
+      } catch (error) {
+        for (const key of written) remove(key);
+        return { ok: false, error: describeWriteError(error, decks.length === 1 ? 'the deck' : 'the decks') };
+      }
+    },
+    readLastExport: () => readTime(LAST_EXPORT_KEY),
+    recordExport: (now) => writeTime(LAST_EXPORT_KEY, now),
+    readReminderDismissed: () => readTime(REMINDER_DISMISSED_KEY),
+    dismissReminder: (now) => writeTime(REMINDER_DISMISSED_KEY, now),
   };
 }
 
