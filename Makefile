@@ -22,8 +22,11 @@ build: ui ## Build the release binary (UI embedded) at target/release/hearth
 
 ui: ui/dist/index.html ## Install the UI dependencies and build the UI into ui/dist
 
+# Not `npm ci`: npm 11 leaves other platforms' optional packages (rollup's native builds, via
+# workbox-build) out of the lock file and then `npm ci` reports them missing. `npm install`
+# installs exactly the locked versions and leaves the lock file as it is.
 ui/node_modules/.package-lock.json: ui/package.json ui/package-lock.json
-	cd ui && $(NPM) ci --no-audit --no-fund
+	cd ui && $(NPM) install --no-audit --no-fund
 
 ui/dist/index.html: ui/node_modules/.package-lock.json $(UI_SOURCES)
 	cd ui && $(NPM) run build
