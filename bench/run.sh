@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make bench`: every benchmark, one after the other (they share two cores): the server against
-# nginx, `hearth remap` end to end, and the engine's criterion benchmarks.
+# nginx, `hearth remap` end to end, the engine's criterion benchmarks, and the flashcard tool at
+# scale in Chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,3 +13,6 @@ SKIP_BUILD= bash bench/remap.sh
 echo
 echo "### engine, criterion (benches/engine.rs)"
 cargo bench --bench engine -- --noplot
+echo
+echo "### flashcards at scale in Chromium (ui/e2e/bench)"
+(cd ui && HEARTH_BIN="$PWD/../target/release/hearth" npx vitest run --config e2e/bench/vitest.config.ts)
