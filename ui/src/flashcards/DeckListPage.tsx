@@ -1,10 +1,15 @@
 // The deck list, 'Your Decks' (SPEC.md 2): saved decks newest first, each with its languages, card
 // count, author, description, a Practice button and its creation date; an empty state otherwise.
-import { useEffect, useMemo, useRef } from 'react';
+// Beyond the spec: export (all decks, or one deck as JSON or Anki text), import, and a gentle
+// reminder when no backup was exported for 30 days.
+import { useEffect, useRef, useState } from 'react';
 import { Link, useLocation } from 'react-router';
-import { Pencil, Play, Plus } from 'lucide-react';
+import { Download, FileBraces, FileText, Pencil, Play, Plus, Upload, X } from 'lucide-react';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
 import { cardCount, displayName, langLabel, sortNewestFirst, type Deck } from './deck';
+import { exportAllDecks, exportDeckAnki, exportDeckJson } from './exportFiles';
+import { ImportDialog, type ImportDialogHandle } from './ImportDialog';
+import { backupReminder } from './io/reminder';
 import { deckStore } from './storage';
 
 /** What another screen can pass when it sends the visitor here (e.g. after a delete). */
@@ -27,9 +32,17 @@ function DeckCard({ deck }: { deck: Deck }) {
         <h2 className="deck-card__name" id={titleId}>
           {name}
         </h2>
-        <Link className="icon-button" to={`/flashcards/${deck.id}/edit`} aria-label={`Edit ${name}`} title="Edit deck">
-          <Pencil aria-hidden="true" size={18} />
-        </Link>
+        <div className="deck-card__icons">
+          <button type="button" className="icon-button" aria-label={`Export ${name} as JSON`} title="Export as JSON" onClick={() => exportDeckJson(deck)}>
+            <FileBraces aria-hidden="true" size={18} />
+          </button>
+          <button type="button" className="icon-button" aria-label={`Export ${name} as Anki text`} title="Export as Anki text" onClick={() => exportDeckAnki(deck)}>
+            <FileText aria-hidden="true" size={18} />
+          </button>
+          <Link className="icon-button" to={`/flashcards/${deck.id}/edit`} aria-label={`Edit ${name}`} title="Edit deck">
+            <Pencil aria-hidden="true" size={18} />
+          </Link>
+        </div>
       </div>
       <div className="deck-card__pills">
         <span className="pill pill--accent">
@@ -53,15 +66,24 @@ function DeckCard({ deck }: { deck: Deck }) {
 export function DeckListPage() {
   useDocumentTitle('Your Decks');
   const location = useLocation();
-  const notice = (location.state as DeckListNotice | null)?.notice;
-  // Read once per visit: the list changes only through the other screens.
-  const decks = useMemo(() => sortNewestFirst(deckStore.listDecks()), []);
+  const routeNotice = (location.state as DeckListNotice | null)?.notice;
+  // Read once per visit, and again after an import: the other changes come from other screens.
+  const [decks, setDecks] = useState(loadDecks);
+  const [importNotice, setImportNotice] = useState<string | null>(null);
+  const [reminderDays, setReminderDays] = useState(() => reminderFor(decks));
+  const notice = importNotice ?? routeNotice;
   const heading = useRef<HTMLHeadingElement>(null);
+  const importDialog = useRef<ImportDialogHandle>(null);
+
+  const exportAll = () => {
+    exportAllDecks(decks);
+    setReminderDays(null);
+  };
 
   useEffect(() => {
     // After a delete the focused button is gone; start again from the page's heading.
-    if (notice) heading.current?.focus();
-  }, [notice]);
+    if (routeNotice) heading.current?.focus();
+  }, [routeNotice]);
 
   return (
     <section className="page deck-list-page">
@@ -72,14 +94,54 @@ export function DeckListPage() {
           </h1>
           <span className="count">{decks.length} deck(s)</span>
         </div>
-        <Link className="button button--primary" to="/flashcards/new">
-          <Plus aria-hidden="true" size={18} />
-          New Deck
-        </Link>
+        <div className="deck-list-page__actions">
+          <button type="button" className="button button--quiet" onClick={() => importDialog.current?.open()}>
+            <Upload aria-hidden="true" size={18} />
+            Import
+          </button>
+          {decks.length > 0 && (
+            <button type="button" className="button button--quiet" onClick={exportAll} title="Download every deck as a JSON backup">
+              <Download aria-hidden="true" size={18} />
+              Export
+            </button>
+          )}
+          <Link className="button button--primary" to="/flashcards/new">
+            <Plus aria-hidden="true" size={18} />
+            New Deck
+          </Link>
+        </div>
       </div>
       <p role="status" className={notice ? 'notice' : 'visually-hidden'}>
         {notice}
       </p>
+      {reminderDays !== null && (
+        <div className="alert alert--warning backup-reminder" role="note" aria-label="Backup reminder">
+          <p>
+            {deckStore.readLastExport() === null
+              ? 'Your decks have not been backed up yet.'
+              : `Your last backup was ${reminderDays} days ago.`}{' '}
+            They live only in this browser, which can clear them; export a copy to keep them safe.
+          </p>
+          <div className="backup-reminder__actions">
+            <button type="button" className="button" onClick={exportAll}>
+              <Download aria-hidden="true" size={16} />
+              Export backup
+            </button>
+            <button
+              type="button"
+              className="icon-button"
+              aria-label="Dismiss the backup reminder"
+              title="Remind me later"
+              onClick={() => {
+                deckStore.dismissReminder(new Date());
+                setReminderDays(null);
+              }}
+            >
+              <X aria-hidden="true" size={18} />
+            </button>
+          </div>
+        </div>
+      )}
       {decks.length === 0 ? (
         <div className="card page empty-state">
           <h2>No decks yet</h2>
@@ -96,6 +158,34 @@ export function DeckListPage() {
           ))}
         </ul>
       )}
+      <ImportDialog
+        ref={importDialog}
+        onImported={(imported) => {
+          const next = loadDecks();
+          setDecks(next);
+          setReminderDays(reminderFor(next));
+          const [first] = imported;
+          setImportNotice(
+            imported.length === 1 && first
+              ? `Imported “${displayName(first.name)}” with ${cardCount(first.cards.length)}.`
+              : `Imported ${imported.length} decks.`,
+          );
+        }}
+      />
     </section>
   );
+}
+
+function loadDecks(): Deck[] {
+  return sortNewestFirst(deckStore.listDecks());
+}
+
+function reminderFor(decks: readonly Deck[]): number | null {
+  return backupReminder({
+    deckCount: decks.length,
+    lastExport: deckStore.readLastExport(),
+    dismissedAt: deckStore.readReminderDismissed(),
+    deckDates: decks.map((deck) => deck.createdAt),
+    now: new Date(),
+  });
 }

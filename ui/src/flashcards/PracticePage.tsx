@@ -22,6 +22,7 @@ import {
 } from './practice';
 import { CompletionScreen } from './CompletionScreen';
 import { FlipCard, type FlipCardHandle } from './FlipCard';
+import { SpeakButton, useVoices } from './SpeakButton';
 import { deckStore } from './storage';
 
 export function PracticePage() {
@@ -43,6 +44,7 @@ function PracticeSession({ deck }: { deck: Deck }) {
 
   const [state, dispatch] = useReducer(practiceReducer, deck, (d) => createSession(practiceItems(d), Math.random));
   const card = useRef<FlipCardHandle>(null);
+  const voices = useVoices();
   const done = isComplete(state);
   const empty = state.items.length === 0;
 
@@ -181,6 +183,16 @@ function PracticeSession({ deck }: { deck: Deck }) {
                 canSwipe={marking}
                 onFlip={() => dispatch({ type: 'flip' })}
                 onSwipe={(mark) => dispatch({ type: 'mark', mark })}
+              />
+            )}
+            {current && state.animating === null && (
+              // Outside the card's button (a button cannot hold one); it speaks the face showing.
+              <SpeakButton
+                key={`${current.key}-${String(state.flipped)}`}
+                voices={voices}
+                {...(state.flipped !== current.reverse
+                  ? { text: current.card.back, language: deck.targetLang }
+                  : { text: current.card.front, language: deck.sourceLang })}
               />
             )}
           </div>

@@ -1,0 +1,366 @@
+// The Import dialog: paste text or pick a file, choose (or accept the detected) format and its
+// separators, see the first rows and any problem with its line, name the deck and pick its
+// languages, then confirm. Parsing is io/importPlan.ts; nothing is stored before Import is pressed.
+import { useId, useImperativeHandle, useMemo, useRef, useState, type ChangeEvent, type Ref } from 'react';
+import { X } from 'lucide-react';
+import { cardCount, defaultMeta, displayName, isLanguage, LANGUAGES, type Deck, type Language } from './deck';
+import { describeProblem } from './io/columns';
+import {
+  DEFAULT_REQUEST,
+  DELIMITER_LABELS,
+  decksToSave,
+  FORMAT_LABELS,
+  nameFromFileName,
+  planImport,
+  type DelimiterChoice,
+  type FormatChoice,
+  type ImportRequest,
+} from './io/importPlan';
+import type { QuizletCardSeparator, QuizletTermSeparator } from './io/quizlet';
+import { deckStore } from './storage';
+import { newId } from './uuid';
+
+export interface ImportDialogHandle {
+  open(): void;
+}
+
+interface Props {
+  onImported: (decks: Deck[]) => void;
+  ref: Ref<ImportDialogHandle>;
+}
+
+const PREVIEW_ROWS = 5;
+const PREVIEW_PROBLEMS = 5;
+
+export function ImportDialog({ onImported, ref }: Props) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const textArea = useRef<HTMLTextAreaElement>(null);
+  const id = useId();
+  const [request, setRequest] = useState<ImportRequest>(DEFAULT_REQUEST);
+  const [fileName, setFileName] = useState<string | null>(null);
+  const [name, setName] = useState('');
+  const [sourceLang, setSourceLang] = useState<Language>(defaultMeta().sourceLang);
+  const [targetLang, setTargetLang] = useState<Language>(defaultMeta().targetLang);
+  const [saveError, setSaveError] = useState<string | null>(null);
+  const [fileError, setFileError] = useState<string | null>(null);
+
+  const reset = () => {
+    setRequest(DEFAULT_REQUEST);
+    setFileName(null);
+    setName('');
+    setSaveError(null);
+    setFileError(null);
+  };
+
+  useImperativeHandle(ref, () => ({
+    open() {
+      reset();
+      dialog.current?.showModal();
+      textArea.current?.focus();
+    },
+  }));
+
+  const plan = useMemo(() => planImport(request, newId), [request]);
+  const update = (change: Partial<ImportRequest>) => {
+    setSaveError(null);
+    setRequest((current) => ({ ...current, ...change }));
+  };
+
+  const onFile = async (event: ChangeEvent<HTMLInputElement>) => {
+    const file = event.target.files?.[0];
+    if (!file) return;
+    try {
+      const text = await file.text();
+      setFileError(null);
+      setFileName(file.name);
+      if (name.trim() === '') setName(nameFromFileName(file.name));
+      update({ text });
+    } catch (error) {
+      setFileError(`The file could not be read: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+
+  const close = () => dialog.current?.close();
+
+  const needsName = plan.status === 'cards';
+  const canImport = plan.status === 'decks' || (plan.status === 'cards' && name.trim() !== '');
+
+  const confirm = () => {
+    if (!canImport) return;
+    const meta = { ...defaultMeta(), name, sourceLang, targetLang };
+    const decks = decksToSave(plan, meta, deckStore.readIndex(), newId, new Date());
+    const result = deckStore.importDecks(decks);
+    if (!result.ok) {
+      setSaveError(result.error);
+      return;
+    }
+    close();
+    onImported(decks);
+  };
+
+  const format: FormatChoice = request.format;
+  const resolved = plan.status === 'empty' ? null : plan.format;
+  const taken = new Set(plan.status === 'decks' ? deckStore.readIndex() : []);
+
+  return (
+    <dialog
+      ref={dialog}
+      className="dialog import-dialog"
+      aria-labelledby={`${id}-title`}
+      onClick={(event) => {
+        if (event.target === dialog.current) close();
+      }}
+    >
+      <form
+        className="dialog__panel"
+        method="dialog"
+        onSubmit={(event) => {
+          event.preventDefault();
+          confirm();
+        }}
+      >
+        <div className="dialog__header">
+          <h2 id={`${id}-title`}>Import decks</h2>
+          <button type="button" className="icon-button" aria-label="Close" onClick={close}>
+            <X aria-hidden="true" size={18} />
+          </button>
+        </div>
+
+        <label className="field">
+          Paste text
+          <textarea
+            ref={textArea}
+            className="textarea import-dialog__text"
+            rows={6}
+            value={request.text}
+            placeholder={'cat\tchat\ndog\tchien'}
+            spellCheck={false}
+            onChange={(event) => {
+              setFileName(null);
+              update({ text: event.target.value });
+            }}
+          />
+        </label>
+        <label className="field">
+          Or choose a file
+          <input className="input" type="file" accept=".json,.txt,.csv,.tsv,text/plain,text/csv,application/json" onChange={(event) => void onFile(event)} />
+          {fileName && <span className="hint">Loaded {fileName}</span>}
+          {fileError && <span className="error-text">{fileError}</span>}
+        </label>
+
+        <div className="import-dialog__options">
+          <label className="field">
+            Format
+            <select className="select" value={format} onChange={(event) => update({ format: event.target.value as FormatChoice })}>
+              <option value="auto">Detect automatically{format === 'auto' && resolved ? ` (${FORMAT_LABELS[resolved]})` : ''}</option>
+              {(Object.keys(FORMAT_LABELS) as (keyof typeof FORMAT_LABELS)[]).map((key) => (
+                <option key={key} value={key}>
+                  {FORMAT_LABELS[key]}
+                </option>
+              ))}
+            </select>
+          </label>
+          {resolved === 'delimited' && (
+            <label className="field">
+              Separator
+              <select className="select" value={request.delimiter} onChange={(event) => update({ delimiter: event.target.value as DelimiterChoice })}>
+                <option value="auto">
+                  Detect automatically{request.delimiter === 'auto' && plan.status === 'cards' && plan.delimiter ? ` (${DELIMITER_LABELS[plan.delimiter]})` : ''}
+                </option>
+                {(Object.keys(DELIMITER_LABELS) as (keyof typeof DELIMITER_LABELS)[]).map((key) => (
+                  <option key={key} value={key}>
+                    {DELIMITER_LABELS[key]}
+                  </option>
+                ))}
+              </select>
+            </label>
+          )}
+          {resolved === 'quizlet' && (
+            <>
+              <SeparatorField
+                label="Between term and definition"
+                choices={[
+                  ['tab', 'Tab'],
+                  ['comma', 'Comma'],
+                ]}
+                value={request.quizlet.term}
+                onChange={(term) => update({ quizlet: { ...request.quizlet, term: term as QuizletTermSeparator } })}
+              />
+              <SeparatorField
+                label="Between cards"
+                choices={[
+                  ['newline', 'New line'],
+                  ['semicolon', 'Semicolon'],
+                ]}
+                value={request.quizlet.card}
+                onChange={(card) => update({ quizlet: { ...request.quizlet, card: card as QuizletCardSeparator } })}
+              />
+            </>
+          )}
+        </div>
+
+        <div className="import-dialog__preview" aria-live="polite">
+          {plan.status === 'error' && (
+            <p className="alert" role="alert">
+              {plan.error}
+            </p>
+          )}
+          {plan.status === 'cards' && (
+            <>
+              <p className="hint">
+                {cardCount(plan.cards.length)} to import{plan.cards.length > PREVIEW_ROWS ? `; the first ${PREVIEW_ROWS}:` : ':'}
+              </p>
+              <CardPreview cards={plan.cards.slice(0, PREVIEW_ROWS)} />
+            </>
+          )}
+          {plan.status === 'decks' && (
+            <>
+              <p className="hint">{plan.decks.length === 1 ? '1 deck to import:' : `${plan.decks.length} decks to import:`}</p>
+              <ul className="import-dialog__decks">
+                {plan.decks.map((deck, index) => (
+                  <li key={`${deck.id}-${index}`}>
+                    <strong>{displayName(deck.name)}</strong> · {deck.sourceLang.toUpperCase()} → {deck.targetLang.toUpperCase()} · {cardCount(deck.cards.length)}
+                    {taken.has(deck.id) && <span className="hint"> (already here: added as a copy)</span>}
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+          {plan.status !== 'empty' && plan.problems.length > 0 && (
+            <div className="alert alert--warning import-dialog__problems">
+              <ul>
+                {plan.problems.slice(0, PREVIEW_PROBLEMS).map((problem, index) => (
+                  <li key={index}>{describeProblem(problem)}</li>
+                ))}
+              </ul>
+              {plan.problems.length > PREVIEW_PROBLEMS && <p>…and {plan.problems.length - PREVIEW_PROBLEMS} more.</p>}
+            </div>
+          )}
+        </div>
+
+        {needsName && (
+          <div className="import-dialog__deck">
+            <label className="field import-dialog__name">
+              Deck name
+              <input className="input" value={name} required onChange={(event) => setName(event.target.value)} />
+            </label>
+            <LanguageSelect label="Source language" value={sourceLang} onChange={setSourceLang} />
+            <LanguageSelect label="Target language" value={targetLang} onChange={setTargetLang} />
+          </div>
+        )}
+
+        {saveError && (
+          <p className="alert" role="alert">
+            {saveError}
+          </p>
+        )}
+
+        <div className="dialog__actions import-dialog__actions">
+          <button type="button" className="button button--quiet" onClick={close}>
+            Cancel
+          </button>
+          <button type="submit" className="button button--primary" disabled={!canImport}>
+            Import
+          </button>
+        </div>
+      </form>
+    </dialog>
+  );
+}
+
+function CardPreview({ cards }: { cards: readonly { line: number; front: string; back: string; pronunciation: string; gender: string; example: string }[] }) {
+  const extra = {
+    pronunciation: cards.some((card) => card.pronunciation !== ''),
+    gender: cards.some((card) => card.gender !== ''),
+    example: cards.some((card) => card.example !== ''),
+  };
+  return (
+    <div className="import-dialog__table-wrap">
+      <table className="import-dialog__table">
+        <thead>
+          <tr>
+            <th scope="col">Line</th>
+            <th scope="col">Front</th>
+            <th scope="col">Back</th>
+            {extra.pronunciation && <th scope="col">Pronunciation</th>}
+            {extra.gender && <th scope="col">Gender</th>}
+            {extra.example && <th scope="col">Example</th>}
+          </tr>
+        </thead>
+        <tbody>
+          {cards.map((card) => (
+            <tr key={card.line}>
+              <td>{card.line}</td>
+              <td>{card.front}</td>
+              <td>{card.back}</td>
+              {extra.pronunciation && <td>{card.pronunciation}</td>}
+              {extra.gender && <td>{card.gender}</td>}
+              {extra.example && <td>{card.example}</td>}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+type Separator = { kind: string; value?: string };
+
+function SeparatorField({
+  label,
+  choices,
+  value,
+  onChange,
+}: {
+  label: string;
+  choices: readonly [string, string][];
+  value: Separator;
+  onChange: (value: Separator) => void;
+}) {
+  return (
+    <div className="import-dialog__separator">
+      <label className="field">
+        {label}
+        <select
+          className="select"
+          value={value.kind}
+          onChange={(event) => onChange(event.target.value === 'custom' ? { kind: 'custom', value: value.value ?? '' } : { kind: event.target.value })}
+        >
+          {choices.map(([key, text]) => (
+            <option key={key} value={key}>
+              {text}
+            </option>
+          ))}
+          <option value="custom">Custom</option>
+        </select>
+      </label>
+      {value.kind === 'custom' && (
+        <label className="field">
+          {`${label} (custom)`}
+          <input className="input" value={value.value ?? ''} onChange={(event) => onChange({ kind: 'custom', value: event.target.value })} />
+        </label>
+      )}
+    </div>
+  );
+}
+
+function LanguageSelect({ label, value, onChange }: { label: string; value: Language; onChange: (value: Language) => void }) {
+  return (
+    <label className="field">
+      {label}
+      <select
+        className="select"
+        value={value}
+        onChange={(event) => {
+          if (isLanguage(event.target.value)) onChange(event.target.value);
+        }}
+      >
+        {LANGUAGES.map((language) => (
+          <option key={language.code} value={language.code}>
+            {language.name}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
