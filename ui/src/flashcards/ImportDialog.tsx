@@ -100,6 +100,8 @@ export function ImportDialog({ onImported, ref }: Props) {
 
   const format: FormatChoice = request.format;
   const resolved = plan.status === 'empty' ? null : plan.format;
+  // The options of the chosen format show even before there is text to read.
+  const shown = format === 'auto' ? resolved : format;
   const taken = new Set(plan.status === 'decks' ? deckStore.readIndex() : []);
 
   return (
@@ -160,7 +162,7 @@ export function ImportDialog({ onImported, ref }: Props) {
               ))}
             </select>
           </label>
-          {resolved === 'delimited' && (
+          {shown === 'delimited' && (
             <label className="field">
               Separator
               <select className="select" value={request.delimiter} onChange={(event) => update({ delimiter: event.target.value as DelimiterChoice })}>
@@ -175,7 +177,7 @@ export function ImportDialog({ onImported, ref }: Props) {
               </select>
             </label>
           )}
-          {resolved === 'quizlet' && (
+          {shown === 'quizlet' && (
             <>
               <SeparatorField
                 label="Between term and definition"
