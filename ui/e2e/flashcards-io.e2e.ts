@@ -3,10 +3,10 @@
 // semicolons and a BOM, an error naming its line, the backup reminder, and the speaker button
 // with window.speechSynthesis stubbed (headless Chromium has no voices of its own).
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { Download, Page } from 'playwright-core';
 import { useBrowser } from './support/browser';
-import { startServer, type RunningServer } from './support/server';
+import { useServer } from './support/server';
 import { FRENCH, readStorage, seed, type SeedDeck } from './flashcards-support/seed';
 
 interface StoredDeck {
@@ -29,19 +29,8 @@ const DUTCH: SeedDeck = {
 };
 
 describe('flashcards: import, export and pronunciation', () => {
-  let server: RunningServer | undefined;
-  const url = (path = '') => {
-    if (!server) throw new Error('server not started');
-    return `${server.url}${path}`;
-  };
+  const url = useServer();
   const b = useBrowser();
-
-  beforeAll(async () => {
-    server = await startServer();
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
   beforeEach(() => {
     b.page.setDefaultTimeout(10_000);
   });

@@ -1,28 +1,17 @@
 // Practice in Chromium against the real binary (SPEC.md 2 and 4): a full session by clicks and by
 // keys, the animation lock, Undo, the completion screen with Review cards, Practice unknown again,
 // Restart, bidirectional decks, redirects for missing or corrupt decks, and a touch swipe.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useBrowser } from './support/browser';
-import { startServer, type RunningServer } from './support/server';
+import { useServer } from './support/server';
 import { FRENCH, seed, type SeedDeck } from './flashcards-support/seed';
 
 const ANSWERS: Record<string, string> = { cat: 'chat', dog: 'chien', one: 'un', chat: 'cat', chien: 'dog', un: 'one' };
 
 describe('flashcards: practice', () => {
-  let server: RunningServer | undefined;
-  const url = (path = '') => {
-    if (!server) throw new Error('server not started');
-    return `${server.url}${path}`;
-  };
+  const url = useServer();
   const b = useBrowser();
-
-  beforeAll(async () => {
-    server = await startServer();
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
   beforeEach(() => {
     b.page.setDefaultTimeout(10_000);
   });

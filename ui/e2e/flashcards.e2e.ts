@@ -1,10 +1,10 @@
 // The flashcard deck list and editor in Chromium against the real binary (SPEC.md 2-5): create,
 // edit, reorder, save by button and Ctrl+S, the save toast, the draft, delete, the list's pills
 // and order, corrupt records, and a phone-sized screen.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useBrowser } from './support/browser';
-import { startServer, type RunningServer } from './support/server';
+import { useServer } from './support/server';
 import { FRENCH, readStorage, seed } from './flashcards-support/seed';
 
 interface StoredDeck {
@@ -19,19 +19,8 @@ interface StoredDeck {
 }
 
 describe('flashcards: deck list and editor', () => {
-  let server: RunningServer | undefined;
-  const url = (path = '') => {
-    if (!server) throw new Error('server not started');
-    return `${server.url}${path}`;
-  };
+  const url = useServer();
   const b = useBrowser();
-
-  beforeAll(async () => {
-    server = await startServer();
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
   beforeEach(() => {
     // Fail fast: a stuck test must not outlive its page and disturb the next one.
     b.page.setDefaultTimeout(10_000);

@@ -1,26 +1,14 @@
 // The landing page in Chromium against the real binary: the configured name, the four links,
 // the About dialog, and navigation into both tools.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { useBrowser } from './support/browser';
-import { startServer, type RunningServer } from './support/server';
+import { startServer, useServer } from './support/server';
 
 describe('landing page', () => {
-  let server: RunningServer | undefined;
-  const url = () => {
-    if (!server) throw new Error('server not started');
-    return server.url;
-  };
+  const url = useServer(['--owner-name', 'Ada Lovelace', '--spotify-url', 'https://open.spotify.com/user/ada'], {
+    HEARTH_BEEHIVE_URL: 'https://beehive.example/ada',
+  });
   const b = useBrowser();
-
-  beforeAll(async () => {
-    server = await startServer(
-      ['--owner-name', 'Ada Lovelace', '--spotify-url', 'https://open.spotify.com/user/ada'],
-      { HEARTH_BEEHIVE_URL: 'https://beehive.example/ada' },
-    );
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
 
   it('shows the configured name in the first paint, never a placeholder', async () => {
     const response = await fetch(url());

@@ -1,9 +1,9 @@
 // Offline: once visited, the landing page and the flashcard tool load and work with the network
 // off (the service worker serves the app); the server still sees no stale-forever caching.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { deckRecord } from './flashcards-support/seed';
 import { useBrowser } from './support/browser';
-import { startServer, type RunningServer } from './support/server';
+import { useServer } from './support/server';
 
 const deck = deckRecord({
   id: '6f1d2c3b-0000-4000-8000-000000000001',
@@ -13,19 +13,8 @@ const deck = deckRecord({
 }) as { id: string };
 
 describe('offline', () => {
-  let server: RunningServer | undefined;
-  const url = () => {
-    if (!server) throw new Error('server not started');
-    return server.url;
-  };
+  const url = useServer(['--owner-name', 'Ada Lovelace']);
   const b = useBrowser();
-
-  beforeAll(async () => {
-    server = await startServer(['--owner-name', 'Ada Lovelace']);
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
 
   it('serves the service worker and manifest without long-lived caching', async () => {
     const sw = await fetch(`${url()}/sw.js`);

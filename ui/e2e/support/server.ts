@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 
 export interface RunningServer {
   url: string;
@@ -71,5 +72,23 @@ export async function startServer(
       }
       rmSync(dataDir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * One server for a test file, started before its tests and stopped after them; returns the
+ * address of a path on it.
+ */
+export function useServer(args: string[] = [], env: Record<string, string> = {}): (path?: string) => string {
+  let server: RunningServer | undefined;
+  beforeAll(async () => {
+    server = await startServer(args, env);
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+  return (path = '') => {
+    if (!server) throw new Error('server not started');
+    return `${server.url}${path}`;
   };
 }

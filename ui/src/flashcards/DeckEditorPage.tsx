@@ -6,9 +6,10 @@ import { useNavigate, useParams } from 'react-router';
 import { Plus, Save, Trash2 } from 'lucide-react';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
 import { CardTable, type CardTableHandle, type Columns } from './CardTable';
-import { cardCount, defaultMeta, emptyCard, langLabel, LANGUAGES, metaOf, normaliseForSave, type DeckMeta, type Language } from './deck';
+import { cardCount, defaultMeta, emptyCard, langLabel, metaOf, normaliseForSave, type DeckMeta } from './deck';
 import { canSave, editorReducer, filledCount, initialEditorState, isDirty, type EditorState } from './editor';
 import type { DeckListNotice } from './DeckListPage';
+import { LanguageSelect } from './LanguageSelect';
 import { deckStore } from './storage';
 import { newId } from './uuid';
 
@@ -64,27 +65,6 @@ function Switch({ label, checked, onChange, hint }: { label: string; checked: bo
   );
 }
 
-function LanguageSelect({ label, value, onChange }: { label: string; value: Language; onChange: (value: Language) => void }) {
-  return (
-    <label className="field">
-      {label}
-      <select
-        className="select"
-        value={value}
-        onChange={(event) => {
-          const chosen = LANGUAGES.find((language) => language.code === event.target.value);
-          if (chosen) onChange(chosen.code);
-        }}
-      >
-        {LANGUAGES.map((language) => (
-          <option key={language.code} value={language.code}>
-            {language.name}
-          </option>
-        ))}
-      </select>
-    </label>
-  );
-}
 
 function DeckEditor({ routeId, onCreated }: { routeId: string | null; onCreated: (id: string) => void }) {
   const navigate = useNavigate();

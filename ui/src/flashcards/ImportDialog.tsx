@@ -3,7 +3,7 @@
 // languages, then confirm. Parsing is io/importPlan.ts; nothing is stored before Import is pressed.
 import { useId, useImperativeHandle, useMemo, useRef, useState, type ChangeEvent, type Ref } from 'react';
 import { X } from 'lucide-react';
-import { cardCount, defaultMeta, displayName, isLanguage, LANGUAGES, type Deck, type Language } from './deck';
+import { cardCount, defaultMeta, displayName, type Deck, type Language } from './deck';
 import { describeProblem } from './io/columns';
 import {
   DEFAULT_REQUEST,
@@ -17,6 +17,7 @@ import {
   type ImportRequest,
 } from './io/importPlan';
 import type { QuizletCardSeparator, QuizletTermSeparator } from './io/quizlet';
+import { LanguageSelect } from './LanguageSelect';
 import { deckStore } from './storage';
 import { newId } from './uuid';
 
@@ -346,23 +347,3 @@ function SeparatorField({
   );
 }
 
-function LanguageSelect({ label, value, onChange }: { label: string; value: Language; onChange: (value: Language) => void }) {
-  return (
-    <label className="field">
-      {label}
-      <select
-        className="select"
-        value={value}
-        onChange={(event) => {
-          if (isLanguage(event.target.value)) onChange(event.target.value);
-        }}
-      >
-        {LANGUAGES.map((language) => (
-          <option key={language.code} value={language.code}>
-            {language.name}
-          </option>
-        ))}
-      </select>
-    </label>
-  );
-}
