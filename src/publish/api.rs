@@ -12,11 +12,11 @@ use axum::Json;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
-use super::calendars::{self, DeleteOutcome, PublishOutcome, MAX_TEMPLATE_BYTES};
+use super::calendars::{self, DeleteOutcome, PublishOutcome};
 use super::feeds::{FeedError, FeedOutcome};
 use super::fetch::normalize_url;
 use super::hosted;
-use crate::calendar::{self, CompiledMapping, MappedField, Mapping, Template, TemplateError};
+use crate::calendar::{self, CompiledMapping, Template, TemplateError};
 use crate::web::error::AppError;
 use crate::web::extract::JsonBody;
 use crate::web::AppState;
@@ -167,26 +167,14 @@ pub async fn render(JsonBody(request): JsonBody<RenderRequest>) -> Result<Respon
             "mapping: send a mapping or a template to render".into(),
         )),
         (None, Some(template)) => {
-            check_template_size("template", &template)?;
+            calendars::check_template_size("template", &template).map_err(AppError::BadRequest)?;
             let (compiled, errors) = Template::compile_lenient(&template);
             let result = compiled.render(&request.event);
             let errors: Vec<RenderError> = errors.into_iter().map(RenderError::from).collect();
             Ok(Json(json!({ "result": result, "errors": errors })).into_response())
         }
         (Some(raw), None) => {
-            let mut mapping = Mapping::default();
-            for (key, value) in &raw {
-                let field = MappedField::from_name(key).ok_or_else(|| {
-                    AppError::BadRequest(format!(
-                        "mapping: unknown field '{key}' (the fields are SUMMARY, DESCRIPTION, LOCATION, DTSTART, DTEND)"
-                    ))
-                })?;
-                let template = value.as_str().ok_or_else(|| {
-                    AppError::BadRequest(format!("mapping.{key}: must be a string"))
-                })?;
-                check_template_size(&format!("mapping.{key}"), template)?;
-                mapping.set(field, template);
-            }
+            let mapping = calendars::read_mapping(&raw).map_err(AppError::BadRequest)?;
             let (compiled, errors) = CompiledMapping::compile_lenient(&mapping);
             let fields: BTreeMap<&'static str, String> = compiled
                 .render_all(&request.event)
@@ -197,15 +185,6 @@ pub async fn render(JsonBody(request): JsonBody<RenderRequest>) -> Result<Respon
             Ok(Json(json!({ "fields": fields, "errors": errors })).into_response())
         }
     }
-}
-
-fn check_template_size(what: &str, template: &str) -> Result<(), AppError> {
-    if template.len() > MAX_TEMPLATE_BYTES {
-        return Err(AppError::BadRequest(format!(
-            "{what}: the template is longer than {MAX_TEMPLATE_BYTES} bytes"
-        )));
-    }
-    Ok(())
 }
 
 #[derive(Debug, Deserialize)]
@@ -292,11 +271,10 @@ pub async fn publish(
     let token = bearer(&headers).or(request.edit_token);
 
     // The feed must work before a link to it is handed out; this also warms the cache.
-    let url = normalize_url(&input.url).map_err(|e| AppError::BadRequest(format!("url: {e}")))?;
     state
         .publisher
         .feeds
-        .get(&url, state.config.feed_ttl, true)
+        .get(&input.url, state.config.feed_ttl, true)
         .await
         .map_err(|e| match feed_error(e) {
             AppError::BadRequest(m) => AppError::BadRequest(format!("url: {m}")),

@@ -22,7 +22,7 @@ pub struct PublishInput {
     pub id: String,
     pub name: String,
     /// As normalised (webcal: → https:).
-    pub url: String,
+    pub url: reqwest::Url,
     pub mapping: Mapping,
 }
 
@@ -77,7 +77,7 @@ pub fn validate(
     Ok(PublishInput {
         id: id.to_owned(),
         name: name.to_owned(),
-        url: url.to_string(),
+        url,
         mapping,
     })
 }
@@ -98,6 +98,14 @@ pub fn validate_id(id: &str) -> Result<(), String> {
 
 /// Only the five keys, each a string template of at most 4 KiB that compiles.
 pub fn validate_mapping(raw: &Map<String, Value>) -> Result<Mapping, String> {
+    let mapping = read_mapping(raw)?;
+    CompiledMapping::compile(&mapping).map_err(|e| format!("mapping.{e}"))?;
+    Ok(mapping)
+}
+
+/// The mapping's shape: only the five keys, each a string template of at most 4 KiB. Whether
+/// the templates compile is left to the caller (the preview renders despite errors).
+pub fn read_mapping(raw: &Map<String, Value>) -> Result<Mapping, String> {
     let mut mapping = Mapping::default();
     for (key, value) in raw {
         let Some(field) = MappedField::from_name(key) else {
@@ -108,15 +116,20 @@ pub fn validate_mapping(raw: &Map<String, Value>) -> Result<Mapping, String> {
         let Some(template) = value.as_str() else {
             return Err(format!("mapping.{key}: must be a string"));
         };
-        if template.len() > MAX_TEMPLATE_BYTES {
-            return Err(format!(
-                "mapping.{key}: the template is longer than {MAX_TEMPLATE_BYTES} bytes"
-            ));
-        }
+        check_template_size(&format!("mapping.{key}"), template)?;
         mapping.set(field, template);
     }
-    CompiledMapping::compile(&mapping).map_err(|e| format!("mapping.{e}"))?;
     Ok(mapping)
+}
+
+/// Templates are at most 4 KiB; `what` names the field in the message.
+pub fn check_template_size(what: &str, template: &str) -> Result<(), String> {
+    if template.len() > MAX_TEMPLATE_BYTES {
+        return Err(format!(
+            "{what}: the template is longer than {MAX_TEMPLATE_BYTES} bytes"
+        ));
+    }
+    Ok(())
 }
 
 /// Edit tokens are random and stored only as their hash.
@@ -190,14 +203,14 @@ pub async fn publish(
                 tx.execute(
                     "INSERT INTO calendars (id, name, url, mapping, token_hash, revision, created_at, updated_at)
                      VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6, ?6)",
-                    params![input.id, input.name, input.url, mapping_json(&input.mapping), hash_token(&token), to_millis(now)],
+                    params![input.id, input.name, input.url.as_str(), mapping_json(&input.mapping), hash_token(&token), to_millis(now)],
                 )?;
                 PublishOutcome::Created {
                     token,
                     record: Published {
                         id: input.id,
                         name: input.name,
-                        url: input.url,
+                        url: input.url.to_string(),
                         mapping: input.mapping,
                         revision: 0,
                         updated_at: now,
@@ -212,13 +225,13 @@ pub async fn publish(
                 tx.execute(
                     "UPDATE calendars SET name = ?2, url = ?3, mapping = ?4, revision = ?5, updated_at = ?6
                      WHERE id = ?1",
-                    params![input.id, input.name, input.url, mapping_json(&input.mapping), revision, to_millis(now)],
+                    params![input.id, input.name, input.url.as_str(), mapping_json(&input.mapping), revision, to_millis(now)],
                 )?;
                 PublishOutcome::Updated {
                     record: Published {
                         id: input.id,
                         name: input.name,
-                        url: input.url,
+                        url: input.url.to_string(),
                         mapping: input.mapping,
                         revision,
                         updated_at: now,
@@ -339,7 +352,8 @@ mod tests {
         assert_eq!(
             validate("a", "x", "webcal://example.org/a.ics", &m)
                 .expect("valid")
-                .url,
+                .url
+                .as_str(),
             "https://example.org/a.ics"
         );
         assert!(validate("a", "x", "gopher://x", &m)
