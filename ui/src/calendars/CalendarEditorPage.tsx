@@ -284,14 +284,14 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
           </p>
         )}
         {large && (
-          <p className="cal-warning" role="note">
+          <p className="alert alert--warning cal-warning" role="note">
             <TriangleAlert aria-hidden="true" size={16} />
             This feed is {formatBytes(feed.sizeBytes)}. Google Calendar may stop importing feeds larger than 1 MB; other apps may be
             slow with it.
           </p>
         )}
         {feed?.stale && (
-          <p className="cal-warning" role="note">
+          <p className="alert alert--warning cal-warning" role="note">
             <TriangleAlert aria-hidden="true" size={16} />
             The feed could not be fetched just now ({feed.stale}); showing the copy from {feed.fetchedAt}.
           </p>

@@ -7,7 +7,7 @@ export function OfflineNotice() {
   const online = useOnline();
   if (online) return null;
   return (
-    <p className="alert offline-notice" role="status">
+    <p className="alert alert--warning offline-notice" role="status">
       <WifiOff aria-hidden="true" size={18} />
       <span>
         You are offline. The calendar tool needs the server to fetch feeds, preview and publish; your saved calendars
