@@ -10,6 +10,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// Version line: the crate version and the git revision it was built from.
 pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (", env!("HEARTH_GIT_REV"), ")");
 
+/// Default for `--cache-size`: room for a few large feeds on a 1 GB Pi.
+pub const DEFAULT_CACHE_BYTES: usize = 32 * 1024 * 1024;
+
 /// Owner name shown until the owner configures one.
 pub const DEFAULT_OWNER_NAME: &str = "Your Name";
 
@@ -118,6 +121,10 @@ pub struct ServeArgs {
     #[arg(long, env = "HEARTH_FEED_MAX_SIZE", default_value = "10MiB", value_name = "SIZE", value_parser = parse_size)]
     pub feed_max_size: usize,
 
+    /// Memory for upstream copies and rendered feeds together; least recently used go first.
+    #[arg(long, env = "HEARTH_CACHE_SIZE", default_value = "32MiB", value_name = "SIZE", value_parser = parse_size)]
+    pub cache_size: usize,
+
     /// Key that publishing a calendar requires. Unset: publishing is open to any visitor.
     #[arg(
         long,
@@ -209,8 +216,12 @@ pub struct Config {
     pub allow_private_feeds: bool,
     pub feed_ttl: Duration,
     pub feed_max_size: usize,
+    /// Bytes of feed copies and rendered feeds kept in memory (`--cache-size`).
+    pub cache_size: usize,
     pub publish_key: Option<String>,
     pub log_format: LogFormat,
+    /// Where time comes from: the system, or a manual clock in tests.
+    pub clock: crate::clock::Clock,
 }
 
 impl ServeArgs {
@@ -242,8 +253,10 @@ impl ServeArgs {
             allow_private_feeds: self.allow_private_feeds,
             feed_ttl: self.feed_ttl,
             feed_max_size: self.feed_max_size,
+            cache_size: self.cache_size,
             publish_key,
             log_format: self.log_format,
+            clock: crate::clock::Clock::system(),
         })
     }
 }
@@ -262,8 +275,10 @@ impl Config {
             allow_private_feeds: false,
             feed_ttl: Duration::from_secs(15 * 60),
             feed_max_size: 10 * 1024 * 1024,
+            cache_size: DEFAULT_CACHE_BYTES,
             publish_key: None,
             log_format: LogFormat::Text,
+            clock: crate::clock::Clock::system(),
         }
     }
 }

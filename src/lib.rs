@@ -2,6 +2,7 @@
 //! exposes `serve`, which `main.rs` and the integration tests call the same way.
 
 pub mod calendar;
+pub mod clock;
 pub mod config;
 pub mod notify;
 pub mod publish;

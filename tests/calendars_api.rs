@@ -552,6 +552,7 @@ async fn the_hosted_feed_is_the_engines_remap_with_name_refresh_and_revision() {
             calendar_name: Some("Work".into()),
             refresh_interval: Some(Duration::from_secs(900)),
             sequence_offset: 1,
+            max_output_bytes: None,
         },
         &Limits::default(),
     )

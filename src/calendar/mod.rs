@@ -24,14 +24,15 @@ pub mod remap;
 pub mod template;
 
 pub use ics::{
-    escape_text, parse, unescape_text, Component, Document, EventView, Fields, Item, Limits, Param,
-    ParseError, Property, Warning,
+    check, escape_text, parse, unescape_text, Checked, Component, Document, EventView, Fields,
+    Item, Limits, Param, ParseError, Property, Warning,
 };
 pub use remap::{
-    format_duration, remap, remap_into, write_folded, CompiledMapping, MappedField, Mapping,
-    RemapError, RemapOptions, RemapOutput, RemapStats,
+    format_duration, output_limit, remap, remap_into, write_folded, CompiledMapping, MappedField,
+    Mapping, RemapError, RemapOptions, RemapOutput, RemapStats, MAX_OUTPUT_BYTES,
 };
 pub use template::{
-    build_token, parse_token, Template, TemplateError, TokenParts, MAX_RENDERED_BYTES,
-    MAX_TEMPLATE_BYTES, REGEX_SIZE_LIMIT,
+    build_token, parse_token, RegexBudget, Template, TemplateError, TokenParts,
+    MAX_MAPPING_REGEX_BYTES, MAX_REGEX_TRANSFORMS, MAX_RENDERED_BYTES, MAX_TEMPLATE_BYTES,
+    REGEX_CACHE_BYTES, REGEX_SIZE_LIMIT,
 };

@@ -13,7 +13,7 @@ use crate::calendar::ics::view::join_values;
 use crate::calendar::ics::{
     self, line_name, Fields, Limits, ParseError, Visitor, Warning, Warnings,
 };
-use crate::calendar::template::{Template, TemplateError};
+use crate::calendar::template::{RegexBudget, Template, TemplateError};
 
 /// The five event properties a mapping sets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -168,8 +168,9 @@ impl CompiledMapping {
     /// still renders, a broken token leaving its value unchanged.
     pub fn compile_lenient(mapping: &Mapping) -> (CompiledMapping, Vec<TemplateError>) {
         let mut errors = Vec::new();
+        let mut budget = RegexBudget::default();
         let fields = MappedField::ALL.map(|field| {
-            let (template, errs) = Template::compile_lenient(mapping.get(field));
+            let (template, errs) = Template::compile_within(mapping.get(field), &mut budget);
             errors.extend(errs.into_iter().map(|mut e| {
                 e.field = field.name().to_owned();
                 e
@@ -235,6 +236,21 @@ pub struct RemapOptions {
     /// Added to the SEQUENCE (0 when absent) of every event the mapping changed, so that
     /// clients that cache by SEQUENCE pick up the edit.
     pub sequence_offset: u32,
+    /// Largest output allowed; past it the remap stops with [`RemapError::TooLarge`] (the
+    /// server sets [`output_limit`] of the input; the command line leaves it unset).
+    pub max_output_bytes: Option<usize>,
+}
+
+/// Absolute cap on a hosted feed's remapped size.
+pub const MAX_OUTPUT_BYTES: usize = 32 << 20;
+
+/// The largest remapped feed allowed for an input of `input_len` bytes: four times the input
+/// plus 1 MiB (room for any sensible mapping), and never more than [`MAX_OUTPUT_BYTES`].
+pub fn output_limit(input_len: usize) -> usize {
+    input_len
+        .saturating_mul(4)
+        .saturating_add(1 << 20)
+        .min(MAX_OUTPUT_BYTES)
 }
 
 /// The remapped feed and what happened on the way.
@@ -262,6 +278,14 @@ pub enum RemapError {
     Parse(#[from] ParseError),
     #[error("writing the feed failed: {0}")]
     Io(#[from] io::Error),
+    /// The output would pass `RemapOptions::max_output_bytes`; `field` is the mapped field whose
+    /// rendered values took the most room (the one to fix).
+    #[error("{field}: the mapping makes the feed larger than {limit} bytes (its rendered values take {field_bytes} bytes before the limit is reached)")]
+    TooLarge {
+        limit: usize,
+        field: &'static str,
+        field_bytes: usize,
+    },
 }
 
 /// Remaps a whole feed in memory.
@@ -270,24 +294,19 @@ pub fn remap(
     mapping: &CompiledMapping,
     options: &RemapOptions,
     limits: &Limits,
-) -> Result<RemapOutput, ParseError> {
-    let mut bytes = Vec::with_capacity(input.len() + input.len() / 16 + 256);
-    match remap_into(input, mapping, options, limits, &mut bytes) {
-        Ok(stats) => Ok(RemapOutput {
-            bytes,
-            warnings: stats.warnings,
-            event_count: stats.event_count,
-            changed_events: stats.changed_events,
-        }),
-        Err(RemapError::Parse(e)) => Err(e),
-        // Writing to a Vec cannot fail.
-        Err(RemapError::Io(_)) => Ok(RemapOutput {
-            bytes,
-            warnings: Vec::new(),
-            event_count: 0,
-            changed_events: 0,
-        }),
-    }
+) -> Result<RemapOutput, RemapError> {
+    let reserve = input.len() + input.len() / 16 + 256;
+    let reserve = options
+        .max_output_bytes
+        .map_or(reserve, |max| reserve.min(max));
+    let mut bytes = Vec::with_capacity(reserve);
+    let stats = remap_into(input, mapping, options, limits, &mut bytes)?;
+    Ok(RemapOutput {
+        bytes,
+        warnings: stats.warnings,
+        event_count: stats.event_count,
+        changed_events: stats.changed_events,
+    })
 }
 
 /// Remaps a feed, streaming the output into `out` (the CLI writes straight to stdout so that
@@ -319,6 +338,10 @@ pub fn remap_into<W: Write>(
         pending: None,
         error: None,
         scratch: Vec::new(),
+        written: 0,
+        limit: options.max_output_bytes.unwrap_or(usize::MAX),
+        over: false,
+        field_bytes: [0; 5],
     };
     let mut visitor = RemapVisitor {
         mapping,
@@ -338,6 +361,20 @@ pub fn remap_into<W: Write>(
     let changed_events = visitor.changed_events;
     let event_warnings = std::mem::take(&mut visitor.event_warnings);
     writer.flush_pending();
+    if writer.over {
+        let (i, field_bytes) = writer
+            .field_bytes
+            .iter()
+            .copied()
+            .enumerate()
+            .max_by_key(|(_, n)| *n)
+            .unwrap_or((0, 0));
+        return Err(RemapError::TooLarge {
+            limit: writer.limit,
+            field: MappedField::ALL[i].name(),
+            field_bytes,
+        });
+    }
     if let Some(e) = writer.error.take() {
         return Err(RemapError::Io(e));
     }
@@ -430,18 +467,36 @@ struct Writer<'a, W: Write> {
     pending: Option<(usize, usize)>,
     error: Option<io::Error>,
     scratch: Vec<u8>,
+    /// Bytes written so far, and the most that may be.
+    written: usize,
+    limit: usize,
+    /// The limit was reached: nothing more is written, and the walk does no more work.
+    over: bool,
+    /// Bytes of rendered lines per mapped field, to name the field behind an oversized feed.
+    field_bytes: [usize; 5],
 }
 
 impl<'a, W: Write> Writer<'a, W> {
+    /// Whether writing has stopped (an I/O error or the size limit): callers skip their work.
+    fn stopped(&self) -> bool {
+        self.over || self.error.is_some()
+    }
+
     fn offset(&self, slice: &[u8]) -> usize {
         slice.as_ptr() as usize - self.input.as_ptr() as usize
     }
 
     fn write_raw(&mut self, bytes: &[u8]) {
-        if self.error.is_none() {
-            if let Err(e) = self.out.write_all(bytes) {
-                self.error = Some(e);
-            }
+        if self.stopped() {
+            return;
+        }
+        if bytes.len() > self.limit - self.written {
+            self.over = true;
+            return;
+        }
+        self.written += bytes.len();
+        if let Err(e) = self.out.write_all(bytes) {
+            self.error = Some(e);
         }
     }
 
@@ -745,6 +800,10 @@ impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
 
     /// Decides what the mapping does to the buffered event and writes it.
     fn finish_event(&mut self) {
+        if self.w.stopped() {
+            self.event.clear();
+            return;
+        }
         let lines = std::mem::take(&mut self.event);
         let view = StreamEvent::new(&lines, &self.mapping.needed);
         let begin_line = match lines.first() {
@@ -826,6 +885,7 @@ impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
         for field in MappedField::ALL {
             if let Some(Some(line)) = &replace[field as usize] {
                 if !view.props().any(|(_, r, _)| r == Role::Mapped(field)) {
+                    self.w.field_bytes[field as usize] += line.len();
                     additions.push(line.clone());
                 }
             }
@@ -856,6 +916,7 @@ impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
                         None => self.w.original(line),
                         Some(slot) => {
                             if let Some(new) = slot.take() {
+                                self.w.field_bytes[*f as usize] += new.len();
                                 self.w.text_line(new.as_bytes());
                             }
                         }

@@ -12,11 +12,15 @@ use axum::Json;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
+use std::sync::Arc;
+
 use super::calendars::{self, DeleteOutcome, PublishOutcome};
-use super::feeds::{FeedError, FeedOutcome};
+use super::feeds::{FeedError, FeedOutcome, Want};
 use super::fetch::normalize_url;
-use super::hosted;
-use crate::calendar::{self, CompiledMapping, Template, TemplateError};
+use super::hosted::{self, RenderError as HostedRenderError};
+use super::workers::WorkError;
+use super::LoadError;
+use crate::calendar::{self, CompiledMapping, RemapError, RemapOptions, Template, TemplateError};
 use crate::web::error::AppError;
 use crate::web::extract::JsonBody;
 use crate::web::AppState;
@@ -65,6 +69,14 @@ fn feed_error(error: FeedError) -> AppError {
         FeedError::Fetch(e) => AppError::BadGateway(e.to_string()),
         FeedError::NotCalendar(m) => AppError::BadGateway(format!("not a calendar: {m}")),
         FeedError::Store(e) => AppError::Store(e),
+        FeedError::Busy(e) => work_error(e),
+    }
+}
+
+fn work_error(error: WorkError) -> AppError {
+    match error {
+        WorkError::Busy => AppError::Unavailable(error.to_string()),
+        WorkError::Stopped => AppError::Internal(error.to_string()),
     }
 }
 
@@ -84,16 +96,18 @@ pub async fn get_feed(
     let outcome = state
         .publisher
         .feeds
-        .get(&url, max_age, false)
+        .get(&url, max_age, false, Want::Fresh)
         .await
         .map_err(feed_error)?;
     let offset = query.offset.unwrap_or(0);
     let limit = query.limit.unwrap_or(DEFAULT_PAGE).min(MAX_PAGE);
     let url_text = url.to_string();
-    let answer =
-        tokio::task::spawn_blocking(move || describe_feed(&outcome, url_text, offset, limit))
-            .await
-            .map_err(|_| AppError::Internal("the feed task stopped".into()))??;
+    let answer = state
+        .publisher
+        .workers
+        .run(move || describe_feed(&outcome, url_text, offset, limit))
+        .await
+        .map_err(work_error)??;
     Ok(Json(answer).into_response())
 }
 
@@ -158,7 +172,21 @@ impl From<TemplateError> for RenderError {
     }
 }
 
-pub async fn render(JsonBody(request): JsonBody<RenderRequest>) -> Result<Response, AppError> {
+/// Compiling and rendering run on an engine thread: a hostile template costs a bounded share of
+/// the machine and never stalls the async workers.
+pub async fn render(
+    State(state): State<AppState>,
+    JsonBody(request): JsonBody<RenderRequest>,
+) -> Result<Response, AppError> {
+    state
+        .publisher
+        .workers
+        .run(move || render_now(request))
+        .await
+        .map_err(work_error)?
+}
+
+fn render_now(request: RenderRequest) -> Result<Response, AppError> {
     match (request.mapping, request.template) {
         (Some(_), Some(_)) => Err(AppError::BadRequest(
             "send either a mapping or a template, not both".into(),
@@ -265,16 +293,27 @@ pub async fn publish(
     JsonBody(request): JsonBody<PublishRequest>,
 ) -> Result<Response, AppError> {
     check_publish_key(&state, &headers)?;
-    let input = calendars::validate(&request.id, &request.name, &request.url, &request.mapping)
-        .map_err(AppError::BadRequest)?;
     let base = public_base(&state, &headers)?;
     let token = bearer(&headers).or(request.edit_token);
+    let (input, compiled) = state
+        .publisher
+        .workers
+        .run(move || {
+            let input =
+                calendars::validate(&request.id, &request.name, &request.url, &request.mapping)?;
+            let compiled =
+                CompiledMapping::compile(&input.mapping).map_err(|e| format!("mapping.{e}"))?;
+            Ok::<_, String>((input, Arc::new(compiled)))
+        })
+        .await
+        .map_err(work_error)?
+        .map_err(AppError::BadRequest)?;
 
     // The feed must work before a link to it is handed out; this also warms the cache.
-    state
+    let feed = state
         .publisher
         .feeds
-        .get(&input.url, state.config.feed_ttl, true)
+        .get(&input.url, state.config.feed_ttl, true, Want::Fresh)
         .await
         .map_err(|e| match feed_error(e) {
             AppError::BadRequest(m) => AppError::BadRequest(format!("url: {m}")),
@@ -283,6 +322,7 @@ pub async fn publish(
             }
             other => other,
         })?;
+    check_output_size(&state, &feed, &compiled).await?;
 
     let id = input.id.clone();
     let outcome = calendars::publish(&state.db, input, token).await?;
@@ -292,7 +332,7 @@ pub async fn publish(
             "calendar '{id}' was published before: republishing it needs its edit token"
         ))),
         PublishOutcome::Created { token, record } => {
-            state.publisher.remember(record);
+            state.publisher.remember(record, compiled);
             Ok((
                 StatusCode::CREATED,
                 Json(json!({ "hostedUrl": hosted_url, "editToken": token, "revision": 0 })),
@@ -301,9 +341,48 @@ pub async fn publish(
         }
         PublishOutcome::Updated { record } => {
             let revision = record.revision;
-            state.publisher.remember(record);
+            state.publisher.remember(record, compiled);
             Ok(Json(json!({ "hostedUrl": hosted_url, "revision": revision })).into_response())
         }
+    }
+}
+
+/// Refuses a mapping that would make the hosted feed larger than the output bound, naming the
+/// field that grows it, before anything is stored.
+async fn check_output_size(
+    state: &AppState,
+    feed: &FeedOutcome,
+    mapping: &Arc<CompiledMapping>,
+) -> Result<(), AppError> {
+    let body = feed.copy.body.clone();
+    let mapping = mapping.clone();
+    let checked = state
+        .publisher
+        .workers
+        .run(move || {
+            let options = RemapOptions {
+                max_output_bytes: Some(calendar::output_limit(body.len())),
+                ..RemapOptions::default()
+            };
+            calendar::remap_into(
+                &body,
+                &mapping,
+                &options,
+                &calendar::Limits::default(),
+                std::io::sink(),
+            )
+        })
+        .await
+        .map_err(work_error)?;
+    match checked {
+        Ok(_) => Ok(()),
+        Err(RemapError::TooLarge { limit, field, .. }) => Err(AppError::BadRequest(format!(
+            "mapping.{field}: the remapped feed would be larger than {limit} bytes (at most four \
+             times the source feed plus 1 MiB, and 32 MiB): repeat the field's tokens less"
+        ))),
+        Err(e) => Err(AppError::BadGateway(format!(
+            "the feed could not be fetched: {e}"
+        ))),
     }
 }
 
@@ -365,18 +444,26 @@ async fn hosted_feed_inner(
     let calendar = state
         .publisher
         .calendar(&state.db, id)
-        .await?
+        .await
+        .map_err(|e| match e {
+            LoadError::Store(s) => AppError::Store(s),
+            LoadError::Busy(b) => work_error(b),
+            mapping @ LoadError::Mapping { .. } => AppError::BadGateway(format!(
+                "{mapping}: republish the calendar with a mapping that does"
+            )),
+        })?
         .ok_or_else(|| AppError::NotFound("no such calendar".into()))?;
-    let url = normalize_url(&calendar.url)
+    let url = normalize_url(&calendar.record.url)
         .map_err(|e| AppError::Internal(format!("stored url is invalid: {e}")))?;
     let ttl = state.config.feed_ttl;
     let feed = state
         .publisher
         .feeds
-        .get(&url, ttl, true)
+        .get(&url, ttl, true, Want::Available)
         .await
         .map_err(|e| match e {
             FeedError::Store(s) => AppError::Store(s),
+            FeedError::Busy(b) => work_error(b),
             other => AppError::BadGateway(format!(
                 "the calendar's source feed is unavailable and no copy is kept: {other}"
             )),
@@ -385,6 +472,16 @@ async fn hosted_feed_inner(
         .publisher
         .renders
         .render(&calendar, &feed, ttl)
-        .await?;
-    Ok(hosted::response(&rendered, &calendar, &feed, ttl, headers))
+        .await
+        .map_err(|e| match e {
+            HostedRenderError::Busy(b) => work_error(b),
+            other => AppError::BadGateway(other.to_string()),
+        })?;
+    Ok(hosted::response(
+        &rendered,
+        &calendar.record.name,
+        &feed,
+        ttl,
+        headers,
+    ))
 }

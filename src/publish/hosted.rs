@@ -3,24 +3,30 @@
 //! costs no parsing; ETag and Last-Modified let clients skip unchanged feeds entirely.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::io::Write;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::SystemTime;
 
 use axum::body::{Body, Bytes};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use sha2::{Digest, Sha256};
+use tokio::sync::Mutex as AsyncMutex;
 
-use super::calendars::Published;
+use super::cache::Cache;
 use super::feeds::FeedOutcome;
-use crate::calendar::{self, CompiledMapping, Limits, RemapOptions};
-use crate::web::assets::{etag_for, etag_matches};
-use crate::web::error::AppError;
+use super::workers::{WorkError, Workers};
+use super::HostedCalendar;
+use crate::calendar::{self, Limits, RemapError, RemapOptions};
+use crate::clock::Clock;
+use crate::web::assets::{accepted_encodings, etag_for, etag_matches};
 
-/// One rendered feed and what it was rendered from.
+/// One rendered feed, plain and gzipped (compressed once per render, not per request), and what
+/// it was rendered from.
 #[derive(Debug)]
 pub struct Rendered {
     pub body: Bytes,
+    pub gzip: Option<Bytes>,
     pub etag: String,
     pub last_modified: SystemTime,
     source_version: u64,
@@ -28,91 +34,180 @@ pub struct Rendered {
     updated_at: SystemTime,
 }
 
-/// Rendered feeds by calendar id.
-#[derive(Default)]
-pub struct RenderCache {
-    entries: Mutex<HashMap<String, Arc<Rendered>>>,
+impl Rendered {
+    /// Bytes it holds, for the cache budget.
+    pub fn size(&self) -> usize {
+        self.body.len() + self.gzip.as_ref().map_or(0, Bytes::len)
+    }
+
+    fn gzip_etag(&self) -> String {
+        format!("{}-gzip\"", self.etag.trim_end_matches('"'))
+    }
+
+    fn is_for(&self, calendar: &HostedCalendar, feed: &FeedOutcome) -> bool {
+        self.source_version == feed.copy.version
+            && self.revision == calendar.record.revision
+            && self.updated_at == calendar.record.updated_at
+    }
 }
 
-impl RenderCache {
-    fn lookup(&self, id: &str) -> Option<Arc<Rendered>> {
-        self.entries
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .get(id)
-            .cloned()
+/// Why a hosted feed could not be rendered (and no earlier render could stand in).
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum RenderError {
+    #[error("the calendar's source feed cannot be read: {0}")]
+    Unreadable(String),
+    #[error("the calendar's mapping makes the feed too large to serve: {0}")]
+    TooLarge(String),
+    #[error(transparent)]
+    Busy(#[from] WorkError),
+}
+
+/// Renders hosted feeds: one render at a time per calendar however many subscribers miss at
+/// once, kept in the shared cache, and the last good render served when a new one fails.
+pub struct Renders {
+    cache: Arc<Cache>,
+    workers: Workers,
+    clock: Clock,
+    flights: Mutex<HashMap<String, Arc<AsyncMutex<()>>>>,
+    /// Calendars whose render failed for given inputs (source version, revision), so a feed
+    /// that is too large is not rendered again on every poll.
+    failed: Mutex<HashMap<String, (u64, i64, RenderError)>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl Renders {
+    pub fn new(cache: Arc<Cache>, workers: Workers, clock: Clock) -> Renders {
+        Renders {
+            cache,
+            workers,
+            clock,
+            flights: Mutex::new(HashMap::new()),
+            failed: Mutex::new(HashMap::new()),
+        }
     }
 
-    fn store(&self, id: &str, rendered: Arc<Rendered>) {
-        self.entries
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert(id.to_owned(), rendered);
-    }
-
+    /// Drops what is kept for `id` (after a republish or an unpublish).
     pub fn forget(&self, id: &str) {
-        self.entries
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .remove(id);
+        self.cache.forget_render(id);
+        lock(&self.failed).remove(id);
     }
 
     /// The rendered feed for `calendar` from `feed`, rendering only when either changed.
     pub async fn render(
         &self,
-        calendar: &Published,
+        calendar: &HostedCalendar,
         feed: &FeedOutcome,
         ttl: std::time::Duration,
-    ) -> Result<Arc<Rendered>, AppError> {
-        let previous = self.lookup(&calendar.id);
-        if let Some(r) = &previous {
-            if r.source_version == feed.copy.version
-                && r.revision == calendar.revision
-                && r.updated_at == calendar.updated_at
-            {
-                return Ok(r.clone());
-            }
+    ) -> Result<Arc<Rendered>, RenderError> {
+        let id = calendar.record.id.as_str();
+        if let Some(r) = self.cache.render(id).filter(|r| r.is_for(calendar, feed)) {
+            return Ok(r);
+        }
+        let flight = lock(&self.flights)
+            .entry(id.to_owned())
+            .or_default()
+            .clone();
+        let result = {
+            let _one_at_a_time = flight.lock().await;
+            self.render_now(calendar, feed, ttl).await
+        };
+        drop(flight);
+        let mut flights = lock(&self.flights);
+        if flights.get(id).is_some_and(|f| Arc::strong_count(f) == 1) {
+            flights.remove(id);
+        }
+        result
+    }
+
+    async fn render_now(
+        &self,
+        calendar: &HostedCalendar,
+        feed: &FeedOutcome,
+        ttl: std::time::Duration,
+    ) -> Result<Arc<Rendered>, RenderError> {
+        let id = calendar.record.id.as_str();
+        let previous = self.cache.render(id);
+        if let Some(r) = previous.as_ref().filter(|r| r.is_for(calendar, feed)) {
+            return Ok(r.clone());
+        }
+        let version = feed.copy.version;
+        let revision = calendar.record.revision;
+        let known_failure = lock(&self.failed)
+            .get(id)
+            .filter(|(v, r, _)| *v == version && *r == revision)
+            .map(|(_, _, e)| e.clone());
+        if let Some(error) = known_failure {
+            return previous.ok_or(error);
         }
         let body = feed.copy.body.clone();
         let mapping = calendar.mapping.clone();
         let options = RemapOptions {
-            calendar_name: Some(calendar.name.clone()),
+            calendar_name: Some(calendar.record.name.clone()),
             refresh_interval: Some(ttl),
-            sequence_offset: u32::try_from(calendar.revision).unwrap_or(u32::MAX),
+            sequence_offset: u32::try_from(calendar.record.revision).unwrap_or(u32::MAX),
+            max_output_bytes: Some(calendar::output_limit(body.len())),
         };
-        let output = tokio::task::spawn_blocking(move || {
-            let compiled = CompiledMapping::compile(&mapping)
-                .map_err(|e| AppError::Internal(format!("stored mapping does not compile: {e}")))?;
-            calendar::remap(&body, &compiled, &options, &Limits::default())
-                .map_err(|e| AppError::BadGateway(format!("the upstream feed cannot be read: {e}")))
-        })
-        .await
-        .map_err(|_| AppError::Internal("the render task stopped".into()))??;
-
-        let etag = etag_for(&Sha256::digest(&output.bytes), None);
+        let output = self
+            .workers
+            .run(
+                move || -> Result<(Bytes, Option<Bytes>, String), RemapError> {
+                    let output = calendar::remap(&body, &mapping, &options, &Limits::default())?;
+                    let etag = etag_for(&Sha256::digest(&output.bytes), None);
+                    let gzip = gzip(&output.bytes);
+                    Ok((Bytes::from(output.bytes), gzip, etag))
+                },
+            )
+            .await?;
+        let (body, gzip, etag) = match output {
+            Ok(done) => done,
+            Err(e) => {
+                let error = match e {
+                    RemapError::TooLarge { .. } => RenderError::TooLarge(e.to_string()),
+                    other => RenderError::Unreadable(other.to_string()),
+                };
+                tracing::warn!(calendar = %id, error = %error, "render failed: serving the last good render, if any");
+                lock(&self.failed).insert(id.to_owned(), (version, revision, error.clone()));
+                return previous.ok_or(error);
+            }
+        };
         // Last-Modified moves only when the bytes do.
         let last_modified = match &previous {
             Some(p) if p.etag == etag => p.last_modified,
-            Some(_) => SystemTime::now(),
-            None => feed.copy.changed_at.max(calendar.updated_at),
+            Some(_) => self.clock.wall(),
+            None => feed.copy.changed_at.max(calendar.record.updated_at),
         };
         let rendered = Arc::new(Rendered {
-            body: Bytes::from(output.bytes),
+            body,
+            gzip,
             etag,
             last_modified,
-            source_version: feed.copy.version,
-            revision: calendar.revision,
-            updated_at: calendar.updated_at,
+            source_version: version,
+            revision,
+            updated_at: calendar.record.updated_at,
         });
-        self.store(&calendar.id, rendered.clone());
+        lock(&self.failed).remove(id);
+        self.cache.put_render(id, rendered.clone());
         Ok(rendered)
     }
+}
+
+/// The gzip form of a feed; `None` if compressing fails (the plain form is served then).
+fn gzip(bytes: &[u8]) -> Option<Bytes> {
+    let mut encoder = flate2::write::GzEncoder::new(
+        Vec::with_capacity(bytes.len() / 4 + 64),
+        flate2::Compression::default(),
+    );
+    encoder.write_all(bytes).ok()?;
+    encoder.finish().ok().map(Bytes::from)
 }
 
 /// The HTTP answer for a rendered feed, honouring conditional requests.
 pub fn response(
     rendered: &Rendered,
-    calendar: &Published,
+    name: &str,
     feed: &FeedOutcome,
     ttl: std::time::Duration,
     request: &HeaderMap,
@@ -122,7 +217,16 @@ pub fn response(
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/calendar; charset=utf-8"),
     );
-    if let Ok(v) = HeaderValue::from_str(&rendered.etag) {
+    headers.insert(header::VARY, HeaderValue::from_static("Accept-Encoding"));
+    let gzip = rendered
+        .gzip
+        .as_ref()
+        .filter(|_| accepted_encodings(request).contains(&"gzip"));
+    let etag = match gzip {
+        Some(_) => rendered.gzip_etag(),
+        None => rendered.etag.clone(),
+    };
+    if let Ok(v) = HeaderValue::from_str(&etag) {
         headers.insert(header::ETAG, v);
     }
     if let Ok(v) = HeaderValue::from_str(&httpdate::fmt_http_date(rendered.last_modified)) {
@@ -131,24 +235,32 @@ pub fn response(
     if let Ok(v) = HeaderValue::from_str(&format!("private, max-age={}", ttl.as_secs())) {
         headers.insert(header::CACHE_CONTROL, v);
     }
-    if let Ok(v) = HeaderValue::from_str(&content_disposition(&calendar.name)) {
+    if let Ok(v) = HeaderValue::from_str(&content_disposition(name)) {
         headers.insert(header::CONTENT_DISPOSITION, v);
     }
-    if feed.stale.is_some() {
-        if let Ok(v) = HeaderValue::from_str(&feed.age().as_secs().to_string()) {
+    if feed.stale.is_some() || feed.expired {
+        if let Ok(v) = HeaderValue::from_str(&feed.age.as_secs().to_string()) {
             headers.insert("x-hearth-stale", v);
         }
     }
     if not_modified(request, rendered) {
         return (StatusCode::NOT_MODIFIED, headers).into_response();
     }
-    (headers, Body::from(rendered.body.clone())).into_response()
+    match gzip {
+        Some(body) => {
+            headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+            (headers, Body::from(body.clone())).into_response()
+        }
+        None => (headers, Body::from(rendered.body.clone())).into_response(),
+    }
 }
 
 /// If-None-Match wins over If-Modified-Since (RFC 9110 section 13.2.2).
 fn not_modified(request: &HeaderMap, rendered: &Rendered) -> bool {
     if request.contains_key(header::IF_NONE_MATCH) {
-        return etag_matches(request, &rendered.etag);
+        // Either form's tag: they are the same feed.
+        return etag_matches(request, &rendered.etag)
+            || etag_matches(request, &rendered.gzip_etag());
     }
     let since = request
         .get(header::IF_MODIFIED_SINCE)

@@ -1,63 +1,119 @@
 //! Hosted calendars: fetching upstream feeds safely, keeping their last good copies, publishing
-//! remapped calendars and serving them to calendar apps.
+//! remapped calendars and serving them to calendar apps, all within one memory budget.
 
 pub mod api;
+pub mod cache;
 pub mod calendars;
 pub mod feeds;
 pub mod fetch;
 pub mod hosted;
+pub mod workers;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use crate::calendar::{CompiledMapping, TemplateError};
+use crate::clock::Clock;
+use crate::config::Config;
 use crate::store::{Db, StoreError};
+use cache::Cache;
 use calendars::Published;
 use feeds::Feeds;
 use fetch::{FetchError, Fetcher};
-use hosted::RenderCache;
+use hosted::Renders;
+use workers::{WorkError, Workers};
+
+/// A published calendar with its mapping compiled (once per revision, not per request).
+#[derive(Debug)]
+pub struct HostedCalendar {
+    pub record: Published,
+    pub mapping: Arc<CompiledMapping>,
+}
+
+/// Why a stored calendar could not be made ready to serve.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Busy(#[from] WorkError),
+    #[error("the stored mapping of calendar '{id}' does not compile: {error}")]
+    Mapping { id: String, error: TemplateError },
+}
 
 /// State of the publishing side, shared by its handlers.
 pub struct Publisher {
-    pub feeds: Feeds,
-    pub renders: RenderCache,
-    /// Published records by id, so a subscriber's poll needs no database read.
-    records: Mutex<HashMap<String, Arc<Published>>>,
+    pub feeds: Arc<Feeds>,
+    pub renders: Renders,
+    pub cache: Arc<Cache>,
+    pub workers: Workers,
+    /// Published calendars by id, so a subscriber's poll needs no database read.
+    records: Mutex<HashMap<String, Arc<HostedCalendar>>>,
 }
 
 impl Publisher {
-    pub fn new(
-        db: Db,
-        allow_private: bool,
-        max_feed_bytes: usize,
-    ) -> Result<Publisher, FetchError> {
+    pub fn new(db: Db, config: &Config) -> Result<Publisher, FetchError> {
+        let cache = Arc::new(Cache::new(config.cache_size));
+        let workers = Workers::default();
+        let clock: Clock = config.clock.clone();
+        let fetcher = Fetcher::new(config.allow_private_feeds, config.feed_max_size)?;
         Ok(Publisher {
-            feeds: Feeds::new(Fetcher::new(allow_private, max_feed_bytes)?, db),
-            renders: RenderCache::default(),
+            feeds: Arc::new(Feeds::new(
+                fetcher,
+                db,
+                cache.clone(),
+                workers.clone(),
+                clock.clone(),
+            )),
+            renders: Renders::new(cache.clone(), workers.clone(), clock),
+            cache,
+            workers,
             records: Mutex::new(HashMap::new()),
         })
     }
 
-    fn records(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Published>>> {
+    fn records(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<HostedCalendar>>> {
         self.records
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// The published calendar `id`, from memory or the database.
-    pub async fn calendar(&self, db: &Db, id: &str) -> Result<Option<Arc<Published>>, StoreError> {
+    /// The published calendar `id`, from memory or the database (its mapping compiled on an
+    /// engine thread).
+    pub async fn calendar(
+        &self,
+        db: &Db,
+        id: &str,
+    ) -> Result<Option<Arc<HostedCalendar>>, LoadError> {
         if let Some(found) = self.records().get(id) {
             return Ok(Some(found.clone()));
         }
-        let found = calendars::find(db, id.to_owned()).await?.map(Arc::new);
-        if let Some(record) = &found {
-            self.records().insert(id.to_owned(), record.clone());
-        }
-        Ok(found)
+        let Some(record) = calendars::find(db, id.to_owned()).await? else {
+            return Ok(None);
+        };
+        let mapping = record.mapping.clone();
+        let compiled = self
+            .workers
+            .run(move || CompiledMapping::compile(&mapping))
+            .await?
+            .map_err(|error| LoadError::Mapping {
+                id: id.to_owned(),
+                error,
+            })?;
+        let hosted = Arc::new(HostedCalendar {
+            record,
+            mapping: Arc::new(compiled),
+        });
+        self.records().insert(id.to_owned(), hosted.clone());
+        Ok(Some(hosted))
     }
 
-    pub fn remember(&self, record: Published) {
+    /// Keeps a newly published revision with its compiled mapping.
+    pub fn remember(&self, record: Published, mapping: Arc<CompiledMapping>) {
         self.renders.forget(&record.id);
-        self.records().insert(record.id.clone(), Arc::new(record));
+        let id = record.id.clone();
+        self.records()
+            .insert(id, Arc::new(HostedCalendar { record, mapping }));
     }
 
     pub fn forget(&self, id: &str) {

@@ -89,7 +89,7 @@ pub fn etag_matches(request: &HeaderMap, etag: &str) -> bool {
 }
 
 /// Encodings the client accepts (q=0 means refused).
-fn accepted_encodings(request: &HeaderMap) -> Vec<&'static str> {
+pub fn accepted_encodings(request: &HeaderMap) -> Vec<&'static str> {
     let mut out = Vec::new();
     for value in request
         .get_all(header::ACCEPT_ENCODING)

@@ -16,6 +16,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
 use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::compression::CompressionLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
@@ -49,11 +50,7 @@ pub struct AppState {
 impl AppState {
     pub fn new(config: Config, db: Db) -> Result<AppState, FetchError> {
         let site = Arc::new(Site::new(&config));
-        let publisher = Arc::new(Publisher::new(
-            db.clone(),
-            config.allow_private_feeds,
-            config.feed_max_size,
-        )?);
+        let publisher = Arc::new(Publisher::new(db.clone(), &config)?);
         Ok(AppState {
             config: Arc::new(config),
             db,
@@ -74,7 +71,10 @@ pub fn router(state: AppState) -> Router {
             post(calendar_api::publish).layer(DefaultBodyLimit::max(MAX_PUBLISH_BYTES)),
         )
         .route("/calendars/{id}", delete(calendar_api::unpublish))
-        .fallback(api_not_found);
+        .fallback(api_not_found)
+        // JSON answers (feed pages, previews) shrink several times; hosted feeds are gzipped once
+        // per render instead, and assets are precompressed.
+        .layer(CompressionLayer::new().gzip(true));
 
     // Requests worth a log line: the API and the hosted feeds. Static files and probes are not.
     let logged = Router::new()

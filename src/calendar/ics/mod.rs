@@ -427,6 +427,44 @@ impl<'a> Visitor<'a> for TreeBuilder {
     }
 }
 
+/// What [`check`] found: whether the feed has a top-level VCALENDAR, and how many events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Checked {
+    pub has_calendar: bool,
+    pub events: usize,
+}
+
+/// Reads a feed the way [`parse`] does (same limits, same errors) without building the tree:
+/// enough to tell whether a body is a calendar, in time linear in the input and no memory beyond
+/// the component stack.
+pub fn check(input: &[u8], limits: &Limits) -> Result<Checked, ParseError> {
+    struct TopLevel {
+        depth: usize,
+        has_calendar: bool,
+    }
+    impl<'a> Visitor<'a> for TopLevel {
+        fn begin(&mut self, _: &LogicalLine<'a>, name: &str) {
+            if self.depth == 0 && name == "VCALENDAR" {
+                self.has_calendar = true;
+            }
+            self.depth += 1;
+        }
+        fn end(&mut self, _: Option<&LogicalLine<'a>>, _: &str) {
+            self.depth = self.depth.saturating_sub(1);
+        }
+        fn property(&mut self, _: &LogicalLine<'a>) {}
+    }
+    let mut visitor = TopLevel {
+        depth: 0,
+        has_calendar: false,
+    };
+    let stats = walk(input, limits, &mut visitor, &mut Warnings::default())?;
+    Ok(Checked {
+        has_calendar: visitor.has_calendar,
+        events: stats.events,
+    })
+}
+
 /// Parses a whole feed into its component tree.
 pub fn parse(input: &[u8], limits: &Limits) -> Result<(Document, Vec<Warning>), ParseError> {
     let mut warnings = Warnings::default();

@@ -354,5 +354,8 @@ fn not_icalendar_input_is_an_error() {
         &Limits::default(),
     )
     .expect_err("refused");
-    assert_eq!(err, ParseError::NotICalendar);
+    assert!(
+        matches!(err, RemapError::Parse(ParseError::NotICalendar)),
+        "{err:?}"
+    );
 }

@@ -6,7 +6,9 @@ mod token;
 use std::borrow::Cow;
 use std::fmt;
 
-use regex::{Captures, Regex, RegexBuilder};
+use regex_automata::meta::{self, Regex};
+use regex_automata::util::captures::Captures;
+use regex_automata::util::syntax;
 
 use crate::calendar::ics::Fields;
 
@@ -14,12 +16,101 @@ pub use token::{build_token, parse_token, TokenParts};
 
 /// Compiled size cap for one pattern, so a hostile pattern cannot take memory or time.
 pub const REGEX_SIZE_LIMIT: usize = 1 << 20;
+/// Regex transforms one mapping (all five templates together) may hold.
+pub const MAX_REGEX_TRANSFORMS: usize = 32;
+/// Compiled size of all the regexes of one mapping together: many small patterns cannot add up
+/// to what one large one may not take.
+pub const MAX_MAPPING_REGEX_BYTES: usize = 2 << 20;
+/// Lazy-DFA cache of one regex (per thread that runs it); past it the engine clears the cache
+/// or falls back to a slower matcher rather than growing.
+pub const REGEX_CACHE_BYTES: usize = 256 << 10;
 /// Longest template the server accepts (it validates; the engine documents the figure).
 pub const MAX_TEMPLATE_BYTES: usize = 4096;
 /// Longest rendered field; a replacement that would grow past it is cut (at a character boundary).
 pub const MAX_RENDERED_BYTES: usize = 1 << 20;
 /// The flags a regex token may carry.
 pub const FLAGS: &str = "gimsU";
+
+/// What one mapping may still spend on regular expressions; shared by its templates, so the
+/// limits hold for the mapping as a whole (`/api/render`, publishing and `hearth remap` alike).
+#[derive(Debug, Clone)]
+pub struct RegexBudget {
+    transforms_left: usize,
+    bytes_left: usize,
+}
+
+impl Default for RegexBudget {
+    fn default() -> Self {
+        RegexBudget {
+            transforms_left: MAX_REGEX_TRANSFORMS,
+            bytes_left: MAX_MAPPING_REGEX_BYTES,
+        }
+    }
+}
+
+impl RegexBudget {
+    /// Compiles one pattern against what is left, or says which limit it would break.
+    fn compile(&mut self, raw: &RawRegex) -> Result<Regex, String> {
+        if self.transforms_left == 0 {
+            return Err(format!(
+                "a mapping may hold at most {MAX_REGEX_TRANSFORMS} regular expressions"
+            ));
+        }
+        let limit = REGEX_SIZE_LIMIT.min(self.bytes_left);
+        let flags = &raw.flags;
+        let regex = Regex::builder()
+            .syntax(
+                syntax::Config::new()
+                    .case_insensitive(flags.contains('i'))
+                    .multi_line(flags.contains('m'))
+                    .dot_matches_new_line(flags.contains('s'))
+                    .swap_greed(flags.contains('U')),
+            )
+            .configure(
+                meta::Config::new()
+                    .nfa_size_limit(Some(limit))
+                    .onepass_size_limit(Some(limit))
+                    .dfa_size_limit(Some(limit))
+                    .hybrid_cache_capacity(REGEX_CACHE_BYTES),
+            )
+            .build(&raw.pattern)
+            .map_err(|e| self.message(&e, limit))?;
+        let used = regex.memory_usage();
+        if used > self.bytes_left {
+            return Err(self.total_message());
+        }
+        self.transforms_left -= 1;
+        self.bytes_left -= used;
+        Ok(regex)
+    }
+
+    fn total_message(&self) -> String {
+        format!(
+            "the mapping's patterns together are too large (at most {} KiB compiled): simplify them",
+            MAX_MAPPING_REGEX_BYTES >> 10
+        )
+    }
+
+    /// The useful line of a regex error ("unclosed group"), not its multi-line drawing.
+    fn message(&self, e: &meta::BuildError, limit: usize) -> String {
+        if let Some(syntax) = e.syntax_error() {
+            let text = syntax.to_string();
+            let line = text
+                .lines()
+                .rev()
+                .find_map(|l| l.trim().strip_prefix("error: "))
+                .unwrap_or("invalid pattern");
+            return format!("invalid pattern: {line}");
+        }
+        if e.size_limit().is_some() && limit < REGEX_SIZE_LIMIT {
+            return self.total_message();
+        }
+        if e.size_limit().is_some() {
+            return "the pattern is too large".to_owned();
+        }
+        format!("invalid pattern: {e}")
+    }
+}
 
 /// A problem in a template: the mapping field it is in (empty for a lone template), the
 /// 0-based character position in the template, and what is wrong.
@@ -254,22 +345,6 @@ fn parse_replacement(raw: &str) -> Vec<Piece> {
     pieces
 }
 
-/// The useful line of a regex error ("unclosed group"), not its multi-line drawing.
-fn regex_message(e: &regex::Error) -> String {
-    match e {
-        regex::Error::CompiledTooBig(_) => "the pattern is too large".to_owned(),
-        other => {
-            let text = other.to_string();
-            let line = text
-                .lines()
-                .rev()
-                .find_map(|l| l.trim().strip_prefix("error: "))
-                .unwrap_or("invalid pattern");
-            format!("invalid pattern: {line}")
-        }
-    }
-}
-
 fn char_pos(src: &str, byte: usize) -> usize {
     src.get(..byte).map_or(0, |s| s.chars().count())
 }
@@ -286,8 +361,14 @@ impl Template {
     }
 
     /// Compiles a template and reports every problem; the template still renders, a broken
-    /// token giving its field's value unchanged.
+    /// token giving its field's value unchanged. A lone template has a mapping's regex budget.
     pub fn compile_lenient(src: &str) -> (Template, Vec<TemplateError>) {
+        Template::compile_within(src, &mut RegexBudget::default())
+    }
+
+    /// As [`Template::compile_lenient`], spending from `budget` (shared by a mapping's templates):
+    /// a regex past the budget is an error and its token renders the plain value.
+    pub fn compile_within(src: &str, budget: &mut RegexBudget) -> (Template, Vec<TemplateError>) {
         let bytes = src.as_bytes();
         let mut parts = Vec::new();
         let mut errors = Vec::new();
@@ -320,31 +401,21 @@ impl Template {
                 }
                 Scan::Token { end, name, regex } => {
                     let transform = match regex {
-                        Some(raw) if !raw.pattern.is_empty() => {
-                            let built = RegexBuilder::new(&raw.pattern)
-                                .case_insensitive(raw.flags.contains('i'))
-                                .multi_line(raw.flags.contains('m'))
-                                .dot_matches_new_line(raw.flags.contains('s'))
-                                .swap_greed(raw.flags.contains('U'))
-                                .size_limit(REGEX_SIZE_LIMIT)
-                                .dfa_size_limit(REGEX_SIZE_LIMIT)
-                                .build();
-                            match built {
-                                Ok(regex) => Some(Transform {
-                                    regex,
-                                    replacement: parse_replacement(&raw.replacement),
-                                    global: raw.flags.contains('g'),
-                                }),
-                                Err(e) => {
-                                    errors.push(TemplateError {
-                                        field: String::new(),
-                                        position: char_pos(src, raw.pattern_at),
-                                        message: regex_message(&e),
-                                    });
-                                    None
-                                }
+                        Some(raw) if !raw.pattern.is_empty() => match budget.compile(&raw) {
+                            Ok(regex) => Some(Transform {
+                                regex,
+                                replacement: parse_replacement(&raw.replacement),
+                                global: raw.flags.contains('g'),
+                            }),
+                            Err(message) => {
+                                errors.push(TemplateError {
+                                    field: String::new(),
+                                    position: char_pos(src, raw.pattern_at),
+                                    message,
+                                });
+                                None
                             }
-                        }
+                        },
                         _ => None,
                     };
                     (end, name, transform)
@@ -427,35 +498,42 @@ impl Transform {
             .replacement
             .iter()
             .any(|p| matches!(p, Piece::Group(_)));
-        for m in self.regex.find_iter(value) {
-            out.push_str(&value[last..m.start()]);
-            if groups {
-                if let Some(caps) = self.regex.captures_at(value, m.start()) {
-                    self.expand(&caps, out);
+        if groups {
+            for caps in self.regex.captures_iter(value) {
+                let Some(m) = caps.get_match() else { continue };
+                out.push_str(&value[last..m.start()]);
+                self.expand(value, &caps, out);
+                last = m.end();
+                if !self.global || out.len() > MAX_RENDERED_BYTES {
+                    break;
                 }
-            } else {
+            }
+        } else {
+            for m in self.regex.find_iter(value) {
+                out.push_str(&value[last..m.start()]);
                 for piece in &self.replacement {
                     match piece {
                         Piece::Text(s) => out.push_str(s),
-                        Piece::Whole => out.push_str(m.as_str()),
+                        Piece::Whole => out.push_str(&value[m.range()]),
                         Piece::Group(_) => {}
                     }
                 }
-            }
-            last = m.end();
-            if !self.global || out.len() > MAX_RENDERED_BYTES {
-                break;
+                last = m.end();
+                if !self.global || out.len() > MAX_RENDERED_BYTES {
+                    break;
+                }
             }
         }
         out.push_str(&value[last..]);
     }
 
-    fn expand(&self, caps: &Captures<'_>, out: &mut String) {
+    fn expand(&self, value: &str, caps: &Captures, out: &mut String) {
+        let group = |n: usize| caps.get_group(n).map_or("", |span| &value[span.range()]);
         for piece in &self.replacement {
             match piece {
                 Piece::Text(s) => out.push_str(s),
-                Piece::Whole => out.push_str(caps.get(0).map_or("", |m| m.as_str())),
-                Piece::Group(n) => out.push_str(caps.get(*n).map_or("", |m| m.as_str())),
+                Piece::Whole => out.push_str(group(0)),
+                Piece::Group(n) => out.push_str(group(*n)),
             }
         }
     }

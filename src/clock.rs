@@ -1,0 +1,107 @@
+//! Time as the server reads it: a monotonic clock for in-memory freshness (a Raspberry Pi has
+//! no real-time clock and its wall clock jumps when NTP catches up) and the wall clock for what
+//! is persisted or shown. Tests hold a manual clock and move it forward instead of sleeping.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+
+/// The server's clock: the system's, or a manual one in tests. Cheap to clone.
+#[derive(Clone, Default)]
+pub struct Clock {
+    manual: Option<Arc<Manual>>,
+}
+
+struct Manual {
+    start: Instant,
+    start_wall: SystemTime,
+    offset: Mutex<Duration>,
+}
+
+impl std::fmt::Debug for Clock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.manual {
+            None => f.write_str("Clock::system"),
+            Some(m) => write!(f, "Clock::manual(+{:?})", m.elapsed()),
+        }
+    }
+}
+
+impl Manual {
+    fn elapsed(&self) -> Duration {
+        *self
+            .offset
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl Clock {
+    /// The system's clocks.
+    pub fn system() -> Clock {
+        Clock { manual: None }
+    }
+
+    /// A clock that stands still until [`Clock::advance`] moves it (both readings together).
+    pub fn manual() -> Clock {
+        Clock {
+            manual: Some(Arc::new(Manual {
+                start: Instant::now(),
+                start_wall: SystemTime::now(),
+                offset: Mutex::new(Duration::ZERO),
+            })),
+        }
+    }
+
+    /// Monotonic now: for ages and deadlines kept in memory.
+    pub fn now(&self) -> Instant {
+        match &self.manual {
+            None => Instant::now(),
+            Some(m) => m.start + m.elapsed(),
+        }
+    }
+
+    /// Wall-clock now: for what is stored or shown (Last-Modified, fetched_at).
+    pub fn wall(&self) -> SystemTime {
+        match &self.manual {
+            None => SystemTime::now(),
+            Some(m) => m.start_wall + m.elapsed(),
+        }
+    }
+
+    /// Moves a manual clock forward; the system clock cannot be moved (it is left alone).
+    pub fn advance(&self, by: Duration) {
+        if let Some(m) = &self.manual {
+            let mut offset = m
+                .offset
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            *offset += by;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_manual_clock_moves_only_when_advanced() {
+        let clock = Clock::manual();
+        let (t0, w0) = (clock.now(), clock.wall());
+        assert_eq!(clock.now(), t0);
+        clock.advance(Duration::from_secs(90));
+        assert_eq!(clock.now() - t0, Duration::from_secs(90));
+        assert_eq!(
+            clock.wall().duration_since(w0).expect("later"),
+            Duration::from_secs(90)
+        );
+    }
+
+    #[test]
+    fn the_system_clock_is_not_moved_by_advance() {
+        let clock = Clock::system();
+        let before = clock.now();
+        clock.advance(Duration::from_secs(3600));
+        assert!(clock.now() - before < Duration::from_secs(60));
+    }
+}
