@@ -207,6 +207,15 @@ impl CompiledMapping {
         self.slot(field).identity
     }
 
+    /// Heap memory the compiled mapping holds, for cache budgets.
+    pub fn memory_usage(&self) -> usize {
+        self.fields
+            .iter()
+            .map(|f| f.template.memory_usage())
+            .sum::<usize>()
+            + self.needed.iter().map(String::len).sum::<usize>()
+    }
+
     /// Whether the whole mapping leaves events as they are.
     pub fn is_default(&self) -> bool {
         self.fields.iter().all(|f| f.identity)

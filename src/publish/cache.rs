@@ -1,12 +1,14 @@
-//! One memory budget for the publishing caches: upstream copies and rendered feeds are held
-//! here, charged by size, and the least recently used go first when the budget is full. What is
-//! evicted comes back from SQLite (copies) or is rendered again (feeds) when next needed.
+//! One memory budget for the publishing caches: upstream copies, rendered feeds and published
+//! calendars with their compiled mappings are held here, charged by size, and the least recently
+//! used go first when the budget is full. What is evicted comes back from SQLite (copies,
+//! calendars, compiled again) or is rendered again (feeds) when next needed.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::feeds::FeedCopy;
 use super::hosted::Rendered;
+use super::HostedCalendar;
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum Key {
@@ -14,12 +16,15 @@ enum Key {
     Feed(String),
     /// A rendered hosted feed, by calendar id.
     Render(String),
+    /// A published calendar, by id.
+    Calendar(String),
 }
 
 #[derive(Clone)]
 enum Value {
     Feed(Arc<FeedCopy>),
     Render(Arc<Rendered>),
+    Calendar(Arc<HostedCalendar>),
 }
 
 struct Entry {
@@ -142,11 +147,83 @@ impl Cache {
         );
     }
 
+    pub fn calendar(&self, id: &str) -> Option<Arc<HostedCalendar>> {
+        match self.lru().get(&Key::Calendar(id.to_owned())) {
+            Some(Value::Calendar(c)) => Some(c),
+            _ => None,
+        }
+    }
+
+    pub fn put_calendar(&self, calendar: Arc<HostedCalendar>) {
+        let id = calendar.record.id.clone();
+        let size = calendar.size();
+        self.lru().insert(
+            Key::Calendar(id),
+            Value::Calendar(calendar),
+            size,
+            self.capacity,
+        );
+    }
+
+    pub fn forget_calendar(&self, id: &str) {
+        self.lru().remove(&Key::Calendar(id.to_owned()));
+    }
+
     pub fn forget_render(&self, id: &str) {
         self.lru().remove(&Key::Render(id.to_owned()));
     }
 
     pub fn forget_feed(&self, url: &str) {
         self.lru().remove(&Key::Feed(url.to_owned()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::SystemTime;
+
+    fn copy(bytes: usize) -> Arc<FeedCopy> {
+        Arc::new(FeedCopy {
+            body: Arc::from(vec![b'x'; bytes].into_boxed_slice()),
+            etag: None,
+            last_modified: None,
+            fetched_at: SystemTime::UNIX_EPOCH,
+            changed_at: SystemTime::UNIX_EPOCH,
+            version: 1,
+            confirmed: None,
+        })
+    }
+
+    #[test]
+    fn the_least_recently_used_go_first_and_the_total_stays_within_the_budget() {
+        let cache = Cache::new(10_000);
+        cache.put_feed("a", copy(3000));
+        cache.put_feed("b", copy(3000));
+        cache.put_feed("c", copy(3000));
+        assert!(cache.feed("a").is_some()); // a is now the most recent
+        cache.put_feed("d", copy(3000));
+        assert!(cache.feed("b").is_none(), "b was the least recently used");
+        assert!(cache.feed("a").is_some() && cache.feed("c").is_some());
+        assert!(cache.used() <= 10_000, "{}", cache.used());
+    }
+
+    #[test]
+    fn an_entry_larger_than_the_budget_is_not_kept() {
+        let cache = Cache::new(10_000);
+        cache.put_feed("small", copy(100));
+        cache.put_feed("huge", copy(20_000));
+        assert!(cache.feed("huge").is_none());
+        assert!(cache.feed("small").is_some());
+    }
+
+    #[test]
+    fn replacing_an_entry_charges_only_the_new_size() {
+        let cache = Cache::new(10_000);
+        cache.put_feed("a", copy(4000));
+        cache.put_feed("a", copy(1000));
+        assert!(cache.used() < 2000, "{}", cache.used());
+        cache.forget_feed("a");
+        assert_eq!(cache.used(), 0);
     }
 }

@@ -72,6 +72,8 @@ pub struct Renders {
     /// Calendars whose render failed for given inputs (source version, revision), so a feed
     /// that is too large is not rendered again on every poll.
     failed: Mutex<HashMap<String, (u64, i64, RenderError)>>,
+    /// Renders run so far (tests check that concurrent misses share one).
+    runs: std::sync::atomic::AtomicU64,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -86,7 +88,13 @@ impl Renders {
             clock,
             flights: Mutex::new(HashMap::new()),
             failed: Mutex::new(HashMap::new()),
+            runs: std::sync::atomic::AtomicU64::new(0),
         }
+    }
+
+    /// How many renders have run since start.
+    pub fn runs(&self) -> u64 {
+        self.runs.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Drops what is kept for `id` (after a republish or an unpublish).
@@ -142,6 +150,7 @@ impl Renders {
         if let Some(error) = known_failure {
             return previous.ok_or(error);
         }
+        self.runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let body = feed.copy.body.clone();
         let mapping = calendar.mapping.clone();
         let options = RemapOptions {

@@ -9,10 +9,9 @@ pub mod fetch;
 pub mod hosted;
 pub mod workers;
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use crate::calendar::{CompiledMapping, TemplateError};
+use crate::calendar::{CompiledMapping, MappedField, TemplateError};
 use crate::clock::Clock;
 use crate::config::Config;
 use crate::store::{Db, StoreError};
@@ -28,6 +27,20 @@ use workers::{WorkError, Workers};
 pub struct HostedCalendar {
     pub record: Published,
     pub mapping: Arc<CompiledMapping>,
+}
+
+impl HostedCalendar {
+    /// Memory it holds, for the cache budget.
+    pub fn size(&self) -> usize {
+        let m = &self.record.mapping;
+        let templates: usize = MappedField::ALL.iter().map(|f| m.get(*f).len()).sum();
+        self.mapping.memory_usage()
+            + templates
+            + self.record.id.len()
+            + self.record.name.len()
+            + self.record.url.len()
+            + 512
+    }
 }
 
 /// Why a stored calendar could not be made ready to serve.
@@ -47,8 +60,6 @@ pub struct Publisher {
     pub renders: Renders,
     pub cache: Arc<Cache>,
     pub workers: Workers,
-    /// Published calendars by id, so a subscriber's poll needs no database read.
-    records: Mutex<HashMap<String, Arc<HostedCalendar>>>,
 }
 
 impl Publisher {
@@ -68,14 +79,7 @@ impl Publisher {
             renders: Renders::new(cache.clone(), workers.clone(), clock),
             cache,
             workers,
-            records: Mutex::new(HashMap::new()),
         })
-    }
-
-    fn records(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<HostedCalendar>>> {
-        self.records
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The published calendar `id`, from memory or the database (its mapping compiled on an
@@ -85,8 +89,9 @@ impl Publisher {
         db: &Db,
         id: &str,
     ) -> Result<Option<Arc<HostedCalendar>>, LoadError> {
-        if let Some(found) = self.records().get(id) {
-            return Ok(Some(found.clone()));
+        // Calendars live in the cache, so a subscriber's poll needs no database read.
+        if let Some(found) = self.cache.calendar(id) {
+            return Ok(Some(found));
         }
         let Some(record) = calendars::find(db, id.to_owned()).await? else {
             return Ok(None);
@@ -104,20 +109,19 @@ impl Publisher {
             record,
             mapping: Arc::new(compiled),
         });
-        self.records().insert(id.to_owned(), hosted.clone());
+        self.cache.put_calendar(hosted.clone());
         Ok(Some(hosted))
     }
 
     /// Keeps a newly published revision with its compiled mapping.
     pub fn remember(&self, record: Published, mapping: Arc<CompiledMapping>) {
         self.renders.forget(&record.id);
-        let id = record.id.clone();
-        self.records()
-            .insert(id, Arc::new(HostedCalendar { record, mapping }));
+        self.cache
+            .put_calendar(Arc::new(HostedCalendar { record, mapping }));
     }
 
     pub fn forget(&self, id: &str) {
         self.renders.forget(id);
-        self.records().remove(id);
+        self.cache.forget_calendar(id);
     }
 }

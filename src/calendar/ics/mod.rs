@@ -537,6 +537,34 @@ mod tests {
     }
 
     #[test]
+    fn check_reads_like_parse_without_the_tree() {
+        let feed = b"BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nSUMMARY:a\r\nEND:VEVENT\r\n\
+BEGIN:VEVENT\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n";
+        let checked = check(feed, &Limits::default()).expect("reads");
+        assert_eq!(
+            checked,
+            Checked {
+                has_calendar: true,
+                events: 2
+            }
+        );
+        let bare = check(b"BEGIN:VEVENT\r\nEND:VEVENT\r\n", &Limits::default()).expect("reads");
+        assert!(!bare.has_calendar);
+        assert_eq!(
+            check(b"<html>", &Limits::default()),
+            Err(ParseError::NotICalendar)
+        );
+        let tight = Limits {
+            max_events: 1,
+            ..Limits::default()
+        };
+        assert!(matches!(
+            check(feed, &tight),
+            Err(ParseError::TooManyEvents { .. })
+        ));
+    }
+
+    #[test]
     fn keeps_the_whole_component_tree_in_order() {
         let (d, w) = doc(
             "BEGIN:VCALENDAR\nVERSION:2.0\nBEGIN:VTIMEZONE\nTZID:X\nBEGIN:STANDARD\n\

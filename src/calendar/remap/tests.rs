@@ -359,3 +359,53 @@ fn not_icalendar_input_is_an_error() {
         "{err:?}"
     );
 }
+
+#[test]
+fn output_past_the_limit_stops_the_remap_and_names_the_field_that_grew_it() {
+    let mapping = Mapping {
+        description: "${DESCRIPTION}".repeat(200),
+        ..Mapping::default()
+    };
+    let compiled = CompiledMapping::compile(&mapping).expect("compiles");
+    let limit = 4096;
+    let options = RemapOptions {
+        max_output_bytes: Some(limit),
+        ..RemapOptions::default()
+    };
+    let err =
+        remap(FEED.as_bytes(), &compiled, &options, &Limits::default()).expect_err("too large");
+    match err {
+        RemapError::TooLarge {
+            limit: l, field, ..
+        } => {
+            assert_eq!(l, limit);
+            assert_eq!(field, "DESCRIPTION");
+        }
+        other => panic!("{other:?}"),
+    }
+    // The same mapping fits a generous bound, and the default mapping fits a tight one.
+    let roomy = RemapOptions {
+        max_output_bytes: Some(output_limit(FEED.len())),
+        ..RemapOptions::default()
+    };
+    assert!(remap(FEED.as_bytes(), &compiled, &roomy, &Limits::default()).is_ok());
+    let tight = RemapOptions {
+        max_output_bytes: Some(FEED.len() + 16),
+        ..RemapOptions::default()
+    };
+    let same = remap(
+        FEED.as_bytes(),
+        &CompiledMapping::default(),
+        &tight,
+        &Limits::default(),
+    )
+    .expect("fits");
+    assert_eq!(same.bytes, FEED.as_bytes());
+}
+
+#[test]
+fn the_output_limit_is_four_times_the_input_plus_a_mebibyte_capped_absolutely() {
+    assert_eq!(output_limit(0), 1 << 20);
+    assert_eq!(output_limit(1000), 4000 + (1 << 20));
+    assert_eq!(output_limit(100 << 20), MAX_OUTPUT_BYTES);
+}

@@ -15,12 +15,13 @@ use crate::calendar::ics::Fields;
 pub use token::{build_token, parse_token, TokenParts};
 
 /// Compiled size cap for one pattern, so a hostile pattern cannot take memory or time.
-pub const REGEX_SIZE_LIMIT: usize = 1 << 20;
-/// Regex transforms one mapping (all five templates together) may hold.
+pub const REGEX_SIZE_LIMIT: usize = 2 << 20;
+/// Regex transforms one mapping (all five templates together) may hold; tokens past it are
+/// not compiled at all.
 pub const MAX_REGEX_TRANSFORMS: usize = 32;
 /// Compiled size of all the regexes of one mapping together: many small patterns cannot add up
-/// to what one large one may not take.
-pub const MAX_MAPPING_REGEX_BYTES: usize = 2 << 20;
+/// to what one large one may not take. (Unicode classes are large: `\w{20}` alone is 1.1 MB.)
+pub const MAX_MAPPING_REGEX_BYTES: usize = 4 << 20;
 /// Lazy-DFA cache of one regex (per thread that runs it); past it the engine clears the cache
 /// or falls back to a slower matcher rather than growing.
 pub const REGEX_CACHE_BYTES: usize = 256 << 10;
@@ -56,6 +57,8 @@ impl RegexBudget {
                 "a mapping may hold at most {MAX_REGEX_TRANSFORMS} regular expressions"
             ));
         }
+        // Every attempt counts, so a mapping cannot make the server try a thousand patterns.
+        self.transforms_left -= 1;
         let limit = REGEX_SIZE_LIMIT.min(self.bytes_left);
         let flags = &raw.flags;
         let regex = Regex::builder()
@@ -79,7 +82,6 @@ impl RegexBudget {
         if used > self.bytes_left {
             return Err(self.total_message());
         }
-        self.transforms_left -= 1;
         self.bytes_left -= used;
         Ok(regex)
     }
@@ -446,6 +448,19 @@ impl Template {
             (tokens.next(), tokens.next()),
             (Some(Part::Token { name: n, transform: None }), None) if n.eq_ignore_ascii_case(name)
         )
+    }
+
+    /// Heap memory the compiled template holds (its regexes and text), for cache budgets.
+    pub fn memory_usage(&self) -> usize {
+        self.parts
+            .iter()
+            .map(|p| match p {
+                Part::Literal(s) => s.len(),
+                Part::Token { name, transform } => {
+                    name.len() + transform.as_ref().map_or(0, |t| t.regex.memory_usage())
+                }
+            })
+            .sum()
     }
 
     /// The names the template reads, upper-case, in order (with repeats).

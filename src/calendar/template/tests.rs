@@ -169,3 +169,38 @@ fn built_tokens_render_as_the_user_meant() {
     let token = build_token("A", r"(\d+)-(\d+)", r"$2/$1\n", "g");
     assert_eq!(render(&token, &[("A", "1-2 3-4")]), "2/1\n 4/3");
 }
+
+#[test]
+fn a_mapping_holds_a_bounded_number_of_regexes() {
+    let token = r"${A|re:s/x/y/g}";
+    let src = token.repeat(MAX_REGEX_TRANSFORMS + 5);
+    let (template, errors) = Template::compile_lenient(&src);
+    assert_eq!(errors.len(), 5, "{errors:?}");
+    assert!(
+        errors[0]
+            .message
+            .contains(&MAX_REGEX_TRANSFORMS.to_string()),
+        "{}",
+        errors[0].message
+    );
+    // The tokens past the limit render their plain value.
+    let out = template.render(&fields(&[("A", "x")]));
+    assert_eq!(out, "y".repeat(MAX_REGEX_TRANSFORMS) + &"x".repeat(5));
+}
+
+#[test]
+fn the_regex_budget_is_shared_by_a_mappings_templates() {
+    // Each pattern (Unicode \w, about 1.1 MB compiled) is under the per-pattern limit;
+    // together they are over the budget.
+    let token = r"${A|re:s/\w{20\}/x/g}";
+    let src = token.repeat(8);
+    let (_, errors) = Template::compile_lenient(&src);
+    assert!(!errors.is_empty(), "the budget was never reached");
+    assert!(
+        errors.iter().all(|e| e.message.contains("together")),
+        "{errors:?}"
+    );
+    let mut budget = RegexBudget::default();
+    let (_, first) = Template::compile_within(token, &mut budget);
+    assert!(first.is_empty(), "{first:?}");
+}

@@ -1,0 +1,424 @@
+//! Every input has a budget: the attacks of issue 11 at small scale against a real server on a
+//! free port and a real upstream on loopback. Regex bombs and amplifying mappings are refused,
+//! hosted feeds stay within their output bound, subscribers never wait for a slow upstream when
+//! a copy exists, and concurrent misses share one render. Time moves by a manual clock.
+
+mod common;
+#[path = "common/upstream.rs"]
+mod upstream;
+
+use std::io::Read;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use common::TestServer;
+use hearth::calendar::MAX_REGEX_TRANSFORMS;
+use hearth::clock::Clock;
+use hearth::publish::calendars;
+use hearth::publish::feeds::Want;
+use hearth::publish::Publisher;
+use hearth::{Config, Db};
+use reqwest::header::{ACCEPT_ENCODING, CONTENT_ENCODING, CONTENT_TYPE, ETAG, IF_NONE_MATCH, VARY};
+use reqwest::StatusCode;
+use serde_json::{json, Map, Value};
+use upstream::Upstream;
+
+const TTL: Duration = Duration::from_secs(60);
+
+async fn server_with_clock(clock: &Clock) -> TestServer {
+    let clock = clock.clone();
+    TestServer::start(move |c| {
+        c.allow_private_feeds = true;
+        c.feed_ttl = TTL;
+        c.clock = clock;
+    })
+    .await
+}
+
+async fn post(server: &TestServer, path: &str, body: &Value) -> reqwest::Response {
+    server
+        .client
+        .post(server.url(path))
+        .json(body)
+        .send()
+        .await
+        .expect("sent")
+}
+
+async fn error_of(response: reqwest::Response) -> String {
+    let body: Value = response.json().await.expect("json error body");
+    body["error"].as_str().expect("error text").to_owned()
+}
+
+fn mapping_json(summary: &str, description: &str) -> Value {
+    json!({
+        "SUMMARY": summary,
+        "DESCRIPTION": description,
+        "LOCATION": "${LOCATION}",
+        "DTSTART": "${DTSTART}",
+        "DTEND": "${DTEND}"
+    })
+}
+
+/// A feed of `events` events whose descriptions are `description_bytes` long.
+fn feed_with_descriptions(events: usize, description_bytes: usize) -> Vec<u8> {
+    let mut out = String::from("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//EN\r\n");
+    let text = "d".repeat(description_bytes);
+    for i in 0..events {
+        out.push_str(&format!(
+            "BEGIN:VEVENT\r\nUID:{i}@t\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:20261201T090000Z\r\n\
+             SUMMARY:Event {i}\r\nDESCRIPTION:{text}\r\nEND:VEVENT\r\n"
+        ));
+    }
+    out.push_str("END:VCALENDAR\r\n");
+    out.into_bytes()
+}
+
+/// Waits (bounded) until `done` holds: for work the server does in the background.
+async fn eventually(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_regex_bomb_is_refused_by_the_mappings_budget_in_preview_and_publish() {
+    let upstream = Upstream::start().await;
+    let server = server_with_clock(&Clock::system()).await;
+    // 195 tokens of Unicode \w{20} (about 1.1 MB compiled each) in a 4 KiB template.
+    let bomb = r"${A|re:s/\w{20\}/x/g}".repeat(195);
+    assert!(bomb.len() <= 4096);
+    let mapping: Map<String, Value> = ["SUMMARY", "DESCRIPTION", "LOCATION", "DTSTART", "DTEND"]
+        .iter()
+        .map(|k| ((*k).to_owned(), Value::from(bomb.clone())))
+        .collect();
+
+    let started = Instant::now();
+    let response = post(
+        &server,
+        "/api/render",
+        &json!({"event": {"A": "x".repeat(100)}, "mapping": mapping}),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let body: Value = response.json().await.expect("json");
+    let errors = body["errors"].as_array().expect("errors");
+    assert_eq!(
+        errors.len(),
+        5 * 195 - 3,
+        "three patterns fit the 4 MiB budget"
+    );
+    assert!(errors
+        .iter()
+        .any(|e| e["message"].as_str().unwrap_or("").contains("together")));
+    assert!(errors.iter().any(|e| e["message"]
+        .as_str()
+        .unwrap_or("")
+        .contains(&format!("at most {MAX_REGEX_TRANSFORMS}"))));
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "the budget stops compiling early"
+    );
+
+    let response = post(
+        &server,
+        "/api/calendars",
+        &json!({"id": "bomb", "name": "B", "url": upstream.url("/a.ics"), "mapping": mapping}),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    let message = error_of(response).await;
+    assert!(message.starts_with("mapping.SUMMARY"), "{message}");
+    assert!(message.contains("together"), "{message}");
+    assert_eq!(upstream.hits(), 0, "refused before any fetch");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_mapping_that_multiplies_the_feed_is_refused_at_publish_naming_the_field() {
+    let upstream = Upstream::start().await;
+    upstream.set_body(feed_with_descriptions(50, 2000));
+    let server = server_with_clock(&Clock::system()).await;
+    let response = post(
+        &server,
+        "/api/calendars",
+        &json!({
+            "id": "amp", "name": "Amp", "url": upstream.url("/a.ics"),
+            "mapping": mapping_json("${SUMMARY}", &"${DESCRIPTION}".repeat(250)),
+        }),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    let message = error_of(response).await;
+    assert!(message.starts_with("mapping.DESCRIPTION"), "{message}");
+    assert!(message.contains("larger than"), "{message}");
+    assert_eq!(
+        server.get("/cal/amp.ics").await.status(),
+        StatusCode::NOT_FOUND
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_feed_that_outgrows_the_bound_is_served_from_the_last_good_render_or_a_502() {
+    let clock = Clock::manual();
+    let upstream = Upstream::start().await;
+    upstream.set_body(feed_with_descriptions(5, 100));
+    let server = server_with_clock(&clock).await;
+    let response = post(
+        &server,
+        "/api/calendars",
+        &json!({
+            "id": "grow", "name": "Grow", "url": upstream.url("/a.ics"),
+            "mapping": mapping_json("${SUMMARY}", &"${DESCRIPTION}".repeat(100)),
+        }),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::CREATED);
+    let good = server.get("/cal/grow.ics").await;
+    assert_eq!(good.status(), StatusCode::OK);
+    let good = good.bytes().await.expect("body");
+
+    // Upstream grows: the same mapping now renders 100 times 600 KB.
+    upstream.set_body(feed_with_descriptions(30, 20_000));
+    clock.advance(TTL * 2);
+    let hits = upstream.hits();
+    let stale = server.get("/cal/grow.ics").await;
+    assert_eq!(stale.bytes().await.expect("body"), good);
+    eventually("the background refresh", || upstream.hits() > hits).await;
+    // Once the new copy is in, its render is refused and the last good one stands in.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let response = server.get("/cal/grow.ics").await;
+        assert_eq!(response.status(), StatusCode::OK);
+        assert_eq!(response.bytes().await.expect("body"), good);
+        if !server
+            .get("/cal/grow.ics")
+            .await
+            .headers()
+            .contains_key("x-hearth-stale")
+        {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the refresh never finished");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+
+    // After a restart there is no good render to fall back on: a plain-text 502.
+    let data_dir = server.stop().await;
+    let clock2 = clock.clone();
+    let server = TestServer::start_in(data_dir, move |c| {
+        c.allow_private_feeds = true;
+        c.feed_ttl = TTL;
+        c.clock = clock2;
+    })
+    .await;
+    let response = server.get("/cal/grow.ics").await;
+    assert_eq!(response.status(), StatusCode::BAD_GATEWAY);
+    assert!(response.headers()[CONTENT_TYPE]
+        .to_str()
+        .expect("ascii")
+        .starts_with("text/plain"));
+    let text = response.text().await.expect("text");
+    assert!(text.contains("DESCRIPTION"), "{text}");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn subscribers_get_the_copy_at_once_while_one_background_fetch_refreshes_it() {
+    let clock = Clock::manual();
+    let upstream = Upstream::start().await;
+    let server = server_with_clock(&clock).await;
+    let response = post(
+        &server,
+        "/api/calendars",
+        &json!({"id": "slow", "name": "Slow", "url": upstream.url("/a.ics"),
+                "mapping": mapping_json("${SUMMARY}!", "${DESCRIPTION}")}),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::CREATED);
+    let first = server.get("/cal/slow.ics").await;
+    assert!(!first.headers().contains_key("x-hearth-stale"));
+    let good = first.bytes().await.expect("body");
+
+    clock.advance(TTL + Duration::from_secs(1));
+    upstream.set_delay(Duration::from_secs(3));
+    let before = upstream.hits();
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for _ in 0..30 {
+        let client = server.client.clone();
+        let url = server.url("/cal/slow.ics");
+        tasks.push(tokio::spawn(async move {
+            let response = client.get(url).send().await.expect("sent");
+            let stale = response.headers().contains_key("x-hearth-stale");
+            (
+                response.status(),
+                stale,
+                response.bytes().await.expect("body"),
+            )
+        }));
+    }
+    for task in tasks {
+        let (status, stale, body) = task.await.expect("joins");
+        assert_eq!(status, StatusCode::OK);
+        assert!(stale, "a copy past its TTL is marked");
+        assert_eq!(body, good);
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "subscribers waited for the slow upstream: {:?}",
+        started.elapsed()
+    );
+    eventually("the background fetch", || upstream.hits() > before).await;
+    // The refresh finishes; its age counts from then, so the copy is fresh again.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while server
+        .get("/cal/slow.ics")
+        .await
+        .headers()
+        .contains_key("x-hearth-stale")
+    {
+        assert!(Instant::now() < deadline, "the refresh never finished");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(upstream.hits() - before, 1, "exactly one background fetch");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn hosted_feeds_are_gzipped_for_clients_that_accept_it_with_their_own_etag() {
+    let upstream = Upstream::start().await;
+    let server = server_with_clock(&Clock::system()).await;
+    let response = post(
+        &server,
+        "/api/calendars",
+        &json!({"id": "gz", "name": "Gz", "url": upstream.url("/a.ics"),
+                "mapping": mapping_json("${SUMMARY}!", "${DESCRIPTION}")}),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::CREATED);
+    let plain = server.get("/cal/gz.ics").await;
+    assert!(plain.headers().get(CONTENT_ENCODING).is_none());
+    assert_eq!(plain.headers()[VARY], "Accept-Encoding");
+    let plain_etag = plain.headers()[ETAG].clone();
+    let plain = plain.bytes().await.expect("body");
+
+    let zipped = server
+        .client
+        .get(server.url("/cal/gz.ics"))
+        .header(ACCEPT_ENCODING, "gzip, deflate, br")
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(zipped.headers()[CONTENT_ENCODING], "gzip");
+    let gz_etag = zipped.headers()[ETAG].clone();
+    assert_ne!(gz_etag, plain_etag);
+    let bytes = zipped.bytes().await.expect("body");
+    let mut decoded = Vec::new();
+    flate2::read::GzDecoder::new(&bytes[..])
+        .read_to_end(&mut decoded)
+        .expect("gunzips");
+    assert_eq!(decoded, plain);
+
+    for tag in [plain_etag, gz_etag] {
+        let response = server
+            .client
+            .get(server.url("/cal/gz.ics"))
+            .header(ACCEPT_ENCODING, "gzip")
+            .header(IF_NONE_MATCH, tag)
+            .send()
+            .await
+            .expect("sent");
+        assert_eq!(response.status(), StatusCode::NOT_MODIFIED);
+    }
+
+    // JSON answers are compressed too.
+    let feed = server
+        .client
+        .get(server.url(&format!(
+            "/api/feed?url={}",
+            upstream.url("/a.ics").replace(':', "%3A").replace('/', "%2F")
+        )))
+        .header(ACCEPT_ENCODING, "gzip")
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(feed.status(), StatusCode::OK);
+    assert_eq!(feed.headers()[CONTENT_ENCODING], "gzip");
+    server.stop().await;
+}
+
+/// The publishing side on its own, for what HTTP cannot see: shared renders and the slot map.
+async fn publisher(dir: &std::path::Path) -> (Arc<Publisher>, Db) {
+    let db = Db::open(dir).expect("opens");
+    let mut config = Config::for_data_dir(dir);
+    config.allow_private_feeds = true;
+    let publisher = Arc::new(Publisher::new(db.clone(), &config).expect("publisher"));
+    (publisher, db)
+}
+
+#[tokio::test]
+async fn concurrent_misses_for_one_calendar_share_one_render() {
+    let upstream = Upstream::start().await;
+    upstream.set_body(feed_with_descriptions(2000, 200));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (publisher, db) = publisher(dir.path()).await;
+    let mapping: Map<String, Value> = mapping_json("${SUMMARY}!", "${DESCRIPTION}")
+        .as_object()
+        .expect("object")
+        .clone();
+    let input =
+        calendars::validate("one", "One", &upstream.url("/a.ics"), &mapping).expect("valid");
+    let url = input.url.clone();
+    calendars::publish(&db, input, None).await.expect("stored");
+    let calendar = publisher
+        .calendar(&db, "one")
+        .await
+        .expect("loads")
+        .expect("exists");
+    let feed = publisher
+        .feeds
+        .get(&url, TTL, true, Want::Available)
+        .await
+        .expect("fetched");
+    let mut tasks = Vec::new();
+    for _ in 0..20 {
+        let (publisher, calendar, feed) = (publisher.clone(), calendar.clone(), feed.clone());
+        tasks.push(tokio::spawn(async move {
+            publisher
+                .renders
+                .render(&calendar, &feed, TTL)
+                .await
+                .map(|r| r.etag.clone())
+        }));
+    }
+    let mut etags = Vec::new();
+    for task in tasks {
+        etags.push(task.await.expect("joins").expect("renders"));
+    }
+    etags.dedup();
+    assert_eq!(etags.len(), 1);
+    assert_eq!(publisher.renders.runs(), 1, "one render for twenty misses");
+}
+
+#[tokio::test]
+async fn the_slot_map_forgets_addresses_that_hold_nothing() {
+    let upstream = Upstream::start().await;
+    upstream.set_status(404);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (publisher, _db) = publisher(dir.path()).await;
+    for n in 0..300 {
+        let url = reqwest::Url::parse(&upstream.url(&format!("/x/{n}.ics"))).expect("url");
+        assert!(publisher
+            .feeds
+            .get(&url, TTL, false, Want::Fresh)
+            .await
+            .is_err());
+    }
+    assert_eq!(publisher.feeds.tracked(), 0);
+    assert_eq!(upstream.hits(), 300);
+    assert_eq!(publisher.cache.used(), 0);
+}
