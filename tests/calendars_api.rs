@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use common::TestServer;
 use hearth::calendar::{self, CompiledMapping, Limits, Mapping, RemapOptions};
+use hearth::clock::Clock;
 use reqwest::header::{
     AUTHORIZATION, CACHE_CONTROL, CONTENT_DISPOSITION, CONTENT_TYPE, ETAG, IF_MODIFIED_SINCE,
     IF_NONE_MATCH, LAST_MODIFIED,
@@ -629,9 +630,12 @@ async fn hosted_feeds_answer_304_and_head() {
 #[tokio::test]
 async fn a_hundred_subscribers_of_a_stale_feed_cause_one_upstream_request() {
     let upstream = Upstream::start().await;
-    let server = TestServer::start(|c| {
+    let clock = Clock::manual();
+    let server_clock = clock.clone();
+    let server = TestServer::start(move |c| {
         c.allow_private_feeds = true;
-        c.feed_ttl = Duration::from_millis(400);
+        c.feed_ttl = Duration::from_secs(60);
+        c.clock = server_clock;
     })
     .await;
     publish(
@@ -640,7 +644,7 @@ async fn a_hundred_subscribers_of_a_stale_feed_cause_one_upstream_request() {
     )
     .await;
     assert_eq!(server.get("/cal/busy.ics").await.status(), StatusCode::OK);
-    tokio::time::sleep(Duration::from_millis(600)).await;
+    clock.advance(Duration::from_secs(61));
     upstream.set_delay(Duration::from_millis(300));
     let before = upstream.hits();
 
@@ -655,6 +659,17 @@ async fn a_hundred_subscribers_of_a_stale_feed_cause_one_upstream_request() {
     for task in tasks {
         assert_eq!(task.await.expect("joins"), StatusCode::OK);
     }
+    // The refresh runs in the background; wait (bounded) until it is done.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while server
+        .get("/cal/busy.ics")
+        .await
+        .headers()
+        .contains_key("x-hearth-stale")
+    {
+        assert!(std::time::Instant::now() < deadline, "no refresh");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     assert_eq!(upstream.hits() - before, 1, "exactly one upstream request");
     server.stop().await;
 }
@@ -662,9 +677,12 @@ async fn a_hundred_subscribers_of_a_stale_feed_cause_one_upstream_request() {
 #[tokio::test]
 async fn upstream_down_serves_the_last_good_copy_even_after_a_restart() {
     let upstream = Upstream::start().await;
-    let server = TestServer::start(|c| {
+    let clock = Clock::manual();
+    let server_clock = clock.clone();
+    let server = TestServer::start(move |c| {
         c.allow_private_feeds = true;
-        c.feed_ttl = Duration::from_millis(200);
+        c.feed_ttl = Duration::from_secs(60);
+        c.clock = server_clock;
     })
     .await;
     publish(
@@ -680,7 +698,7 @@ async fn upstream_down_serves_the_last_good_copy_even_after_a_restart() {
         .expect("body");
 
     upstream.set_status(503);
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    clock.advance(Duration::from_secs(61));
     let stale = server.get("/cal/keep.ics").await;
     assert_eq!(stale.status(), StatusCode::OK);
     assert!(stale.headers().contains_key("x-hearth-stale"));
@@ -688,12 +706,14 @@ async fn upstream_down_serves_the_last_good_copy_even_after_a_restart() {
 
     // The copy lives in SQLite: a new process serves it too.
     let data_dir = server.stop().await;
-    let server = TestServer::start_in(data_dir, |c| {
+    let server_clock = clock.clone();
+    let server = TestServer::start_in(data_dir, move |c| {
         c.allow_private_feeds = true;
-        c.feed_ttl = Duration::from_millis(200);
+        c.feed_ttl = Duration::from_secs(60);
+        c.clock = server_clock;
     })
     .await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    clock.advance(Duration::from_secs(61));
     let after = server.get("/cal/keep.ics").await;
     assert_eq!(after.status(), StatusCode::OK);
     assert!(after.headers().contains_key("x-hearth-stale"));
@@ -702,7 +722,18 @@ async fn upstream_down_serves_the_last_good_copy_even_after_a_restart() {
     // A broken body (an error page with status 200) never replaces the copy.
     upstream.set_status(200);
     upstream.set_body("<html>maintenance</html>");
-    tokio::time::sleep(Duration::from_millis(1100)).await;
+    clock.advance(Duration::from_secs(120));
+    let hits = upstream.hits();
+    for _ in 0..3 {
+        let kept = server.get("/cal/keep.ics").await;
+        assert_eq!(kept.status(), StatusCode::OK);
+        assert_eq!(kept.bytes().await.expect("body"), good);
+    }
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while upstream.hits() == hits {
+        assert!(std::time::Instant::now() < deadline, "no refresh");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     let kept = server.get("/cal/keep.ics").await;
     assert_eq!(kept.status(), StatusCode::OK);
     assert_eq!(kept.bytes().await.expect("body"), good);
