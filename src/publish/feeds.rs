@@ -147,6 +147,12 @@ impl Feeds {
         persist: bool,
         want: Want,
     ) -> Result<FeedOutcome, FeedError> {
+        // The common case, a fresh copy in memory, touches no slot.
+        if let Some(copy) = self.cache.feed(url.as_str()) {
+            if copy.fresh(self.clock.now(), max_age) {
+                return Ok(self.outcome(copy, None, false));
+            }
+        }
         let key = url.as_str().to_owned();
         let slot = self.slot(&key);
         let result = self.get_in(&slot, &key, url, max_age, persist, want).await;
