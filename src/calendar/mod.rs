@@ -20,6 +20,7 @@
 //! - [`build_token`]`(field, pattern, replacement, flags)` and its inverse [`parse_token`].
 
 pub mod ics;
+pub mod mapping;
 pub mod remap;
 pub mod template;
 

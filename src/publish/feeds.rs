@@ -397,7 +397,7 @@ impl Feeds {
         else {
             return Ok(fetched);
         };
-        let limits = self.limits.clone();
+        let limits = self.limits;
         let (checked, bytes) = self
             .workers
             .run(move || (check_calendar(&bytes, &limits), bytes))

@@ -11,6 +11,8 @@ pub const MAX_LINE_OCTETS: usize = 75;
 pub struct LogicalLine<'a> {
     /// All physical lines of this logical line, terminators included.
     pub raw: &'a [u8],
+    /// Byte offset of `raw` in the input.
+    pub start: usize,
     /// `raw` without its final line terminator (still folded).
     pub body: &'a [u8],
     /// 1-based number of the first physical line.
@@ -184,6 +186,7 @@ impl<'a> Iterator for Lexer<'a> {
             }
             return Some(LogicalLine {
                 raw,
+                start,
                 body,
                 line_no,
                 folded,

@@ -104,19 +104,28 @@ impl Warnings {
 }
 
 /// Receives the structure of a feed from `walk`.
+/// Each call says whether the walk goes on: `Break` stops it (a write error, an output limit).
 pub(crate) trait Visitor<'a> {
     /// A `BEGIN:` line; `name` is upper-case.
-    fn begin(&mut self, line: &LogicalLine<'a>, name: &str);
+    fn begin(&mut self, line: &LogicalLine<'a>, name: &str) -> Flow;
     /// An `END:` line, or `None` for one the input left out; `name` is upper-case.
-    fn end(&mut self, line: Option<&LogicalLine<'a>>, name: &str);
+    fn end(&mut self, line: Option<&LogicalLine<'a>>, name: &str) -> Flow;
     /// Any other line inside a component (`line_name` reads its name).
-    fn property(&mut self, line: &LogicalLine<'a>);
+    fn property(&mut self, line: &LogicalLine<'a>) -> Flow;
 }
+
+/// What a visitor answers: go on, or stop the walk.
+pub(crate) type Flow = std::ops::ControlFlow<()>;
+
+/// Go on walking.
+pub(crate) const GO_ON: Flow = std::ops::ControlFlow::Continue(());
 
 /// What `walk` learnt about the whole input.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct WalkStats {
     pub events: usize,
+    /// The visitor stopped the walk before the end of the input.
+    pub stopped: bool,
 }
 
 enum LineKind {
@@ -243,7 +252,10 @@ pub(crate) fn walk<'a, V: Visitor<'a>>(
                     in_event = Some(stack.len());
                 }
                 saw_component = true;
-                visitor.begin(&line, &comp);
+                if visitor.begin(&line, &comp).is_break() {
+                    stats.stopped = true;
+                    return Ok(stats);
+                }
                 stack.push(comp);
             }
             LineKind::End(comp) => {
@@ -260,20 +272,29 @@ pub(crate) fn walk<'a, V: Visitor<'a>>(
                         line.line_no,
                         format!("missing END:{inner} added before END:{comp}"),
                     );
-                    visitor.end(None, &inner);
+                    if visitor.end(None, &inner).is_break() {
+                        stats.stopped = true;
+                        return Ok(stats);
+                    }
                 }
                 stack.pop();
                 if in_event == Some(at) || in_event.is_some_and(|e| e > at) {
                     in_event = None;
                 }
-                visitor.end(Some(&line), &comp);
+                if visitor.end(Some(&line), &comp).is_break() {
+                    stats.stopped = true;
+                    return Ok(stats);
+                }
             }
             LineKind::Other => {
                 if stack.is_empty() {
                     warnings.push(line.line_no, "text outside any component ignored");
                     continue;
                 }
-                visitor.property(&line);
+                if visitor.property(&line).is_break() {
+                    stats.stopped = true;
+                    return Ok(stats);
+                }
             }
         }
     }
@@ -282,7 +303,10 @@ pub(crate) fn walk<'a, V: Visitor<'a>>(
             0,
             format!("missing END:{comp} added at the end of the feed"),
         );
-        visitor.end(None, &comp);
+        if visitor.end(None, &comp).is_break() {
+            stats.stopped = true;
+            return Ok(stats);
+        }
     }
     if !saw_component {
         return Err(ParseError::NotICalendar);
@@ -351,7 +375,7 @@ impl Property {
 
 impl Component {
     /// Direct properties, in order.
-    pub fn properties(&self) -> impl Iterator<Item = &Property> {
+    pub fn properties(&self) -> impl Iterator<Item = &Property> + Clone {
         self.items.iter().filter_map(|i| match i {
             Item::Property(p) => Some(p),
             Item::Component(_) => None,
@@ -399,24 +423,26 @@ struct TreeBuilder {
 }
 
 impl<'a> Visitor<'a> for TreeBuilder {
-    fn begin(&mut self, line: &LogicalLine<'a>, name: &str) {
+    fn begin(&mut self, line: &LogicalLine<'a>, name: &str) -> Flow {
         self.open.push(Component {
             name: name.to_owned(),
             line: line.line_no,
             items: Vec::new(),
         });
+        GO_ON
     }
 
-    fn end(&mut self, _line: Option<&LogicalLine<'a>>, _name: &str) {
+    fn end(&mut self, _line: Option<&LogicalLine<'a>>, _name: &str) -> Flow {
         if let Some(c) = self.open.pop() {
             match self.open.last_mut() {
                 Some(parent) => parent.items.push(Item::Component(c)),
                 None => self.done.push(c),
             }
         }
+        GO_ON
     }
 
-    fn property(&mut self, line: &LogicalLine<'a>) {
+    fn property(&mut self, line: &LogicalLine<'a>) -> Flow {
         let p = parse_property(line);
         if !p.well_formed {
             self.warnings_malformed.push(line.line_no);
@@ -424,6 +450,7 @@ impl<'a> Visitor<'a> for TreeBuilder {
         if let Some(c) = self.open.last_mut() {
             c.items.push(Item::Property(p));
         }
+        GO_ON
     }
 }
 
@@ -443,16 +470,20 @@ pub fn check(input: &[u8], limits: &Limits) -> Result<Checked, ParseError> {
         has_calendar: bool,
     }
     impl<'a> Visitor<'a> for TopLevel {
-        fn begin(&mut self, _: &LogicalLine<'a>, name: &str) {
+        fn begin(&mut self, _: &LogicalLine<'a>, name: &str) -> Flow {
             if self.depth == 0 && name == "VCALENDAR" {
                 self.has_calendar = true;
             }
             self.depth += 1;
+            GO_ON
         }
-        fn end(&mut self, _: Option<&LogicalLine<'a>>, _: &str) {
+        fn end(&mut self, _: Option<&LogicalLine<'a>>, _: &str) -> Flow {
             self.depth = self.depth.saturating_sub(1);
+            GO_ON
         }
-        fn property(&mut self, _: &LogicalLine<'a>) {}
+        fn property(&mut self, _: &LogicalLine<'a>) -> Flow {
+            GO_ON
+        }
     }
     let mut visitor = TopLevel {
         depth: 0,

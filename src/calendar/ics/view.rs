@@ -43,22 +43,88 @@ impl<F: Fields + ?Sized> Fields for &F {
     }
 }
 
-/// Joins the values of repeated properties with ", ", borrowing when there is only one.
-pub(crate) fn join_values<'a>(
-    mut values: impl Iterator<Item = Cow<'a, str>>,
-) -> Option<Cow<'a, str>> {
-    let first = values.next()?;
-    let Some(second) = values.next() else {
-        return Some(first);
-    };
-    let mut joined = first.into_owned();
-    joined.push_str(", ");
-    joined.push_str(&second);
-    for v in values {
-        joined.push_str(", ");
-        joined.push_str(&v);
+/// A property as the field rules see it; implemented by parsed properties and by the writer's
+/// raw lines, so that both views of an event follow one definition ([`resolve`]).
+pub(crate) trait PropertyLike<'a> {
+    /// Whether the property is called `name` (upper-case).
+    fn is(&self, name: &str) -> bool;
+    /// The unescaped value.
+    fn value(&self) -> Cow<'a, str>;
+    /// The parameters as (name, values joined with ",").
+    fn params(&self) -> Vec<(String, String)>;
+}
+
+/// The fields `names` (upper-case) of one event, by the rules of DESIGN.md, in one place:
+/// the values of the event's properties of that name joined with ", " (`properties`); for a
+/// name no property has, the first parameter of that name, its values joined with ","
+/// (`parameters`). One pass for the properties, one more only if some name is missing.
+pub(crate) struct Resolved<'a> {
+    pub properties: Vec<Option<Cow<'a, str>>>,
+    pub parameters: Vec<Option<String>>,
+}
+
+impl Resolved<'_> {
+    /// The field at `i`: its property value, else its parameter value.
+    pub fn field(&self, i: usize) -> Option<&str> {
+        self.properties[i]
+            .as_deref()
+            .or(self.parameters[i].as_deref())
     }
-    Some(Cow::Owned(joined))
+}
+
+pub(crate) fn resolve<'a, P, I, N>(props: I, names: &[N]) -> Resolved<'a>
+where
+    P: PropertyLike<'a>,
+    I: Iterator<Item = P> + Clone,
+    N: AsRef<str>,
+{
+    let mut properties: Vec<Option<Cow<'a, str>>> = vec![None; names.len()];
+    for p in props.clone() {
+        let Some(i) = names.iter().position(|n| p.is(n.as_ref())) else {
+            continue;
+        };
+        let v = p.value();
+        properties[i] = Some(match properties[i].take() {
+            None => v,
+            Some(prev) => Cow::Owned(format!("{prev}, {v}")),
+        });
+    }
+    let mut parameters: Vec<Option<String>> = vec![None; names.len()];
+    if properties.iter().any(Option::is_none) {
+        for p in props {
+            for (pname, values) in p.params() {
+                let slot = names.iter().enumerate().position(|(i, n)| {
+                    properties[i].is_none()
+                        && parameters[i].is_none()
+                        && n.as_ref().eq_ignore_ascii_case(&pname)
+                });
+                if let Some(i) = slot {
+                    parameters[i] = Some(values);
+                }
+            }
+        }
+    }
+    Resolved {
+        properties,
+        parameters,
+    }
+}
+
+impl<'a> PropertyLike<'a> for &'a Property {
+    fn is(&self, name: &str) -> bool {
+        self.name == name
+    }
+
+    fn value(&self) -> Cow<'a, str> {
+        self.text()
+    }
+
+    fn params(&self) -> Vec<(String, String)> {
+        self.params
+            .iter()
+            .map(|p| (p.name.clone(), p.values.join(",")))
+            .collect()
+    }
 }
 
 /// One VEVENT of a parsed `Document`, computed on demand: nothing is built until asked.
@@ -77,24 +143,17 @@ impl<'a> EventView<'a> {
         self.component
     }
 
-    fn properties(&self) -> impl Iterator<Item = &'a Property> + 'a {
+    fn properties(&self) -> impl Iterator<Item = &'a Property> + Clone + 'a {
         self.component.properties()
     }
 
     /// The value of `name` (upper-case) by the rules of DESIGN.md.
     pub fn get(&self, name: &str) -> Option<Cow<'a, str>> {
-        let props = join_values(
-            self.properties()
-                .filter(|p| p.name == name)
-                .map(|p| p.text()),
-        );
-        if props.is_some() {
-            return props;
+        let mut resolved = resolve(self.properties(), &[name]);
+        match resolved.properties.pop().flatten() {
+            Some(value) => Some(value),
+            None => resolved.parameters.pop().flatten().map(Cow::Owned),
         }
-        self.properties()
-            .flat_map(|p| p.params.iter())
-            .find(|p| p.name == name)
-            .map(|p| Cow::Owned(p.values.join(",")))
     }
 
     /// The whole view as an ordered map, for the browser.
