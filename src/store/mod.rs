@@ -136,7 +136,7 @@ pub struct Db {
 
 struct Inner {
     path: PathBuf,
-    /// Free space below which `check` fails; `MIN_FREE_BYTES` unless set.
+    /// Free space below which `ready` fails; `MIN_FREE_BYTES` unless set.
     min_free_bytes: AtomicU64,
     writer: Mutex<Connection>,
     readers: Mutex<Vec<Connection>>,
@@ -202,7 +202,7 @@ impl Db {
         })
     }
 
-    /// Changes the free space below which `check` reports the disk full (tests use it to see
+    /// Changes the free space below which `ready` reports the disk full (tests use it to see
     /// the check fail without filling a disk).
     pub fn set_min_free_bytes(&self, bytes: u64) {
         self.inner.min_free_bytes.store(bytes, Ordering::Relaxed);
@@ -248,22 +248,36 @@ impl Db {
             .map_err(|_| StoreError::TaskFailed)?
     }
 
-    /// Readiness: opens a fresh connection to the file and reads its schema, so a file that was
-    /// removed, replaced or made unreadable is noticed (a pooled connection would not notice);
-    /// then checks that the disk has room left for writes.
+    /// Liveness of the store: opens a fresh connection to the file and reads its schema, so a
+    /// file that was removed, replaced or made unreadable is noticed (a pooled connection would
+    /// not notice). The systemd watchdog uses it; a restart can help with these.
     pub async fn check(&self) -> Result<(), StoreError> {
         let path = self.inner.path.clone();
-        let min_free = self.inner.min_free_bytes.load(Ordering::Relaxed);
         tokio::task::spawn_blocking(move || {
             let conn = open_connection(&path, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
             conn.query_row("SELECT count(*) FROM sqlite_schema", [], |r| {
                 r.get::<_, i64>(0)
             })?;
-            let dir = path.parent().unwrap_or(Path::new("."));
-            check::free_space(dir, min_free)
+            Ok(())
         })
         .await
         .map_err(|_| StoreError::TaskFailed)?
+    }
+
+    /// Readiness (`/readyz`): `check`, and room left on the disk for writes. A full disk is not
+    /// a reason to restart (reads still work), so it is kept out of `check`.
+    pub async fn ready(&self) -> Result<(), StoreError> {
+        self.check().await?;
+        let dir = self
+            .inner
+            .path
+            .parent()
+            .unwrap_or(Path::new("."))
+            .to_owned();
+        let min_free = self.inner.min_free_bytes.load(Ordering::Relaxed);
+        tokio::task::spawn_blocking(move || check::free_space(&dir, min_free))
+            .await
+            .map_err(|_| StoreError::TaskFailed)?
     }
 
     /// Leaves the file tidy at shutdown: lets SQLite refresh its statistics and folds the WAL
@@ -531,13 +545,16 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn check_reports_a_full_disk() {
+    async fn ready_reports_a_full_disk_and_check_does_not() {
         let dir = tempfile::tempdir().expect("tempdir");
         let db = Db::open(dir.path()).expect("opens");
-        db.check().await.expect("room enough");
+        db.ready().await.expect("room enough");
         db.set_min_free_bytes(u64::MAX);
-        let err = db.check().await.expect_err("full");
+        let err = db.ready().await.expect_err("full");
         assert!(err.is_disk_full(), "{err:?}");
+        db.check()
+            .await
+            .expect("the watchdog keeps the server alive");
     }
 
     #[tokio::test]
