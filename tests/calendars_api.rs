@@ -777,3 +777,147 @@ async fn unpublish_needs_the_token_and_removes_the_feed() {
     assert_eq!(again.status(), StatusCode::NOT_FOUND);
     server.stop().await;
 }
+
+/// Addresses of the feed copies stored in the server's database.
+fn stored_copies(server: &TestServer) -> Vec<String> {
+    let conn = rusqlite::Connection::open_with_flags(
+        server.data_dir.path().join(hearth::store::DB_FILE),
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+    )
+    .expect("opens");
+    let mut statement = conn
+        .prepare("SELECT url FROM feed_copies ORDER BY url")
+        .expect("prepare");
+    let urls = statement
+        .query_map([], |r| r.get(0))
+        .expect("query")
+        .collect::<Result<_, _>>()
+        .expect("rows");
+    urls
+}
+
+async fn unpublish(server: &TestServer, id: &str, token: &str) -> StatusCode {
+    server
+        .client
+        .delete(server.url(&format!("/api/calendars/{id}")))
+        .header(AUTHORIZATION, format!("Bearer {token}"))
+        .send()
+        .await
+        .expect("sent")
+        .status()
+}
+
+/// A valid feed of about `bytes` bytes.
+fn feed_of_size(bytes: usize) -> Vec<u8> {
+    let mut feed = String::from("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//EN\r\n");
+    let mut i = 0;
+    while feed.len() < bytes {
+        feed.push_str(&format!(
+            "BEGIN:VEVENT\r\nUID:{i}@t\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:20261201T090000Z\r\nSUMMARY:Event {i}\r\nDESCRIPTION:{}\r\nEND:VEVENT\r\n",
+            "x".repeat(60)
+        ));
+        i += 1;
+    }
+    feed.push_str("END:VCALENDAR\r\n");
+    feed.into_bytes()
+}
+
+#[tokio::test]
+async fn a_new_calendar_beyond_max_calendars_is_507_before_any_fetch() {
+    let upstream = Upstream::start().await;
+    let server = TestServer::start(|c| {
+        c.allow_private_feeds = true;
+        c.max_calendars = 2;
+    })
+    .await;
+    for id in ["one", "two"] {
+        let response = publish(
+            &server,
+            calendar(id, &upstream.url(&format!("/{id}.ics")), "x"),
+        )
+        .await;
+        assert_eq!(response.status(), StatusCode::CREATED, "{id}");
+    }
+    let hits = upstream.hits();
+    let response = publish(&server, calendar("three", &upstream.url("/three.ics"), "x")).await;
+    assert_eq!(response.status(), StatusCode::INSUFFICIENT_STORAGE);
+    let error = error_of(response).await;
+    assert!(error.contains("limit of 2 published calendars"), "{error}");
+    assert_eq!(upstream.hits(), hits, "the refused feed was fetched");
+    assert_eq!(
+        server.get("/cal/three.ics").await.status(),
+        StatusCode::NOT_FOUND
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn feed_storage_beyond_its_cap_is_507_and_unpublishing_frees_it() {
+    let upstream = Upstream::start().await;
+    upstream.set_body(feed_of_size(600 * 1024));
+    let server = TestServer::start(|c| {
+        c.allow_private_feeds = true;
+        c.max_feed_storage = 1024 * 1024;
+    })
+    .await;
+    let mut tokens = Vec::new();
+    for id in ["a", "b"] {
+        let response = publish(
+            &server,
+            calendar(id, &upstream.url(&format!("/{id}.ics")), "x"),
+        )
+        .await;
+        assert_eq!(response.status(), StatusCode::CREATED, "{id}");
+        let body: Value = response.json().await.expect("json");
+        tokens.push(body["editToken"].as_str().expect("token").to_owned());
+    }
+    let hits = upstream.hits();
+    let response = publish(&server, calendar("c", &upstream.url("/c.ics"), "x")).await;
+    assert_eq!(response.status(), StatusCode::INSUFFICIENT_STORAGE);
+    let error = error_of(response).await;
+    assert!(
+        error.starts_with("the server's storage for calendar feeds is full"),
+        "{error}"
+    );
+    assert_eq!(upstream.hits(), hits, "the refused feed was fetched");
+
+    // Unpublishing removes the copy, which makes room again.
+    assert_eq!(
+        unpublish(&server, "a", &tokens[0]).await,
+        StatusCode::NO_CONTENT
+    );
+    assert_eq!(stored_copies(&server), [upstream.url("/b.ics")]);
+    let response = publish(&server, calendar("c", &upstream.url("/c.ics"), "x")).await;
+    assert_eq!(response.status(), StatusCode::CREATED);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn republishing_with_another_address_removes_the_old_copy() {
+    let upstream = Upstream::start().await;
+    let server = private_server().await;
+    let created: Value = publish(&server, calendar("moving", &upstream.url("/old.ics"), "x"))
+        .await
+        .json()
+        .await
+        .expect("json");
+    let token = created["editToken"].as_str().expect("token").to_owned();
+    assert_eq!(stored_copies(&server), [upstream.url("/old.ics")]);
+    let mut body = calendar("moving", &upstream.url("/new.ics"), "x");
+    body["editToken"] = Value::from(token.clone());
+    assert_eq!(publish(&server, body).await.status(), StatusCode::OK);
+    assert_eq!(stored_copies(&server), [upstream.url("/new.ics")]);
+
+    // A republish with a wrong token leaves no copy of the address it tried.
+    let mut body = calendar("moving", &upstream.url("/other.ics"), "x");
+    body["editToken"] = Value::from("wrong");
+    assert_eq!(publish(&server, body).await.status(), StatusCode::FORBIDDEN);
+    assert_eq!(stored_copies(&server), [upstream.url("/new.ics")]);
+
+    assert_eq!(
+        unpublish(&server, "moving", &token).await,
+        StatusCode::NO_CONTENT
+    );
+    assert!(stored_copies(&server).is_empty());
+    server.stop().await;
+}

@@ -269,6 +269,8 @@ pub async fn publish(
         .map_err(AppError::BadRequest)?;
     let base = public_base(&state, &headers)?;
     let token = bearer(&headers).or(request.edit_token);
+    let quotas = calendars::Quotas::of(&state.config);
+    calendars::check_quotas(&state.db, &input, quotas).await?;
 
     // The feed must work before a link to it is handed out; this also warms the cache.
     state
@@ -285,7 +287,7 @@ pub async fn publish(
         })?;
 
     let id = input.id.clone();
-    let outcome = calendars::publish(&state.db, input, token).await?;
+    let outcome = calendars::publish(&state.db, input, token, quotas).await?;
     let hosted_url = format!("{base}/cal/{id}.ics");
     match outcome {
         PublishOutcome::Forbidden => Err(AppError::Forbidden(format!(
