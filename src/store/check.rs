@@ -122,6 +122,17 @@ mod tests {
     }
 
     #[test]
+    fn the_quick_check_for_large_files_finds_overwritten_pages_too() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = crate::store::tests::damaged_database(dir.path());
+        let mut conn = Connection::open(&path).expect("opens lazily");
+        for size in [0, u64::MAX] {
+            let err = integrity(&mut conn, &path, size, CHECK_TIME_LIMIT).expect_err("damaged");
+            assert!(matches!(err, StoreError::Corrupt { .. }), "{size}: {err:?}");
+        }
+    }
+
+    #[test]
     fn free_space_is_measured_and_a_threshold_above_it_is_a_full_disk() {
         let dir = tempfile::tempdir().expect("tempdir");
         assert!(free_bytes(dir.path()).expect("statvfs") > 0);

@@ -398,7 +398,7 @@ pub(crate) fn open_connection(path: &Path, flags: OpenFlags) -> Result<Connectio
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[tokio::test]
