@@ -16,6 +16,11 @@ pub const DEFAULT_CACHE_BYTES: usize = 32 * 1024 * 1024;
 /// Owner name shown until the owner configures one.
 pub const DEFAULT_OWNER_NAME: &str = "Your Name";
 
+/// Defaults of `--max-calendars` and `--max-feed-storage`: room for a household's calendars
+/// that a small SD card still holds comfortably beside the system.
+pub const DEFAULT_MAX_CALENDARS: usize = 100;
+pub const DEFAULT_MAX_FEED_STORAGE: u64 = 256 * 1024 * 1024;
+
 /// Largest avatar image accepted, so a wrong path cannot make the server hold a huge file.
 const MAX_AVATAR_BYTES: u64 = 2 * 1024 * 1024;
 
@@ -122,8 +127,16 @@ pub struct ServeArgs {
     pub feed_max_size: usize,
 
     /// Memory for upstream copies and rendered feeds together; least recently used go first.
-    #[arg(long, env = "HEARTH_CACHE_SIZE", default_value = "32MiB", value_name = "SIZE", value_parser = parse_size)]
+    #[arg(long, env = "HEARTH_CACHE_SIZE", default_value = "32MiB", value_name = "SIZE", value_parser = parse_cache_size)]
     pub cache_size: usize,
+    /// Most calendars that may be published; a publish of a new one beyond it is refused (507).
+    #[arg(long, env = "HEARTH_MAX_CALENDARS", default_value = "100", value_name = "COUNT", value_parser = parse_max_calendars)]
+    pub max_calendars: usize,
+
+    /// Most bytes of upstream feed copies kept in the database (e.g. 256MiB, 1GiB); publishing
+    /// a feed not stored yet is refused (507) once they reach it.
+    #[arg(long, env = "HEARTH_MAX_FEED_STORAGE", default_value = "256MiB", value_name = "SIZE", value_parser = parse_storage)]
+    pub max_feed_storage: u64,
 
     /// Key that publishing a calendar requires. Unset: publishing is open to any visitor.
     #[arg(
@@ -218,6 +231,8 @@ pub struct Config {
     pub feed_max_size: usize,
     /// Bytes of feed copies and rendered feeds kept in memory (`--cache-size`).
     pub cache_size: usize,
+    pub max_calendars: usize,
+    pub max_feed_storage: u64,
     pub publish_key: Option<String>,
     pub log_format: LogFormat,
     /// Where time comes from: the system, or a manual clock in tests.
@@ -254,6 +269,8 @@ impl ServeArgs {
             feed_ttl: self.feed_ttl,
             feed_max_size: self.feed_max_size,
             cache_size: self.cache_size,
+            max_calendars: self.max_calendars,
+            max_feed_storage: self.max_feed_storage,
             publish_key,
             log_format: self.log_format,
             clock: crate::clock::Clock::system(),
@@ -276,6 +293,8 @@ impl Config {
             feed_ttl: Duration::from_secs(15 * 60),
             feed_max_size: 10 * 1024 * 1024,
             cache_size: DEFAULT_CACHE_BYTES,
+            max_calendars: DEFAULT_MAX_CALENDARS,
+            max_feed_storage: DEFAULT_MAX_FEED_STORAGE,
             publish_key: None,
             log_format: LogFormat::Text,
             clock: crate::clock::Clock::system(),
@@ -361,27 +380,63 @@ fn parse_ttl(value: &str) -> Result<Duration, String> {
     Ok(ttl)
 }
 
-/// Sizes like `10MiB`, `512KiB`, `2MB` or plain bytes.
-fn parse_size(value: &str) -> Result<usize, String> {
+/// Sizes like `10MiB`, `512KiB`, `2MB`, `1GiB` or plain bytes.
+fn parse_bytes(value: &str) -> Result<u64, String> {
     let v = value.trim();
     let split = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
     let (digits, unit) = v.split_at(split);
-    let number: usize = digits
+    let number: u64 = digits
         .parse()
         .map_err(|_| format!("'{value}' is not a size like 10MiB"))?;
-    let factor: usize = match unit.trim().to_ascii_lowercase().as_str() {
+    let factor: u64 = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1,
         "k" | "kb" | "kib" => 1024,
         "m" | "mb" | "mib" => 1024 * 1024,
+        "g" | "gb" | "gib" => 1024 * 1024 * 1024,
         _ => return Err(format!("'{value}' is not a size like 10MiB")),
     };
-    let size = number
+    number
         .checked_mul(factor)
-        .ok_or_else(|| format!("'{value}' is too large"))?;
+        .ok_or_else(|| format!("'{value}' is too large"))
+}
+
+/// `--feed-max-size`: 1 KiB to 256 MiB.
+fn parse_size(value: &str) -> Result<usize, String> {
+    let size = parse_bytes(value)?;
     if !(1024..=256 * 1024 * 1024).contains(&size) {
         return Err(format!("'{value}' is outside 1KiB to 256MiB"));
     }
+    usize::try_from(size).map_err(|_| format!("'{value}' is too large"))
+}
+
+/// `--cache-size`: 1 MiB to 4 GiB.
+fn parse_cache_size(value: &str) -> Result<usize, String> {
+    let size = parse_bytes(value)?;
+    if !(1024 * 1024..=4 * 1024 * 1024 * 1024).contains(&size) {
+        return Err(format!("'{value}' is outside 1MiB to 4GiB"));
+    }
+    usize::try_from(size).map_err(|_| format!("'{value}' is too large for this machine"))
+}
+
+/// `--max-feed-storage`: 1 MiB to 1 TiB.
+fn parse_storage(value: &str) -> Result<u64, String> {
+    let size = parse_bytes(value)?;
+    if !(1024 * 1024..=1024 * 1024 * 1024 * 1024).contains(&size) {
+        return Err(format!("'{value}' is outside 1MiB to 1024GiB"));
+    }
     Ok(size)
+}
+
+/// `--max-calendars`: 1 to 100000.
+fn parse_max_calendars(value: &str) -> Result<usize, String> {
+    let count: usize = value
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{value}' is not a number of calendars"))?;
+    if !(1..=100_000).contains(&count) {
+        return Err(format!("'{value}' is outside 1 to 100000"));
+    }
+    Ok(count)
 }
 
 #[cfg(test)]
@@ -439,6 +494,31 @@ mod tests {
         );
         assert!(serve_args(&["--feed-max-size", "lots"]).is_err());
         assert!(serve_args(&["--feed-max-size", "1"]).is_err());
+    }
+
+    #[test]
+    fn quotas_have_sd_card_defaults_and_take_units() {
+        let args = serve_args(&[]).expect("parses");
+        assert_eq!(args.max_calendars, 100);
+        assert_eq!(args.max_feed_storage, 256 * 1024 * 1024);
+        let args =
+            serve_args(&["--max-calendars", "5", "--max-feed-storage", "2GiB"]).expect("parses");
+        assert_eq!(args.max_calendars, 5);
+        assert_eq!(args.max_feed_storage, 2 * 1024 * 1024 * 1024);
+        for bad in [
+            ["--max-calendars", "0"],
+            ["--max-calendars", "many"],
+            ["--max-feed-storage", "10KiB"],
+            ["--max-feed-storage", "lots"],
+        ] {
+            assert!(serve_args(&bad).is_err(), "{bad:?}");
+        }
+        let config = serve_args(&[])
+            .expect("parses")
+            .into_config()
+            .expect("config");
+        assert_eq!(config.max_calendars, DEFAULT_MAX_CALENDARS);
+        assert_eq!(config.max_feed_storage, DEFAULT_MAX_FEED_STORAGE);
     }
 
     #[test]

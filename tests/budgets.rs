@@ -373,7 +373,10 @@ async fn concurrent_misses_for_one_calendar_share_one_render() {
     let input =
         calendars::validate("one", "One", &upstream.url("/a.ics"), &mapping).expect("valid");
     let url = input.url.clone();
-    calendars::publish(&db, input, None).await.expect("stored");
+    let quotas = calendars::Quotas::of(&Config::for_data_dir(dir.path()));
+    calendars::publish(&db, input, None, quotas)
+        .await
+        .expect("stored");
     let calendar = publisher
         .calendar(&db, "one")
         .await

@@ -117,13 +117,25 @@ async fn refused_addresses_are_400_without_the_flag() {
         "http://[::1]/x.ics",
         "http://[::ffff:127.0.0.1]/x.ics",
         "webcal://127.0.0.1/x.ics",
-        "http://localhost:9/x.ics",
+        "webcals://127.0.0.1/x.ics",
+        "http://[64:ff9b:1::7f00:1]/x.ics",
+        "http://[::ffff:0:7f00:1]/x.ics",
+        "http://[2001::1]/x.ics",
     ] {
         let response = feed(&server, url).await;
         assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{url}");
         let error = error_of(response).await;
         assert!(error.contains("refused address"), "{url}: {error}");
     }
+    // A name is refused without saying what it resolves to.
+    let response = feed(&server, "http://localhost:9/x.ics").await;
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    let error = error_of(response).await;
+    assert!(error.contains("private or local network"), "{error}");
+    assert!(
+        !error.contains("127.0.0.1") && !error.contains("::1"),
+        "{error}"
+    );
     server.stop().await;
 }
 
@@ -225,10 +237,13 @@ async fn redirects_to_refused_addresses_are_refused_on_every_hop() {
     let blocked = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2));
     let mut options = FetchOptions::new(false, 1 << 20);
     options.refuse = Arc::new(move |ip| ip == blocked);
+    options.hosts.insert(
+        "feeds.example".into(),
+        vec![IpAddr::V4(Ipv4Addr::LOCALHOST)],
+    );
     options
         .hosts
-        .insert("feeds.example".into(), IpAddr::V4(Ipv4Addr::LOCALHOST));
-    options.hosts.insert("internal.example".into(), blocked);
+        .insert("internal.example".into(), vec![blocked]);
     let fetcher = Fetcher::with_options(options).expect("fetcher");
     let start = reqwest::Url::parse(&format!(
         "http://feeds.example:{}/cal.ics",
@@ -259,7 +274,8 @@ async fn redirects_to_refused_addresses_are_refused_on_every_hop() {
         .fetch(&start, &Validators::default())
         .await
         .expect_err("refused");
-    assert!(matches!(err, FetchError::RefusedAddress(_)), "{err:?}");
+    assert_eq!(err, FetchError::RefusedHost);
+    assert!(!err.to_string().contains("127.0.0.2"), "{err}");
     assert_eq!(private.hits(), 0, "the refused server was never contacted");
 }
 
@@ -807,5 +823,277 @@ async fn unpublish_needs_the_token_and_removes_the_feed() {
         .await
         .expect("sent");
     assert_eq!(again.status(), StatusCode::NOT_FOUND);
+    server.stop().await;
+}
+
+/// Addresses of the feed copies stored in the server's database.
+fn stored_copies(server: &TestServer) -> Vec<String> {
+    let conn = rusqlite::Connection::open_with_flags(
+        server.data_dir.path().join(hearth::store::DB_FILE),
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+    )
+    .expect("opens");
+    let mut statement = conn
+        .prepare("SELECT url FROM feed_copies ORDER BY url")
+        .expect("prepare");
+    let urls = statement
+        .query_map([], |r| r.get(0))
+        .expect("query")
+        .collect::<Result<_, _>>()
+        .expect("rows");
+    urls
+}
+
+async fn unpublish(server: &TestServer, id: &str, token: &str) -> StatusCode {
+    server
+        .client
+        .delete(server.url(&format!("/api/calendars/{id}")))
+        .header(AUTHORIZATION, format!("Bearer {token}"))
+        .send()
+        .await
+        .expect("sent")
+        .status()
+}
+
+/// A valid feed of about `bytes` bytes.
+fn feed_of_size(bytes: usize) -> Vec<u8> {
+    let mut feed = String::from("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//EN\r\n");
+    let mut i = 0;
+    while feed.len() < bytes {
+        feed.push_str(&format!(
+            "BEGIN:VEVENT\r\nUID:{i}@t\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:20261201T090000Z\r\nSUMMARY:Event {i}\r\nDESCRIPTION:{}\r\nEND:VEVENT\r\n",
+            "x".repeat(60)
+        ));
+        i += 1;
+    }
+    feed.push_str("END:VCALENDAR\r\n");
+    feed.into_bytes()
+}
+
+#[tokio::test]
+async fn a_new_calendar_beyond_max_calendars_is_507_before_any_fetch() {
+    let upstream = Upstream::start().await;
+    let server = TestServer::start(|c| {
+        c.allow_private_feeds = true;
+        c.max_calendars = 2;
+    })
+    .await;
+    for id in ["one", "two"] {
+        let response = publish(
+            &server,
+            calendar(id, &upstream.url(&format!("/{id}.ics")), "x"),
+        )
+        .await;
+        assert_eq!(response.status(), StatusCode::CREATED, "{id}");
+    }
+    let hits = upstream.hits();
+    let response = publish(&server, calendar("three", &upstream.url("/three.ics"), "x")).await;
+    assert_eq!(response.status(), StatusCode::INSUFFICIENT_STORAGE);
+    let error = error_of(response).await;
+    assert!(error.contains("limit of 2 published calendars"), "{error}");
+    assert_eq!(upstream.hits(), hits, "the refused feed was fetched");
+    assert_eq!(
+        server.get("/cal/three.ics").await.status(),
+        StatusCode::NOT_FOUND
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn feed_storage_beyond_its_cap_is_507_and_unpublishing_frees_it() {
+    let upstream = Upstream::start().await;
+    upstream.set_body(feed_of_size(600 * 1024));
+    let server = TestServer::start(|c| {
+        c.allow_private_feeds = true;
+        c.max_feed_storage = 1024 * 1024;
+    })
+    .await;
+    let mut tokens = Vec::new();
+    for id in ["a", "b"] {
+        let response = publish(
+            &server,
+            calendar(id, &upstream.url(&format!("/{id}.ics")), "x"),
+        )
+        .await;
+        assert_eq!(response.status(), StatusCode::CREATED, "{id}");
+        let body: Value = response.json().await.expect("json");
+        tokens.push(body["editToken"].as_str().expect("token").to_owned());
+    }
+    let hits = upstream.hits();
+    let response = publish(&server, calendar("c", &upstream.url("/c.ics"), "x")).await;
+    assert_eq!(response.status(), StatusCode::INSUFFICIENT_STORAGE);
+    let error = error_of(response).await;
+    assert!(
+        error.starts_with("the server's storage for calendar feeds is full"),
+        "{error}"
+    );
+    assert_eq!(upstream.hits(), hits, "the refused feed was fetched");
+
+    // Unpublishing removes the copy, which makes room again.
+    assert_eq!(
+        unpublish(&server, "a", &tokens[0]).await,
+        StatusCode::NO_CONTENT
+    );
+    assert_eq!(stored_copies(&server), [upstream.url("/b.ics")]);
+    let response = publish(&server, calendar("c", &upstream.url("/c.ics"), "x")).await;
+    assert_eq!(response.status(), StatusCode::CREATED);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn republishing_with_another_address_removes_the_old_copy() {
+    let upstream = Upstream::start().await;
+    let server = private_server().await;
+    let created: Value = publish(&server, calendar("moving", &upstream.url("/old.ics"), "x"))
+        .await
+        .json()
+        .await
+        .expect("json");
+    let token = created["editToken"].as_str().expect("token").to_owned();
+    assert_eq!(stored_copies(&server), [upstream.url("/old.ics")]);
+    let mut body = calendar("moving", &upstream.url("/new.ics"), "x");
+    body["editToken"] = Value::from(token.clone());
+    assert_eq!(publish(&server, body).await.status(), StatusCode::OK);
+    assert_eq!(stored_copies(&server), [upstream.url("/new.ics")]);
+
+    // A republish with a wrong token leaves no copy of the address it tried.
+    let mut body = calendar("moving", &upstream.url("/other.ics"), "x");
+    body["editToken"] = Value::from("wrong");
+    assert_eq!(publish(&server, body).await.status(), StatusCode::FORBIDDEN);
+    assert_eq!(stored_copies(&server), [upstream.url("/new.ics")]);
+
+    assert_eq!(
+        unpublish(&server, "moving", &token).await,
+        StatusCode::NO_CONTENT
+    );
+    assert!(stored_copies(&server).is_empty());
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_name_with_a_public_and_a_private_address_is_reached_on_the_public_one_only() {
+    use hearth::publish::fetch::{FetchOptions, Fetcher, Validators};
+    use std::net::{IpAddr, Ipv4Addr};
+    use std::sync::Arc;
+    // 127.0.0.1 stands in for the public address, 127.0.0.2 (same port) for the private one.
+    let public = Upstream::start_on("127.0.0.1:0").await;
+    let port = public.addr.port();
+    let private = Upstream::start_on(&format!("127.0.0.2:{port}")).await;
+    let blocked = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2));
+    let mut options = FetchOptions::new(false, 1 << 20);
+    options.refuse = Arc::new(move |ip| ip == blocked);
+    // The private address first, where a connector would try it first.
+    options.hosts.insert(
+        "mixed.example".into(),
+        vec![blocked, IpAddr::V4(Ipv4Addr::LOCALHOST)],
+    );
+    let fetcher = Fetcher::with_options(options).expect("fetcher");
+    let url = reqwest::Url::parse(&format!("http://mixed.example:{port}/cal.ics")).expect("url");
+    for _ in 0..3 {
+        fetcher
+            .fetch(&url, &Validators::default())
+            .await
+            .expect("fetched from the public address");
+    }
+    assert_eq!(public.hits(), 3);
+    assert_eq!(private.hits(), 0, "the private address was contacted");
+}
+
+#[tokio::test]
+async fn redirects_to_ipv6_and_mapped_addresses_are_refused() {
+    use hearth::publish::fetch::{is_refused, FetchError, FetchOptions, Fetcher, Validators};
+    use std::net::{IpAddr, Ipv4Addr};
+    use std::sync::Arc;
+    let public = Upstream::start_on("127.0.0.1:0").await;
+    let private = Upstream::start_on("127.0.0.2:0").await;
+    let port = private.addr.port();
+    let mut options = FetchOptions::new(false, 1 << 20);
+    // The production policy, except that 127.0.0.1 stands in for a public host.
+    options.refuse = Arc::new(|ip| ip != IpAddr::V4(Ipv4Addr::LOCALHOST) && is_refused(ip));
+    let fetcher = Fetcher::with_options(options).expect("fetcher");
+    let start = reqwest::Url::parse(&public.url("/cal.ics")).expect("url");
+    for target in [
+        format!("http://[::ffff:127.0.0.2]:{port}/secret"),
+        format!("http://[::ffff:7f00:2]:{port}/secret"),
+        format!("http://[::ffff:0:7f00:2]:{port}/secret"),
+        format!("http://[64:ff9b::7f00:2]:{port}/secret"),
+        format!("http://[64:ff9b:1::7f00:2]:{port}/secret"),
+        format!("http://[::1]:{port}/secret"),
+        format!("http://[2001::7f00:2]:{port}/secret"),
+        format!("http://[fe80::1]:{port}/secret"),
+    ] {
+        public.redirect_to(&target);
+        let err = fetcher
+            .fetch(&start, &Validators::default())
+            .await
+            .expect_err("refused");
+        assert!(
+            matches!(err, FetchError::RefusedAddress(_)),
+            "{target}: {err:?}"
+        );
+    }
+    assert_eq!(private.hits(), 0, "a refused server was contacted");
+}
+
+#[tokio::test]
+async fn publishing_a_private_feed_is_refused_without_contacting_it() {
+    let upstream = Upstream::start().await;
+    let port = upstream.addr.port();
+    let server = TestServer::start(|_| {}).await;
+    for url in [
+        upstream.url("/cal.ics"),
+        format!("webcals://127.0.0.1:{port}/cal.ics"),
+        format!("http://[::ffff:127.0.0.1]:{port}/cal.ics"),
+        format!("http://localhost:{port}/cal.ics"),
+    ] {
+        let response = publish(&server, calendar("lan", &url, "${SUMMARY}")).await;
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{url}");
+        let error = error_of(response).await;
+        assert!(error.starts_with("url:"), "{url}: {error}");
+        if url.contains("localhost") {
+            assert!(!error.contains("127.0.0.1"), "{url}: {error}");
+        }
+    }
+    assert_eq!(upstream.hits(), 0, "the private feed was contacted");
+    assert_eq!(
+        server.get("/cal/lan.ics").await.status(),
+        StatusCode::NOT_FOUND
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn control_characters_from_upstream_never_reach_the_hosted_feed() {
+    let upstream = Upstream::start().await;
+    upstream.set_body(
+        upstream::SAMPLE
+            .replace("SUMMARY:Team meeting", "SUMMARY:Team\0 meet\u{1}ing\u{7f}")
+            .into_bytes(),
+    );
+    let server = private_server().await;
+    let response = publish(
+        &server,
+        calendar("clean", &upstream.url("/a.ics"), "${SUMMARY}"),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::CREATED);
+    let hosted = server.get("/cal/clean.ics").await;
+    assert_eq!(hosted.status(), StatusCode::OK);
+    let body = hosted.bytes().await.expect("body");
+    assert!(
+        !body
+            .iter()
+            .any(|&b| (b < 0x20 && !b"\t\r\n".contains(&b)) || b == 0x7f),
+        "control characters in the hosted feed"
+    );
+    let text = String::from_utf8(body.to_vec()).expect("utf8");
+    assert!(text.contains("SUMMARY:Team meeting\r\n"), "{text}");
+
+    let page: Value = feed(&server, &upstream.url("/a.ics"))
+        .await
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(page["events"][0]["SUMMARY"], "Team meeting");
     server.stop().await;
 }

@@ -244,3 +244,81 @@ fn systemd_hears_ready_watchdog_pings_and_stopping() {
     }
     assert!(child.wait().expect("exits").success());
 }
+
+/// `hearth serve` on `dir`: must exit non-zero; returns its stderr.
+fn serve_refused(dir: &std::path::Path) -> String {
+    let out = hearth_bin()
+        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(dir)
+        .output()
+        .expect("runs");
+    let err = String::from_utf8(out.stderr).expect("utf8");
+    assert!(!out.status.success(), "served anyway: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    err
+}
+
+#[test]
+fn an_empty_database_file_stops_the_server_with_the_way_to_restore() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join(hearth::store::DB_FILE);
+    std::fs::write(&db, b"").expect("empty file");
+    let err = serve_refused(dir.path());
+    assert!(err.contains(&db.display().to_string()), "{err}");
+    assert!(err.contains("Back up and restore"), "{err}");
+    assert!(err.contains("empty"), "{err}");
+    assert_eq!(std::fs::metadata(&db).expect("kept").len(), 0);
+}
+
+#[test]
+fn a_damaged_database_stops_the_server_with_the_way_to_restore() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join(hearth::store::DB_FILE);
+    // A real hearth database with 30+ pages of published calendars and feed copies.
+    drop(hearth::Db::open(dir.path()).expect("creates"));
+    let conn = rusqlite::Connection::open(&db).expect("open");
+    conn.execute_batch(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300)
+         INSERT INTO feed_copies (url, body, fetched_at, changed_at)
+         SELECT 'https://example.org/' || i, randomblob(600), 0, 0 FROM n;
+         WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300)
+         INSERT INTO calendars (id, name, url, mapping, token_hash, created_at, updated_at)
+         SELECT 'c' || i, 'Work', 'https://example.org/' || i, '{}', 'h', 0, 0 FROM n;
+         PRAGMA wal_checkpoint(TRUNCATE);",
+    )
+    .expect("fill");
+    let page_size: i64 = conn
+        .query_row("PRAGMA page_size", [], |r| r.get(0))
+        .expect("page size");
+    drop(conn);
+    let page_size = page_size as usize;
+    let mut bytes = std::fs::read(&db).expect("read");
+    assert!(bytes.len() >= 30 * page_size, "only {} bytes", bytes.len());
+    // Pages 10 to 29 (counted from 1) overwritten with garbage.
+    for (i, b) in bytes[9 * page_size..29 * page_size].iter_mut().enumerate() {
+        *b = (i * 31 + 7) as u8;
+    }
+    std::fs::write(&db, &bytes).expect("write");
+
+    let err = serve_refused(dir.path());
+    assert!(err.contains(&db.display().to_string()), "{err}");
+    assert!(err.contains("damaged"), "{err}");
+    assert!(err.contains("Back up and restore"), "{err}");
+}
+
+#[test]
+fn a_failed_backup_leaves_no_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join(hearth::store::DB_FILE), vec![0x5Au8; 8192]).expect("garbage");
+    let target = dir.path().join("backup.db");
+    let out = hearth_bin()
+        .args(["backup", "--data-dir"])
+        .arg(dir.path())
+        .arg(&target)
+        .output()
+        .expect("runs");
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).expect("utf8");
+    assert!(err.starts_with("hearth: backup failed"), "{err}");
+    assert!(!target.exists(), "a partial backup was left behind");
+}

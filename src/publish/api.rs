@@ -308,6 +308,8 @@ pub async fn publish(
         .await
         .map_err(work_error)?
         .map_err(AppError::BadRequest)?;
+    let quotas = calendars::Quotas::of(&state.config);
+    calendars::check_quotas(&state.db, &input, quotas).await?;
 
     // The feed must work before a link to it is handed out; this also warms the cache.
     let feed = state
@@ -325,7 +327,7 @@ pub async fn publish(
     check_output_size(&state, &feed, &compiled).await?;
 
     let id = input.id.clone();
-    let outcome = calendars::publish(&state.db, input, token).await?;
+    let outcome = calendars::publish(&state.db, input, token, quotas).await?;
     let hosted_url = format!("{base}/cal/{id}.ics");
     match outcome {
         PublishOutcome::Forbidden => Err(AppError::Forbidden(format!(

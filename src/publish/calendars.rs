@@ -1,5 +1,6 @@
-//! Published calendars: what a publish request must hold, and the records in SQLite (the
-//! mapping, the hashed edit token, and the revision that every republish raises).
+//! Published calendars: what a publish request must hold, the records in SQLite (the mapping,
+//! the hashed edit token, and the revision that every republish raises), the quotas on how many
+//! there are and how much their feed copies take, and removing copies no calendar uses.
 
 use std::time::SystemTime;
 
@@ -10,7 +11,9 @@ use sha2::{Digest, Sha256};
 use super::feeds::{from_millis, to_millis};
 use super::fetch::normalize_url;
 use crate::calendar::{CompiledMapping, MappedField, Mapping};
+use crate::config::Config;
 use crate::store::{Db, StoreError};
+use crate::web::error::AppError;
 
 pub const MAX_ID_LEN: usize = 64;
 pub const MAX_NAME_CHARS: usize = 200;
@@ -50,6 +53,132 @@ pub enum PublishOutcome {
     },
     /// The id exists and the token is missing or wrong.
     Forbidden,
+}
+
+/// Limits on what publishing may store (`--max-calendars`, `--max-feed-storage`).
+#[derive(Debug, Clone, Copy)]
+pub struct Quotas {
+    pub max_calendars: usize,
+    pub max_feed_storage: u64,
+}
+
+impl Quotas {
+    pub fn of(config: &Config) -> Quotas {
+        Quotas {
+            max_calendars: config.max_calendars,
+            max_feed_storage: config.max_feed_storage,
+        }
+    }
+}
+
+/// Why a publish may not store anything more.
+#[derive(Debug, thiserror::Error)]
+pub enum QuotaError {
+    #[error(
+        "this server already holds its limit of {0} published calendars: unpublish one you no \
+         longer need, or ask the site's owner to raise --max-calendars"
+    )]
+    TooManyCalendars(usize),
+    #[error(
+        "the server's storage for calendar feeds is full ({used} of {limit} bytes used): \
+         unpublish a calendar you no longer need, or ask the site's owner to raise --max-feed-storage"
+    )]
+    FeedStorageFull { used: u64, limit: u64 },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// A quota is answered 507 Insufficient Storage rather than 403: nothing is wrong with the
+/// request or its sender, the server is out of the room its owner gave it, and the same
+/// request succeeds once room is made.
+impl From<QuotaError> for AppError {
+    fn from(error: QuotaError) -> AppError {
+        match error {
+            QuotaError::Store(e) => AppError::Store(e),
+            other => AppError::InsufficientStorage(other.to_string()),
+        }
+    }
+}
+
+/// Before the feed is fetched: refuses a new calendar beyond the count, and a feed not stored
+/// yet once stored copies reach the byte cap (a feed already stored costs nothing new).
+pub async fn check_quotas(db: &Db, input: &PublishInput, quotas: Quotas) -> Result<(), QuotaError> {
+    let id = input.id.clone();
+    let url = input.url.as_str().to_owned();
+    let problem = db
+        .read(move |conn| {
+            if let Some(problem) = count_problem(conn, &id, quotas)? {
+                return Ok(Some(problem));
+            }
+            storage_problem(conn, &url, quotas)
+        })
+        .await?;
+    problem.map_or(Ok(()), Err)
+}
+
+fn count_problem(
+    conn: &rusqlite::Connection,
+    id: &str,
+    quotas: Quotas,
+) -> Result<Option<QuotaError>, StoreError> {
+    let exists = conn
+        .query_row("SELECT 1 FROM calendars WHERE id = ?1", [id], |_| Ok(()))
+        .optional()?
+        .is_some();
+    if exists {
+        return Ok(None);
+    }
+    let count: i64 = conn.query_row("SELECT count(*) FROM calendars", [], |r| r.get(0))?;
+    Ok(
+        (usize::try_from(count).unwrap_or(usize::MAX) >= quotas.max_calendars)
+            .then_some(QuotaError::TooManyCalendars(quotas.max_calendars)),
+    )
+}
+
+fn storage_problem(
+    conn: &rusqlite::Connection,
+    url: &str,
+    quotas: Quotas,
+) -> Result<Option<QuotaError>, StoreError> {
+    let stored = conn
+        .query_row(
+            "SELECT 1 FROM feed_copies WHERE url = ?1",
+            [url],
+            |_| Ok(()),
+        )
+        .optional()?
+        .is_some();
+    if stored {
+        return Ok(None);
+    }
+    let used = stored_feed_bytes(conn)?;
+    Ok(
+        (used >= quotas.max_feed_storage).then_some(QuotaError::FeedStorageFull {
+            used,
+            limit: quotas.max_feed_storage,
+        }),
+    )
+}
+
+/// Bytes of all stored feed copies (`length` of a blob reads its header, not its content).
+pub fn stored_feed_bytes(conn: &rusqlite::Connection) -> Result<u64, StoreError> {
+    let used: i64 = conn.query_row(
+        "SELECT coalesce(sum(length(body)), 0) FROM feed_copies",
+        [],
+        |r| r.get(0),
+    )?;
+    Ok(u64::try_from(used).unwrap_or(0))
+}
+
+/// Removes the stored copy of `url` unless a calendar still uses it. Copies are keyed by the
+/// normalised address, as `calendars.url` holds it.
+fn remove_unused_copy(conn: &rusqlite::Connection, url: &str) -> Result<(), StoreError> {
+    conn.execute(
+        "DELETE FROM feed_copies WHERE url = ?1
+         AND NOT EXISTS (SELECT 1 FROM calendars WHERE url = ?1)",
+        [url],
+    )?;
+    Ok(())
 }
 
 /// Checks every field of a publish request, naming the field that is wrong.
@@ -185,13 +314,17 @@ fn row_to_published(r: &rusqlite::Row<'_>) -> rusqlite::Result<(Published, Strin
 const SELECT: &str =
     "SELECT id, name, url, mapping, revision, updated_at, token_hash FROM calendars";
 
-/// Creates the calendar, or updates it when `token` matches the stored one.
+/// Creates the calendar, or updates it when `token` matches the stored one. The count quota is
+/// checked again here, in the write transaction, so concurrent publishes cannot pass it
+/// together. A publish that stores no calendar takes its feed copy (saved while checking the
+/// feed) away again, and a republish to another address removes the old address's copy.
 pub async fn publish(
     db: &Db,
     input: PublishInput,
     token: Option<String>,
-) -> Result<PublishOutcome, StoreError> {
-    db.write(move |conn| {
+    quotas: Quotas,
+) -> Result<PublishOutcome, QuotaError> {
+    let outcome = db.write(move |conn| {
         let tx = conn.transaction()?;
         let existing = tx
             .query_row(&format!("{SELECT} WHERE id = ?1"), [&input.id], row_to_published)
@@ -199,6 +332,11 @@ pub async fn publish(
         let now = SystemTime::now();
         let outcome = match existing {
             None => {
+                if let Some(problem) = count_problem(&tx, &input.id, quotas)? {
+                    remove_unused_copy(&tx, input.url.as_str())?;
+                    tx.commit()?;
+                    return Ok(Err(problem));
+                }
                 let token = new_token();
                 tx.execute(
                     "INSERT INTO calendars (id, name, url, mapping, token_hash, revision, created_at, updated_at)
@@ -219,7 +357,9 @@ pub async fn publish(
             }
             Some((old, stored_hash)) => {
                 if !token_matches(token.as_deref(), &stored_hash) {
-                    return Ok(PublishOutcome::Forbidden);
+                    remove_unused_copy(&tx, input.url.as_str())?;
+                    tx.commit()?;
+                    return Ok(Ok(PublishOutcome::Forbidden));
                 }
                 let revision = old.revision + 1;
                 tx.execute(
@@ -227,6 +367,9 @@ pub async fn publish(
                      WHERE id = ?1",
                     params![input.id, input.name, input.url.as_str(), mapping_json(&input.mapping), revision, to_millis(now)],
                 )?;
+                if old.url != input.url.as_str() {
+                    remove_unused_copy(&tx, &old.url)?;
+                }
                 PublishOutcome::Updated {
                     record: Published {
                         id: input.id,
@@ -240,9 +383,10 @@ pub async fn publish(
             }
         };
         tx.commit()?;
-        Ok(outcome)
+        Ok(Ok(outcome))
     })
-    .await
+    .await?;
+    outcome
 }
 
 /// The outcome of an unpublish.
@@ -260,21 +404,22 @@ pub async fn delete(
 ) -> Result<DeleteOutcome, StoreError> {
     db.write(move |conn| {
         let tx = conn.transaction()?;
-        let stored: Option<String> = tx
+        let stored: Option<(String, String)> = tx
             .query_row(
-                "SELECT token_hash FROM calendars WHERE id = ?1",
+                "SELECT token_hash, url FROM calendars WHERE id = ?1",
                 [&id],
-                |r| r.get(0),
+                |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .optional()?;
         let outcome = match stored {
             None => DeleteOutcome::NotFound,
-            Some(hash)
+            Some((hash, url))
                 if token
                     .as_deref()
                     .is_some_and(|t| same(&hash_token(t.trim()), &hash)) =>
             {
                 tx.execute("DELETE FROM calendars WHERE id = ?1", [&id])?;
+                remove_unused_copy(&tx, &url)?;
                 DeleteOutcome::Deleted
             }
             Some(_) => DeleteOutcome::Forbidden,
@@ -359,6 +504,178 @@ mod tests {
         assert!(validate("a", "x", "gopher://x", &m)
             .expect_err("scheme")
             .starts_with("url:"));
+    }
+
+    const PLENTY: Quotas = Quotas {
+        max_calendars: 100,
+        max_feed_storage: 1 << 30,
+    };
+
+    fn input(id: &str, url: &str) -> PublishInput {
+        validate(id, "Work", url, &Map::new()).expect("valid")
+    }
+
+    /// What `Feeds` does while a publish checks the feed: the copy is saved first.
+    async fn store_copy(db: &Db, url: &str, bytes: usize) {
+        let url = normalize_url(url).expect("url").as_str().to_owned();
+        db.write(move |c| {
+            c.execute(
+                "INSERT INTO feed_copies (url, body, fetched_at, changed_at) VALUES (?1, zeroblob(?2), 0, 0)
+                 ON CONFLICT (url) DO UPDATE SET body = excluded.body",
+                params![url, bytes as i64],
+            )?;
+            Ok(())
+        })
+        .await
+        .expect("copy stored");
+    }
+
+    async fn copies(db: &Db) -> Vec<String> {
+        db.read(|c| {
+            let mut s = c.prepare("SELECT url FROM feed_copies ORDER BY url")?;
+            let urls = s.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
+            Ok(urls)
+        })
+        .await
+        .expect("read")
+    }
+
+    async fn created_token(db: &Db, input: PublishInput, quotas: Quotas) -> String {
+        match publish(db, input, None, quotas).await.expect("publishes") {
+            PublishOutcome::Created { token, .. } => token,
+            other => panic!("not created: {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn new_calendars_beyond_the_count_are_refused_and_existing_ones_still_republish() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = Db::open(dir.path()).expect("db");
+        let quotas = Quotas {
+            max_calendars: 2,
+            ..PLENTY
+        };
+        let a = input("a", "https://example.org/a.ics");
+        check_quotas(&db, &a, quotas).await.expect("room");
+        let token_a = created_token(&db, a, quotas).await;
+        created_token(&db, input("b", "https://example.org/b.ics"), quotas).await;
+
+        let c = input("c", "https://example.org/c.ics");
+        let err = check_quotas(&db, &c, quotas).await.expect_err("full");
+        assert!(matches!(err, QuotaError::TooManyCalendars(2)), "{err:?}");
+        // The check inside the write holds too (two publishes may pass the first together).
+        store_copy(&db, "https://example.org/c.ics", 10).await;
+        let err = publish(&db, c, None, quotas).await.expect_err("full");
+        assert!(
+            err.to_string().contains("limit of 2 published calendars"),
+            "{err}"
+        );
+        assert!(!copies(&db)
+            .await
+            .contains(&"https://example.org/c.ics".to_owned()));
+        let app = AppError::from(err);
+        assert_eq!(app.status(), axum::http::StatusCode::INSUFFICIENT_STORAGE);
+
+        let again = input("a", "https://example.org/a.ics");
+        check_quotas(&db, &again, quotas).await.expect("not new");
+        assert!(matches!(
+            publish(&db, again, Some(token_a), quotas)
+                .await
+                .expect("republish"),
+            PublishOutcome::Updated { .. }
+        ));
+    }
+
+    #[tokio::test]
+    async fn a_feed_not_stored_yet_is_refused_once_copies_reach_the_byte_cap() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = Db::open(dir.path()).expect("db");
+        let quotas = Quotas {
+            max_feed_storage: 1000,
+            ..PLENTY
+        };
+        store_copy(&db, "https://example.org/a.ics", 600).await;
+        check_quotas(&db, &input("b", "https://example.org/b.ics"), quotas)
+            .await
+            .expect("600 of 1000 bytes");
+        store_copy(&db, "https://example.org/b.ics", 400).await;
+        let err = check_quotas(&db, &input("c", "https://example.org/c.ics"), quotas)
+            .await
+            .expect_err("1000 of 1000 bytes");
+        assert!(
+            err.to_string()
+                .starts_with("the server's storage for calendar feeds is full"),
+            "{err}"
+        );
+        // An address already stored adds nothing.
+        check_quotas(&db, &input("d", "https://example.org/a.ics"), quotas)
+            .await
+            .expect("stored already");
+    }
+
+    #[tokio::test]
+    async fn copies_no_calendar_uses_are_removed_on_unpublish_move_and_refusal() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = Db::open(dir.path()).expect("db");
+        let shared = "https://example.org/shared.ics";
+        store_copy(&db, shared, 10).await;
+        let token_a = created_token(&db, input("a", shared), PLENTY).await;
+        let token_b = created_token(&db, input("b", shared), PLENTY).await;
+
+        // b moves to another address: the shared copy stays for a.
+        store_copy(&db, "https://example.org/b2.ics", 10).await;
+        publish(
+            &db,
+            input("b", "https://example.org/b2.ics"),
+            Some(token_b.clone()),
+            PLENTY,
+        )
+        .await
+        .expect("moves");
+        assert_eq!(
+            copies(&db).await,
+            [
+                "https://example.org/b2.ics",
+                "https://example.org/shared.ics"
+            ]
+        );
+        // a is unpublished: nobody uses the shared copy any more.
+        assert_eq!(
+            delete(&db, "a".into(), Some(token_a))
+                .await
+                .expect("delete"),
+            DeleteOutcome::Deleted
+        );
+        assert_eq!(copies(&db).await, ["https://example.org/b2.ics"]);
+        // A republish with the wrong token stores nothing, not even the copy it fetched.
+        store_copy(&db, "https://example.org/evil.ics", 10).await;
+        assert!(matches!(
+            publish(
+                &db,
+                input("b", "https://example.org/evil.ics"),
+                Some("wrong".into()),
+                PLENTY
+            )
+            .await
+            .expect("answers"),
+            PublishOutcome::Forbidden
+        ));
+        assert_eq!(copies(&db).await, ["https://example.org/b2.ics"]);
+        // b moves again: its old copy goes.
+        store_copy(&db, "https://example.org/b3.ics", 10).await;
+        publish(
+            &db,
+            input("b", "https://example.org/b3.ics"),
+            Some(token_b.clone()),
+            PLENTY,
+        )
+        .await
+        .expect("moves");
+        assert_eq!(copies(&db).await, ["https://example.org/b3.ics"]);
+        delete(&db, "b".into(), Some(token_b))
+            .await
+            .expect("delete");
+        assert!(copies(&db).await.is_empty());
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Fetching upstream calendar feeds safely: http(s) only, no server-side request forgery (every
-//! address actually connected to is checked, on every redirect too), time and size limits on the
-//! decompressed body, and conditional requests against the copy we already hold.
+//! address actually connected to is checked, on every redirect too), messages that reveal
+//! nothing about the network behind the server, time and size limits on the decompressed body,
+//! control characters removed, and conditional requests against the copy we already hold.
 
 use std::collections::HashMap;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
@@ -28,10 +29,16 @@ pub enum FetchError {
     InvalidUrl(String),
     #[error("only http, https and webcal addresses can be fetched, not {0}:")]
     UnsupportedScheme(String),
+    /// A literal address (as typed, or in a redirect): echoing it reveals nothing.
     #[error("the feed address points to a refused address ({0}): loopback, private and link-local networks are not fetched")]
     RefusedAddress(String),
-    #[error("the feed's host could not be found: {0}")]
-    Dns(String),
+    /// A host name whose addresses are all refused; which addresses they are is not said, so the
+    /// server cannot be used to map the names of the network it sits in.
+    #[error("the feed's host is on a private or local network, which is not fetched")]
+    RefusedHost,
+    /// Resolver details (NXDOMAIN, SERVFAIL, timeouts) are not passed on, for the same reason.
+    #[error("the feed's host could not be found")]
+    Dns,
     #[error("could not connect to the feed's server: {0}")]
     Connect(String),
     #[error("the feed took longer than {0} seconds to answer")]
@@ -56,6 +63,7 @@ impl FetchError {
                 | FetchError::InvalidUrl(_)
                 | FetchError::UnsupportedScheme(_)
                 | FetchError::RefusedAddress(_)
+                | FetchError::RefusedHost
         )
     }
 }
@@ -80,8 +88,8 @@ pub struct Validators {
     pub last_modified: Option<String>,
 }
 
-/// Normalises a user-supplied feed address: trims it, turns webcal: into https:, and accepts
-/// only http and https.
+/// Normalises a user-supplied feed address: trims it, turns webcal: and webcals: (Apple's
+/// spelling) into https:, and accepts only http and https.
 pub fn normalize_url(raw: &str) -> Result<Url, FetchError> {
     let trimmed = raw.trim();
     if trimmed.is_empty() {
@@ -91,7 +99,11 @@ pub fn normalize_url(raw: &str) -> Result<Url, FetchError> {
         return Err(FetchError::UrlTooLong);
     }
     let rewritten = match trimmed.split_once(':') {
-        Some((scheme, rest)) if scheme.eq_ignore_ascii_case("webcal") => format!("https:{rest}"),
+        Some((scheme, rest))
+            if scheme.eq_ignore_ascii_case("webcal") || scheme.eq_ignore_ascii_case("webcals") =>
+        {
+            format!("https:{rest}")
+        }
         _ => trimmed.to_owned(),
     };
     let url = Url::parse(&rewritten).map_err(|_| FetchError::InvalidUrl(trimmed.to_owned()))?;
@@ -115,8 +127,9 @@ pub struct FetchOptions {
     pub max_bytes: usize,
     pub connect_timeout: Duration,
     pub total_timeout: Duration,
-    /// Fixed answers for host names (checked like any other answer), for tests and LAN setups.
-    pub hosts: HashMap<String, IpAddr>,
+    /// Fixed answers for host names (checked like any other answer), for tests and LAN setups;
+    /// a name may have several addresses, as in DNS.
+    pub hosts: HashMap<String, Vec<IpAddr>>,
 }
 
 impl FetchOptions {
@@ -274,12 +287,21 @@ impl Fetcher {
             }
             bytes.extend_from_slice(&chunk);
         }
+        strip_control_bytes(&mut bytes);
         Ok(Fetched::Body {
             bytes,
             etag,
             last_modified,
         })
     }
+}
+
+/// Removes the C0 control characters other than TAB, LF and CR, and DEL, in one pass and in
+/// place: NUL and the like mean nothing in iCalendar text and must not reach the feeds we host
+/// (calendar apps and parsers written in C stop at a NUL). They are ASCII, so no UTF-8
+/// sequence is cut.
+pub fn strip_control_bytes(bytes: &mut Vec<u8>) {
+    bytes.retain(|&b| !matches!(b, 0x00..=0x08 | 0x0B | 0x0C | 0x0E..=0x1F | 0x7F));
 }
 
 fn literal_ip(url: &Url) -> Option<IpAddr> {
@@ -325,33 +347,35 @@ fn root_cause(error: &dyn std::error::Error) -> String {
 /// only go to an address that passed the check (no DNS-rebinding gap between check and use).
 struct CheckingResolver {
     refuse: RefusePolicy,
-    hosts: HashMap<String, IpAddr>,
+    hosts: HashMap<String, Vec<IpAddr>>,
 }
 
 impl Resolve for CheckingResolver {
     fn resolve(&self, name: Name) -> Resolving {
         let refuse = self.refuse.clone();
         let host = name.as_str().to_owned();
-        let fixed = self.hosts.get(&host.to_ascii_lowercase()).copied();
+        let fixed = self.hosts.get(&host.to_ascii_lowercase()).cloned();
         Box::pin(async move {
             type BoxError = Box<dyn std::error::Error + Send + Sync>;
             let addrs: Vec<SocketAddr> = match fixed {
-                Some(ip) => vec![SocketAddr::new(ip, 0)],
+                Some(ips) => ips.into_iter().map(|ip| SocketAddr::new(ip, 0)).collect(),
                 None => match tokio::net::lookup_host((host.as_str(), 0)).await {
                     Ok(found) => found.collect(),
                     Err(e) => {
-                        return Err(Box::new(FetchError::Dns(format!("{host}: {e}"))) as BoxError)
+                        tracing::debug!(host = %host, error = %e, "resolving a feed's host failed");
+                        return Err(Box::new(FetchError::Dns) as BoxError);
                     }
                 },
             };
             if addrs.is_empty() {
-                return Err(Box::new(FetchError::Dns(host)) as BoxError);
+                return Err(Box::new(FetchError::Dns) as BoxError);
             }
+            // Only the allowed addresses are handed on: a name with a public and a private
+            // address is reached on the public one only.
             let allowed: Vec<SocketAddr> =
                 addrs.iter().copied().filter(|a| !refuse(a.ip())).collect();
             if allowed.is_empty() {
-                let shown = addrs.first().map(|a| a.ip().to_string()).unwrap_or(host);
-                return Err(Box::new(FetchError::RefusedAddress(shown)) as BoxError);
+                return Err(Box::new(FetchError::RefusedHost) as BoxError);
             }
             Ok(Box::new(allowed.into_iter()) as Addrs)
         })
@@ -400,6 +424,15 @@ fn is_refused_v6(ip: Ipv6Addr) -> bool {
     if segments[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
         return is_refused_v4(embedded);
     }
+    // Local-use NAT64 (64:ff9b:1::/48, RFC 8215) translates into the operator's own networks.
+    if segments[..3] == [0x64, 0xff9b, 1] {
+        return true;
+    }
+    // SIIT IPv4-translated addresses (::ffff:0:a.b.c.d, RFC 7915) and Teredo (2001::/32), whose
+    // embedded IPv4 address is obfuscated: neither is a place a feed lives.
+    if segments[..6] == [0, 0, 0, 0, 0xffff, 0] || segments[..2] == [0x2001, 0] {
+        return true;
+    }
     // 6to4 (2002::/16) embeds the IPv4 address in the next 32 bits.
     if segments[0] == 0x2002 {
         let v4 = Ipv4Addr::new(
@@ -419,6 +452,8 @@ fn is_refused_v6(ip: Ipv6Addr) -> bool {
         || (segments[0] & 0xffc0) == 0xfec0 // site-local fec0::/10 (deprecated)
         || (segments[0] & 0xfe00) == 0xfc00 // unique-local fc00::/7
         || (segments[0] == 0x2001 && segments[1] == 0x0db8) // documentation
+        || (segments[0] == 0x2001 && segments[1] == 0x0002 && segments[2] == 0) // benchmarking 2001:2::/48
+        || segments[..4] == [0x0100, 0, 0, 0] // discard-only 100::/64
 }
 
 #[cfg(test)]
@@ -455,6 +490,19 @@ mod tests {
             "::127.0.0.1",
             "64:ff9b::a9fe:a9fe",
             "2002:7f00:1::1",
+            // Local-use NAT64, whatever it embeds.
+            "64:ff9b:1::808:808",
+            "64:ff9b:1:ffff::1",
+            // SIIT IPv4-translated, even of a public address.
+            "::ffff:0:7f00:1",
+            "::ffff:0:a00:1",
+            "::ffff:0:808:808",
+            // Teredo, the whole prefix.
+            "2001::1",
+            "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+            "2001:0:ffff:ffff:ffff:ffff:ffff:ffff",
+            "2001:2::1",
+            "100::1",
         ] {
             assert!(refused(ip), "{ip} should be refused");
         }
@@ -469,6 +517,9 @@ mod tests {
             "100.128.0.1",
             "2606:4700:4700::1111",
             "::ffff:8.8.8.8",
+            "64:ff9b::808:808",
+            "2001:4860:4860::8888",
+            "2a00:1450:4001::1",
         ] {
             assert!(!refused(ip), "{ip} should be allowed");
         }
@@ -496,10 +547,97 @@ mod tests {
             normalize_url("ftp://example.org/x"),
             Err(FetchError::UnsupportedScheme(_))
         ));
+        assert_eq!(
+            normalize_url("webcals://example.org/a.ics")
+                .expect("valid")
+                .as_str(),
+            "https://example.org/a.ics"
+        );
+        assert_eq!(
+            normalize_url("WebCalS://example.org/a.ics")
+                .expect("valid")
+                .scheme(),
+            "https"
+        );
+        assert!(matches!(
+            normalize_url("webcalx://example.org/a.ics"),
+            Err(FetchError::UnsupportedScheme(_))
+        ));
         assert_eq!(normalize_url("  "), Err(FetchError::EmptyUrl));
         assert!(matches!(
             normalize_url("not a url"),
             Err(FetchError::InvalidUrl(_))
         ));
+    }
+
+    #[test]
+    fn control_bytes_are_dropped_and_tab_cr_lf_and_utf8_kept() {
+        let mut body = b"SUMMARY:a\0b\x01\x08\x0b\x0c\x0e\x1f\x7fc\td\r\n\xc3\xa9".to_vec();
+        strip_control_bytes(&mut body);
+        assert_eq!(body, b"SUMMARY:abc\td\r\n\xc3\xa9");
+        let mut all: Vec<u8> = (0..=255).collect();
+        strip_control_bytes(&mut all);
+        assert_eq!(all.len(), 256 - 30);
+        assert!(all.contains(&b'\t') && all.contains(&b'\n') && all.contains(&b'\r'));
+        assert!(!all.contains(&0) && !all.contains(&0x7f));
+    }
+
+    #[test]
+    fn messages_about_names_reveal_no_addresses_or_resolver_details() {
+        assert_eq!(
+            FetchError::RefusedHost.to_string(),
+            "the feed's host is on a private or local network, which is not fetched"
+        );
+        assert_eq!(
+            FetchError::Dns.to_string(),
+            "the feed's host could not be found"
+        );
+        assert!(FetchError::RefusedHost.is_client_error());
+        // A literal address the user typed may be echoed.
+        assert!(FetchError::RefusedAddress("10.0.0.1".into())
+            .to_string()
+            .contains("10.0.0.1"));
+    }
+
+    async fn resolve(hosts: &[(&str, &[&str])], name: &str) -> Result<Vec<IpAddr>, String> {
+        let resolver = CheckingResolver {
+            refuse: Arc::new(is_refused),
+            hosts: hosts
+                .iter()
+                .map(|(n, ips)| {
+                    let ips = ips.iter().map(|ip| ip.parse().expect("ip")).collect();
+                    ((*n).to_owned(), ips)
+                })
+                .collect(),
+        };
+        let name: Name = name.parse().expect("name");
+        match resolver.resolve(name).await {
+            Ok(addrs) => Ok(addrs.map(|a| a.ip()).collect()),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_name_with_public_and_private_addresses_resolves_to_the_public_ones_only() {
+        let hosts: &[(&str, &[&str])] = &[
+            (
+                "mixed.example",
+                &["10.0.0.5", "93.184.215.14", "::1", "2606:4700::1"],
+            ),
+            (
+                "inside.example",
+                &["192.168.1.10", "fd00::10", "::ffff:0:a00:1"],
+            ),
+        ];
+        assert_eq!(
+            resolve(hosts, "mixed.example").await.expect("resolves"),
+            [
+                "93.184.215.14".parse::<IpAddr>().expect("ip"),
+                "2606:4700::1".parse().expect("ip")
+            ]
+        );
+        let err = resolve(hosts, "inside.example").await.expect_err("refused");
+        assert_eq!(err, FetchError::RefusedHost.to_string());
+        assert!(!err.contains("192.168") && !err.contains("fd00"), "{err}");
     }
 }

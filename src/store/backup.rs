@@ -1,11 +1,12 @@
 //! Online copies of the database: `VACUUM INTO` from a read-only connection gives a consistent,
-//! compact file while the server keeps writing.
+//! compact file while the server keeps writing. Copies are owner-only, and a copy that failed
+//! is removed rather than left half-written in the way of the next try.
 
 use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OpenFlags};
 
-use super::{open_connection, StoreError, DB_FILE};
+use super::{create_owner_only, open_connection, StoreError, DB_FILE};
 
 #[derive(Debug, thiserror::Error)]
 pub enum BackupError {
@@ -15,6 +16,11 @@ pub enum BackupError {
     TargetExists(String),
     #[error("cannot open the database: {0}")]
     Open(String),
+    #[error("cannot create {path}: {source}")]
+    Create {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("writing the copy to {path} failed: {source}")]
     Write {
         path: String,
@@ -28,15 +34,43 @@ pub fn backup_to(data_dir: &Path, target: &Path) -> Result<u64, BackupError> {
     if !source.is_file() {
         return Err(BackupError::Missing(source.display().to_string()));
     }
-    if target.exists() {
-        return Err(BackupError::TargetExists(target.display().to_string()));
+    claim(target)?;
+    let copied = open_connection(&source, OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .map_err(|e| match e {
+            StoreError::Open { source, .. } => BackupError::Open(source.to_string()),
+            other => BackupError::Open(other.to_string()),
+        })
+        .and_then(|conn| vacuum_into(&conn, target));
+    if let Err(e) = copied {
+        discard(target);
+        return Err(e);
     }
-    let conn = open_connection(&source, OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(|e| match e {
-        StoreError::Open { source, .. } => BackupError::Open(source.to_string()),
-        other => BackupError::Open(other.to_string()),
-    })?;
-    vacuum_into(&conn, target)?;
     Ok(std::fs::metadata(target).map(|m| m.len()).unwrap_or(0))
+}
+
+/// Creates `target` empty and owner-only (`VACUUM INTO` fills an existing empty file and keeps
+/// its mode); refuses a name that is taken, without touching that file.
+fn claim(target: &Path) -> Result<(), BackupError> {
+    create_owner_only(target)
+        .map(drop)
+        .map_err(|source| match source.kind() {
+            std::io::ErrorKind::AlreadyExists => {
+                BackupError::TargetExists(target.display().to_string())
+            }
+            _ => BackupError::Create {
+                path: target.display().to_string(),
+                source,
+            },
+        })
+}
+
+/// Removes a copy that failed part-way, so it neither passes for a backup nor blocks a retry.
+fn discard(target: &Path) {
+    if let Err(e) = std::fs::remove_file(target) {
+        if e.kind() != std::io::ErrorKind::NotFound {
+            tracing::warn!(path = %target.display(), error = %e, "could not remove the failed copy");
+        }
+    }
 }
 
 /// Before a migration: a copy named after the version it had, next to the database.
@@ -50,7 +84,11 @@ pub(super) fn pre_migration_snapshot(
         .map(|d| d.as_secs())
         .unwrap_or(0);
     let target = db_path.with_file_name(format!("{DB_FILE}.v{version}-{stamp}.bak"));
-    vacuum_into(conn, &target)?;
+    claim(&target)?;
+    if let Err(e) = vacuum_into(conn, &target) {
+        discard(&target);
+        return Err(e);
+    }
     Ok(target)
 }
 
@@ -95,6 +133,69 @@ mod tests {
             Err(BackupError::TargetExists(_))
         ));
         assert_eq!(std::fs::read(&target).expect("read"), b"keep me");
+    }
+
+    fn mode(path: &Path) -> u32 {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(path)
+            .expect("metadata")
+            .permissions()
+            .mode()
+            & 0o777
+    }
+
+    #[test]
+    fn a_backup_is_readable_by_its_owner_only() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        drop(Db::open(dir.path()).expect("opens"));
+        let target = dir.path().join("copy.db");
+        backup_to(dir.path(), &target).expect("backs up");
+        assert_eq!(mode(&target), 0o600);
+    }
+
+    #[test]
+    fn a_failed_backup_leaves_no_file_and_the_retry_works() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let source = dir.path().join(DB_FILE);
+        // Not a database: opening succeeds lazily, the copy itself fails.
+        std::fs::write(&source, vec![0x55u8; 8192]).expect("garbage");
+        let target = dir.path().join("copy.db");
+        let err = backup_to(dir.path(), &target).expect_err("fails");
+        assert!(
+            matches!(err, BackupError::Write { .. } | BackupError::Open(_)),
+            "{err:?}"
+        );
+        assert!(!target.exists(), "the partial copy was left behind");
+
+        std::fs::remove_file(&source).expect("remove garbage");
+        drop(Db::open(dir.path()).expect("opens"));
+        backup_to(dir.path(), &target).expect("the retry is not blocked");
+    }
+
+    #[test]
+    fn a_target_whose_directory_is_missing_fails_cleanly() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        drop(Db::open(dir.path()).expect("opens"));
+        let target = dir.path().join("gone").join("copy.db");
+        let err = backup_to(dir.path(), &target).expect_err("fails");
+        assert!(matches!(err, BackupError::Create { .. }), "{err:?}");
+        assert!(err.to_string().contains("copy.db"), "{err}");
+    }
+
+    #[test]
+    fn a_snapshot_before_migrating_is_owner_only() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join(DB_FILE);
+        let conn = Connection::open(&path).expect("open");
+        conn.execute_batch("CREATE TABLE t (x); PRAGMA user_version = 1;")
+            .expect("old schema");
+        let snapshot = pre_migration_snapshot(&conn, &path, 1).expect("snapshot");
+        assert_eq!(mode(&snapshot), 0o600);
+        let copy = Connection::open(&snapshot).expect("opens");
+        let version: i64 = copy
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .expect("version");
+        assert_eq!(version, 1);
     }
 
     #[test]

@@ -75,6 +75,19 @@ pub(super) fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreErr
     Ok(())
 }
 
+/// Feed copies that no published calendar refers to any more (left by versions that kept them,
+/// or by a publish that stopped between fetching and saving): removed at every start.
+pub(super) fn remove_orphaned_feed_copies(conn: &Connection) -> Result<usize, StoreError> {
+    let removed = conn.execute(
+        "DELETE FROM feed_copies WHERE url NOT IN (SELECT url FROM calendars)",
+        [],
+    )?;
+    if removed > 0 {
+        tracing::info!(removed, "removed stored feed copies that no calendar uses");
+    }
+    Ok(removed)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -27,11 +27,18 @@ pub enum AppError {
     BadGateway(String),
     #[error("{0}")]
     Unavailable(String),
+    /// 507: a quota or the disk is full; the owner must act, retrying will not help.
+    #[error("{0}")]
+    InsufficientStorage(String),
     #[error("database: {0}")]
     Store(#[from] StoreError),
     #[error("{0}")]
     Internal(String),
 }
+
+/// What a client is told when a write failed for lack of disk space.
+pub const DISK_FULL: &str =
+    "the server's disk is full, so nothing was saved: the site's owner needs to free space on it";
 
 impl AppError {
     pub fn status(&self) -> StatusCode {
@@ -44,6 +51,8 @@ impl AppError {
             AppError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             AppError::BadGateway(_) => StatusCode::BAD_GATEWAY,
             AppError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            AppError::InsufficientStorage(_) => StatusCode::INSUFFICIENT_STORAGE,
+            AppError::Store(e) if e.is_disk_full() => StatusCode::INSUFFICIENT_STORAGE,
             AppError::Store(_) | AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -52,11 +61,16 @@ impl AppError {
 impl IntoResponse for AppError {
     fn into_response(self) -> Response {
         let status = self.status();
-        let message = if status == StatusCode::INTERNAL_SERVER_ERROR {
-            tracing::error!(error = %self, "request failed");
-            "internal error: the server log has the details".to_owned()
-        } else {
-            self.to_string()
+        let message = match &self {
+            AppError::Store(e) if e.is_disk_full() => {
+                tracing::error!(error = %self, "request failed: the disk is full");
+                DISK_FULL.to_owned()
+            }
+            _ if status == StatusCode::INTERNAL_SERVER_ERROR => {
+                tracing::error!(error = %self, "request failed");
+                "internal error: the server log has the details".to_owned()
+            }
+            _ => self.to_string(),
         };
         json_error(status, message)
     }

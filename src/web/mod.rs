@@ -120,14 +120,19 @@ async fn healthz() -> impl IntoResponse {
 }
 
 async fn readyz(State(state): State<AppState>) -> Response {
-    match state.db.check().await {
+    match state.db.ready().await {
         Ok(()) => ([(axum::http::header::CACHE_CONTROL, "no-store")], "ready\n").into_response(),
         Err(e) => {
             tracing::warn!(error = %e, "readiness check failed");
+            let text = if e.is_disk_full() {
+                "disk full: free space in the data directory\n"
+            } else {
+                "database unavailable\n"
+            };
             (
                 StatusCode::SERVICE_UNAVAILABLE,
                 [(axum::http::header::CACHE_CONTROL, "no-store")],
-                "database unavailable\n",
+                text,
             )
                 .into_response()
         }
