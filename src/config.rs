@@ -38,7 +38,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Serve the site.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Write an online copy of the database to PATH (safe while `serve` runs).
     Backup(BackupArgs),
     /// Remap a calendar feed (file or stdin) with a mapping and write it to stdout.
@@ -447,7 +447,7 @@ mod tests {
         let mut all = vec!["hearth", "serve"];
         all.extend_from_slice(args);
         Cli::try_parse_from(all).map(|cli| match cli.command {
-            Command::Serve(s) => s,
+            Command::Serve(s) => *s,
             _ => panic!("parsed as another command"),
         })
     }
