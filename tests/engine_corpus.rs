@@ -40,20 +40,8 @@ fn corpus() -> Vec<(String, Vec<u8>)> {
 }
 
 /// The tree without line numbers (which legitimately move when folding changes).
-fn normalised(mut doc: Document) -> Vec<Component> {
-    fn strip(c: &mut Component) {
-        c.line = 0;
-        for item in &mut c.items {
-            match item {
-                Item::Property(p) => p.line = 0,
-                Item::Component(child) => strip(child),
-            }
-        }
-    }
-    for c in &mut doc.components {
-        strip(c);
-    }
-    doc.components
+fn normalised(doc: Document) -> Vec<Component> {
+    doc.without_line_numbers().components
 }
 
 fn assert_well_formed_lines(name: &str, out: &[u8]) {

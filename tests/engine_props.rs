@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 
 use hearth::calendar::{
-    build_token, escape_text, parse, parse_token, remap, unescape_text, write_folded,
-    CompiledMapping, Limits, MappedField, Mapping, RemapOptions, Template,
+    escape_text, parse, remap, unescape_text, write_folded, CompiledMapping, Limits, MappedField,
+    Mapping, RemapOptions, Template,
 };
 use proptest::prelude::*;
 
@@ -97,22 +97,6 @@ proptest! {
     }
 
     #[test]
-    fn build_token_and_parse_token_are_inverse(
-        field in "[A-Z][A-Z0-9-]{0,10}",
-        pattern in "\\PC{1,20}",
-        replacement in "\\PC{0,20}",
-        flags in "[gimsU]{0,5}",
-    ) {
-        let token = build_token(&field, &pattern, &replacement, &flags);
-        let parts = parse_token(&token).expect("a built token reads back");
-        prop_assert_eq!(parts.field, field);
-        prop_assert_eq!(parts.pattern, pattern);
-        prop_assert_eq!(parts.replacement, replacement);
-        let canonical: String = "gimsU".chars().filter(|f| flags.contains(*f)).collect();
-        prop_assert_eq!(parts.flags, canonical);
-    }
-
-    #[test]
     fn any_template_compiles_and_renders_without_panicking(src in template_like(), value in "\\PC{0,40}") {
         let (template, _errors) = Template::compile_lenient(&src);
         let mut fields = HashMap::new();
@@ -148,13 +132,6 @@ proptest! {
         let Ok((before, _)) = parse(&input, &Limits::default()) else { return Ok(()) };
         let out = remap(&input, &CompiledMapping::default(), &RemapOptions::default(), &Limits::default()).expect("parsed input remaps");
         let (after, _) = parse(&out.bytes, &Limits::default()).expect("output parses");
-        prop_assert_eq!(strip(after), strip(before));
+        prop_assert_eq!(after.without_line_numbers(), before.without_line_numbers());
     }
-}
-
-fn strip(doc: hearth::calendar::Document) -> String {
-    // Line numbers move when folding changes; compare the rest through Debug.
-    let text = format!("{:?}", doc.components);
-    let re = regex::Regex::new(r"line: \d+").expect("valid");
-    re.replace_all(&text, "line: _").into_owned()
 }

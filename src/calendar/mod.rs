@@ -17,7 +17,6 @@
 //!   [`Template::render`].
 //! - [`remap`]`(bytes, &CompiledMapping, &RemapOptions, &Limits) -> Result<RemapOutput, ParseError>`,
 //!   or [`remap_into`] to stream into any `io::Write`.
-//! - [`build_token`]`(field, pattern, replacement, flags)` and its inverse [`parse_token`].
 
 pub mod ics;
 pub mod mapping;
@@ -33,7 +32,6 @@ pub use remap::{
     Mapping, RemapError, RemapOptions, RemapOutput, RemapStats, MAX_OUTPUT_BYTES,
 };
 pub use template::{
-    build_token, parse_token, RegexBudget, Template, TemplateError, TokenParts,
-    MAX_MAPPING_REGEX_BYTES, MAX_REGEX_TRANSFORMS, MAX_RENDERED_BYTES, MAX_TEMPLATE_BYTES,
-    REGEX_CACHE_BYTES, REGEX_SIZE_LIMIT,
+    RegexBudget, Template, TemplateError, MAX_MAPPING_REGEX_BYTES, MAX_REGEX_TRANSFORMS,
+    MAX_RENDERED_BYTES, MAX_TEMPLATE_BYTES, REGEX_CACHE_BYTES, REGEX_SIZE_LIMIT,
 };

@@ -354,8 +354,11 @@ impl Feeds {
             }
         };
         if persist {
-            // An upsert, not an update: the copy may so far have lived only in memory.
-            self.save(key, &copy).await?;
+            // An upsert, not an update: the copy may so far have lived only in memory. A copy
+            // that cannot be saved (a full disk) is still served from memory.
+            if let Err(e) = self.save(key, &copy).await {
+                tracing::warn!(url = %key, error = %e, "could not save the feed copy: serving it from memory");
+            }
         }
         self.cache.put_feed(key, copy.clone());
         slot.state().failed = None;

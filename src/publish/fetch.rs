@@ -222,10 +222,6 @@ impl Fetcher {
         })
     }
 
-    pub fn max_bytes(&self) -> usize {
-        self.max_bytes
-    }
-
     /// Fetches `url` (already normalised), conditionally when `validators` are given.
     pub async fn fetch(&self, url: &Url, validators: &Validators) -> Result<Fetched, FetchError> {
         if let Some(ip) = literal_ip(url).filter(|ip| (self.refuse)(*ip)) {

@@ -520,6 +520,24 @@ pub fn parse(input: &[u8], limits: &Limits) -> Result<(Document, Vec<Warning>), 
 }
 
 impl Document {
+    /// The same tree with every line number set to 0: for comparing trees whose line numbers
+    /// legitimately differ (folding moves them).
+    pub fn without_line_numbers(mut self) -> Document {
+        fn clear(c: &mut Component) {
+            c.line = 0;
+            for item in &mut c.items {
+                match item {
+                    Item::Property(p) => p.line = 0,
+                    Item::Component(child) => clear(child),
+                }
+            }
+        }
+        for c in &mut self.components {
+            clear(c);
+        }
+        self
+    }
+
     /// Number of events (VEVENTs not nested inside another VEVENT).
     pub fn event_count(&self) -> usize {
         self.event_count

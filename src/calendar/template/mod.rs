@@ -1,8 +1,6 @@
 //! Field templates: literal text with `${NAME}` and `${NAME|re:s/PATTERN/REPLACEMENT/FLAGS}`
 //! tokens, compiled once (regexes included) and rendered against any `Fields`.
 
-mod token;
-
 use std::borrow::Cow;
 use std::fmt;
 
@@ -11,8 +9,6 @@ use regex_automata::util::captures::Captures;
 use regex_automata::util::syntax;
 
 use crate::calendar::ics::Fields;
-
-pub use token::{build_token, parse_token, TokenParts};
 
 /// Compiled size cap for one pattern, so a hostile pattern cannot take memory or time.
 pub const REGEX_SIZE_LIMIT: usize = 2 << 20;

@@ -150,27 +150,6 @@ fn identity_is_only_the_own_plain_token() {
 }
 
 #[test]
-fn build_token_escapes_and_parse_token_inverts_it() {
-    let t = build_token("DESCRIPTION", r"a/b\d}", r"x/\n}", "gqi");
-    assert_eq!(t, r"${DESCRIPTION|re:s/a\/b\\d\}/x\/\\n\}/gi}");
-    let parts = parse_token(&t).expect("parses back");
-    assert_eq!(parts.field, "DESCRIPTION");
-    assert_eq!(parts.pattern, r"a/b\d}");
-    assert_eq!(parts.replacement, r"x/\n}");
-    assert_eq!(parts.flags, "gi");
-    assert_eq!(build_token("LOCATION", "", "x", "g"), "${LOCATION}");
-    assert_eq!(parse_token("${LOCATION}").expect("plain").field, "LOCATION");
-    assert_eq!(parse_token("${A} tail"), None);
-    assert_eq!(parse_token("text"), None);
-}
-
-#[test]
-fn built_tokens_render_as_the_user_meant() {
-    let token = build_token("A", r"(\d+)-(\d+)", r"$2/$1\n", "g");
-    assert_eq!(render(&token, &[("A", "1-2 3-4")]), "2/1\n 4/3");
-}
-
-#[test]
 fn a_mapping_holds_a_bounded_number_of_regexes() {
     let token = r"${A|re:s/x/y/g}";
     let src = token.repeat(MAX_REGEX_TRANSFORMS + 5);
