@@ -1335,7 +1335,11 @@ impl Monitor {
                                 stats.failures += usize::from(!ok);
                                 stats.worst = stats.worst.max(began.elapsed());
                             }
-                            _ = stopped.changed() => break,
+                            // A probe still stuck when the attack ends counts for the worst.
+                            _ = stopped.changed() => {
+                                stats.worst = stats.worst.max(began.elapsed());
+                                break;
+                            }
                         }
                         tokio::select! {
                             () = tokio::time::sleep_until((began + PROBE_EVERY).into()) => {}
