@@ -55,7 +55,7 @@ test-ui: ui/node_modules/.package-lock.json ## UI unit tests (vitest)
 e2e: build ## End-to-end tests: the release binary driven through Debian's Chromium
 	cd ui && HEARTH_BIN=$(CURDIR)/$(BIN) $(NPM) run --silent e2e
 
-bench: build ## Benchmarks: binary size, memory, load tests against nginx, engine throughput
+bench: build ## Benchmarks: binary size, memory, load tests against nginx, attacks, engine throughput
 	bash bench/run.sh
 
 # --- Deployment (deploy/): Raspberry Pi builds, the systemd unit, the installer ---------------

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # `make bench`: every benchmark, one after the other (they share two cores): the server against
-# nginx, `hearth remap` end to end, the engine's criterion benchmarks, and the flashcard tool at
-# scale in Chromium.
+# nginx, the server under attack, `hearth remap` end to end, the engine's criterion benchmarks,
+# and the flashcard tool at scale in Chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 echo "### server (bench/server.sh)"
 bash bench/server.sh
+echo
+echo "### attacks: memory and /healthz under hostile clients (bench/attack.sh)"
+bash bench/attack.sh
 echo
 echo "### hearth remap, one core (bench/remap.sh)"
 SKIP_BUILD= bash bench/remap.sh
