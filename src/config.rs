@@ -219,7 +219,7 @@ impl Default for RateLimits {
     fn default() -> Self {
         RateLimits {
             publish: RateLimit {
-                burst: 5,
+                burst: 10,
                 every: Duration::from_secs(20),
             },
             unpublish: RateLimit {
@@ -227,7 +227,7 @@ impl Default for RateLimits {
                 every: Duration::from_secs(10),
             },
             feed: RateLimit {
-                burst: 30,
+                burst: 40,
                 every: Duration::from_secs(2),
             },
             render: RateLimit {
