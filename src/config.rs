@@ -84,8 +84,9 @@ pub struct ServeArgs {
     #[command(flatten)]
     pub data_dir: DataDirArg,
 
-    /// Public address of the site (e.g. https://example.org), used in hosted feed links.
-    /// Unset: derived from each request's Host and X-Forwarded-Proto.
+    /// Public address of the site (e.g. https://example.org), used in hosted feed links; other
+    /// Host names (but loopback) are then refused. Unset: derived from each request's Host and
+    /// X-Forwarded-Proto.
     #[arg(long, env = "HEARTH_PUBLIC_URL", value_name = "URL", value_parser = parse_public_url)]
     pub public_url: Option<String>,
 
@@ -106,6 +107,7 @@ pub struct ServeArgs {
     pub beehive_url: Option<String>,
 
     /// Allow calendar feeds on loopback, private and link-local addresses (LAN feeds, tests).
+    /// Anyone who can use the editor can then make hearth fetch addresses on the LAN.
     #[arg(
         long,
         env = "HEARTH_ALLOW_PRIVATE_FEEDS",
@@ -122,7 +124,7 @@ pub struct ServeArgs {
     #[arg(long, env = "HEARTH_FEED_MAX_SIZE", default_value = "10MiB", value_name = "SIZE", value_parser = parse_size)]
     pub feed_max_size: usize,
 
-    /// Key that publishing a calendar requires. Unset: publishing is open to any visitor.
+    /// Key that the calendar editor requires (feeds, previews, publishing). Unset: open to any visitor.
     #[arg(
         long,
         env = "HEARTH_PUBLISH_KEY",
