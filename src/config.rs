@@ -85,7 +85,7 @@ pub struct ServeArgs {
     pub data_dir: DataDirArg,
 
     /// Public address of the site (e.g. https://example.org), used in hosted feed links; other
-    /// Host names (but loopback) are then refused. Unset: derived from each request's Host and
+    /// Host names (but localhost, IP addresses and .local) are then refused. Unset: derived from each request's Host and
     /// X-Forwarded-Proto.
     #[arg(long, env = "HEARTH_PUBLIC_URL", value_name = "URL", value_parser = parse_public_url)]
     pub public_url: Option<String>,

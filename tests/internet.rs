@@ -591,6 +591,19 @@ async fn with_a_public_url_other_host_names_are_misdirected() {
         with_host("localhost:8080").await.expect("sent").status(),
         StatusCode::OK
     );
+    // The LAN: addresses and mDNS names cannot be rebound by a hostile page.
+    for host in ["raspberrypi.local:8080", "192.168.1.5", "[::1]:8080"] {
+        let response = server
+            .client
+            .get(server.url("/api/site"))
+            .header(HOST, host)
+            .send()
+            .await
+            .expect("sent");
+        assert_eq!(response.status(), StatusCode::OK, "{host}");
+    }
+    let response = with_host("192.168.1.5.nip.io").await.expect("sent");
+    assert_eq!(response.status(), StatusCode::MISDIRECTED_REQUEST);
     // The probes of install.sh and pi-check.sh: http://127.0.0.1:PORT.
     assert_eq!(server.get("/healthz").await.status(), StatusCode::OK);
     server.stop().await;

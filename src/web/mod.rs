@@ -167,9 +167,10 @@ async fn method_not_allowed(method: Method, OriginalUri(uri): OriginalUri) -> Ap
     AppError::MethodNotAllowed(format!("{} does not take {method}", uri.path()))
 }
 
-/// With `--public-url`, the host names a request may carry: the public one, the loopback names
-/// (health checks, the installer) and the listen address. Anything else is refused, so a
-/// hostile page cannot reach a LAN-only Hearth through a name it rebinds to the Pi's address.
+/// With `--public-url`, the host names a request may carry: the public one, `localhost` (health
+/// checks, the installer), any IP address and mDNS `.local` names (the LAN). Anything else is
+/// refused, so a hostile page cannot reach the Pi through a DNS name it rebinds to the Pi's
+/// address: rebinding needs a name in the attacker's DNS, never an address or a `.local` name.
 #[derive(Debug)]
 pub struct AllowedHosts {
     /// `None`: no public address set, every host is accepted.
@@ -185,19 +186,9 @@ impl AllowedHosts {
         else {
             return AllowedHosts { hosts: None };
         };
-        let mut hosts: Vec<String> = ["localhost", "127.0.0.1", "[::1]"]
-            .into_iter()
-            .map(str::to_owned)
-            .collect();
+        let mut hosts = vec!["localhost".to_owned()];
         if let Some(host) = public.host_str() {
             hosts.push(host.to_ascii_lowercase());
-        }
-        let listen = config.listen.ip();
-        if !listen.is_unspecified() {
-            hosts.push(match listen {
-                std::net::IpAddr::V4(v4) => v4.to_string(),
-                std::net::IpAddr::V6(v6) => format!("[{v6}]"),
-            });
         }
         AllowedHosts { hosts: Some(hosts) }
     }
@@ -216,7 +207,13 @@ impl AllowedHosts {
             host.split(':').next().unwrap_or(host)
         };
         let name = name.trim_end_matches('.').to_ascii_lowercase();
-        allowed.contains(&name)
+        let is_ip = name.parse::<std::net::Ipv4Addr>().is_ok()
+            || name
+                .strip_prefix('[')
+                .and_then(|n| n.strip_suffix(']'))
+                .is_some_and(|n| n.parse::<std::net::Ipv6Addr>().is_ok());
+        let is_mdns = name.ends_with(".local") && name.len() > ".local".len();
+        is_ip || is_mdns || allowed.contains(&name)
     }
 }
 
@@ -313,7 +310,6 @@ mod tests {
         let mut config = Config::for_data_dir("/tmp/unused");
         assert!(AllowedHosts::new(&config).allows(Some("anything.example")));
         config.public_url = Some("https://Cal.Example.org".into());
-        config.listen = "192.168.1.5:8080".parse().expect("addr");
         let hosts = AllowedHosts::new(&config);
         for ok in [
             "cal.example.org",
@@ -323,14 +319,18 @@ mod tests {
             "127.0.0.1:8080",
             "[::1]:8080",
             "192.168.1.5:8080",
+            "[2001:db8::5]",
+            "raspberrypi.local:8080",
         ] {
             assert!(hosts.allows(Some(ok)), "{ok}");
         }
         for bad in [
             "evil.example",
             "cal.example.org.evil.example",
-            "192.168.1.6",
-            "[::2]",
+            "localhost.evil.example",
+            "192.168.1.6.nip.io",
+            "local",
+            "[not-an-ip]",
             "",
         ] {
             assert!(!hosts.allows(Some(bad)), "{bad}");
