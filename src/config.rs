@@ -85,8 +85,8 @@ pub struct ServeArgs {
     pub data_dir: DataDirArg,
 
     /// Public address of the site (e.g. https://example.org), used in hosted feed links; other
-    /// Host names (but localhost, IP addresses and .local) are then refused. Unset: derived from each request's Host and
-    /// X-Forwarded-Proto.
+    /// Host names (but localhost, IP addresses and .local) are then refused. Unset: derived
+    /// from each request's Host and X-Forwarded-Proto.
     #[arg(long, env = "HEARTH_PUBLIC_URL", value_name = "URL", value_parser = parse_public_url)]
     pub public_url: Option<String>,
 
@@ -124,7 +124,8 @@ pub struct ServeArgs {
     #[arg(long, env = "HEARTH_FEED_MAX_SIZE", default_value = "10MiB", value_name = "SIZE", value_parser = parse_size)]
     pub feed_max_size: usize,
 
-    /// Key that the calendar editor requires (feeds, previews, publishing). Unset: open to any visitor.
+    /// Key that the calendar editor requires (feeds, previews, publishing). Unset: open to any
+    /// visitor.
     #[arg(
         long,
         env = "HEARTH_PUBLISH_KEY",
@@ -140,17 +141,35 @@ pub struct ServeArgs {
 
     /// Most connections open at once; more are closed as soon as they are accepted. Keep it
     /// well below the file descriptor limit (LimitNOFILE in the systemd unit).
-    #[arg(long, env = "HEARTH_MAX_CONNECTIONS", default_value_t = DEFAULT_MAX_CONNECTIONS, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    #[arg(
+        long,
+        env = "HEARTH_MAX_CONNECTIONS",
+        default_value_t = DEFAULT_MAX_CONNECTIONS,
+        value_name = "N",
+        value_parser = clap::value_parser!(u32).range(1..=100_000)
+    )]
     pub max_connections: u32,
 
     /// Most connections open at once from one client address (IPv6: one /64). Peers named with
     /// --trusted-proxy are exempt, since all their visitors share their address.
-    #[arg(long, env = "HEARTH_MAX_CONNECTIONS_PER_ADDRESS", default_value_t = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    #[arg(
+        long,
+        env = "HEARTH_MAX_CONNECTIONS_PER_ADDRESS",
+        default_value_t = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+        value_name = "N",
+        value_parser = clap::value_parser!(u32).range(1..=100_000)
+    )]
     pub max_connections_per_address: u32,
 
     /// Reverse proxies whose X-Forwarded-For/Forwarded headers are believed, besides loopback:
     /// IP addresses or CIDR ranges, repeated or comma-separated (e.g. 10.0.0.2,192.168.1.0/24).
-    #[arg(long = "trusted-proxy", env = "HEARTH_TRUSTED_PROXY", value_name = "IP[/BITS]", value_delimiter = ',', action = clap::ArgAction::Append)]
+    #[arg(
+        long = "trusted-proxy",
+        env = "HEARTH_TRUSTED_PROXY",
+        value_name = "IP[/BITS]",
+        value_delimiter = ',',
+        action = clap::ArgAction::Append
+    )]
     pub trusted_proxies: Vec<IpRange>,
 
     /// Log format: text or json.
