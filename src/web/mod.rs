@@ -306,7 +306,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn with_a_public_url_only_its_host_and_loopback_are_allowed() {
+    fn with_a_public_url_only_its_host_localhost_addresses_and_local_names_pass() {
         let mut config = Config::for_data_dir("/tmp/unused");
         assert!(AllowedHosts::new(&config).allows(Some("anything.example")));
         config.public_url = Some("https://Cal.Example.org".into());
