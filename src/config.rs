@@ -7,6 +7,8 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::web::client::IpRange;
+
 /// Version line: the crate version and the git revision it was built from.
 pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (", env!("HEARTH_GIT_REV"), ")");
 
@@ -35,6 +37,8 @@ pub struct Cli {
     pub command: Command,
 }
 
+// Parsed once at start: boxing `ServeArgs` would save nothing that matters.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Serve the site.
@@ -88,8 +92,9 @@ pub struct ServeArgs {
     #[command(flatten)]
     pub data_dir: DataDirArg,
 
-    /// Public address of the site (e.g. https://example.org), used in hosted feed links.
-    /// Unset: derived from each request's Host and X-Forwarded-Proto.
+    /// Public address of the site (e.g. https://example.org), used in hosted feed links; other
+    /// Host names (but localhost, IP addresses and .local) are then refused. Unset: derived
+    /// from each request's Host and X-Forwarded-Proto.
     #[arg(long, env = "HEARTH_PUBLIC_URL", value_name = "URL", value_parser = parse_public_url)]
     pub public_url: Option<String>,
 
@@ -110,6 +115,7 @@ pub struct ServeArgs {
     pub beehive_url: Option<String>,
 
     /// Allow calendar feeds on loopback, private and link-local addresses (LAN feeds, tests).
+    /// Anyone who can use the editor can then make hearth fetch addresses on the LAN.
     #[arg(
         long,
         env = "HEARTH_ALLOW_PRIVATE_FEEDS",
@@ -138,7 +144,8 @@ pub struct ServeArgs {
     #[arg(long, env = "HEARTH_MAX_FEED_STORAGE", default_value = "256MiB", value_name = "SIZE", value_parser = parse_storage)]
     pub max_feed_storage: u64,
 
-    /// Key that publishing a calendar requires. Unset: publishing is open to any visitor.
+    /// Key that the calendar editor requires (feeds, previews, publishing). Unset: open to any
+    /// visitor.
     #[arg(
         long,
         env = "HEARTH_PUBLISH_KEY",
@@ -151,6 +158,39 @@ pub struct ServeArgs {
     /// File holding the publish key (for secrets managers and systemd credentials).
     #[arg(long, env = "HEARTH_PUBLISH_KEY_FILE", value_name = "PATH")]
     pub publish_key_file: Option<PathBuf>,
+
+    /// Most connections open at once; more are closed as soon as they are accepted. Keep it
+    /// well below the file descriptor limit (LimitNOFILE in the systemd unit).
+    #[arg(
+        long,
+        env = "HEARTH_MAX_CONNECTIONS",
+        default_value_t = DEFAULT_MAX_CONNECTIONS,
+        value_name = "N",
+        value_parser = clap::value_parser!(u32).range(1..=100_000)
+    )]
+    pub max_connections: u32,
+
+    /// Most connections open at once from one client address (IPv6: one /64). Peers named with
+    /// --trusted-proxy are exempt, since all their visitors share their address.
+    #[arg(
+        long,
+        env = "HEARTH_MAX_CONNECTIONS_PER_ADDRESS",
+        default_value_t = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+        value_name = "N",
+        value_parser = clap::value_parser!(u32).range(1..=100_000)
+    )]
+    pub max_connections_per_address: u32,
+
+    /// Reverse proxies whose X-Forwarded-For/Forwarded headers are believed, besides loopback:
+    /// IP addresses or CIDR ranges, repeated or comma-separated (e.g. 10.0.0.2,192.168.1.0/24).
+    #[arg(
+        long = "trusted-proxy",
+        env = "HEARTH_TRUSTED_PROXY",
+        value_name = "IP[/BITS]",
+        value_delimiter = ',',
+        action = clap::ArgAction::Append
+    )]
+    pub trusted_proxies: Vec<IpRange>,
 
     /// Log format: text or json.
     #[arg(
@@ -185,6 +225,58 @@ pub struct RemapArgs {
     /// The feed to read; `-` or absent: standard input.
     #[arg(value_name = "INPUT.ics")]
     pub input: Option<PathBuf>,
+}
+
+/// Connections open at once, overall and per client address: well under the unit's
+/// LimitNOFILE, and enough for a personal site (a browser opens about six per site).
+pub const DEFAULT_MAX_CONNECTIONS: u32 = 512;
+pub const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS: u32 = 32;
+/// Time a client has to send a request's headers, counted from the connection's start or the
+/// end of its previous response (so it also closes idle keep-alive connections).
+pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A per-address allowance: `burst` requests at once, then one more every `every`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimit {
+    pub burst: u32,
+    pub every: Duration,
+}
+
+/// The allowances per client address of the calls that cost the server work. Anyone presenting
+/// the publish key is never counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimits {
+    /// `POST /api/calendars`: each one fetches a feed and writes to the SD card.
+    pub publish: RateLimit,
+    /// `DELETE /api/calendars/{id}`.
+    pub unpublish: RateLimit,
+    /// `GET /api/feed`: may fetch upstream.
+    pub feed: RateLimit,
+    /// `POST /api/render`: the editor's live preview, about four a second while typing.
+    pub render: RateLimit,
+}
+
+impl Default for RateLimits {
+    fn default() -> Self {
+        RateLimits {
+            publish: RateLimit {
+                burst: 10,
+                every: Duration::from_secs(20),
+            },
+            unpublish: RateLimit {
+                burst: 10,
+                every: Duration::from_secs(10),
+            },
+            feed: RateLimit {
+                burst: 40,
+                every: Duration::from_secs(2),
+            },
+            render: RateLimit {
+                burst: 60,
+                every: Duration::from_millis(200),
+            },
+        }
+    }
 }
 
 /// A setting that parsed but cannot be used (a file that does not read, a bad key file).
@@ -237,6 +329,16 @@ pub struct Config {
     pub log_format: LogFormat,
     /// Where time comes from: the system, or a manual clock in tests.
     pub clock: crate::clock::Clock,
+    /// Connections open at once; more are closed on accept.
+    pub max_connections: usize,
+    /// Connections open at once per client address (IPv6 /64); trusted proxies are exempt.
+    pub max_connections_per_address: usize,
+    /// See `DEFAULT_HEADER_READ_TIMEOUT` (no flag; tests shorten it).
+    pub header_read_timeout: Duration,
+    /// `--trusted-proxy`: peers whose forwarding headers name the client (loopback always is).
+    pub trusted_proxies: Vec<IpRange>,
+    /// Per-address allowances (no flags; README documents them, tests lower them).
+    pub rate_limits: RateLimits,
 }
 
 impl ServeArgs {
@@ -274,6 +376,11 @@ impl ServeArgs {
             publish_key,
             log_format: self.log_format,
             clock: crate::clock::Clock::system(),
+            max_connections: self.max_connections as usize,
+            max_connections_per_address: self.max_connections_per_address as usize,
+            header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
+            trusted_proxies: self.trusted_proxies,
+            rate_limits: RateLimits::default(),
         })
     }
 }
@@ -298,6 +405,11 @@ impl Config {
             publish_key: None,
             log_format: LogFormat::Text,
             clock: crate::clock::Clock::system(),
+            max_connections: DEFAULT_MAX_CONNECTIONS as usize,
+            max_connections_per_address: DEFAULT_MAX_CONNECTIONS_PER_ADDRESS as usize,
+            header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
+            trusted_proxies: Vec::new(),
+            rate_limits: RateLimits::default(),
         }
     }
 }
@@ -519,6 +631,30 @@ mod tests {
             .expect("config");
         assert_eq!(config.max_calendars, DEFAULT_MAX_CALENDARS);
         assert_eq!(config.max_feed_storage, DEFAULT_MAX_FEED_STORAGE);
+    }
+
+    #[test]
+    fn connection_caps_have_pi_defaults_and_trusted_proxies_take_lists() {
+        let config = serve_args(&[])
+            .expect("parses")
+            .into_config()
+            .expect("resolves");
+        assert_eq!(config.max_connections, 512);
+        assert_eq!(config.max_connections_per_address, 32);
+        assert!(config.trusted_proxies.is_empty());
+        let args = serve_args(&[
+            "--trusted-proxy",
+            "10.0.0.2,192.168.1.0/24",
+            "--trusted-proxy",
+            "::1",
+            "--max-connections",
+            "64",
+        ])
+        .expect("parses");
+        assert_eq!(args.trusted_proxies.len(), 3);
+        assert_eq!(args.max_connections, 64);
+        assert!(serve_args(&["--trusted-proxy", "proxy.lan"]).is_err());
+        assert!(serve_args(&["--max-connections", "0"]).is_err());
     }
 
     #[test]

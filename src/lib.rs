@@ -45,6 +45,12 @@ pub async fn serve<F>(
 where
     F: Future<Output = ()> + Send + 'static,
 {
+    let settings = web::conn::ConnectionSettings {
+        max_connections: config.max_connections,
+        max_per_address: config.max_connections_per_address,
+        header_read_timeout: config.header_read_timeout,
+        proxies: web::client::TrustedProxies::new(config.trusted_proxies.clone()),
+    };
     let state = web::AppState::new(config, db.clone())?;
     let app = web::router(state);
     if let Ok(addr) = listener.local_addr() {
@@ -56,13 +62,13 @@ where
 
     let signalled = Arc::new(Notify::new());
     let notify = signalled.clone();
-    let server = axum::serve(listener, app).with_graceful_shutdown(async move {
+    let server = web::conn::serve(listener, app, settings, async move {
         shutdown.await;
         tracing::info!("shutting down: finishing in-flight requests");
         notify::notify("STOPPING=1");
         notify.notify_one();
     });
-    let mut task = tokio::spawn(async move { server.await });
+    let mut task = tokio::spawn(server);
 
     let outcome = tokio::select! {
         joined = &mut task => joined.map_err(|_| ServeError::Task).and_then(|r| r.map_err(ServeError::from)),

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -21,8 +21,10 @@ use super::hosted::{self, RenderError as HostedRenderError};
 use super::workers::WorkError;
 use super::LoadError;
 use crate::calendar::{self, CompiledMapping, RemapError, RemapOptions, Template, TemplateError};
+use crate::web::client::ClientAddr;
 use crate::web::error::AppError;
-use crate::web::extract::JsonBody;
+use crate::web::extract::{JsonBody, QueryParams};
+use crate::web::limits::Action;
 use crate::web::AppState;
 
 /// Events sent per page of `/api/feed` unless the caller asks for fewer.
@@ -82,8 +84,11 @@ fn work_error(error: WorkError) -> AppError {
 
 pub async fn get_feed(
     State(state): State<AppState>,
-    Query(query): Query<FeedQuery>,
+    headers: HeaderMap,
+    client: ClientAddr,
+    QueryParams(query): QueryParams<FeedQuery>,
 ) -> Result<Response, AppError> {
+    admit(&state, &headers, client, Action::Feed)?;
     let raw = query
         .url
         .ok_or_else(|| AppError::BadRequest("url: the feed address is missing".into()))?;
@@ -176,8 +181,11 @@ impl From<TemplateError> for RenderError {
 /// the machine and never stalls the async workers.
 pub async fn render(
     State(state): State<AppState>,
+    headers: HeaderMap,
+    client: ClientAddr,
     JsonBody(request): JsonBody<RenderRequest>,
 ) -> Result<Response, AppError> {
+    admit(&state, &headers, client, Action::Render)?;
     state
         .publisher
         .workers
@@ -216,6 +224,7 @@ fn render_now(request: RenderRequest) -> Result<Response, AppError> {
 }
 
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PublishRequest {
     id: String,
     name: String,
@@ -236,6 +245,26 @@ fn bearer(headers: &HeaderMap) -> Option<String> {
         })
         .map(|t| t.trim().to_owned())
         .filter(|t| !t.is_empty())
+}
+
+/// The owner, with the right key, is never throttled. Anyone else is counted first (so wrong
+/// keys cannot be guessed quickly), then must show the key if the site has one.
+fn admit(
+    state: &AppState,
+    headers: &HeaderMap,
+    ClientAddr(client): ClientAddr,
+    action: Action,
+) -> Result<(), AppError> {
+    if state.config.publish_key.is_some() && check_publish_key(state, headers).is_ok() {
+        return Ok(());
+    }
+    state.limits.check(action, client)?;
+    check_publish_key(state, headers).map_err(|e| match action {
+        Action::Feed | Action::Render => AppError::Unauthorized(
+            "the calendar editor needs this site's publish key (X-Publish-Key header)".into(),
+        ),
+        Action::Publish | Action::Unpublish => e,
+    })
 }
 
 fn check_publish_key(state: &AppState, headers: &HeaderMap) -> Result<(), AppError> {
@@ -290,9 +319,10 @@ fn public_base(state: &AppState, headers: &HeaderMap) -> Result<String, AppError
 pub async fn publish(
     State(state): State<AppState>,
     headers: HeaderMap,
+    client: ClientAddr,
     JsonBody(request): JsonBody<PublishRequest>,
 ) -> Result<Response, AppError> {
-    check_publish_key(&state, &headers)?;
+    admit(&state, &headers, client, Action::Publish)?;
     let base = public_base(&state, &headers)?;
     let token = bearer(&headers).or(request.edit_token);
     let (input, compiled) = state
@@ -391,9 +421,10 @@ async fn check_output_size(
 pub async fn unpublish(
     State(state): State<AppState>,
     headers: HeaderMap,
+    client: ClientAddr,
     Path(id): Path<String>,
 ) -> Result<Response, AppError> {
-    check_publish_key(&state, &headers)?;
+    admit(&state, &headers, client, Action::Unpublish)?;
     calendars::validate_id(&id).map_err(AppError::BadRequest)?;
     match calendars::delete(&state.db, id.clone(), bearer(&headers)).await? {
         DeleteOutcome::Deleted => {

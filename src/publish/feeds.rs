@@ -193,7 +193,8 @@ impl Feeds {
                 return Ok(outcome);
             }
         }
-        self.fetch_and_keep(slot, key, url, copy, persist).await
+        self.fetch_and_keep(slot, key, url, copy, persist, want)
+            .await
     }
 
     /// The answer that needs no fetch now, if there is one: a fresh copy, any copy for a
@@ -257,7 +258,10 @@ impl Feeds {
                 let now = feeds.clock.now();
                 let fresh = copy.as_ref().is_some_and(|c| c.fresh(now, max_age));
                 if !fresh {
-                    if let Err(e) = feeds.fetch_and_keep(&slot, &key, &url, copy, persist).await {
+                    let refreshed = feeds
+                        .fetch_and_keep(&slot, &key, &url, copy, persist, Want::Available)
+                        .await;
+                    if let Err(e) = refreshed {
                         tracing::warn!(url = %key, error = %e, "background refresh failed");
                     }
                 }
@@ -276,6 +280,7 @@ impl Feeds {
         url: &reqwest::Url,
         old: Option<Arc<FeedCopy>>,
         persist: bool,
+        want: Want,
     ) -> Result<FeedOutcome, FeedError> {
         let validators = old
             .as_ref()
@@ -355,8 +360,12 @@ impl Feeds {
         };
         if persist {
             // An upsert, not an update: the copy may so far have lived only in memory. A copy
-            // that cannot be saved (a full disk) is still served from memory.
+            // that cannot be saved (a full disk) still reaches subscribers from memory; a
+            // publish, which must know its copy is kept, fails.
             if let Err(e) = self.save(key, &copy).await {
+                if want == Want::Fresh {
+                    return Err(e);
+                }
                 tracing::warn!(url = %key, error = %e, "could not save the feed copy: serving it from memory");
             }
         }

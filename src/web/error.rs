@@ -2,7 +2,7 @@
 //! `{"error": "..."}`. Internals of 5xx errors are logged (with the request id from the span),
 //! never sent to the client.
 
-use axum::http::StatusCode;
+use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
@@ -20,9 +20,15 @@ pub enum AppError {
     #[error("{0}")]
     NotFound(String),
     #[error("{0}")]
+    MethodNotAllowed(String),
+    #[error("{0}")]
     PayloadTooLarge(String),
     #[error("{0}")]
     UnsupportedMediaType(String),
+    #[error("{0}")]
+    Misdirected(String),
+    #[error("{}", wait_message(*.retry_after))]
+    TooManyRequests { retry_after: u64 },
     #[error("{0}")]
     BadGateway(String),
     #[error("{0}")]
@@ -47,8 +53,11 @@ impl AppError {
             AppError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             AppError::Forbidden(_) => StatusCode::FORBIDDEN,
             AppError::NotFound(_) => StatusCode::NOT_FOUND,
+            AppError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             AppError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             AppError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            AppError::Misdirected(_) => StatusCode::MISDIRECTED_REQUEST,
+            AppError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
             AppError::BadGateway(_) => StatusCode::BAD_GATEWAY,
             AppError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             AppError::InsufficientStorage(_) => StatusCode::INSUFFICIENT_STORAGE,
@@ -72,8 +81,20 @@ impl IntoResponse for AppError {
             }
             _ => self.to_string(),
         };
-        json_error(status, message)
+        let mut response = json_error(status, message);
+        if let AppError::TooManyRequests { retry_after } = self {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
+        }
+        response
     }
+}
+
+/// The words of a 429, so the editor can show them as they are.
+fn wait_message(seconds: u64) -> String {
+    let unit = if seconds == 1 { "second" } else { "seconds" };
+    format!("too many requests from your address: try again in {seconds} {unit}")
 }
 
 /// A JSON error body with the given status.

@@ -8,6 +8,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use hearth::config::{RateLimit, RateLimits};
 use hearth::{Config, Db, ServeError};
 use tempfile::TempDir;
 use tokio::net::TcpListener;
@@ -33,6 +34,19 @@ impl TestServer {
     /// Starts a server on an existing data directory (e.g. to test a restart).
     pub async fn start_in(data_dir: TempDir, configure: impl FnOnce(&mut Config)) -> TestServer {
         let mut config = Config::for_data_dir(data_dir.path());
+        // Most tests send bursts from the one loopback address; the per-address limits have
+        // their own tests (tests/internet.rs), which set them back.
+        let unlimited = RateLimit {
+            burst: 100_000,
+            every: Duration::from_millis(1),
+        };
+        config.rate_limits = RateLimits {
+            publish: unlimited,
+            unpublish: unlimited,
+            feed: unlimited,
+            render: unlimited,
+        };
+        config.max_connections_per_address = config.max_connections;
         configure(&mut config);
         let db = Db::open(data_dir.path()).expect("database opens");
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");

@@ -429,31 +429,26 @@ describe('calendars: list, editor and publishing', () => {
       const page = b.page;
       const dialogs = new DialogScript(page);
       const target = `${keyed.url}/calendars/new?${new URLSearchParams({ id: 'keyed', url: up().url('/work.ics'), name: 'Keyed' }).toString()}`;
-      await page.goto(target);
-      await waitText(page, '.cal-samples__counter', '1/3');
-
-      // Cancelling the prompt stops quietly.
+      // A keyed site guards the whole editor: opening it asks at once. Cancelling stops quietly.
       dialogs.answer(false);
-      await page.getByRole('button', { name: 'Build & Host' }).click();
+      await page.goto(target);
       await dialogs.waitFor(1);
-      await page.getByRole('button', { name: 'Build & Host' }).waitFor();
+      await page.locator('.cal-editor__name', { hasText: 'Keyed' }).waitFor();
 
       dialogs.answer('wrong', 's3cret');
-      await page.getByRole('button', { name: 'Build & Host' }).click();
-      await page.getByRole('region', { name: 'Hosted feed' }).waitFor();
+      await page.reload();
+      await waitText(page, '.cal-samples__counter', '1/3');
       const seen = await dialogs.waitFor(3);
       expect(seen.map((d) => d.type)).toEqual(['prompt', 'prompt', 'prompt']);
       expect(seen[1]?.message).toMatch(/publish key/i);
       expect(seen[2]?.message).toMatch(/not accepted/i);
       await expect(page.evaluate(() => localStorage.getItem('calendars:publishKey'))).resolves.toBe('s3cret');
 
-      // The kept key (and the edit token) make the next publish ask nothing.
-      await page.reload();
-      await waitText(page, '.cal-samples__counter', '1/3');
+      // The kept key makes publishing ask nothing.
       const request = page.waitForRequest((r) => r.url().endsWith('/api/calendars'));
       await page.getByRole('button', { name: 'Build & Host' }).click();
       expect((await request).headers()['x-publish-key']).toBe('s3cret');
-      await page.getByRole('button', { name: 'Build & Host' }).waitFor();
+      await page.getByRole('region', { name: 'Hosted feed' }).waitFor();
       expect(dialogs.seen).toHaveLength(3);
       expect((await fetch(`${keyed.url}/cal/keyed.ics`)).status).toBe(200);
     } finally {

@@ -22,7 +22,7 @@ import { askNewCalendar } from './addCalendar';
 import { HostedBanner } from './HostedBanner';
 import { MappingPanel } from './MappingPanel';
 import { PreviewPanel } from './PreviewPanel';
-import { withPublishKey } from './publish';
+import { aboutTheVisitor, withPublishKey } from './publish';
 import { browserKeyDeps } from './publishKeyPrompt';
 import { RegexDialog } from './RegexDialog';
 import { currentEvent, firstSample, move, orderedKeys, PAGE_SIZE, withPage, type SampleEvent, type Samples } from './samples';
@@ -33,8 +33,11 @@ import { useLatestRender } from './useLatest';
 
 export const FEED_ERROR = 'Failed to fetch/parse ICS. Check CORS or URL.';
 
-const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
-const renderPreview = (request: { event: SampleEvent; mapping: Mapping }) => renderMapping(request.event, request.mapping);
+// Being throttled or refused the key is not a problem with the feed: those words stand alone.
+const feedFailure = (message: string, status: number) => (aboutTheVisitor(status) ? message : `${FEED_ERROR}\n${message}`);
+// The stored key, if any: the preview never asks (opening the feed already did).
+const renderPreview = (request: { event: SampleEvent; mapping: Mapping }) =>
+  renderMapping(request.event, request.mapping, calendarStore.readPublishKey());
 
 interface Hosting {
   hostedUrl?: string;
@@ -103,20 +106,17 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
     (refresh: boolean) => {
       const mine = (feedRequest.current += 1);
       // State changes only when the answer comes (never synchronously in the opening effect).
-      fetchFeed(url, { limit: PAGE_SIZE, refresh })
-        .then(
-          (answer) => {
-            if (mine !== feedRequest.current) return;
-            setFeed(answer);
-            setSamples(firstSample({ total: answer.eventCount, offset: answer.offset, events: answer.events }));
-          },
-          (error: unknown) => {
-            if (mine === feedRequest.current) window.alert(`${FEED_ERROR}\n${describe(error)}`);
-          },
-        )
-        .finally(() => {
-          if (mine === feedRequest.current) setLoading(false);
-        });
+      void withPublishKey((key) => fetchFeed(url, { limit: PAGE_SIZE, refresh }, key), browserKeyDeps).then((outcome) => {
+        if (mine !== feedRequest.current) return;
+        setLoading(false);
+        if (outcome.kind === 'done') {
+          const answer = outcome.value;
+          setFeed(answer);
+          setSamples(firstSample({ total: answer.eventCount, offset: answer.offset, events: answer.events }));
+        } else if (outcome.kind === 'failed') {
+          window.alert(feedFailure(outcome.message, outcome.status));
+        }
+      });
     },
     [url],
   );
@@ -144,16 +144,15 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
     }
     const mine = (feedRequest.current += 1);
     setPageLoading(true);
-    try {
-      const answer = await fetchFeed(url, { offset: next.offset, limit: PAGE_SIZE });
-      if (mine !== feedRequest.current) return;
+    const outcome = await withPublishKey((key) => fetchFeed(url, { offset: next.offset, limit: PAGE_SIZE }, key), browserKeyDeps);
+    if (mine !== feedRequest.current) return;
+    setPageLoading(false);
+    if (outcome.kind === 'done') {
+      const answer = outcome.value;
       setFeed(answer);
       setSamples(withPage({ total: answer.eventCount, offset: answer.offset, events: answer.events }, next.index));
-    } catch (error) {
-      if (mine !== feedRequest.current) return;
-      window.alert(`${FEED_ERROR}\n${describe(error)}`);
-    } finally {
-      if (mine === feedRequest.current) setPageLoading(false);
+    } else if (outcome.kind === 'failed') {
+      window.alert(feedFailure(outcome.message, outcome.status));
     }
   };
 

@@ -7,6 +7,7 @@ import { TriangleAlert, X } from 'lucide-react';
 import { renderTemplate, type TemplateRender } from './api';
 import type { MappingField } from './calendar';
 import type { SampleEvent } from './samples';
+import { calendarStore } from './storage';
 import { buildToken, FLAG_LIST } from './token';
 import { useLatestRender } from './useLatest';
 
@@ -28,7 +29,8 @@ interface Props {
   onClose: () => void;
 }
 
-const renderRequest = (request: { event: SampleEvent; template: string }) => renderTemplate(request.event, request.template);
+const renderRequest = (request: { event: SampleEvent; template: string }) =>
+  renderTemplate(request.event, request.template, calendarStore.readPublishKey());
 
 export function RegexDialog({ field, target, event, onInsert, onClose }: Props) {
   const dialog = useRef<HTMLDialogElement>(null);

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { ApiError, errorText, parseFeedAnswer, parseMappingRender, parsePublishAnswer, parseTemplateRender } from './api';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ApiError, errorText, fetchFeed, parseFeedAnswer, parseMappingRender, parsePublishAnswer, parseTemplateRender, renderMapping, renderTemplate } from './api';
 import { editorPath, formatBytes, toWebcal } from './calendar';
 
 describe('answers from the server', () => {
@@ -67,6 +67,37 @@ describe('calendar helpers', () => {
   it('builds the editor address with id, url and name', () => {
     expect(editorPath({ id: 'a', url: 'https://x/c.ics?a=1&b=2', name: 'My cal' })).toBe(
       '/calendars/new?id=a&url=https%3A%2F%2Fx%2Fc.ics%3Fa%3D1%26b%3D2&name=My+cal',
+    );
+  });
+});
+
+describe('calls of the editor', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  /** Answers every call with `status` and `body`, recording the headers sent. */
+  function stubFetch(status: number, body: unknown): Headers[] {
+    const sent: Headers[] = [];
+    vi.stubGlobal('fetch', (_path: string, init: RequestInit) => {
+      sent.push(new Headers(init.headers));
+      return Promise.resolve(new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } }));
+    });
+    return sent;
+  }
+
+  it('send the publish key when there is one, since a keyed site guards the whole editor', async () => {
+    const sent = stubFetch(200, { events: [], fields: {}, result: '' });
+    await fetchFeed('https://x/c.ics', {}, 'k1');
+    await renderMapping({}, { SUMMARY: '', DESCRIPTION: '', LOCATION: '', DTSTART: '', DTEND: '' }, 'k1');
+    await renderTemplate({}, '${SUMMARY}', 'k1');
+    await fetchFeed('https://x/c.ics');
+    expect(sent.map((h) => h.get('X-Publish-Key'))).toEqual(['k1', 'k1', 'k1', null]);
+    expect(sent[1]?.get('Content-Type')).toBe('application/json');
+  });
+
+  it('carry a 429 as the server words it', async () => {
+    stubFetch(429, { error: 'too many requests from your address: try again in 12 seconds' });
+    await expect(fetchFeed('https://x/c.ics')).rejects.toEqual(
+      new ApiError(429, 'too many requests from your address: try again in 12 seconds'),
     );
   });
 });

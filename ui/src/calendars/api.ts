@@ -167,24 +167,25 @@ export interface FeedOptions {
   refresh?: boolean;
 }
 
-export async function fetchFeed(url: string, options: FeedOptions = {}): Promise<FeedAnswer> {
+// With a publish key set on the server, every call of the editor needs it (not only publishing).
+const keyHeader = (publishKey: string | null): Record<string, string> =>
+  publishKey ? { 'X-Publish-Key': publishKey } : {};
+
+export async function fetchFeed(url: string, options: FeedOptions = {}, publishKey: string | null = null): Promise<FeedAnswer> {
   const query = new URLSearchParams({ url });
   if (options.offset) query.set('offset', String(options.offset));
   if (options.limit) query.set('limit', String(options.limit));
   if (options.refresh) query.set('refresh', 'true');
-  return parseFeedAnswer(await call(`/api/feed?${query.toString()}`));
+  return parseFeedAnswer(await call(`/api/feed?${query.toString()}`, { headers: keyHeader(publishKey) }));
 }
 
-export async function renderMapping(event: SampleEvent, mapping: Mapping): Promise<MappingRender> {
-  return parseMappingRender(await call('/api/render', jsonInit('POST', { event, mapping })));
+export async function renderMapping(event: SampleEvent, mapping: Mapping, publishKey: string | null = null): Promise<MappingRender> {
+  return parseMappingRender(await call('/api/render', jsonInit('POST', { event, mapping }, keyHeader(publishKey))));
 }
 
-export async function renderTemplate(event: SampleEvent, template: string): Promise<TemplateRender> {
-  return parseTemplateRender(await call('/api/render', jsonInit('POST', { event, template })));
+export async function renderTemplate(event: SampleEvent, template: string, publishKey: string | null = null): Promise<TemplateRender> {
+  return parseTemplateRender(await call('/api/render', jsonInit('POST', { event, template }, keyHeader(publishKey))));
 }
-
-const keyHeader = (publishKey: string | null): Record<string, string> =>
-  publishKey ? { 'X-Publish-Key': publishKey } : {};
 
 export async function publishCalendar(request: PublishRequest, publishKey: string | null): Promise<PublishAnswer> {
   return parsePublishAnswer(await call('/api/calendars', jsonInit('POST', request, keyHeader(publishKey))));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from './api';
-import { withPublishKey, type KeyDeps } from './publish';
+import { aboutTheVisitor, withPublishKey, type KeyDeps } from './publish';
 
 function deps(stored: string | null, answers: (string | null)[]) {
   const asked: boolean[] = [];
@@ -63,5 +63,21 @@ describe('withPublishKey', () => {
     const outcome = await withPublishKey(() => Promise.reject(new ApiError(401, 'wrong key')), d);
     expect(outcome).toEqual({ kind: 'failed', message: 'wrong key', status: 401 });
     expect(asked).toHaveLength(3);
+  });
+
+  it('does not ask for the key when the address is throttled', async () => {
+    const { d, asked } = deps('k', ['x']);
+    const outcome = await withPublishKey(() => Promise.reject(new ApiError(429, 'try again in 3 seconds')), d);
+    expect(outcome).toEqual({ kind: 'failed', message: 'try again in 3 seconds', status: 429 });
+    expect(asked).toEqual([]);
+  });
+});
+
+describe('aboutTheVisitor', () => {
+  it('is true for a missing key and for throttling, which need no feed error around them', () => {
+    expect(aboutTheVisitor(401)).toBe(true);
+    expect(aboutTheVisitor(429)).toBe(true);
+    expect(aboutTheVisitor(502)).toBe(false);
+    expect(aboutTheVisitor(0)).toBe(false);
   });
 });

@@ -1,5 +1,6 @@
-// Calls that may need this site's publish key: the stored key is sent; on a 401 the visitor is
-// asked for it (once more if the stored one was refused), it is kept, and the call is retried.
+// Calls that may need this site's publish key (publishing, and reading feeds in the editor): the
+// stored key is sent; on a 401 the visitor is asked for it (once more if the stored one was
+// refused), it is kept, and the call is retried.
 import { ApiError } from './api';
 
 export interface KeyDeps {
@@ -38,5 +39,11 @@ export async function withPublishKey<T>(action: (key: string | null) => Promise<
   }
 }
 
-export const PUBLISH_KEY_PROMPT = 'This site needs its publish key to publish calendars. Publish key:';
+/**
+ * A refusal about the visitor rather than what they asked for: no key (401) or too many requests
+ * from their address (429). The server's message says what to do; no other text should frame it.
+ */
+export const aboutTheVisitor = (status: number): boolean => status === 401 || status === 429;
+
+export const PUBLISH_KEY_PROMPT = 'This site needs its publish key to read feeds and publish calendars. Publish key:';
 export const PUBLISH_KEY_REFUSED_PROMPT = 'That publish key was not accepted. Publish key:';

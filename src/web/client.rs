@@ -1,0 +1,303 @@
+//! Who is asking: the client address behind trusted reverse proxies (`X-Forwarded-For`, else
+//! `Forwarded`), used as the key of per-address limits. Headers are believed only from proxies.
+
+use std::convert::Infallible;
+use std::fmt;
+use std::net::{IpAddr, Ipv6Addr, SocketAddr};
+use std::str::FromStr;
+
+use axum::extract::{ConnectInfo, FromRequestParts};
+use axum::http::request::Parts;
+use axum::http::HeaderMap;
+
+use super::AppState;
+
+/// One address or a CIDR range (`192.0.2.7`, `10.0.0.0/8`, `2001:db8::/32`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IpRange {
+    network: IpAddr,
+    prefix: u8,
+}
+
+impl IpRange {
+    pub fn contains(&self, ip: IpAddr) -> bool {
+        match (self.network, ip.to_canonical()) {
+            (IpAddr::V4(net), IpAddr::V4(ip)) => {
+                mask(u128::from(u32::from(net)), self.prefix, 32)
+                    == mask(u128::from(u32::from(ip)), self.prefix, 32)
+            }
+            (IpAddr::V6(net), IpAddr::V6(ip)) => {
+                mask(u128::from(net), self.prefix, 128) == mask(u128::from(ip), self.prefix, 128)
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The top `prefix` bits of a `width`-bit number.
+fn mask(value: u128, prefix: u8, width: u8) -> u128 {
+    let prefix = u32::from(prefix.min(width));
+    if prefix == 0 {
+        return 0;
+    }
+    let shift = u32::from(width) - prefix;
+    (value >> shift) << shift
+}
+
+impl FromStr for IpRange {
+    type Err = String;
+
+    fn from_str(value: &str) -> Result<Self, Self::Err> {
+        let value = value.trim();
+        let bad = || format!("'{value}' is not an IP address or a range like 10.0.0.0/8");
+        let (ip, prefix) = match value.split_once('/') {
+            Some((ip, prefix)) => (ip, Some(prefix)),
+            None => (value, None),
+        };
+        let network = IpAddr::from_str(ip).map_err(|_| bad())?.to_canonical();
+        let width = if network.is_ipv4() { 32 } else { 128 };
+        let prefix = match prefix {
+            Some(p) => p
+                .parse::<u8>()
+                .ok()
+                .filter(|p| *p <= width)
+                .ok_or_else(bad)?,
+            None => width,
+        };
+        Ok(IpRange { network, prefix })
+    }
+}
+
+impl fmt::Display for IpRange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.network, self.prefix)
+    }
+}
+
+/// Loopback peers and the `--trusted-proxy` ranges: whose forwarding headers are believed.
+#[derive(Debug, Clone, Default)]
+pub struct TrustedProxies {
+    ranges: Vec<IpRange>,
+}
+
+impl TrustedProxies {
+    pub fn new(ranges: Vec<IpRange>) -> TrustedProxies {
+        TrustedProxies { ranges }
+    }
+
+    /// Named with `--trusted-proxy` (loopback is trusted for headers but not listed).
+    pub fn is_listed(&self, ip: IpAddr) -> bool {
+        self.ranges.iter().any(|r| r.contains(ip))
+    }
+
+    pub fn is_trusted(&self, ip: IpAddr) -> bool {
+        ip.to_canonical().is_loopback() || self.is_listed(ip)
+    }
+
+    /// The client of a request from `peer`: the peer itself unless it is trusted, else the
+    /// right-most address of the forwarding chain that is not a trusted proxy (the left-most one
+    /// if all are). Entries left of an unreadable one are never believed.
+    pub fn client(&self, peer: IpAddr, headers: &HeaderMap) -> IpAddr {
+        let mut client = peer.to_canonical();
+        if !self.is_trusted(client) {
+            return client;
+        }
+        for hop in forwarded_chain(headers).iter().rev() {
+            let Some(ip) = hop else {
+                return client;
+            };
+            client = ip.to_canonical();
+            if !self.is_trusted(client) {
+                return client;
+            }
+        }
+        client
+    }
+}
+
+/// The addresses of `X-Forwarded-For` (every header line, in order) or, without it, the `for=`
+/// of `Forwarded`; `None` for an entry that is not an address (`unknown`, an obfuscated name).
+/// `X-Forwarded-For` wins because Caddy and nginx set it and pass a client's `Forwarded` through.
+fn forwarded_chain(headers: &HeaderMap) -> Vec<Option<IpAddr>> {
+    let xff: Vec<Option<IpAddr>> = headers
+        .get_all("x-forwarded-for")
+        .iter()
+        .flat_map(|v| match v.to_str() {
+            Ok(text) => text.split(',').map(parse_node).collect::<Vec<_>>(),
+            Err(_) => vec![None],
+        })
+        .collect();
+    if !xff.is_empty() {
+        return xff;
+    }
+    headers
+        .get_all("forwarded")
+        .iter()
+        .flat_map(|v| match v.to_str() {
+            Ok(text) => text
+                .split(',')
+                .map(|element| {
+                    element
+                        .split(';')
+                        .filter_map(|pair| pair.split_once('='))
+                        .find(|(k, _)| k.trim().eq_ignore_ascii_case("for"))
+                        .and_then(|(_, v)| parse_node(v))
+                })
+                .collect::<Vec<_>>(),
+            Err(_) => vec![None],
+        })
+        .collect()
+}
+
+/// `192.0.2.1`, `192.0.2.1:80`, `2001:db8::1`, `[2001:db8::1]:80`, optionally quoted.
+fn parse_node(value: &str) -> Option<IpAddr> {
+    let value = value.trim().trim_matches('"');
+    if let Ok(ip) = IpAddr::from_str(value) {
+        return Some(ip);
+    }
+    if let Ok(addr) = SocketAddr::from_str(value) {
+        return Some(addr.ip());
+    }
+    let inner = value.strip_prefix('[')?.strip_suffix(']')?;
+    Ipv6Addr::from_str(inner).ok().map(IpAddr::V6)
+}
+
+/// The key per-address limits count under: the address itself for IPv4, its /64 for IPv6
+/// (one household or server gets a whole /64, and could otherwise rotate through it).
+pub fn limit_key(ip: IpAddr) -> IpAddr {
+    match ip.to_canonical() {
+        IpAddr::V4(v4) => IpAddr::V4(v4),
+        IpAddr::V6(v6) => IpAddr::V6(Ipv6Addr::from(mask(u128::from(v6), 64, 128))),
+    }
+}
+
+/// The request's client address (see `TrustedProxies::client`). Requests that came without a
+/// peer address (only in unit tests of the router) count as the unspecified address.
+#[derive(Debug, Clone, Copy)]
+pub struct ClientAddr(pub IpAddr);
+
+impl FromRequestParts<AppState> for ClientAddr {
+    type Rejection = Infallible;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<Self, Self::Rejection> {
+        let peer = parts
+            .extensions
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|c| c.0.ip())
+            .unwrap_or(IpAddr::V6(Ipv6Addr::UNSPECIFIED));
+        Ok(ClientAddr(
+            state.trusted_proxies.client(peer, &parts.headers),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    fn ip(s: &str) -> IpAddr {
+        s.parse().expect("ip")
+    }
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.append(*name, HeaderValue::from_str(value).expect("header"));
+        }
+        map
+    }
+
+    fn proxies(list: &[&str]) -> TrustedProxies {
+        TrustedProxies::new(list.iter().map(|r| r.parse().expect("range")).collect())
+    }
+
+    #[test]
+    fn ranges_parse_and_match() {
+        let range: IpRange = "10.0.0.0/8".parse().expect("parses");
+        assert!(range.contains(ip("10.200.1.1")));
+        assert!(!range.contains(ip("11.0.0.1")));
+        assert!(range.contains(ip("::ffff:10.1.2.3")), "mapped IPv4 counts");
+        let single: IpRange = "192.0.2.7".parse().expect("parses");
+        assert!(single.contains(ip("192.0.2.7")) && !single.contains(ip("192.0.2.8")));
+        let v6: IpRange = "2001:db8::/32".parse().expect("parses");
+        assert!(v6.contains(ip("2001:db8:1::5")) && !v6.contains(ip("2001:db9::1")));
+        assert!("0.0.0.0/0"
+            .parse::<IpRange>()
+            .expect("all")
+            .contains(ip("8.8.8.8")));
+        for bad in ["10.0.0.0/33", "example.org", "10.0.0/8", "::/129", ""] {
+            assert!(bad.parse::<IpRange>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_direct_client_cannot_spoof_its_address() {
+        let h = headers(&[("x-forwarded-for", "1.2.3.4"), ("forwarded", "for=5.6.7.8")]);
+        assert_eq!(
+            proxies(&[]).client(ip("203.0.113.9"), &h),
+            ip("203.0.113.9")
+        );
+    }
+
+    #[test]
+    fn behind_a_loopback_proxy_the_right_most_untrusted_address_counts() {
+        let p = proxies(&[]);
+        // The client made up 1.2.3.4; the proxy appended the real peer.
+        let h = headers(&[("x-forwarded-for", "1.2.3.4, 198.51.100.2")]);
+        assert_eq!(p.client(ip("127.0.0.1"), &h), ip("198.51.100.2"));
+        // Without headers the proxy itself is the client.
+        assert_eq!(
+            p.client(ip("127.0.0.1"), &HeaderMap::new()),
+            ip("127.0.0.1")
+        );
+    }
+
+    #[test]
+    fn listed_proxies_are_skipped_along_the_chain() {
+        let p = proxies(&["10.0.0.0/8"]);
+        let h = headers(&[
+            ("x-forwarded-for", "9.9.9.9, 198.51.100.2"),
+            ("x-forwarded-for", "10.1.1.1"),
+        ]);
+        assert_eq!(p.client(ip("10.0.0.5"), &h), ip("198.51.100.2"));
+        // An unlisted private peer is a client like any other.
+        assert_eq!(p.client(ip("192.168.1.4"), &h), ip("192.168.1.4"));
+    }
+
+    #[test]
+    fn forwarded_is_read_when_x_forwarded_for_is_absent() {
+        let p = proxies(&[]);
+        let h = headers(&[(
+            "forwarded",
+            "for=192.0.2.60;proto=http, For=\"[2001:db8:cafe::17]:4711\";by=127.0.0.1",
+        )]);
+        assert_eq!(p.client(ip("::1"), &h), ip("2001:db8:cafe::17"));
+    }
+
+    #[test]
+    fn an_unreadable_entry_stops_the_walk() {
+        let p = proxies(&[]);
+        let h = headers(&[("x-forwarded-for", "203.0.113.1, unknown, 127.0.0.1")]);
+        assert_eq!(p.client(ip("127.0.0.1"), &h), ip("127.0.0.1"));
+        let h = headers(&[("x-forwarded-for", "198.51.100.7:5050")]);
+        assert_eq!(p.client(ip("127.0.0.1"), &h), ip("198.51.100.7"));
+    }
+
+    #[test]
+    fn mapped_ipv4_peers_are_plain_ipv4() {
+        let p = proxies(&[]);
+        let h = headers(&[("x-forwarded-for", "198.51.100.2")]);
+        assert_eq!(p.client(ip("::ffff:127.0.0.1"), &h), ip("198.51.100.2"));
+        assert_eq!(p.client(ip("::ffff:203.0.113.5"), &h), ip("203.0.113.5"));
+    }
+
+    #[test]
+    fn ipv6_clients_are_limited_per_64() {
+        assert_eq!(limit_key(ip("2001:db8:1:2:aaaa::1")), ip("2001:db8:1:2::"));
+        assert_eq!(limit_key(ip("198.51.100.2")), ip("198.51.100.2"));
+    }
+}
