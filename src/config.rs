@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::web::client::IpRange;
+use crate::http::client::IpRange;
 
 /// Version line: the crate version and the git revision it was built from.
 pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (", env!("HEARTH_GIT_REV"), ")");

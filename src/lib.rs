@@ -4,6 +4,7 @@
 pub mod calendar;
 pub mod clock;
 pub mod config;
+pub mod http;
 pub mod notify;
 pub mod publish;
 pub mod site;
@@ -49,7 +50,7 @@ where
         max_connections: config.max_connections,
         max_per_address: config.max_connections_per_address,
         header_read_timeout: config.header_read_timeout,
-        proxies: web::client::TrustedProxies::new(config.trusted_proxies.clone()),
+        proxies: http::client::TrustedProxies::new(config.trusted_proxies.clone()),
     };
     let state = web::AppState::new(config, db.clone())?;
     let app = web::router(state);

@@ -20,12 +20,23 @@ use super::fetch::normalize_url;
 use super::hosted::{self, RenderError as HostedRenderError};
 use super::workers::WorkError;
 use super::LoadError;
+use super::Publisher;
 use crate::calendar::{self, CompiledMapping, RemapError, RemapOptions, Template, TemplateError};
-use crate::web::client::ClientAddr;
-use crate::web::error::AppError;
-use crate::web::extract::{JsonBody, QueryParams};
-use crate::web::limits::Action;
-use crate::web::AppState;
+use crate::config::Config;
+use crate::http::client::ClientAddr;
+use crate::http::error::AppError;
+use crate::http::extract::{JsonBody, QueryParams};
+use crate::http::limits::{Action, RateLimiters};
+use crate::store::Db;
+
+/// What the calendar tool's handlers share (the router gives it from the app's state).
+#[derive(Clone)]
+pub struct CalendarState {
+    pub config: Arc<Config>,
+    pub db: Db,
+    pub publisher: Arc<Publisher>,
+    pub limits: Arc<RateLimiters>,
+}
 
 /// Events sent per page of `/api/feed` unless the caller asks for fewer.
 const DEFAULT_PAGE: usize = 100;
@@ -83,7 +94,7 @@ fn work_error(error: WorkError) -> AppError {
 }
 
 pub async fn get_feed(
-    State(state): State<AppState>,
+    State(state): State<CalendarState>,
     headers: HeaderMap,
     client: ClientAddr,
     QueryParams(query): QueryParams<FeedQuery>,
@@ -180,7 +191,7 @@ impl From<TemplateError> for RenderError {
 /// Compiling and rendering run on an engine thread: a hostile template costs a bounded share of
 /// the machine and never stalls the async workers.
 pub async fn render(
-    State(state): State<AppState>,
+    State(state): State<CalendarState>,
     headers: HeaderMap,
     client: ClientAddr,
     JsonBody(request): JsonBody<RenderRequest>,
@@ -250,7 +261,7 @@ fn bearer(headers: &HeaderMap) -> Option<String> {
 /// The owner, with the right key, is never throttled. Anyone else is counted first (so wrong
 /// keys cannot be guessed quickly), then must show the key if the site has one.
 fn admit(
-    state: &AppState,
+    state: &CalendarState,
     headers: &HeaderMap,
     ClientAddr(client): ClientAddr,
     action: Action,
@@ -267,7 +278,7 @@ fn admit(
     })
 }
 
-fn check_publish_key(state: &AppState, headers: &HeaderMap) -> Result<(), AppError> {
+fn check_publish_key(state: &CalendarState, headers: &HeaderMap) -> Result<(), AppError> {
     let Some(expected) = &state.config.publish_key else {
         return Ok(());
     };
@@ -292,7 +303,7 @@ fn check_publish_key(state: &AppState, headers: &HeaderMap) -> Result<(), AppErr
 }
 
 /// The site's public address: `--public-url`, else the request's Host and X-Forwarded-Proto.
-fn public_base(state: &AppState, headers: &HeaderMap) -> Result<String, AppError> {
+fn public_base(state: &CalendarState, headers: &HeaderMap) -> Result<String, AppError> {
     if let Some(url) = &state.config.public_url {
         return Ok(url.clone());
     }
@@ -317,7 +328,7 @@ fn public_base(state: &AppState, headers: &HeaderMap) -> Result<String, AppError
 }
 
 pub async fn publish(
-    State(state): State<AppState>,
+    State(state): State<CalendarState>,
     headers: HeaderMap,
     client: ClientAddr,
     JsonBody(request): JsonBody<PublishRequest>,
@@ -382,7 +393,7 @@ pub async fn publish(
 /// Refuses a mapping that would make the hosted feed larger than the output bound, naming the
 /// field that grows it, before anything is stored.
 async fn check_output_size(
-    state: &AppState,
+    state: &CalendarState,
     feed: &FeedOutcome,
     mapping: &Arc<CompiledMapping>,
 ) -> Result<(), AppError> {
@@ -419,7 +430,7 @@ async fn check_output_size(
 }
 
 pub async fn unpublish(
-    State(state): State<AppState>,
+    State(state): State<CalendarState>,
     headers: HeaderMap,
     client: ClientAddr,
     Path(id): Path<String>,
@@ -440,7 +451,7 @@ pub async fn unpublish(
 
 /// `GET|HEAD /cal/{file}` where file is `{id}.ics`.
 pub async fn hosted_feed(
-    State(state): State<AppState>,
+    State(state): State<CalendarState>,
     Path(file): Path<String>,
     headers: HeaderMap,
 ) -> Response {
@@ -466,7 +477,7 @@ pub async fn hosted_feed(
 }
 
 async fn hosted_feed_inner(
-    state: &AppState,
+    state: &CalendarState,
     file: &str,
     headers: &HeaderMap,
 ) -> Result<Response, AppError> {

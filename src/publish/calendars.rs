@@ -12,8 +12,8 @@ use super::feeds::{from_millis, to_millis};
 use super::fetch::normalize_url;
 use crate::calendar::{CompiledMapping, MappedField, Mapping};
 use crate::config::Config;
+use crate::http::error::AppError;
 use crate::store::{Db, StoreError};
-use crate::web::error::AppError;
 
 pub const MAX_ID_LEN: usize = 64;
 pub const MAX_NAME_CHARS: usize = 200;

@@ -19,7 +19,7 @@ use super::workers::{WorkError, Workers};
 use super::HostedCalendar;
 use crate::calendar::{self, Limits, RemapError, RemapOptions};
 use crate::clock::Clock;
-use crate::web::assets::{accepted_encodings, etag_for, etag_matches};
+use crate::http::conditional::{accepted_encodings, etag_for, etag_matches};
 
 /// One rendered feed, plain and gzipped (compressed once per render, not per request), and what
 /// it was rendered from.

@@ -2,11 +2,12 @@
 //! strict Content-Security-Policy holds) and the owner's name as the page title.
 
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use sha2::{Digest, Sha256};
 
+use super::assets::CACHE_REVALIDATE;
 use super::Profile;
-use crate::web::assets::{etag_for, etag_matches, CACHE_REVALIDATE};
+use crate::http::conditional::{etag_for, respond};
 
 #[derive(Debug)]
 pub struct IndexPage {
@@ -47,13 +48,7 @@ impl IndexPage {
             header::CACHE_CONTROL,
             HeaderValue::from_static(CACHE_REVALIDATE),
         );
-        if let Ok(v) = HeaderValue::from_str(&self.etag) {
-            headers.insert(header::ETAG, v);
-        }
-        if status == StatusCode::OK && etag_matches(request, &self.etag) {
-            return (StatusCode::NOT_MODIFIED, headers).into_response();
-        }
-        (status, headers, self.body.clone()).into_response()
+        respond(request, headers, &self.etag, status, self.body.clone())
     }
 }
 

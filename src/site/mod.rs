@@ -1,15 +1,17 @@
 //! The owner's profile: `GET /api/site`, the avatar image, and the index page with the profile
 //! written into it at start-up, so the landing page never flashes a placeholder name.
 
+pub mod assets;
 mod index;
+pub mod routes;
 
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::config::Config;
-use crate::web::assets::{etag_for, etag_matches};
+use crate::http::conditional::{etag_for, hex, respond};
 
 pub use index::IndexPage;
 
@@ -44,7 +46,7 @@ impl Site {
         };
         let hash = Sha256::digest(&avatar);
         let avatar_etag = etag_for(&hash, None);
-        let version_tag: String = hash.iter().take(4).map(|b| format!("{b:02x}")).collect();
+        let version_tag = hex(&hash[..4]);
         let profile = Profile {
             name: config.owner_name.clone(),
             avatar_url: format!("/avatar?v={version_tag}"),
@@ -52,7 +54,7 @@ impl Site {
             beehive_url: config.beehive_url.clone(),
             version: crate::config::VERSION,
         };
-        let index = crate::web::assets::index_html().map(|html| IndexPage::new(&html, &profile));
+        let index = assets::index_html().map(|html| IndexPage::new(&html, &profile));
         Site {
             profile,
             avatar,
@@ -78,12 +80,12 @@ impl Site {
             header::CONTENT_SECURITY_POLICY,
             HeaderValue::from_static("default-src 'none'; style-src 'unsafe-inline'; sandbox"),
         );
-        if let Ok(v) = HeaderValue::from_str(&self.avatar_etag) {
-            headers.insert(header::ETAG, v);
-        }
-        if etag_matches(request, &self.avatar_etag) {
-            return (StatusCode::NOT_MODIFIED, headers).into_response();
-        }
-        (headers, self.avatar.clone()).into_response()
+        respond(
+            request,
+            headers,
+            &self.avatar_etag,
+            StatusCode::OK,
+            self.avatar.clone(),
+        )
     }
 }

@@ -17,7 +17,7 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tower::ServiceExt;
 
-use super::client::{limit_key, TrustedProxies};
+use crate::http::client::{limit_key, TrustedProxies};
 
 /// How the loop treats connections; from `Config`.
 #[derive(Debug, Clone)]

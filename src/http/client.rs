@@ -6,11 +6,11 @@ use std::fmt;
 use std::net::{IpAddr, Ipv6Addr, SocketAddr};
 use std::str::FromStr;
 
-use axum::extract::{ConnectInfo, FromRequestParts};
+use std::sync::Arc;
+
+use axum::extract::{ConnectInfo, FromRef, FromRequestParts};
 use axum::http::request::Parts;
 use axum::http::HeaderMap;
-
-use super::AppState;
 
 /// One address or a CIDR range (`192.0.2.7`, `10.0.0.0/8`, `2001:db8::/32`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -176,21 +176,21 @@ pub fn limit_key(ip: IpAddr) -> IpAddr {
 #[derive(Debug, Clone, Copy)]
 pub struct ClientAddr(pub IpAddr);
 
-impl FromRequestParts<AppState> for ClientAddr {
+impl<S> FromRequestParts<S> for ClientAddr
+where
+    Arc<TrustedProxies>: FromRef<S>,
+    S: Send + Sync,
+{
     type Rejection = Infallible;
 
-    async fn from_request_parts(
-        parts: &mut Parts,
-        state: &AppState,
-    ) -> Result<Self, Self::Rejection> {
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
         let peer = parts
             .extensions
             .get::<ConnectInfo<SocketAddr>>()
             .map(|c| c.0.ip())
             .unwrap_or(IpAddr::V6(Ipv6Addr::UNSPECIFIED));
-        Ok(ClientAddr(
-            state.trusted_proxies.client(peer, &parts.headers),
-        ))
+        let proxies = Arc::<TrustedProxies>::from_ref(state);
+        Ok(ClientAddr(proxies.client(peer, &parts.headers)))
     }
 }
 

@@ -1,0 +1,104 @@
+//! The site's own routes: the owner's profile, the avatar, the app's files, and the app itself
+//! for every client route (a 404 for files that do not exist, never the app).
+
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::http::{HeaderMap, Method, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+
+use super::{assets, Profile, Site};
+use crate::http::error::json_error;
+
+/// `GET /api/site`.
+pub async fn profile(State(site): State<Arc<Site>>) -> Json<Profile> {
+    Json(site.profile.clone())
+}
+
+/// `GET /avatar`.
+pub async fn avatar(State(site): State<Arc<Site>>, headers: HeaderMap) -> Response {
+    site.avatar_response(&headers)
+}
+
+/// `GET /assets/*`.
+pub async fn asset(uri: Uri, headers: HeaderMap) -> Response {
+    let path = uri.path().trim_start_matches('/');
+    assets::serve(path, &headers).unwrap_or_else(not_found_text)
+}
+
+/// Client routes get the app; files that do not exist get a 404, never the app.
+pub async fn spa_fallback(
+    State(site): State<Arc<Site>>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+) -> Response {
+    if method != Method::GET && method != Method::HEAD {
+        return json_error(StatusCode::METHOD_NOT_ALLOWED, "method not allowed");
+    }
+    let path = uri.path();
+    let last_segment = path.rsplit('/').next().unwrap_or_default();
+    if last_segment.contains('.') {
+        return assets::serve(path.trim_start_matches('/'), &headers)
+            .unwrap_or_else(not_found_text);
+    }
+    if path.starts_with("/cal/") || path == "/cal" {
+        return not_found_text();
+    }
+    let Some(index) = &site.index else {
+        return not_found_text();
+    };
+    let status = if is_client_route(path) {
+        StatusCode::OK
+    } else {
+        // The app renders its own "page not found" for these.
+        StatusCode::NOT_FOUND
+    };
+    index.response(&headers, status)
+}
+
+/// The routes the React app knows (SPEC.md section 2).
+fn is_client_route(path: &str) -> bool {
+    let path = path.trim_end_matches('/');
+    path.is_empty()
+        || path == "/flashcards"
+        || path.starts_with("/flashcards/")
+        || path == "/calendars"
+        || path.starts_with("/calendars/")
+}
+
+fn not_found_text() -> Response {
+    (
+        StatusCode::NOT_FOUND,
+        [(
+            axum::http::header::CONTENT_TYPE,
+            "text/plain; charset=utf-8",
+        )],
+        "Not found\n",
+    )
+        .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn client_routes_are_those_of_the_spec() {
+        for path in [
+            "/",
+            "/flashcards",
+            "/flashcards/new",
+            "/flashcards/abc/edit",
+            "/flashcards/abc/practice",
+            "/calendars",
+            "/calendars/new",
+        ] {
+            assert!(is_client_route(path), "{path}");
+        }
+        for path in ["/about", "/flashcardsx", "/api/x", "/cal/x"] {
+            assert!(!is_client_route(path), "{path}");
+        }
+    }
+}
