@@ -17,9 +17,7 @@ use std::sync::Arc;
 use super::calendars::{self, DeleteOutcome, PublishOutcome};
 use super::feeds::{FeedError, FeedOutcome, Want};
 use super::fetch::normalize_url;
-use super::hosted::{self, RenderError as HostedRenderError};
-use super::workers::WorkError;
-use super::LoadError;
+use super::hosted;
 use super::Publisher;
 use crate::calendar::{self, CompiledMapping, RemapError, RemapOptions, Template, TemplateError};
 use crate::config::Config;
@@ -76,20 +74,14 @@ struct NameValue {
     value: String,
 }
 
-fn feed_error(error: FeedError) -> AppError {
-    match error {
-        FeedError::Fetch(e) if e.is_client_error() => AppError::BadRequest(e.to_string()),
-        FeedError::Fetch(e) => AppError::BadGateway(e.to_string()),
-        FeedError::NotCalendar(m) => AppError::BadGateway(format!("not a calendar: {m}")),
-        FeedError::Store(e) => AppError::Store(e),
-        FeedError::Busy(e) => work_error(e),
-    }
-}
-
-fn work_error(error: WorkError) -> AppError {
-    match error {
-        WorkError::Busy => AppError::Unavailable(error.to_string()),
-        WorkError::Stopped => AppError::Internal(error.to_string()),
+/// A publish's feed errors, named as the editor shows them.
+fn publish_feed_error(error: FeedError) -> AppError {
+    match AppError::from(error) {
+        AppError::BadRequest(m) => AppError::BadRequest(format!("url: {m}")),
+        AppError::BadGateway(m) => {
+            AppError::BadGateway(format!("the feed could not be fetched: {m}"))
+        }
+        other => other,
     }
 }
 
@@ -113,8 +105,7 @@ pub async fn get_feed(
         .publisher
         .feeds
         .get(&url, max_age, false, Want::Fresh)
-        .await
-        .map_err(feed_error)?;
+        .await?;
     let offset = query.offset.unwrap_or(0);
     let limit = query.limit.unwrap_or(DEFAULT_PAGE).min(MAX_PAGE);
     let url_text = url.to_string();
@@ -122,8 +113,7 @@ pub async fn get_feed(
         .publisher
         .workers
         .run(move || describe_feed(&outcome, url_text, offset, limit))
-        .await
-        .map_err(work_error)??;
+        .await??;
     Ok(Json(answer).into_response())
 }
 
@@ -201,8 +191,7 @@ pub async fn render(
         .publisher
         .workers
         .run(move || render_now(request))
-        .await
-        .map_err(work_error)?
+        .await?
 }
 
 fn render_now(request: RenderRequest) -> Result<Response, AppError> {
@@ -346,8 +335,7 @@ pub async fn publish(
                 CompiledMapping::compile(&input.mapping).map_err(|e| format!("mapping.{e}"))?;
             Ok::<_, String>((input, Arc::new(compiled)))
         })
-        .await
-        .map_err(work_error)?
+        .await?
         .map_err(AppError::BadRequest)?;
     let quotas = calendars::Quotas::of(&state.config);
     calendars::check_quotas(&state.db, &input, quotas).await?;
@@ -358,13 +346,7 @@ pub async fn publish(
         .feeds
         .get(&input.url, state.config.feed_ttl, true, Want::Fresh)
         .await
-        .map_err(|e| match feed_error(e) {
-            AppError::BadRequest(m) => AppError::BadRequest(format!("url: {m}")),
-            AppError::BadGateway(m) => {
-                AppError::BadGateway(format!("the feed could not be fetched: {m}"))
-            }
-            other => other,
-        })?;
+        .map_err(publish_feed_error)?;
     check_output_size(&state, &feed, &compiled).await?;
 
     let id = input.id.clone();
@@ -415,8 +397,7 @@ async fn check_output_size(
                 std::io::sink(),
             )
         })
-        .await
-        .map_err(work_error)?;
+        .await?;
     match checked {
         Ok(_) => Ok(()),
         Err(RemapError::TooLarge { limit, field, .. }) => Err(AppError::BadRequest(format!(
@@ -485,46 +466,16 @@ async fn hosted_feed_inner(
         .strip_suffix(".ics")
         .filter(|id| calendars::validate_id(id).is_ok())
         .ok_or_else(|| AppError::NotFound("no such calendar".into()))?;
-    let calendar = state
-        .publisher
-        .calendar(&state.db, id)
-        .await
-        .map_err(|e| match e {
-            LoadError::Store(s) => AppError::Store(s),
-            LoadError::Busy(b) => work_error(b),
-            mapping @ LoadError::Mapping { .. } => AppError::BadGateway(format!(
-                "{mapping}: republish the calendar with a mapping that does"
-            )),
-        })?
-        .ok_or_else(|| AppError::NotFound("no such calendar".into()))?;
-    let url = normalize_url(&calendar.record.url)
-        .map_err(|e| AppError::Internal(format!("stored url is invalid: {e}")))?;
     let ttl = state.config.feed_ttl;
-    let feed = state
+    let hosted = state
         .publisher
-        .feeds
-        .get(&url, ttl, true, Want::Available)
-        .await
-        .map_err(|e| match e {
-            FeedError::Store(s) => AppError::Store(s),
-            FeedError::Busy(b) => work_error(b),
-            other => AppError::BadGateway(format!(
-                "the calendar's source feed is unavailable and no copy is kept: {other}"
-            )),
-        })?;
-    let rendered = state
-        .publisher
-        .renders
-        .render(&calendar, &feed, ttl)
-        .await
-        .map_err(|e| match e {
-            HostedRenderError::Busy(b) => work_error(b),
-            other => AppError::BadGateway(other.to_string()),
-        })?;
+        .hosted_feed(&state.db, id, ttl)
+        .await?
+        .ok_or_else(|| AppError::NotFound("no such calendar".into()))?;
     Ok(hosted::response(
-        &rendered,
-        &calendar.record.name,
-        &feed,
+        &hosted.rendered,
+        &hosted.calendar.record.name,
+        &hosted.feed,
         ttl,
         headers,
     ))

@@ -4,12 +4,14 @@
 pub mod api;
 pub mod cache;
 pub mod calendars;
+mod errors;
 pub mod feeds;
 pub mod fetch;
 pub mod hosted;
 pub mod workers;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use crate::calendar::{CompiledMapping, MappedField, TemplateError};
 use crate::clock::Clock;
@@ -17,9 +19,9 @@ use crate::config::Config;
 use crate::store::{Db, StoreError};
 use cache::Cache;
 use calendars::Published;
-use feeds::Feeds;
+use feeds::{FeedError, FeedOutcome, Feeds, Want};
 use fetch::{FetchError, Fetcher};
-use hosted::Renders;
+use hosted::{RenderError, Rendered, Renders};
 use workers::{WorkError, Workers};
 
 /// A published calendar with its mapping compiled (once per revision, not per request).
@@ -52,6 +54,26 @@ pub enum LoadError {
     Busy(#[from] WorkError),
     #[error("the stored mapping of calendar '{id}' does not compile: {error}")]
     Mapping { id: String, error: TemplateError },
+}
+
+/// Why a hosted feed could not be answered.
+#[derive(Debug, thiserror::Error)]
+pub enum HostedError {
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    #[error(transparent)]
+    Feed(#[from] FeedError),
+    #[error(transparent)]
+    Render(#[from] RenderError),
+    #[error("{0}")]
+    StoredUrl(FetchError),
+}
+
+/// A hosted feed ready to answer: the calendar, the copy it was rendered from, the rendering.
+pub struct HostedFeed {
+    pub calendar: Arc<HostedCalendar>,
+    pub feed: FeedOutcome,
+    pub rendered: Arc<Rendered>,
 }
 
 /// State of the publishing side, shared by its handlers.
@@ -111,6 +133,28 @@ impl Publisher {
         });
         self.cache.put_calendar(hosted.clone());
         Ok(Some(hosted))
+    }
+
+    /// The hosted feed of calendar `id` for a subscriber: from memory when nothing changed, from
+    /// the last good copy at once when upstream is slow or down, rendered once for everyone
+    /// asking at the same time. `None`: no such calendar.
+    pub async fn hosted_feed(
+        &self,
+        db: &Db,
+        id: &str,
+        ttl: Duration,
+    ) -> Result<Option<HostedFeed>, HostedError> {
+        let Some(calendar) = self.calendar(db, id).await? else {
+            return Ok(None);
+        };
+        let url = fetch::normalize_url(&calendar.record.url).map_err(HostedError::StoredUrl)?;
+        let feed = self.feeds.get(&url, ttl, true, Want::Available).await?;
+        let rendered = self.renders.render(&calendar, &feed, ttl).await?;
+        Ok(Some(HostedFeed {
+            calendar,
+            feed,
+            rendered,
+        }))
     }
 
     /// Keeps a newly published revision with its compiled mapping.
