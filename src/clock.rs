@@ -5,6 +5,8 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
+use crate::lock::lock;
+
 /// The server's clock: the system's, or a manual one in tests. Cheap to clone.
 #[derive(Clone, Default)]
 pub struct Clock {
@@ -28,10 +30,7 @@ impl std::fmt::Debug for Clock {
 
 impl Manual {
     fn elapsed(&self) -> Duration {
-        *self
-            .offset
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        *lock(&self.offset)
     }
 }
 
@@ -71,10 +70,7 @@ impl Clock {
     /// Moves a manual clock forward; the system clock cannot be moved (it is left alone).
     pub fn advance(&self, by: Duration) {
         if let Some(m) = &self.manual {
-            let mut offset = m
-                .offset
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut offset = lock(&m.offset);
             *offset += by;
         }
     }

@@ -4,9 +4,12 @@
 pub mod calendar;
 pub mod clock;
 pub mod config;
+pub mod hex;
 pub mod http;
+pub mod lock;
 pub mod notify;
 pub mod publish;
+pub mod secret;
 pub mod site;
 pub mod store;
 pub mod telemetry;

@@ -8,19 +8,9 @@ use axum::response::{IntoResponse, Response};
 /// The encodings Hearth keeps compressed copies in, best first.
 pub const ENCODINGS: [&str; 2] = ["br", "gzip"];
 
-/// Lower-case hexadecimal.
-pub fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        let _ = write!(out, "{b:02x}");
-    }
-    out
-}
-
 /// A strong ETag from a content hash; each encoding of a file is its own representation.
 pub fn etag_for(hash: &[u8], encoding: Option<&str>) -> String {
-    let hex = hex(&hash[..hash.len().min(16)]);
+    let hex = crate::hex::encode(&hash[..hash.len().min(16)]);
     match encoding {
         Some(enc) => format!("\"{hex}-{enc}\""),
         None => format!("\"{hex}\""),

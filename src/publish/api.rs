@@ -275,13 +275,7 @@ fn check_publish_key(state: &CalendarState, headers: &HeaderMap) -> Result<(), A
         .get("x-publish-key")
         .and_then(|v| v.to_str().ok())
         .map(str::trim);
-    let ok = given.is_some_and(|g| {
-        g.len() == expected.len()
-            && g.bytes()
-                .zip(expected.bytes())
-                .fold(0u8, |acc, (a, b)| acc | (a ^ b))
-                == 0
-    });
+    let ok = given.is_some_and(|g| crate::secret::same(g, expected));
     if ok {
         Ok(())
     } else {

@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use super::feeds::FeedCopy;
 use super::hosted::Rendered;
 use super::HostedCalendar;
+use crate::lock::lock;
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum Key {
@@ -103,9 +104,7 @@ impl Cache {
     }
 
     fn lru(&self) -> MutexGuard<'_, Lru> {
-        self.lru
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        lock(&self.lru)
     }
 
     /// Bytes held now (never more than the capacity).

@@ -12,7 +12,7 @@ use super::feeds::{from_millis, to_millis};
 use super::fetch::normalize_url;
 use crate::calendar::{CompiledMapping, MappedField, Mapping};
 use crate::config::Config;
-use crate::http::error::AppError;
+use crate::secret::same;
 use crate::store::{Db, StoreError};
 
 pub const MAX_ID_LEN: usize = 64;
@@ -91,15 +91,6 @@ pub enum QuotaError {
 /// A quota is answered 507 Insufficient Storage rather than 403: nothing is wrong with the
 /// request or its sender, the server is out of the room its owner gave it, and the same
 /// request succeeds once room is made.
-impl From<QuotaError> for AppError {
-    fn from(error: QuotaError) -> AppError {
-        match error {
-            QuotaError::Store(e) => AppError::Store(e),
-            other => AppError::InsufficientStorage(other.to_string()),
-        }
-    }
-}
-
 /// Before the feed is fetched: refuses a new calendar beyond the count, and a feed not stored
 /// yet once stored copies reach the byte cap (a feed already stored costs nothing new).
 pub async fn check_quotas(db: &Db, input: &PublishInput, quotas: Quotas) -> Result<(), QuotaError> {
@@ -271,24 +262,12 @@ pub fn new_token() -> String {
 }
 
 fn hash_token(token: &str) -> String {
-    Sha256::digest(token.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::hex::encode(&Sha256::digest(token.as_bytes()))
 }
 
 /// Whether `token` (as the client sent it) is the one whose hash is stored.
 fn token_matches(token: Option<&str>, stored_hash: &str) -> bool {
     token.is_some_and(|t| same(&hash_token(t.trim()), stored_hash))
-}
-
-/// Compares in time independent of where the strings differ.
-fn same(a: &str, b: &str) -> bool {
-    a.len() == b.len()
-        && a.bytes()
-            .zip(b.bytes())
-            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
-            == 0
 }
 
 fn mapping_json(mapping: &Mapping) -> String {
@@ -573,7 +552,7 @@ mod tests {
         assert!(!copies(&db)
             .await
             .contains(&"https://example.org/c.ics".to_owned()));
-        let app = AppError::from(err);
+        let app = crate::http::error::AppError::from(err);
         assert_eq!(app.status(), axum::http::StatusCode::INSUFFICIENT_STORAGE);
 
         let again = input("a", "https://example.org/a.ics");

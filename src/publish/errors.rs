@@ -1,11 +1,21 @@
 //! How the publishing side's errors reach HTTP: one conversion per domain error, so the status a
 //! failure gets is decided here and nowhere else.
 
+use super::calendars::QuotaError;
 use super::feeds::FeedError;
 use super::hosted::RenderError;
 use super::workers::WorkError;
 use super::{HostedError, LoadError};
 use crate::http::error::AppError;
+
+impl From<QuotaError> for AppError {
+    fn from(error: QuotaError) -> AppError {
+        match error {
+            QuotaError::Store(e) => AppError::Store(e),
+            other => AppError::InsufficientStorage(other.to_string()),
+        }
+    }
+}
 
 impl From<WorkError> for AppError {
     fn from(error: WorkError) -> AppError {

@@ -16,6 +16,7 @@ use super::fetch::{FetchError, Fetched, Fetcher, Validators};
 use super::workers::{WorkError, Workers};
 use crate::calendar::{self, Limits};
 use crate::clock::Clock;
+use crate::lock::lock;
 use crate::store::{Db, StoreError};
 
 /// After a failed fetch, how long a held copy is served before upstream is tried again.
@@ -101,9 +102,7 @@ struct Slot {
 
 impl Slot {
     fn state(&self) -> MutexGuard<'_, SlotState> {
-        self.state
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        lock(&self.state)
     }
 }
 
@@ -423,9 +422,7 @@ impl Feeds {
     }
 
     fn slots(&self) -> MutexGuard<'_, HashMap<String, Arc<Slot>>> {
-        self.slots
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        lock(&self.slots)
     }
 
     fn slot(&self, key: &str) -> Arc<Slot> {

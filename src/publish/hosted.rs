@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::io::Write;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 use axum::body::{Body, Bytes};
@@ -20,6 +20,7 @@ use super::HostedCalendar;
 use crate::calendar::{self, Limits, RemapError, RemapOptions};
 use crate::clock::Clock;
 use crate::http::conditional::{accepted_encodings, etag_for, etag_matches};
+use crate::lock::lock;
 
 /// One rendered feed, plain and gzipped (compressed once per render, not per request), and what
 /// it was rendered from.
@@ -74,10 +75,6 @@ pub struct Renders {
     failed: Mutex<HashMap<String, (u64, i64, RenderError)>>,
     /// Renders run so far (tests check that concurrent misses share one).
     runs: std::sync::atomic::AtomicU64,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 impl Renders {

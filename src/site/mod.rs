@@ -11,7 +11,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::config::Config;
-use crate::http::conditional::{etag_for, hex, respond};
+use crate::http::conditional::{etag_for, respond};
 
 pub use index::IndexPage;
 
@@ -46,7 +46,7 @@ impl Site {
         };
         let hash = Sha256::digest(&avatar);
         let avatar_etag = etag_for(&hash, None);
-        let version_tag = hex(&hash[..4]);
+        let version_tag = crate::hex::encode(&hash[..4]);
         let profile = Profile {
             name: config.owner_name.clone(),
             avatar_url: format!("/avatar?v={version_tag}"),

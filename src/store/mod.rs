@@ -10,11 +10,12 @@ use std::fs::{DirBuilder, OpenOptions};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rusqlite::{Connection, ErrorCode, OpenFlags};
 
+use crate::lock::lock;
 pub use backup::{backup_to, BackupError};
 pub use check::{free_bytes, Checked, MIN_FREE_BYTES};
 pub use migrations::SCHEMA_VERSION;
@@ -289,14 +290,6 @@ impl Db {
             tracing::warn!(error = %e, "tidying the database at shutdown failed");
         }
     }
-}
-
-/// A poisoned lock only means another thread panicked while holding it; the connection itself
-/// is still usable, so carry on rather than spreading the panic.
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Creates the data directory owner-only (0700) when it is missing; an existing one is left as
