@@ -10,6 +10,7 @@ use std::time::SystemTime;
 use axum::body::{Body, Bytes};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use sha2::{Digest, Sha256};
 use tokio::sync::Mutex as AsyncMutex;
 
@@ -305,16 +306,9 @@ fn content_disposition(name: &str) -> String {
         .collect();
     let ascii = ascii.trim();
     let ascii = if ascii.is_empty() { "calendar" } else { ascii };
-    let encoded: String = format!("{name}.ics")
-        .bytes()
-        .map(|b| {
-            if b.is_ascii_alphanumeric() || b"-_.".contains(&b) {
-                (b as char).to_string()
-            } else {
-                format!("%{b:02X}")
-            }
-        })
-        .collect();
+    // RFC 5987 attr-chars stay; everything else is percent-encoded.
+    const ENCODE: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'.');
+    let encoded = utf8_percent_encode(&format!("{name}.ics"), ENCODE).to_string();
     format!("inline; filename=\"{ascii}.ics\"; filename*=UTF-8''{encoded}")
 }
 
