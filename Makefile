@@ -9,7 +9,7 @@ UI_SOURCES := $(shell find ui/src ui/public -type f 2>/dev/null) ui/index.html u
 BIN := target/release/hearth
 
 .DEFAULT_GOAL := help
-.PHONY: help run build ui test test-rust lint-rust equiv test-ui lint-ui e2e bench clean pi pi32 pi-check check-unit test-install
+.PHONY: help run build ui test prereqs test-rust lint-rust equiv test-ui lint-ui e2e bench clean pi pi32 pi-check check-unit test-install
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  make %-13s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -31,8 +31,11 @@ ui/node_modules/.package-lock.json: ui/package.json ui/package-lock.json
 ui/dist/index.html: ui/node_modules/.package-lock.json $(UI_SOURCES)
 	cd ui && $(NPM) run build
 
-test: lint-rust ui test-rust equiv lint-ui test-ui check-unit test-install e2e ## Every check: Rust tests, clippy, rustfmt, tsc, eslint, vitest, browser tests, deploy checks
+test: prereqs lint-rust ui test-rust equiv lint-ui test-ui check-unit test-install e2e ## Every check: Rust tests, clippy, rustfmt, tsc, eslint, vitest, browser tests, deploy checks
 	@echo "make test: all checks passed"
+
+prereqs: ## Check (as root on Debian: install) Chromium, Node.js and Python's venv, which make test needs
+	bash scripts/test-prereqs.sh
 
 lint-rust: ## rustfmt and clippy (warnings denied)
 	$(CARGO) fmt --all --check
