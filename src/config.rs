@@ -8,6 +8,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::http::client::IpRange;
+use crate::http::limits::RateLimits;
 
 /// Version line: the crate version and the git revision it was built from.
 pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (", env!("HEARTH_GIT_REV"), ")");
@@ -234,50 +235,6 @@ pub const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS: u32 = 32;
 /// Time a client has to send a request's headers, counted from the connection's start or the
 /// end of its previous response (so it also closes idle keep-alive connections).
 pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// A per-address allowance: `burst` requests at once, then one more every `every`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RateLimit {
-    pub burst: u32,
-    pub every: Duration,
-}
-
-/// The allowances per client address of the calls that cost the server work. Anyone presenting
-/// the publish key is never counted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RateLimits {
-    /// `POST /api/calendars`: each one fetches a feed and writes to the SD card.
-    pub publish: RateLimit,
-    /// `DELETE /api/calendars/{id}`.
-    pub unpublish: RateLimit,
-    /// `GET /api/feed`: may fetch upstream.
-    pub feed: RateLimit,
-    /// `POST /api/render`: the editor's live preview, about four a second while typing.
-    pub render: RateLimit,
-}
-
-impl Default for RateLimits {
-    fn default() -> Self {
-        RateLimits {
-            publish: RateLimit {
-                burst: 10,
-                every: Duration::from_secs(20),
-            },
-            unpublish: RateLimit {
-                burst: 10,
-                every: Duration::from_secs(10),
-            },
-            feed: RateLimit {
-                burst: 40,
-                every: Duration::from_secs(2),
-            },
-            render: RateLimit {
-                burst: 60,
-                every: Duration::from_millis(200),
-            },
-        }
-    }
-}
 
 /// A setting that parsed but cannot be used (a file that does not read, a bad key file).
 #[derive(Debug, thiserror::Error)]

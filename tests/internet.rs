@@ -11,7 +11,7 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::{Duration, Instant};
 
 use common::TestServer;
-use hearth::config::{RateLimit, RateLimits};
+use hearth::http::limits::{RateLimit, RateLimits};
 use reqwest::header::{CONTENT_TYPE, HOST, RETRY_AFTER};
 use reqwest::StatusCode;
 use serde_json::{json, Value};

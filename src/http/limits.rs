@@ -11,7 +11,50 @@ use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 
 use super::client::limit_key;
 use super::error::AppError;
-use crate::config::{RateLimit, RateLimits};
+
+/// A per-address allowance: `burst` requests at once, then one more every `every`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimit {
+    pub burst: u32,
+    pub every: Duration,
+}
+
+/// The allowances per client address of the calls that cost the server work. Anyone presenting
+/// the publish key is never counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimits {
+    /// `POST /api/calendars`: each one fetches a feed and writes to the SD card.
+    pub publish: RateLimit,
+    /// `DELETE /api/calendars/{id}`.
+    pub unpublish: RateLimit,
+    /// `GET /api/feed`: may fetch upstream.
+    pub feed: RateLimit,
+    /// `POST /api/render`: the editor's live preview, about four a second while typing.
+    pub render: RateLimit,
+}
+
+impl Default for RateLimits {
+    fn default() -> Self {
+        RateLimits {
+            publish: RateLimit {
+                burst: 10,
+                every: Duration::from_secs(20),
+            },
+            unpublish: RateLimit {
+                burst: 10,
+                every: Duration::from_secs(10),
+            },
+            feed: RateLimit {
+                burst: 40,
+                every: Duration::from_secs(2),
+            },
+            render: RateLimit {
+                burst: 60,
+                every: Duration::from_millis(200),
+            },
+        }
+    }
+}
 
 /// Addresses remembered per limiter before forgotten ones are dropped; past it even after that
 /// (thousands of addresses active at once) the limiter starts afresh rather than grow.

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use hearth::config::{RateLimit, RateLimits};
+use hearth::http::limits::{RateLimit, RateLimits};
 use hearth::{Config, Db, ServeError};
 use tempfile::TempDir;
 use tokio::net::TcpListener;
