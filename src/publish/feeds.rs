@@ -4,7 +4,6 @@
 //! background. Bodies live in the shared memory budget (`cache`), not here.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -36,7 +35,8 @@ pub struct FeedCopy {
     pub fetched_at: SystemTime,
     /// When the body last changed.
     pub changed_at: SystemTime,
-    /// Distinguishes bodies within this process, for render caches.
+    /// A digest of the body (see [`version_of`]): the same bytes have the same version however
+    /// often they are fetched or read back, so a render made from them stays valid.
     pub version: u64,
     /// Monotonic time the confirming fetch finished, for freshness; `None` when unknown (a copy
     /// read back from SQLite whose age the monotonic clock cannot express): treated as expired.
@@ -114,7 +114,6 @@ pub struct Feeds {
     workers: Workers,
     clock: Clock,
     slots: Mutex<HashMap<String, Arc<Slot>>>,
-    next_version: AtomicU64,
 }
 
 impl Feeds {
@@ -133,7 +132,6 @@ impl Feeds {
             workers,
             clock,
             slots: Mutex::new(HashMap::new()),
-            next_version: AtomicU64::new(1),
         }
     }
 
@@ -321,7 +319,7 @@ impl Feeds {
                     Some(same) => same,
                     None => (
                         wall,
-                        self.next_version.fetch_add(1, Ordering::Relaxed),
+                        version_of(&bytes),
                         Arc::from(bytes.into_boxed_slice()),
                     ),
                 };
@@ -460,7 +458,6 @@ impl Feeds {
 
     async fn load(&self, key: &str) -> Result<Option<FeedCopy>, FeedError> {
         let key = key.to_owned();
-        let version = self.next_version.fetch_add(1, Ordering::Relaxed);
         let row = self
             .db
             .read(move |conn| {
@@ -488,12 +485,12 @@ impl Feeds {
             // The stored time is wall-clock; carried over to the monotonic clock once.
             let age = wall.duration_since(fetched_at).unwrap_or_default();
             FeedCopy {
+                version: version_of(&body),
                 body: Arc::from(body.into_boxed_slice()),
                 etag,
                 last_modified,
                 fetched_at,
                 changed_at: from_millis(changed),
-                version,
                 confirmed: now.checked_sub(age),
             }
         }))
@@ -543,6 +540,16 @@ fn idle(slot: &Slot, now: Instant) -> bool {
             .failed
             .as_ref()
             .is_none_or(|(at, _)| now.saturating_duration_since(*at) >= RETRY_AFTER_FAILURE)
+}
+
+/// The version of a body: a 64-bit digest of its bytes (SipHash with fixed keys, so the same
+/// body gives the same number in every process).
+pub fn version_of(body: &[u8]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    #[allow(deprecated)] // SipHasher's fixed keys are the point: versions must be reproducible.
+    let mut hasher = std::hash::SipHasher::new();
+    body.hash(&mut hasher);
+    hasher.finish()
 }
 
 pub fn to_millis(t: SystemTime) -> i64 {

@@ -12,7 +12,7 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use sha2::{Digest, Sha256};
-use tokio::sync::Mutex as AsyncMutex;
+use tokio::sync::OnceCell;
 
 use super::cache::Cache;
 use super::feeds::FeedOutcome;
@@ -64,13 +64,21 @@ pub enum RenderError {
     Busy(#[from] WorkError),
 }
 
-/// Renders hosted feeds: one render at a time per calendar however many subscribers miss at
-/// once, kept in the shared cache, and the last good render served when a new one fails.
+/// What a render is made from: the source version, the revision and when it was published.
+type RenderInputs = (u64, i64, SystemTime);
+
+/// One render under way; everyone waiting gets its result.
+type Flight = Arc<OnceCell<Result<Arc<Rendered>, RenderError>>>;
+
+/// Renders hosted feeds: one render per calendar however many subscribers miss at once (they
+/// all get its result), kept in the shared cache, and the last good render served when a new
+/// one fails.
 pub struct Renders {
     cache: Arc<Cache>,
     workers: Workers,
     clock: Clock,
-    flights: Mutex<HashMap<String, Arc<AsyncMutex<()>>>>,
+    /// Renders under way, by calendar id, with the inputs they render.
+    flights: Mutex<HashMap<String, (RenderInputs, Flight)>>,
     /// Calendars whose render failed for given inputs (source version, revision), so a feed
     /// that is too large is not rendered again on every poll.
     failed: Mutex<HashMap<String, (u64, i64, RenderError)>>,
@@ -112,17 +120,32 @@ impl Renders {
         if let Some(r) = self.cache.render(id).filter(|r| r.is_for(calendar, feed)) {
             return Ok(r);
         }
-        let flight = lock(&self.flights)
-            .entry(id.to_owned())
-            .or_default()
-            .clone();
-        let result = {
-            let _one_at_a_time = flight.lock().await;
-            self.render_now(calendar, feed, ttl).await
+        // Everyone asking for the same inputs at once shares one render and its result.
+        let inputs = (
+            feed.copy.version,
+            calendar.record.revision,
+            calendar.record.updated_at,
+        );
+        let flight = {
+            let mut flights = lock(&self.flights);
+            match flights.get(id) {
+                Some((same, flight)) if *same == inputs => flight.clone(),
+                _ => {
+                    let flight = Flight::default();
+                    flights.insert(id.to_owned(), (inputs, flight.clone()));
+                    flight
+                }
+            }
         };
-        drop(flight);
+        let result = flight
+            .get_or_init(|| self.render_now(calendar, feed, ttl))
+            .await
+            .clone();
         let mut flights = lock(&self.flights);
-        if flights.get(id).is_some_and(|f| Arc::strong_count(f) == 1) {
+        if flights
+            .get(id)
+            .is_some_and(|(_, f)| Arc::ptr_eq(f, &flight))
+        {
             flights.remove(id);
         }
         result

@@ -35,10 +35,11 @@ impl std::fmt::Debug for Workers {
 }
 
 impl Default for Workers {
-    /// One job per core, at most four (a Pi has four).
+    /// One job per core but one, at least one and at most three: a core always stays free for
+    /// the threads that answer requests (health checks, cached feeds), whatever the engine does.
     fn default() -> Self {
         let cores = std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get);
-        Workers::new(cores.clamp(1, 4), MAX_WAIT)
+        Workers::new(cores.saturating_sub(1).clamp(1, 3), MAX_WAIT)
     }
 }
 
