@@ -203,14 +203,14 @@ fn render_now(request: RenderRequest) -> Result<Response, AppError> {
             "mapping: send a mapping or a template to render".into(),
         )),
         (None, Some(template)) => {
-            calendars::check_template_size("template", &template).map_err(AppError::BadRequest)?;
+            calendars::check_template_size("template", &template)?;
             let (compiled, errors) = Template::compile_lenient(&template);
             let result = compiled.render(&request.event);
             let errors: Vec<RenderError> = errors.into_iter().map(RenderError::from).collect();
             Ok(Json(json!({ "result": result, "errors": errors })).into_response())
         }
         (Some(raw), None) => {
-            let mapping = calendars::read_mapping(&raw).map_err(AppError::BadRequest)?;
+            let mapping = calendars::read_mapping(&raw)?;
             let (compiled, errors) = CompiledMapping::compile_lenient(&mapping);
             let fields: BTreeMap<&'static str, String> = compiled
                 .render_all(&request.event)
@@ -325,12 +325,11 @@ pub async fn publish(
         .run(move || {
             let input =
                 calendars::validate(&request.id, &request.name, &request.url, &request.mapping)?;
-            let compiled =
-                CompiledMapping::compile(&input.mapping).map_err(|e| format!("mapping.{e}"))?;
-            Ok::<_, String>((input, Arc::new(compiled)))
+            let compiled = CompiledMapping::compile(&input.mapping)
+                .map_err(|e| calendars::Invalid::template(&e))?;
+            Ok::<_, calendars::Invalid>((input, Arc::new(compiled)))
         })
-        .await?
-        .map_err(AppError::BadRequest)?;
+        .await??;
     let quotas = calendars::Quotas::of(&state.config);
     calendars::check_quotas(&state.db, &input, quotas).await?;
 
@@ -411,7 +410,7 @@ pub async fn unpublish(
     Path(id): Path<String>,
 ) -> Result<Response, AppError> {
     admit(&state, &headers, client, Action::Unpublish)?;
-    calendars::validate_id(&id).map_err(AppError::BadRequest)?;
+    calendars::validate_id(&id)?;
     match calendars::delete(&state.db, id.clone(), bearer(&headers)).await? {
         DeleteOutcome::Deleted => {
             state.publisher.forget(&id);

@@ -10,7 +10,7 @@ use sha2::{Digest, Sha256};
 
 use super::feeds::{from_millis, to_millis};
 use super::fetch::normalize_url;
-use crate::calendar::{CompiledMapping, MappedField, Mapping};
+use crate::calendar::{CompiledMapping, MappedField, Mapping, TemplateError};
 use crate::config::Config;
 use crate::secret::same;
 use crate::store::{Db, StoreError};
@@ -172,27 +172,54 @@ fn remove_unused_copy(conn: &rusqlite::Connection, url: &str) -> Result<(), Stor
     Ok(())
 }
 
+/// A field of a request that is wrong, and why: `name: the calendar needs a name`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{field}: {message}")]
+pub struct Invalid {
+    /// The field's path in the request (`name`, `mapping.SUMMARY`).
+    pub field: String,
+    pub message: String,
+}
+
+impl Invalid {
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Invalid {
+        Invalid {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+
+    /// A template that does not compile, as `mapping.FIELD: at character N: …`.
+    pub fn template(error: &TemplateError) -> Invalid {
+        Invalid::new(
+            format!("mapping.{}", error.field),
+            format!("at character {}: {}", error.position + 1, error.message),
+        )
+    }
+}
+
 /// Checks every field of a publish request, naming the field that is wrong.
 pub fn validate(
     id: &str,
     name: &str,
     url: &str,
     mapping: &Map<String, Value>,
-) -> Result<PublishInput, String> {
+) -> Result<PublishInput, Invalid> {
     validate_id(id)?;
     let name = name.trim();
     if name.is_empty() {
-        return Err("name: the calendar needs a name".into());
+        return Err(Invalid::new("name", "the calendar needs a name"));
     }
     if name.chars().count() > MAX_NAME_CHARS {
-        return Err(format!(
-            "name: at most {MAX_NAME_CHARS} characters are allowed"
+        return Err(Invalid::new(
+            "name",
+            format!("at most {MAX_NAME_CHARS} characters are allowed"),
         ));
     }
     if name.chars().any(char::is_control) {
-        return Err("name: control characters are not allowed".into());
+        return Err(Invalid::new("name", "control characters are not allowed"));
     }
-    let url = normalize_url(url).map_err(|e| format!("url: {e}"))?;
+    let url = normalize_url(url).map_err(|e| Invalid::new("url", e.to_string()))?;
     let mapping = validate_mapping(mapping)?;
     Ok(PublishInput {
         id: id.to_owned(),
@@ -202,39 +229,41 @@ pub fn validate(
     })
 }
 
-pub fn validate_id(id: &str) -> Result<(), String> {
+pub fn validate_id(id: &str) -> Result<(), Invalid> {
     if id.is_empty()
         || id.len() > MAX_ID_LEN
         || !id
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
     {
-        return Err(format!(
-            "id: must be 1 to {MAX_ID_LEN} characters of A-Z, a-z, 0-9, '-' and '_'"
+        return Err(Invalid::new(
+            "id",
+            format!("must be 1 to {MAX_ID_LEN} characters of A-Z, a-z, 0-9, '-' and '_'"),
         ));
     }
     Ok(())
 }
 
 /// Only the five keys, each a string template of at most 4 KiB that compiles.
-pub fn validate_mapping(raw: &Map<String, Value>) -> Result<Mapping, String> {
+pub fn validate_mapping(raw: &Map<String, Value>) -> Result<Mapping, Invalid> {
     let mapping = read_mapping(raw)?;
-    CompiledMapping::compile(&mapping).map_err(|e| format!("mapping.{e}"))?;
+    CompiledMapping::compile(&mapping).map_err(|e| Invalid::template(&e))?;
     Ok(mapping)
 }
 
 /// The mapping's shape: only the five keys, each a string template of at most 4 KiB. Whether
 /// the templates compile is left to the caller (the preview renders despite errors).
-pub fn read_mapping(raw: &Map<String, Value>) -> Result<Mapping, String> {
+pub fn read_mapping(raw: &Map<String, Value>) -> Result<Mapping, Invalid> {
     let mut mapping = Mapping::default();
     for (key, value) in raw {
         let Some(field) = MappedField::from_name(key) else {
-            return Err(format!(
-                "mapping: unknown field '{key}' (the fields are SUMMARY, DESCRIPTION, LOCATION, DTSTART, DTEND)"
+            return Err(Invalid::new(
+                "mapping",
+                format!("unknown field '{key}' (the fields are SUMMARY, DESCRIPTION, LOCATION, DTSTART, DTEND)"),
             ));
         };
         let Some(template) = value.as_str() else {
-            return Err(format!("mapping.{key}: must be a string"));
+            return Err(Invalid::new(format!("mapping.{key}"), "must be a string"));
         };
         check_template_size(&format!("mapping.{key}"), template)?;
         mapping.set(field, template);
@@ -243,10 +272,11 @@ pub fn read_mapping(raw: &Map<String, Value>) -> Result<Mapping, String> {
 }
 
 /// Templates are at most 4 KiB; `what` names the field in the message.
-pub fn check_template_size(what: &str, template: &str) -> Result<(), String> {
+pub fn check_template_size(what: &str, template: &str) -> Result<(), Invalid> {
     if template.len() > MAX_TEMPLATE_BYTES {
-        return Err(format!(
-            "{what}: the template is longer than {MAX_TEMPLATE_BYTES} bytes"
+        return Err(Invalid::new(
+            what,
+            format!("the template is longer than {MAX_TEMPLATE_BYTES} bytes"),
         ));
     }
     Ok(())
@@ -276,7 +306,10 @@ fn mapping_json(mapping: &Mapping) -> String {
 
 fn row_to_published(r: &rusqlite::Row<'_>) -> rusqlite::Result<(Published, String)> {
     let mapping_text: String = r.get(3)?;
-    let mapping = serde_json::from_str(&mapping_text).unwrap_or_default();
+    // A stored mapping that does not read is an error, not silently the default mapping.
+    let mapping = serde_json::from_str(&mapping_text).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(3, rusqlite::types::Type::Text, Box::new(e))
+    })?;
     Ok((
         Published {
             id: r.get(0)?,
@@ -444,12 +477,12 @@ mod tests {
     fn mapping_accepts_only_the_five_string_fields() {
         assert!(validate_mapping(&mapping(&[("SUMMARY", Value::from("${SUMMARY}!"))])).is_ok());
         let err = validate_mapping(&mapping(&[("TITLE", Value::from("x"))])).expect_err("unknown");
-        assert!(err.contains("TITLE"), "{err}");
+        assert!(err.to_string().contains("TITLE"), "{err}");
         let err = validate_mapping(&mapping(&[("SUMMARY", Value::from(5))])).expect_err("type");
-        assert!(err.starts_with("mapping.SUMMARY"), "{err}");
+        assert_eq!(err.field, "mapping.SUMMARY");
         let long = "x".repeat(MAX_TEMPLATE_BYTES + 1);
         let err = validate_mapping(&mapping(&[("LOCATION", Value::from(long))])).expect_err("long");
-        assert!(err.starts_with("mapping.LOCATION"), "{err}");
+        assert_eq!(err.field, "mapping.LOCATION");
     }
 
     #[test]
@@ -459,8 +492,8 @@ mod tests {
             Value::from("${DESCRIPTION|re:s/(/x/g}"),
         )]))
         .expect_err("bad regex");
-        assert!(err.starts_with("mapping.DESCRIPTION"), "{err}");
-        assert!(err.contains("character"), "{err}");
+        assert_eq!(err.field, "mapping.DESCRIPTION");
+        assert!(err.message.contains("character"), "{err}");
     }
 
     #[test]
@@ -472,6 +505,7 @@ mod tests {
         let long = "n".repeat(MAX_NAME_CHARS + 1);
         assert!(validate("a", &long, "https://example.org/a.ics", &m)
             .expect_err("long")
+            .to_string()
             .starts_with("name:"));
         assert_eq!(
             validate("a", "x", "webcal://example.org/a.ics", &m)
@@ -482,6 +516,7 @@ mod tests {
         );
         assert!(validate("a", "x", "gopher://x", &m)
             .expect_err("scheme")
+            .to_string()
             .starts_with("url:"));
     }
 
@@ -524,6 +559,23 @@ mod tests {
             PublishOutcome::Created { token, .. } => token,
             other => panic!("not created: {other:?}"),
         }
+    }
+
+    #[tokio::test]
+    async fn a_stored_mapping_that_does_not_read_is_an_error_not_the_default() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = Db::open(dir.path()).expect("db");
+        created_token(&db, input("bad", "https://example.org/a.ics"), PLENTY).await;
+        db.write(|c| {
+            c.execute(
+                "UPDATE calendars SET mapping = '{not json' WHERE id = 'bad'",
+                [],
+            )?;
+            Ok(())
+        })
+        .await
+        .expect("corrupt");
+        assert!(find(&db, "bad".into()).await.is_err());
     }
 
     #[tokio::test]

@@ -1,7 +1,7 @@
 //! How the publishing side's errors reach HTTP: one conversion per domain error, so the status a
 //! failure gets is decided here and nowhere else.
 
-use super::calendars::QuotaError;
+use super::calendars::{Invalid, QuotaError};
 use super::feeds::FeedError;
 use super::hosted::RenderError;
 use super::workers::WorkError;
@@ -14,6 +14,12 @@ impl From<QuotaError> for AppError {
             QuotaError::Store(e) => AppError::Store(e),
             other => AppError::InsufficientStorage(other.to_string()),
         }
+    }
+}
+
+impl From<Invalid> for AppError {
+    fn from(error: Invalid) -> AppError {
+        AppError::BadRequest(error.to_string())
     }
 }
 
