@@ -1,40 +1,22 @@
 // The owner's profile. The server writes it into index.html as a JSON data block, so it is
 // known before the first render; the dev server has no such block and falls back to /api/site.
+import * as v from 'valibot';
+import { filled, orNull, parseOrNull, record, text } from './schema';
 
-export interface Profile {
-  name: string;
-  avatarUrl: string;
-  spotifyUrl: string | null;
-  beehiveUrl: string | null;
-  version: string;
-}
+const ProfileSchema = record({
+  name: v.string(),
+  avatarUrl: v.fallback(v.string(), '/avatar'),
+  /** Empty addresses count as unset. */
+  spotifyUrl: orNull(filled),
+  beehiveUrl: orNull(filled),
+  version: text,
+});
 
-const FALLBACK: Profile = {
-  name: '',
-  avatarUrl: '/avatar',
-  spotifyUrl: null,
-  beehiveUrl: null,
-  version: '',
-};
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function optionalString(value: unknown): string | null {
-  return typeof value === 'string' && value.trim() !== '' ? value : null;
-}
+export type Profile = v.InferOutput<typeof ProfileSchema>;
 
 /** Validates an untrusted profile object; returns null when it has not the shape. */
 export function parseProfile(value: unknown): Profile | null {
-  if (!isRecord(value) || typeof value.name !== 'string') return null;
-  return {
-    name: value.name,
-    avatarUrl: typeof value.avatarUrl === 'string' ? value.avatarUrl : FALLBACK.avatarUrl,
-    spotifyUrl: optionalString(value.spotifyUrl),
-    beehiveUrl: optionalString(value.beehiveUrl),
-    version: typeof value.version === 'string' ? value.version : '',
-  };
+  return parseOrNull(ProfileSchema, value);
 }
 
 /** The profile embedded in the page, if any. */
