@@ -1,22 +1,39 @@
 // The owner's profile. The server writes it into index.html as a JSON data block, so it is
 // known before the first render; the dev server has no such block and falls back to /api/site.
-import * as v from 'valibot';
-import { filled, orNull, parseOrNull, record, text } from './schema';
+// Parsed by hand rather than with a schema (lib/schema.ts): the landing page needs it, and the
+// validation library would add 2 kB (gzip) to its first download.
+import { isRecord } from './json';
 
-const ProfileSchema = record({
-  name: v.string(),
-  avatarUrl: v.fallback(v.string(), '/avatar'),
-  /** Empty addresses count as unset. */
-  spotifyUrl: orNull(filled),
-  beehiveUrl: orNull(filled),
-  version: text,
-});
+export interface Profile {
+  name: string;
+  avatarUrl: string;
+  spotifyUrl: string | null;
+  beehiveUrl: string | null;
+  version: string;
+}
 
-export type Profile = v.InferOutput<typeof ProfileSchema>;
+const FALLBACK: Profile = {
+  name: '',
+  avatarUrl: '/avatar',
+  spotifyUrl: null,
+  beehiveUrl: null,
+  version: '',
+};
+
+function optionalString(value: unknown): string | null {
+  return typeof value === 'string' && value.trim() !== '' ? value : null;
+}
 
 /** Validates an untrusted profile object; returns null when it has not the shape. */
 export function parseProfile(value: unknown): Profile | null {
-  return parseOrNull(ProfileSchema, value);
+  if (!isRecord(value) || typeof value.name !== 'string') return null;
+  return {
+    name: value.name,
+    avatarUrl: typeof value.avatarUrl === 'string' ? value.avatarUrl : FALLBACK.avatarUrl,
+    spotifyUrl: optionalString(value.spotifyUrl),
+    beehiveUrl: optionalString(value.beehiveUrl),
+    version: typeof value.version === 'string' ? value.version : '',
+  };
 }
 
 /** The profile embedded in the page, if any. */

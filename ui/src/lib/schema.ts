@@ -2,11 +2,9 @@
 // both its type and its parser. Reads are lenient the way the app has always read them: a field of
 // the wrong type becomes its default, and bad entries of a list are dropped.
 import * as v from 'valibot';
+import { isRecord } from './json';
 
-/** A JSON object: not null and not a list. */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isRecord };
 
 /** A JSON object (not a list) with these entries; keys not listed are dropped. */
 export const record = <const E extends v.ObjectEntries>(entries: E) =>
