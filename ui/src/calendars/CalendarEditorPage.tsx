@@ -118,6 +118,8 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
     void navigate('/calendars');
   };
 
+  const publish = () => void runPublish(state, { id, name, url }, dispatch, browserHostingDeps);
+  const unpublish = () => void runUnpublish(state, id, dispatch, browserHostingDeps);
   const closeRegex = useCallback(() => dispatch({ type: 'closeRegex' }), []);
   const openRegex = useCallback((field: string) => dispatch({ type: 'openRegex', field }), []);
   const focusField = useCallback((field: MappingField) => dispatch({ type: 'focusField', field }), []);
@@ -142,7 +144,7 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
             <Save aria-hidden="true" size={16} />
             Save
           </button>
-          <button type="button" className="button button--primary" onClick={() => void runPublish(state, { id, name, url }, dispatch, browserHostingDeps)} disabled={publishing}>
+          <button type="button" className="button button--primary" onClick={publish} disabled={publishing}>
             <CloudUpload aria-hidden="true" size={16} />
             {publishing ? 'Publishing...' : 'Build & Host'}
           </button>
@@ -189,7 +191,7 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
           hostedUrl={hosting.hostedUrl}
           canUnpublish={Boolean(hosting.editToken)}
           unpublishing={unpublishing}
-          onUnpublish={() => void runUnpublish(state, id, dispatch, browserHostingDeps)}
+          onUnpublish={unpublish}
         />
       )}
 
