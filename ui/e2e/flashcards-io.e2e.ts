@@ -240,6 +240,13 @@ describe('flashcards: import, export and pronunciation', () => {
         let list = initial.map(toVoice);
         const spoken: unknown[] = [];
         const target = new EventTarget();
+        // Counts the pages' listeners, so a test knows the page is ready for voices to change.
+        const listen = target.addEventListener.bind(target);
+        let listeners = 0;
+        target.addEventListener = (...args: Parameters<EventTarget['addEventListener']>) => {
+          listeners += 1;
+          listen(...args);
+        };
         const synth = Object.assign(target, {
           getVoices: () => list,
           speak: (u: { text: string; lang: string; voice: Voice | null }) => spoken.push({ text: u.text, lang: u.lang, voice: u.voice?.name ?? null }),
@@ -259,6 +266,7 @@ describe('flashcards: import, export and pronunciation', () => {
         Object.defineProperty(window, 'SpeechSynthesisUtterance', { value: Utterance, configurable: true, writable: true });
         Object.assign(window, {
           __spoken: spoken,
+          __voiceListeners: () => listeners,
           __addVoices: (more: { lang: string; name: string }[]) => {
             list = [...list, ...more.map(toVoice)];
             target.dispatchEvent(new Event('voiceschanged'));
@@ -281,7 +289,8 @@ describe('flashcards: import, export and pronunciation', () => {
       const page = b.page;
       await stubSpeech(page, []);
       await practise(page);
-      await page.waitForTimeout(300);
+      // The voices are read on the first render; once the page listens for changes it is settled.
+      await page.waitForFunction(() => (window as unknown as { __voiceListeners: () => number }).__voiceListeners() > 0);
       await expect(speaker(page).count()).resolves.toBe(0);
     });
 

@@ -244,9 +244,24 @@ describe('flashcards: practice', () => {
       };
       const dragX = () => card(page).evaluate((el) => (el as HTMLElement).style.getPropertyValue('--drag-x'));
 
+      // Resolves once the card has seen the end of the next gesture and the page has painted since,
+      // so whatever the gesture would change is on screen.
+      const nextGestureEnd = async () => {
+        await card(page).evaluate((el) => {
+          (window as unknown as { __gestureEnd: Promise<void> }).__gestureEnd = new Promise<void>((resolve) => {
+            const ended = () => requestAnimationFrame(() => requestAnimationFrame(() => resolve()));
+            el.addEventListener('pointerup', ended, { once: true });
+            el.addEventListener('pointercancel', ended, { once: true });
+          });
+        });
+        return () => page.evaluate(() => (window as unknown as { __gestureEnd: Promise<void> }).__gestureEnd);
+      };
+
       // No swipe before the first flip.
+      const swiped = await nextGestureEnd();
       await swipe(150);
-      await page.waitForTimeout(600);
+      await swiped();
+      await expect(card(page).getAttribute('class')).resolves.not.toMatch(/is-leaving|is-dragging/);
       await expect(progressText(page)).resolves.toBe('0 / 3');
       await expect(dragX()).resolves.toBe('');
 

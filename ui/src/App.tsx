@@ -3,20 +3,13 @@
 // route of the spec (SPEC.md section 2).
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { Layout } from './layout/Layout';
+import { Loading } from './layout/Loading';
 import { LandingPage } from './landing/LandingPage';
 import { NavigationContext } from './lib/navigation';
 import { ProfileProvider } from './lib/ProfileContext';
 
 const loadRouter = () => import('./RouterApp');
 const RouterApp = lazy(loadRouter);
-
-export function Loading() {
-  return (
-    <p className="loading" role="status">
-      Loading…
-    </p>
-  );
-}
 
 function LandingShell({ onNavigate }: { onNavigate: (to: string) => void }) {
   useEffect(() => {

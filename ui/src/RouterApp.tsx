@@ -1,8 +1,8 @@
 // Every route of the spec under the shared layout. The tools load on first visit.
 import { lazy, Suspense } from 'react';
 import { BrowserRouter, Outlet, Route, Routes, useLocation, useNavigate } from 'react-router';
-import { Loading } from './App';
 import { Layout } from './layout/Layout';
+import { Loading } from './layout/Loading';
 import { NotFoundPage } from './layout/NotFoundPage';
 import { LandingPage } from './landing/LandingPage';
 import { NavigationContext } from './lib/navigation';

@@ -1,7 +1,6 @@
-// Starts the real hearth binary on a free loopback port with a throw-away data directory.
+// Starts the real hearth binary on a loopback port it picks itself, with a throw-away data directory.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
@@ -15,51 +14,47 @@ export interface RunningServer {
 
 export const HEARTH_BIN = process.env.HEARTH_BIN ?? resolve(import.meta.dirname, '../../../target/release/hearth');
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolvePort(port));
-    });
+/**
+ * The address the server logs once it listens ("listening on http://ADDR" on stderr); it binds
+ * port 0 itself, so no other process can take the port between choosing and binding it.
+ */
+function listeningAddress(child: ChildProcess, output: () => string): Promise<string> {
+  return new Promise((resolveAddress, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => fail(new Error(`hearth logged no listening address:\n${output()}`)), 15_000);
+    const onData = (chunk: Buffer) => {
+      seen += chunk.toString();
+      const found = /listening on (http:\/\/\S+)/.exec(seen);
+      if (found?.[1]) done(() => resolveAddress(found[1] ?? ''));
+    };
+    const onExit = (code: number | null) => fail(new Error(`hearth exited with ${code}:\n${output()}`));
+    const done = (settle: () => void) => {
+      clearTimeout(timer);
+      child.stderr?.off('data', onData);
+      child.off('exit', onExit);
+      settle();
+    };
+    const fail = (error: Error) => done(() => reject(error));
+    child.stderr?.on('data', onData);
+    child.once('exit', onExit);
   });
 }
 
-async function waitForHealth(url: string, child: ChildProcess, output: () => string): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) {
-      throw new Error(`hearth exited with ${child.exitCode}:\n${output()}`);
-    }
-    try {
-      const response = await fetch(`${url}/healthz`);
-      if (response.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`hearth did not become healthy:\n${output()}`);
-}
-
-/** Runs `hearth serve` with extra flags and environment; resolves once /healthz answers. */
+/** Runs `hearth serve` with extra flags and environment; resolves once it listens. */
 export async function startServer(
   args: string[] = [],
   env: Record<string, string> = {},
 ): Promise<RunningServer> {
-  const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'hearth-e2e-'));
   let log = '';
-  const child = spawn(HEARTH_BIN, ['serve', '--listen', `127.0.0.1:${port}`, '--data-dir', dataDir, ...args], {
-    env: { PATH: process.env.PATH ?? '', HEARTH_LOG: 'warn', ...env },
+  const child = spawn(HEARTH_BIN, ['serve', '--listen', '127.0.0.1:0', '--data-dir', dataDir, ...args], {
+    // info: the listening line is logged at that level.
+    env: { PATH: process.env.PATH ?? '', HEARTH_LOG: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout.on('data', (chunk: Buffer) => (log += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
-  const url = `http://127.0.0.1:${port}`;
-  await waitForHealth(url, child, () => log);
+  const url = await listeningAddress(child, () => log);
   return {
     url,
     dataDir,

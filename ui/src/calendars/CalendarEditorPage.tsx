@@ -1,14 +1,13 @@
 // The calendar editor (SPEC.md 2, 4, 8): reads the feed through the server, shows sample events,
 // edits the five templates with a live preview from the real engine, saves locally, and publishes
 // (Build & Host) to a hosted address, or takes it down again.
-import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useLayoutEffect, useMemo, useReducer, useRef } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { ArrowLeft, CloudUpload, Plus, RefreshCw, Save, TriangleAlert } from 'lucide-react';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
-import { fetchFeed, publishCalendar, renderMapping, unpublishCalendar, type FeedAnswer, type MappingRender } from './api';
+import { renderMapping, type MappingRender } from './api';
 import {
   DEFAULT_NAME,
-  defaultMapping,
   formatBytes,
   formatEventCount,
   isValidId,
@@ -16,33 +15,24 @@ import {
   MAPPING_FIELDS,
   type Mapping,
   type MappingField,
-  type SavedCalendar,
 } from './calendar';
 import { askNewCalendar } from './addCalendar';
+import { editorReducer, initialEditorState, savedCalendar } from './editor';
 import { HostedBanner } from './HostedBanner';
+import { browserHostingDeps, runPublish, runUnpublish } from './hosting';
 import { MappingPanel } from './MappingPanel';
 import { PreviewPanel } from './PreviewPanel';
-import { aboutTheVisitor, withPublishKey } from './publish';
-import { browserKeyDeps } from './publishKeyPrompt';
 import { RegexDialog } from './RegexDialog';
-import { currentEvent, firstSample, move, orderedKeys, PAGE_SIZE, withPage, type SampleEvent, type Samples } from './samples';
+import { currentEvent, orderedKeys, type SampleEvent } from './samples';
 import { SamplePanel } from './SamplePanel';
 import { calendarStore } from './storage';
 import { insertAt } from './token';
+import { useEditorFeed } from './useEditorFeed';
 import { useLatestRender } from './useLatest';
 
-export const FEED_ERROR = 'Failed to fetch/parse ICS. Check CORS or URL.';
-
-// Being throttled or refused the key is not a problem with the feed: those words stand alone.
-const feedFailure = (message: string, status: number) => (aboutTheVisitor(status) ? message : `${FEED_ERROR}\n${message}`);
 // The stored key, if any: the preview never asks (opening the feed already did).
 const renderPreview = (request: { event: SampleEvent; mapping: Mapping }) =>
   renderMapping(request.event, request.mapping, calendarStore.readPublishKey());
-
-interface Hosting {
-  hostedUrl?: string;
-  editToken?: string;
-}
 
 /** Reads id, url and name from the address; a calendar without them cannot be edited. */
 export function CalendarEditorRoute() {
@@ -87,74 +77,11 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
   const name = nameParam?.trim() || stored?.name.trim() || DEFAULT_NAME;
   useDocumentTitle(`Editor · ${name}`);
 
-  const [mapping, setMapping] = useState<Mapping>(() => stored?.mapping ?? defaultMapping());
-  const [hosting, setHosting] = useState<Hosting>(() => ({ hostedUrl: stored?.hostedUrl, editToken: stored?.editToken }));
-  const [feed, setFeed] = useState<FeedAnswer | null>(null);
-  const [samples, setSamples] = useState<Samples | null>(null);
-  const [loading, setLoading] = useState(true);
-  const [pageLoading, setPageLoading] = useState(false);
-  const [publishing, setPublishing] = useState(false);
-  const [unpublishing, setUnpublishing] = useState(false);
-  const [regexField, setRegexField] = useState<string | null>(null);
-  const [lastFocused, setLastFocused] = useState<MappingField | null>(null);
+  const [state, dispatch] = useReducer(editorReducer, stored, initialEditorState);
+  const { mapping, hosting, feed, samples, loading, pageLoading, publishing, unpublishing, regexField, lastFocused } = state;
+  const { refetch, moveSample } = useEditorFeed(url, dispatch);
   const fieldRefs = useRef<Partial<Record<MappingField, HTMLTextAreaElement | null>>>({});
   const pendingCaret = useRef<{ field: MappingField; caret: number; focus: boolean } | null>(null);
-  // Every feed request gets a number; an answer for an older number (or after leaving) is dropped.
-  const feedRequest = useRef(0);
-
-  const loadFeed = useCallback(
-    (refresh: boolean) => {
-      const mine = (feedRequest.current += 1);
-      // State changes only when the answer comes (never synchronously in the opening effect).
-      void withPublishKey((key) => fetchFeed(url, { limit: PAGE_SIZE, refresh }, key), browserKeyDeps).then((outcome) => {
-        if (mine !== feedRequest.current) return;
-        setLoading(false);
-        if (outcome.kind === 'done') {
-          const answer = outcome.value;
-          setFeed(answer);
-          setSamples(firstSample({ total: answer.eventCount, offset: answer.offset, events: answer.events }));
-        } else if (outcome.kind === 'failed') {
-          window.alert(feedFailure(outcome.message, outcome.status));
-        }
-      });
-    },
-    [url],
-  );
-
-  useEffect(() => {
-    loadFeed(false);
-    return () => {
-      feedRequest.current += 1;
-    };
-  }, [loadFeed]);
-
-  const refetch = () => {
-    setLoading(true);
-    setPageLoading(false);
-    loadFeed(true);
-  };
-
-  const moveSample = async (delta: number) => {
-    if (!samples) return;
-    const next = move(samples, delta);
-    if (next.kind === 'none') return;
-    if (next.kind === 'show') {
-      setSamples(next.samples);
-      return;
-    }
-    const mine = (feedRequest.current += 1);
-    setPageLoading(true);
-    const outcome = await withPublishKey((key) => fetchFeed(url, { offset: next.offset, limit: PAGE_SIZE }, key), browserKeyDeps);
-    if (mine !== feedRequest.current) return;
-    setPageLoading(false);
-    if (outcome.kind === 'done') {
-      const answer = outcome.value;
-      setFeed(answer);
-      setSamples(withPage({ total: answer.eventCount, offset: answer.offset, events: answer.events }, next.index));
-    } else if (outcome.kind === 'failed') {
-      window.alert(feedFailure(outcome.message, outcome.status));
-    }
-  };
 
   const event = samples ? currentEvent(samples) : undefined;
   const previewRequest = useMemo(() => (event ? { event, mapping } : null), [event, mapping]);
@@ -181,21 +108,11 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
     const [start, end] = lastFocused && area ? [area.selectionStart, area.selectionEnd] : [value.length, value.length];
     const inserted = insertAt(value, start, end, token);
     pendingCaret.current = { field, caret: inserted.caret, focus };
-    setMapping((current) => ({ ...current, [field]: inserted.value }));
+    dispatch({ type: 'setTemplate', field, value: inserted.value });
   };
 
-  const record = (): SavedCalendar => ({
-    id,
-    name,
-    url,
-    mapping,
-    lastBuiltAt: new Date().toISOString(),
-    ...(hosting.editToken ? { editToken: hosting.editToken } : {}),
-    ...(hosting.hostedUrl ? { hostedUrl: hosting.hostedUrl } : {}),
-  });
-
   const save = () => {
-    const result = calendarStore.upsert(record());
+    const result = calendarStore.upsert(savedCalendar(state, { id, name, url }, new Date()));
     if (!result.ok) {
       window.alert(result.error);
       return;
@@ -203,50 +120,11 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
     void navigate('/calendars');
   };
 
-  const publish = async () => {
-    setPublishing(true);
-    const outcome = await withPublishKey(
-      (key) =>
-        publishCalendar({ id, name, url, mapping, ...(hosting.editToken ? { editToken: hosting.editToken } : {}) }, key),
-      browserKeyDeps,
-    );
-    setPublishing(false);
-    if (outcome.kind === 'cancelled') return;
-    if (outcome.kind === 'failed') {
-      window.alert(`Publish failed: ${outcome.message}`);
-      return;
-    }
-    const next: Hosting = { hostedUrl: outcome.value.hostedUrl, editToken: outcome.value.editToken ?? hosting.editToken };
-    setHosting(next);
-    // The edit token is the only way to republish or take the feed down: keep it at once.
-    const kept = calendarStore.get(id)
-      ? calendarStore.update(id, (c) => ({ ...c, ...next }))
-      : calendarStore.upsert({ ...record(), ...next });
-    if (!kept.ok) window.alert(kept.error);
-  };
-
-  const unpublish = async () => {
-    const token = hosting.editToken;
-    if (!token || !window.confirm('Unpublish this calendar? Its hosted address stops working for subscribers.')) return;
-    setUnpublishing(true);
-    const outcome = await withPublishKey((key) => unpublishCalendar(id, token, key), browserKeyDeps);
-    setUnpublishing(false);
-    if (outcome.kind === 'cancelled') return;
-    if (outcome.kind === 'failed') {
-      window.alert(`Unpublish failed: ${outcome.message}`);
-      return;
-    }
-    setHosting({});
-    const kept = calendarStore.update(id, (c) => {
-      const rest = { ...c };
-      delete rest.editToken;
-      delete rest.hostedUrl;
-      return rest;
-    });
-    if (!kept.ok) window.alert(kept.error);
-  };
-
-  const closeRegex = useCallback(() => setRegexField(null), []);
+  const publish = () => void runPublish(state, { id, name, url }, dispatch, browserHostingDeps);
+  const unpublish = () => void runUnpublish(state, id, dispatch, browserHostingDeps);
+  const closeRegex = useCallback(() => dispatch({ type: 'closeRegex' }), []);
+  const openRegex = useCallback((field: string) => dispatch({ type: 'openRegex', field }), []);
+  const focusField = useCallback((field: MappingField) => dispatch({ type: 'focusField', field }), []);
   const large = feed !== null && feed.sizeBytes > LARGE_FEED_BYTES;
 
   return (
@@ -268,7 +146,7 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
             <Save aria-hidden="true" size={16} />
             Save
           </button>
-          <button type="button" className="button button--primary" onClick={() => void publish()} disabled={publishing}>
+          <button type="button" className="button button--primary" onClick={publish} disabled={publishing}>
             <CloudUpload aria-hidden="true" size={16} />
             {publishing ? 'Publishing...' : 'Build & Host'}
           </button>
@@ -315,19 +193,19 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
           hostedUrl={hosting.hostedUrl}
           canUnpublish={Boolean(hosting.editToken)}
           unpublishing={unpublishing}
-          onUnpublish={() => void unpublish()}
+          onUnpublish={unpublish}
         />
       )}
 
       <div className="cal-editor__panels">
-        <SamplePanel samples={samples} loading={loading || pageLoading} onMove={(delta) => void moveSample(delta)} onInsert={setRegexField} />
+        <SamplePanel samples={samples} loading={loading || pageLoading} onMove={(delta) => moveSample(samples, delta)} onInsert={openRegex} />
         <MappingPanel
           mapping={mapping}
           errors={templateErrors}
           tokens={tokens}
           fieldRefs={fieldRefs}
-          onChange={(field, value) => setMapping((current) => ({ ...current, [field]: value }))}
-          onFocusField={setLastFocused}
+          onChange={(field, value) => dispatch({ type: 'setTemplate', field, value })}
+          onFocusField={focusField}
           onToken={(token) => insertToken(token, true)}
         />
         <PreviewPanel rendered={preview} hasSample={event !== undefined} />

@@ -1,6 +1,8 @@
 // The server calls of the calendar tool (src/publish/api.rs): the feed as the editor sees it, the
 // preview render, publishing and unpublishing. Answers are checked before use; failures become
 // an ApiError carrying the HTTP status and the server's own words.
+import * as v from 'valibot';
+import { count, isRecord, listOf, nonEmpty, orNull, parseOrNull, record, text, textsOf } from '../lib/schema';
 import { MAPPING_FIELDS, type Mapping, type MappingField } from './calendar';
 import type { SampleEvent } from './samples';
 
@@ -14,34 +16,56 @@ export class ApiError extends Error {
   }
 }
 
-export interface FeedAnswer {
-  url: string;
-  events: SampleEvent[];
-  eventCount: number;
-  offset: number;
-  sizeBytes: number;
-  warnings: string[];
-  warningCount: number;
-  fetchedAt: string;
-  /** Set when upstream failed and an older copy is shown: why. */
-  stale: string | null;
-}
+const TemplateErrorSchema = record({ field: text, position: count, message: text });
 
-export interface TemplateError {
-  field: string;
-  position: number;
-  message: string;
-}
+const FeedAnswerSchema = v.pipe(
+  record({
+    url: text,
+    /** Each event's text properties; other values are dropped. */
+    events: v.array(textsOf),
+    eventCount: count,
+    offset: count,
+    sizeBytes: count,
+    warnings: listOf(v.string()),
+    warningCount: count,
+    fetchedAt: text,
+    /** Set when upstream failed and an older copy is shown: why. */
+    stale: orNull(v.string()),
+  }),
+  // Only the first warnings are sent; the count says how many there were.
+  v.transform((feed) => ({ ...feed, warningCount: Math.max(feed.warningCount, feed.warnings.length) })),
+);
 
-export interface MappingRender {
-  fields: Partial<Record<MappingField, string>>;
-  errors: TemplateError[];
-}
+const MappingRenderSchema = record({
+  fields: v.pipe(
+    v.custom<Record<string, unknown>>(isRecord),
+    v.transform((fields) => {
+      const rendered: Partial<Record<MappingField, string>> = {};
+      for (const field of MAPPING_FIELDS) {
+        const value = fields[field];
+        if (typeof value === 'string') rendered[field] = value;
+      }
+      return rendered;
+    }),
+  ),
+  errors: listOf(TemplateErrorSchema),
+});
 
-export interface TemplateRender {
-  result: string;
-  errors: TemplateError[];
-}
+const TemplateRenderSchema = record({ result: v.string(), errors: listOf(TemplateErrorSchema) });
+
+const PublishAnswerSchema = record({
+  hostedUrl: nonEmpty,
+  /** Only on the first publish of an id. */
+  editToken: orNull(nonEmpty),
+});
+
+const ErrorAnswerSchema = record({ error: nonEmpty });
+
+export type FeedAnswer = v.InferOutput<typeof FeedAnswerSchema>;
+export type TemplateError = v.InferOutput<typeof TemplateErrorSchema>;
+export type MappingRender = v.InferOutput<typeof MappingRenderSchema>;
+export type TemplateRender = v.InferOutput<typeof TemplateRenderSchema>;
+export type PublishAnswer = v.InferOutput<typeof PublishAnswerSchema>;
 
 export interface PublishRequest {
   id: string;
@@ -51,83 +75,35 @@ export interface PublishRequest {
   editToken?: string;
 }
 
-export interface PublishAnswer {
-  hostedUrl: string;
-  /** Only on the first publish of an id. */
-  editToken: string | null;
-}
-
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-const num = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
-const str = (value: unknown) => (typeof value === 'string' ? value : '');
+/** The schemas of the server's answers, for the test that holds them to the server's own. */
+export const answerSchemas = {
+  feed: FeedAnswerSchema,
+  mappingRender: MappingRenderSchema,
+  templateRender: TemplateRenderSchema,
+  publish: PublishAnswerSchema,
+  error: ErrorAnswerSchema,
+};
 
 function malformed(): ApiError {
   return new ApiError(502, 'the server sent an answer this page does not understand');
 }
 
-function parseEvent(value: unknown): SampleEvent {
-  const event: SampleEvent = {};
-  if (!isObject(value)) return event;
-  for (const [key, v] of Object.entries(value)) if (typeof v === 'string') event[key] = v;
-  return event;
+function parseAnswer<T extends v.GenericSchema>(schema: T, value: unknown): v.InferOutput<T> {
+  const result = v.safeParse(schema, value);
+  if (!result.success) throw malformed();
+  return result.output;
 }
 
-function parseErrors(value: unknown): TemplateError[] {
-  if (!Array.isArray(value)) return [];
-  return (value as unknown[]).filter(isObject).map((e) => ({
-    field: str(e.field),
-    position: num(e.position),
-    message: str(e.message),
-  }));
-}
-
-export function parseFeedAnswer(value: unknown): FeedAnswer {
-  if (!isObject(value) || !Array.isArray(value.events)) throw malformed();
-  const warnings = Array.isArray(value.warnings) ? (value.warnings as unknown[]).filter((w) => typeof w === 'string') : [];
-  return {
-    url: str(value.url),
-    events: (value.events as unknown[]).map(parseEvent),
-    eventCount: num(value.eventCount),
-    offset: num(value.offset),
-    sizeBytes: num(value.sizeBytes),
-    warnings,
-    warningCount: Math.max(num(value.warningCount), warnings.length),
-    fetchedAt: str(value.fetchedAt),
-    stale: typeof value.stale === 'string' ? value.stale : null,
-  };
-}
-
-export function parseMappingRender(value: unknown): MappingRender {
-  if (!isObject(value) || !isObject(value.fields)) throw malformed();
-  const fields: Partial<Record<MappingField, string>> = {};
-  for (const field of MAPPING_FIELDS) {
-    const rendered = value.fields[field];
-    if (typeof rendered === 'string') fields[field] = rendered;
-  }
-  return { fields, errors: parseErrors(value.errors) };
-}
-
-export function parseTemplateRender(value: unknown): TemplateRender {
-  if (!isObject(value) || typeof value.result !== 'string') throw malformed();
-  return { result: value.result, errors: parseErrors(value.errors) };
-}
-
-export function parsePublishAnswer(value: unknown): PublishAnswer {
-  if (!isObject(value) || typeof value.hostedUrl !== 'string' || value.hostedUrl === '') throw malformed();
-  return {
-    hostedUrl: value.hostedUrl,
-    editToken: typeof value.editToken === 'string' && value.editToken !== '' ? value.editToken : null,
-  };
-}
+export const parseFeedAnswer = (value: unknown): FeedAnswer => parseAnswer(FeedAnswerSchema, value);
+export const parseMappingRender = (value: unknown): MappingRender => parseAnswer(MappingRenderSchema, value);
+export const parseTemplateRender = (value: unknown): TemplateRender => parseAnswer(TemplateRenderSchema, value);
+export const parsePublishAnswer = (value: unknown): PublishAnswer => parseAnswer(PublishAnswerSchema, value);
 
 /** The server's words for a failed answer: the `error` of a JSON body, else its text. */
 export function errorText(status: number, body: string): string {
   try {
-    const value: unknown = JSON.parse(body);
-    if (isObject(value) && typeof value.error === 'string' && value.error !== '') return value.error;
+    const answer = parseOrNull(ErrorAnswerSchema, JSON.parse(body));
+    if (answer) return answer.error;
   } catch {
     // Not JSON: a proxy's page or plain text.
   }

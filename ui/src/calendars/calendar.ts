@@ -1,5 +1,7 @@
 // The calendar tool's model: the five mapped fields, a saved calendar, and the small rules the
 // screens share (the default mapping, the webcal: form of an address, feed sizes).
+import * as v from 'valibot';
+import { filled, record, text } from '../lib/schema';
 
 export const MAPPING_FIELDS = ['SUMMARY', 'DESCRIPTION', 'LOCATION', 'DTSTART', 'DTEND'] as const;
 export type MappingField = (typeof MAPPING_FIELDS)[number];
@@ -12,18 +14,6 @@ export const DEFAULT_NAME = 'New Calendar';
 
 /** Feeds larger than this get a warning: Google Calendar stops importing large feeds. */
 export const LARGE_FEED_BYTES = 1024 * 1024;
-
-export interface SavedCalendar {
-  id: string;
-  name: string;
-  url: string;
-  mapping: Mapping;
-  /** ISO timestamp of the last Save; empty before the first. */
-  lastBuiltAt: string;
-  /** Given by the server on the first publish; needed to republish or unpublish. */
-  editToken?: string;
-  hostedUrl?: string;
-}
 
 export function isMappingField(value: string): value is MappingField {
   return (MAPPING_FIELDS as readonly string[]).includes(value);
@@ -44,6 +34,50 @@ export function defaultMapping(): Mapping {
 export function isValidId(id: string): boolean {
   return /^[A-Za-z0-9_-]{1,64}$/.test(id);
 }
+
+const template = (field: MappingField) => v.fallback(v.string(), `\${${field}}`);
+
+/** A stored mapping: a missing or non-text template is that field's default. */
+const MappingSchema = v.fallback(
+  record({
+    SUMMARY: template('SUMMARY'),
+    DESCRIPTION: template('DESCRIPTION'),
+    LOCATION: template('LOCATION'),
+    DTSTART: template('DTSTART'),
+    DTEND: template('DTEND'),
+  } satisfies Record<MappingField, unknown>),
+  defaultMapping,
+);
+
+/** A hosting field: kept when it holds text, dropped (key and all) otherwise. */
+const hostingField = v.fallback(v.optional(filled), undefined);
+
+/**
+ * One calendar as `calendars:v1` stores it (DESIGN.md "Browser storage"). Without a valid id and a
+ * feed address it is not one.
+ */
+export const SavedCalendarSchema = v.pipe(
+  record({
+    id: v.pipe(v.string(), v.check(isValidId)),
+    name: text,
+    url: filled,
+    mapping: MappingSchema,
+    /** ISO timestamp of the last Save; empty before the first. */
+    lastBuiltAt: text,
+    /** Given by the server on the first publish; needed to republish or unpublish. */
+    editToken: hostingField,
+    hostedUrl: hostingField,
+  }),
+  // A hosted address without the token to manage it is still worth showing; a token alone is kept
+  // so a republish can reclaim the id.
+  v.transform(({ editToken, hostedUrl, ...calendar }) => ({
+    ...calendar,
+    ...(editToken ? { editToken } : {}),
+    ...(hostedUrl ? { hostedUrl } : {}),
+  })),
+);
+
+export type SavedCalendar = v.InferOutput<typeof SavedCalendarSchema>;
 
 /** The address calendar apps subscribe to: http(s) replaced by webcal (SPEC.md 7). */
 export function toWebcal(url: string): string {

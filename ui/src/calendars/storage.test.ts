@@ -134,3 +134,28 @@ describe('publish key', () => {
     expect(createCalendarStore(storage).readPublishKey()).toBeNull();
   });
 });
+
+describe('stored format', () => {
+  it('reads a list as earlier versions wrote it and writes it back unchanged', () => {
+    const raw =
+      '[{"id":"a","name":"Work","url":"https://x/a.ics","mapping":{"SUMMARY":"S ${SUMMARY}","DESCRIPTION":"${DESCRIPTION}",' +
+      '"LOCATION":"${LOCATION}","DTSTART":"${DTSTART}","DTEND":"${DTEND}"},"lastBuiltAt":"2025-01-01T00:00:00.000Z",' +
+      '"editToken":"tok","hostedUrl":"http://h/cal/a.ics"},' +
+      '{"id":"b","name":"","url":"https://x/b.ics","mapping":{"SUMMARY":"${SUMMARY}","DESCRIPTION":"${DESCRIPTION}",' +
+      '"LOCATION":"${LOCATION}","DTSTART":"${DTSTART}","DTEND":"${DTEND}"},"lastBuiltAt":""}]';
+    const storage = new MemoryStorage();
+    storage.setItem(CALENDARS_KEY, raw);
+    const store = createCalendarStore(storage);
+    const [a, b] = store.list();
+    expect(a).toMatchObject({ id: 'a', editToken: 'tok', hostedUrl: 'http://h/cal/a.ics' });
+    expect(b && 'hostedUrl' in b).toBe(false);
+    if (a) store.upsert(a);
+    expect(storage.getItem(CALENDARS_KEY)).toBe(raw);
+  });
+
+  it('drops a blank edit token or hosted address, key and all', () => {
+    const [c] = parseCalendarList([{ ...calendar('a'), editToken: ' ', hostedUrl: 3 }]);
+    expect(c && 'editToken' in c).toBe(false);
+    expect(c && 'hostedUrl' in c).toBe(false);
+  });
+});

@@ -2,7 +2,8 @@
 // (DESIGN.md "Browser storage") and this browser's publish key. Reads are validated: entries
 // without the shape of a calendar are dropped, missing mapping fields get their default, and
 // nothing unchecked reaches a screen. Writes report failure instead of throwing.
-import { defaultMapping, isValidId, MAPPING_FIELDS, type Mapping, type SavedCalendar } from './calendar';
+import { parseOrNull } from '../lib/schema';
+import { SavedCalendarSchema, type SavedCalendar } from './calendar';
 
 export const CALENDARS_KEY = 'calendars:v1';
 export const PUBLISH_KEY_KEY = 'calendars:publishKey';
@@ -23,40 +24,9 @@ export interface CalendarStore {
   clearPublishKey(): void;
 }
 
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-const nonEmpty = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
-
-function parseMapping(value: unknown): Mapping {
-  const mapping = defaultMapping();
-  if (!isObject(value)) return mapping;
-  for (const field of MAPPING_FIELDS) {
-    const template = value[field];
-    if (typeof template === 'string') mapping[field] = template;
-  }
-  return mapping;
-}
-
 /** One stored calendar, or null when it has not the shape of one. */
 export function parseCalendar(value: unknown): SavedCalendar | null {
-  if (!isObject(value)) return null;
-  const { id, name, url } = value;
-  if (typeof id !== 'string' || !isValidId(id) || !nonEmpty(url)) return null;
-  const calendar: SavedCalendar = {
-    id,
-    name: typeof name === 'string' ? name : '',
-    url,
-    mapping: parseMapping(value.mapping),
-    lastBuiltAt: typeof value.lastBuiltAt === 'string' ? value.lastBuiltAt : '',
-  };
-  // A hosted address without the token to manage it is still worth showing; a token alone is kept
-  // so a republish can reclaim the id.
-  if (nonEmpty(value.editToken)) calendar.editToken = value.editToken;
-  if (nonEmpty(value.hostedUrl)) calendar.hostedUrl = value.hostedUrl;
-  return calendar;
+  return parseOrNull(SavedCalendarSchema, value);
 }
 
 /** The stored list: non-lists read as empty, bad entries and repeated ids are dropped. */

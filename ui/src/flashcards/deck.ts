@@ -1,5 +1,7 @@
 // The deck model and its rules (SPEC.md sections 3, 5 and 9): languages, validity, card counting,
 // save normalisation and the order of the deck list. Pure: ids and clocks come from the caller.
+import * as v from 'valibot';
+import { flag, record, text } from '../lib/schema';
 
 export const LANGUAGES = [
   { code: 'en', name: 'English' },
@@ -17,29 +19,41 @@ export function isLanguage(value: unknown): value is Language {
   return LANGUAGES.some((language) => language.code === value);
 }
 
-export interface Card {
-  id: string;
-  front: string;
-  back: string;
-  pronunciation: string;
-  gender: string;
-  example: string;
-}
+/** One card as stored; a missing or non-text field is ''. Storage gives cards without an id one. */
+export const CardSchema = record({
+  id: text,
+  front: text,
+  back: text,
+  pronunciation: text,
+  gender: text,
+  example: text,
+});
+
+export type Card = v.InferOutput<typeof CardSchema>;
 
 export type CardField = Exclude<keyof Card, 'id'>;
 
-/** Everything about a deck except its identity, cards and timestamps: what the editor's form edits. */
-export interface DeckMeta {
-  name: string;
-  author: string;
-  description: string;
-  sourceLang: Language;
-  targetLang: Language;
-  bidirectional: boolean;
-  pronunciationField: boolean;
-  genderField: boolean;
-  exampleField: boolean;
-}
+const language = (fallback: Language) => v.fallback(v.custom<Language>(isLanguage), fallback);
+
+/**
+ * Everything about a deck except its identity, cards and timestamps: what the editor's form edits.
+ * A missing or unusable field is its default.
+ */
+export const metaEntries = {
+  name: text,
+  author: text,
+  description: text,
+  sourceLang: language(DEFAULT_SOURCE),
+  targetLang: language(DEFAULT_TARGET),
+  bidirectional: flag(false),
+  pronunciationField: flag(true),
+  genderField: flag(true),
+  exampleField: flag(true),
+};
+
+export const DeckMetaSchema = record(metaEntries);
+
+export type DeckMeta = v.InferOutput<typeof DeckMetaSchema>;
 
 export interface Deck extends DeckMeta {
   id: string;
@@ -67,17 +81,7 @@ export function metaOf(deck: DeckMeta): DeckMeta {
 }
 
 export function defaultMeta(): DeckMeta {
-  return {
-    name: '',
-    author: '',
-    description: '',
-    sourceLang: DEFAULT_SOURCE,
-    targetLang: DEFAULT_TARGET,
-    bidirectional: false,
-    pronunciationField: true,
-    genderField: true,
-    exampleField: true,
-  };
+  return v.parse(DeckMetaSchema, {});
 }
 
 export function emptyCard(id: string): Card {

@@ -2,10 +2,15 @@
 // validated: a record that does not parse or does not have the shape of a deck is treated as absent
 // and never reaches a screen; missing card ids are generated and missing texts become empty.
 // Writes report a full quota as a message the screen shows, and never leave a half-written save.
+import * as v from 'valibot';
+import { isRecord, nonEmpty, orNull, parseOrNull, record, text } from '../lib/schema';
 import {
+  CardSchema,
   DECK_VERSION,
+  DeckMetaSchema,
   defaultMeta,
-  isLanguage,
+  metaEntries,
+  metaOf,
   moveToFront,
   type Card,
   type Deck,
@@ -56,14 +61,6 @@ export interface DeckStore {
   dismissReminder(now: Date): void;
 }
 
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-const text = (value: unknown) => (typeof value === 'string' ? value : '');
-const flag = (value: unknown, fallback: boolean) => (typeof value === 'boolean' ? value : fallback);
-
 function parseJson(raw: string | null): unknown {
   if (raw === null) return undefined;
   try {
@@ -80,66 +77,54 @@ export function parseCards(value: unknown, makeId: () => string): Card[] | null 
   const seen = new Set<string>();
   const cards: Card[] = [];
   for (const entry of value as unknown[]) {
-    if (!isObject(entry)) continue;
-    let id = typeof entry.id === 'string' && entry.id !== '' ? entry.id : makeId();
+    const card = parseOrNull(CardSchema, entry);
+    if (!card) continue;
+    let id = card.id !== '' ? card.id : makeId();
     // Duplicate ids would confuse row identity and practice results; give the copy its own.
     if (seen.has(id)) id = makeId();
     seen.add(id);
-    cards.push({
-      id,
-      front: text(entry.front),
-      back: text(entry.back),
-      pronunciation: text(entry.pronunciation),
-      gender: text(entry.gender),
-      example: text(entry.example),
-    });
+    cards.push({ ...card, id });
   }
   return cards;
 }
 
-export function parseMeta(record: Json): DeckMeta {
-  const defaults = defaultMeta();
-  return {
-    name: text(record.name),
-    author: text(record.author),
-    description: text(record.description),
-    sourceLang: isLanguage(record.sourceLang) ? record.sourceLang : defaults.sourceLang,
-    targetLang: isLanguage(record.targetLang) ? record.targetLang : defaults.targetLang,
-    bidirectional: flag(record.bidirectional, defaults.bidirectional),
-    pronunciationField: flag(record.pronunciationField, defaults.pronunciationField),
-    genderField: flag(record.genderField, defaults.genderField),
-    exampleField: flag(record.exampleField, defaults.exampleField),
-  };
+/** The metadata of a record; every field that is missing or unusable gets its default. */
+export function parseMeta(value: unknown): DeckMeta {
+  return parseOrNull(DeckMetaSchema, value) ?? defaultMeta();
 }
 
 /**
- * A deck record as stored under decks:{id}. Its shape: an object whose type (when present) is
- * 'deck', whose version (when present) is 1, and whose cards (when present) are a list.
+ * A deck record as stored under decks:{id}: an object whose type (when present) is 'deck', whose
+ * version (when present) is 1, and whose cards (when present) are a list.
  */
+const DeckRecordSchema = record({
+  ...metaEntries,
+  type: v.optional(v.literal('deck')),
+  version: v.optional(v.literal(DECK_VERSION)),
+  cards: v.nullish(v.array(v.unknown())),
+  createdAt: text,
+});
+
+/** The editor's draft under deck:create:draft; older drafts kept the metadata at the top level. */
+const DraftSchema = record({
+  deckId: orNull(nonEmpty),
+  meta: orNull(DeckMetaSchema),
+  cards: v.nullish(v.array(v.unknown())),
+});
+
+/** The deck stored under `id`, or null when it has not the shape of one. */
 export function parseDeck(value: unknown, id: string, makeId: () => string): Deck | null {
-  if (!isObject(value)) return null;
-  if (value.type !== undefined && value.type !== 'deck') return null;
-  if (value.version !== undefined && value.version !== DECK_VERSION) return null;
-  const cards = parseCards(value.cards, makeId);
-  if (!cards) return null;
-  return {
-    ...parseMeta(value),
-    id,
-    cards,
-    createdAt: text(value.createdAt),
-    type: 'deck',
-    version: DECK_VERSION,
-  };
+  const stored = parseOrNull(DeckRecordSchema, value);
+  const cards = stored && parseCards(stored.cards, makeId);
+  if (!stored || !cards) return null;
+  return { ...metaOf(stored), id, cards, createdAt: stored.createdAt, type: 'deck', version: DECK_VERSION };
 }
 
 export function parseDraft(value: unknown, makeId: () => string): Draft | null {
-  if (!isObject(value)) return null;
-  const cards = parseCards(value.cards, makeId);
-  if (!cards) return null;
-  // Older drafts kept the metadata at the top level; newer ones nest it. Accept both.
-  const meta = parseMeta(isObject(value.meta) ? value.meta : value);
-  const deckId = typeof value.deckId === 'string' && value.deckId !== '' ? value.deckId : null;
-  return { deckId, meta, cards };
+  const draft = parseOrNull(DraftSchema, value);
+  const cards = draft && parseCards(draft.cards, makeId);
+  if (!draft || !cards) return null;
+  return { deckId: draft.deckId, meta: draft.meta ?? parseMeta(value), cards };
 }
 
 function isQuotaError(error: unknown): boolean {
@@ -284,7 +269,7 @@ export function createDeckStore(storage: Storage | null, makeId: () => string = 
     },
     readLastSaved() {
       const value = read(LAST_SAVED_KEY);
-      return isObject(value) && typeof value.id === 'string' ? parseDeck(value, value.id, makeId) : null;
+      return isRecord(value) && typeof value.id === 'string' ? parseDeck(value, value.id, makeId) : null;
     },
     importDecks(decks) {
       const written: string[] = [];

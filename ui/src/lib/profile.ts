@@ -1,5 +1,8 @@
 // The owner's profile. The server writes it into index.html as a JSON data block, so it is
 // known before the first render; the dev server has no such block and falls back to /api/site.
+// Parsed by hand rather than with a schema (lib/schema.ts): the landing page needs it, and the
+// validation library would add 2 kB (gzip) to its first download.
+import { isRecord } from './json';
 
 export interface Profile {
   name: string;
@@ -16,10 +19,6 @@ const FALLBACK: Profile = {
   beehiveUrl: null,
   version: '',
 };
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function optionalString(value: unknown): string | null {
   return typeof value === 'string' && value.trim() !== '' ? value : null;

@@ -1,6 +1,7 @@
 // JSON backups: one deck or all decks in the shape storage keeps them (type 'deck', version 1
 // records) inside a small wrapper, and read back from the wrapper, a bare deck record or a list of
 // records. Reading validates the records and says which one is wrong and why.
+import { isRecord } from '../../lib/schema';
 import { DECK_VERSION, isLanguage, type Deck } from '../deck';
 import { parseDeck } from '../storage';
 import { ImportError, stripBom } from './delimited';
@@ -25,9 +26,6 @@ export interface BackupResult {
   decks: Deck[];
   problems: ImportProblem[];
 }
-
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** True when the text is (probably) JSON rather than delimited text. */
 export function looksLikeJson(text: string): boolean {
@@ -63,18 +61,18 @@ export function readBackup(text: string, makeId: () => string): BackupResult {
   const value = parseJson(source);
   let records: unknown[];
   if (Array.isArray(value)) records = value;
-  else if (isObject(value) && value.type === BACKUP_TYPE) {
+  else if (isRecord(value) && value.type === BACKUP_TYPE) {
     if (value.version !== 1) throw new ImportError(`this backup has version ${String(value.version)}; this app reads version 1`);
     if (!Array.isArray(value.decks)) throw new ImportError('this backup has no list of decks');
     records = value.decks;
-  } else if (isObject(value)) records = [value];
+  } else if (isRecord(value)) records = [value];
   else throw new ImportError('a backup is a deck, a list of decks or a Hearth backup file');
 
   const decks: Deck[] = [];
   const problems: ImportProblem[] = [];
   records.forEach((record, index) => {
     const where = `Deck ${index + 1}`;
-    if (!isObject(record)) throw new ImportError(`${where} is not a deck record`);
+    if (!isRecord(record)) throw new ImportError(`${where} is not a deck record`);
     const named = typeof record.name === 'string' && record.name.trim() !== '' ? `${where} (“${record.name.trim()}”)` : where;
     if (record.type !== 'deck') throw new ImportError(`${named} is not a deck: its type is ${show(record.type)}, not "deck"`);
     if (record.version !== DECK_VERSION) {

@@ -1,0 +1,67 @@
+// The server's real answers (ui/test-fixtures/api, written and checked against the server by
+// tests/api_fixtures.rs) read with the UI's schemas. The schemas are lenient, so a key renamed on
+// the server would silently read as its default: every key the UI reads must be in the answer with
+// the value the UI ends up with.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { errorText, parseFeedAnswer, parseMappingRender, parsePublishAnswer, parseTemplateRender } from './api';
+
+const fixture = (name: string): Record<string, unknown> =>
+  JSON.parse(readFileSync(new URL(`../../test-fixtures/api/${name}.json`, import.meta.url), 'utf8')) as Record<string, unknown>;
+
+/**
+ * Every key of `read` comes from `answer` unchanged, except the keys of `absent`: those the server
+ * leaves out when they have no value, read as the value given.
+ */
+function expectReadAsSent(read: object, answer: Record<string, unknown>, absent: Record<string, unknown> = {}) {
+  for (const [key, value] of Object.entries(read)) {
+    if (key in answer) expect(value, `${key} as the UI reads it`).toEqual(answer[key]);
+    else if (key in absent) expect(value, `${key} when the server leaves it out`).toEqual(absent[key]);
+    else expect.fail(`the UI reads ${key}, which the server's answer does not have`);
+  }
+}
+
+describe("the server's answers as the UI reads them", () => {
+  it('GET /api/feed', () => {
+    const answer = fixture('feed');
+    const feed = parseFeedAnswer(answer);
+    expectReadAsSent(feed, answer, { stale: null });
+    expect(feed.events.length).toBeGreaterThan(0);
+    expect(feed.warnings.length).toBeGreaterThan(0);
+  });
+
+  it('POST /api/render with a mapping', () => {
+    const answer = fixture('render-mapping');
+    const render = parseMappingRender(answer);
+    expectReadAsSent(render, answer);
+    expect(render.errors.length).toBeGreaterThan(0);
+  });
+
+  it('POST /api/render with a template', () => {
+    const answer = fixture('render-template');
+    const render = parseTemplateRender(answer);
+    expectReadAsSent(render, answer);
+    expect(render.errors.length).toBeGreaterThan(0);
+  });
+
+  it('POST /api/calendars, first publish and republish', () => {
+    const created = fixture('publish-created');
+    expectReadAsSent(parsePublishAnswer(created), created);
+    const updated = fixture('publish-updated');
+    expectReadAsSent(parsePublishAnswer(updated), updated, { editToken: null });
+  });
+
+  it('an error answer', () => {
+    const answer = fixture('error');
+    expect(errorText(400, JSON.stringify(answer))).toBe(answer.error);
+  });
+});
+
+describe('the check itself', () => {
+  it('fails when the UI reads a key the server does not send', () => {
+    const answer = { ...fixture('feed') };
+    delete answer.eventCount;
+    answer.event_count = 2;
+    expect(() => expectReadAsSent(parseFeedAnswer(answer), answer, { stale: null })).toThrow(/eventCount/);
+  });
+});

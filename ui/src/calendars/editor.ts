@@ -1,0 +1,134 @@
+// The calendar editor's state machine (SPEC.md 2, 4, 8): the mapping being edited, the feed and its
+// samples, where the calendar is hosted, and what is under way. Pure: the screen makes the
+// requests and shows the dialogs, then tells the reducer what came back.
+import type { FeedAnswer, PublishAnswer, PublishRequest } from './api';
+import { defaultMapping, type Mapping, type MappingField, type SavedCalendar } from './calendar';
+import { firstSample, withPage, type Page, type Samples } from './samples';
+
+export interface Hosting {
+  hostedUrl?: string;
+  editToken?: string;
+}
+
+export interface EditorState {
+  mapping: Mapping;
+  hosting: Hosting;
+  /** The last feed page the server sent; null before the first. */
+  feed: FeedAnswer | null;
+  samples: Samples | null;
+  /** The whole feed is being read (on opening, or Refetch). */
+  loading: boolean;
+  /** Another page of sample events is being read. */
+  pageLoading: boolean;
+  publishing: boolean;
+  unpublishing: boolean;
+  /** The sample field whose regex dialog is open. */
+  regexField: string | null;
+  /** The template last focused: tokens insert there. */
+  lastFocused: MappingField | null;
+}
+
+export type EditorAction =
+  | { type: 'refetch' }
+  | { type: 'feedLoaded'; answer: FeedAnswer }
+  | { type: 'feedFailed' }
+  | { type: 'showSamples'; samples: Samples }
+  | { type: 'pageRequested' }
+  | { type: 'pageLoaded'; answer: FeedAnswer; index: number }
+  | { type: 'pageFailed' }
+  | { type: 'setTemplate'; field: MappingField; value: string }
+  | { type: 'focusField'; field: MappingField }
+  | { type: 'openRegex'; field: string }
+  | { type: 'closeRegex' }
+  | { type: 'publishStarted' }
+  /** `answer` null: cancelled or failed, the hosting stays as it was. */
+  | { type: 'publishEnded'; answer: PublishAnswer | null }
+  | { type: 'unpublishStarted' }
+  | { type: 'unpublishEnded'; done: boolean };
+
+/** A freshly opened editor: the stored mapping and hosting (if any), and the feed on its way. */
+export function initialEditorState(stored: SavedCalendar | null): EditorState {
+  return {
+    mapping: stored?.mapping ?? defaultMapping(),
+    hosting: { hostedUrl: stored?.hostedUrl, editToken: stored?.editToken },
+    feed: null,
+    samples: null,
+    loading: true,
+    pageLoading: false,
+    publishing: false,
+    unpublishing: false,
+    regexField: null,
+    lastFocused: null,
+  };
+}
+
+const pageOf = (answer: FeedAnswer): Page => ({ total: answer.eventCount, offset: answer.offset, events: answer.events });
+
+/** The hosting after a publish: the edit token comes only on an id's first publish, so keep ours. */
+export function hostingAfterPublish(hosting: Hosting, answer: PublishAnswer): Hosting {
+  return { hostedUrl: answer.hostedUrl, editToken: answer.editToken ?? hosting.editToken };
+}
+
+export function editorReducer(state: EditorState, action: EditorAction): EditorState {
+  switch (action.type) {
+    case 'refetch':
+      // A page still on its way is dropped with the feed it belonged to.
+      return { ...state, loading: true, pageLoading: false };
+    case 'feedLoaded':
+      // SPEC.md 4: a (re)loaded feed shows its first event.
+      return { ...state, feed: action.answer, samples: firstSample(pageOf(action.answer)), loading: false };
+    case 'feedFailed':
+      return { ...state, loading: false };
+    case 'showSamples':
+      return { ...state, samples: action.samples };
+    case 'pageRequested':
+      return { ...state, pageLoading: true };
+    case 'pageLoaded':
+      return { ...state, feed: action.answer, samples: withPage(pageOf(action.answer), action.index), pageLoading: false };
+    case 'pageFailed':
+      return { ...state, pageLoading: false };
+    case 'setTemplate':
+      return { ...state, mapping: { ...state.mapping, [action.field]: action.value } };
+    case 'focusField':
+      return { ...state, lastFocused: action.field };
+    case 'openRegex':
+      return { ...state, regexField: action.field };
+    case 'closeRegex':
+      return { ...state, regexField: null };
+    case 'publishStarted':
+      return { ...state, publishing: true };
+    case 'publishEnded':
+      return {
+        ...state,
+        publishing: false,
+        hosting: action.answer ? hostingAfterPublish(state.hosting, action.answer) : state.hosting,
+      };
+    case 'unpublishStarted':
+      return { ...state, unpublishing: true };
+    case 'unpublishEnded':
+      return { ...state, unpublishing: false, hosting: action.done ? {} : state.hosting };
+  }
+}
+
+/** The calendar as Save keeps it: the hosting fields only when there are some. */
+export function savedCalendar(
+  state: EditorState,
+  calendar: { id: string; name: string; url: string },
+  now: Date,
+): SavedCalendar {
+  const { hosting } = state;
+  return {
+    ...calendar,
+    mapping: state.mapping,
+    lastBuiltAt: now.toISOString(),
+    ...(hosting.editToken ? { editToken: hosting.editToken } : {}),
+    ...(hosting.hostedUrl ? { hostedUrl: hosting.hostedUrl } : {}),
+  };
+}
+
+/** What Build & Host sends: the edit token once there is one, so the server lets us replace it. */
+export function publishRequest(state: EditorState, calendar: { id: string; name: string; url: string }): PublishRequest {
+  const { editToken } = state.hosting;
+  return { ...calendar, mapping: state.mapping, ...(editToken ? { editToken } : {}) };
+}
+

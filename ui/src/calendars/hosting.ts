@@ -1,0 +1,74 @@
+// Build & Host and Unpublish as the editor runs them: the call (with this site's publish key when
+// it wants one), the reducer told when it starts and ends, failures shown, and the edit token kept
+// in storage at once. The browser parts come in as deps, so tests run the flows without one.
+import type { Dispatch } from 'react';
+import { publishCalendar, unpublishCalendar, type PublishAnswer, type PublishRequest } from './api';
+import { hostingAfterPublish, publishRequest, savedCalendar, type EditorAction, type EditorState } from './editor';
+import { withPublishKey, type KeyDeps } from './publish';
+import { browserKeyDeps } from './publishKeyPrompt';
+import { calendarStore, type CalendarStore } from './storage';
+
+export const UNPUBLISH_QUESTION = 'Unpublish this calendar? Its hosted address stops working for subscribers.';
+
+export interface HostingDeps {
+  store: CalendarStore;
+  keys: KeyDeps;
+  alert(message: string): void;
+  confirm(message: string): boolean;
+  publish(request: PublishRequest, publishKey: string | null): Promise<PublishAnswer>;
+  unpublish(id: string, editToken: string, publishKey: string | null): Promise<void>;
+}
+
+export const browserHostingDeps: HostingDeps = {
+  store: calendarStore,
+  keys: browserKeyDeps,
+  alert: (message) => window.alert(message),
+  confirm: (message) => window.confirm(message),
+  publish: publishCalendar,
+  unpublish: unpublishCalendar,
+};
+
+interface Calendar {
+  id: string;
+  name: string;
+  url: string;
+}
+
+/** Publishes the calendar as edited; the hosted address and edit token are stored at once. */
+export async function runPublish(state: EditorState, calendar: Calendar, dispatch: Dispatch<EditorAction>, deps: HostingDeps) {
+  dispatch({ type: 'publishStarted' });
+  const outcome = await withPublishKey((key) => deps.publish(publishRequest(state, calendar), key), deps.keys);
+  dispatch({ type: 'publishEnded', answer: outcome.kind === 'done' ? outcome.value : null });
+  if (outcome.kind === 'cancelled') return;
+  if (outcome.kind === 'failed') {
+    deps.alert(`Publish failed: ${outcome.message}`);
+    return;
+  }
+  const next = hostingAfterPublish(state.hosting, outcome.value);
+  // The edit token is the only way to republish or take the feed down: keep it at once.
+  const kept = deps.store.get(calendar.id)
+    ? deps.store.update(calendar.id, (c) => ({ ...c, ...next }))
+    : deps.store.upsert({ ...savedCalendar(state, calendar, new Date()), ...next });
+  if (!kept.ok) deps.alert(kept.error);
+}
+
+/** Takes the hosted calendar down after asking; the stored calendar forgets its hosting. */
+export async function runUnpublish(state: EditorState, id: string, dispatch: Dispatch<EditorAction>, deps: HostingDeps) {
+  const token = state.hosting.editToken;
+  if (!token || !deps.confirm(UNPUBLISH_QUESTION)) return;
+  dispatch({ type: 'unpublishStarted' });
+  const outcome = await withPublishKey((key) => deps.unpublish(id, token, key), deps.keys);
+  dispatch({ type: 'unpublishEnded', done: outcome.kind === 'done' });
+  if (outcome.kind === 'cancelled') return;
+  if (outcome.kind === 'failed') {
+    deps.alert(`Unpublish failed: ${outcome.message}`);
+    return;
+  }
+  const kept = deps.store.update(id, (c) => {
+    const rest = { ...c };
+    delete rest.editToken;
+    delete rest.hostedUrl;
+    return rest;
+  });
+  if (!kept.ok) deps.alert(kept.error);
+}

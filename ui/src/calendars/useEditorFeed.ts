@@ -1,0 +1,72 @@
+// The editor's feed requests: the opening read, Refetch and further pages of sample events. Only
+// the newest request's answer reaches the state; one that comes after a newer request was made,
+// or after the editor closed, is dropped.
+import { useCallback, useEffect, useRef, type Dispatch } from 'react';
+import { fetchFeed, type FeedAnswer, type FeedOptions } from './api';
+import type { EditorAction } from './editor';
+import { aboutTheVisitor, withPublishKey } from './publish';
+import { browserKeyDeps } from './publishKeyPrompt';
+import { move, PAGE_SIZE, type Samples } from './samples';
+
+export const FEED_ERROR = 'Failed to fetch/parse ICS. Check CORS or URL.';
+
+// Being throttled or refused the key is not a problem with the feed: those words stand alone.
+const feedFailure = (message: string, status: number) => (aboutTheVisitor(status) ? message : `${FEED_ERROR}\n${message}`);
+
+export interface EditorFeed {
+  /** Reads the whole feed again, asking upstream rather than the server's recent copy. */
+  refetch: () => void;
+  /** Shows the previous (-1) or next (+1) sample, reading its page when it is not loaded. */
+  moveSample: (samples: Samples | null, delta: number) => void;
+}
+
+export function useEditorFeed(url: string, dispatch: Dispatch<EditorAction>): EditorFeed {
+  // Every request gets a number; an answer for an older number (or after leaving) is dropped.
+  const newest = useRef(0);
+
+  const load = useCallback(
+    async (options: FeedOptions, loaded: (answer: FeedAnswer) => EditorAction, failed: EditorAction) => {
+      const mine = (newest.current += 1);
+      // On a keyed site the key is asked for (once) and kept; a cancelled prompt just stops.
+      const outcome = await withPublishKey((key) => fetchFeed(url, options, key), browserKeyDeps);
+      if (mine !== newest.current) return;
+      if (outcome.kind === 'done') {
+        dispatch(loaded(outcome.value));
+        return;
+      }
+      if (outcome.kind === 'failed') window.alert(feedFailure(outcome.message, outcome.status));
+      dispatch(failed);
+    },
+    [url, dispatch],
+  );
+
+  useEffect(() => {
+    // The state changes only when the answer comes (never synchronously in the opening effect).
+    void load({ limit: PAGE_SIZE }, (answer) => ({ type: 'feedLoaded', answer }), { type: 'feedFailed' });
+    return () => {
+      newest.current += 1;
+    };
+  }, [load]);
+
+  return {
+    refetch() {
+      dispatch({ type: 'refetch' });
+      void load({ limit: PAGE_SIZE, refresh: true }, (answer) => ({ type: 'feedLoaded', answer }), { type: 'feedFailed' });
+    },
+    moveSample(samples, delta) {
+      if (!samples) return;
+      const next = move(samples, delta);
+      if (next.kind === 'none') return;
+      if (next.kind === 'show') {
+        dispatch({ type: 'showSamples', samples: next.samples });
+        return;
+      }
+      dispatch({ type: 'pageRequested' });
+      void load(
+        { offset: next.offset, limit: PAGE_SIZE },
+        (answer) => ({ type: 'pageLoaded', answer, index: next.index }),
+        { type: 'pageFailed' },
+      );
+    },
+  };
+}
