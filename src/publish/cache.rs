@@ -184,7 +184,7 @@ mod tests {
 
     fn copy(bytes: usize) -> Arc<FeedCopy> {
         Arc::new(FeedCopy {
-            body: Arc::from(vec![b'x'; bytes].into_boxed_slice()),
+            body: vec![b'x'; bytes].into(),
             etag: None,
             last_modified: None,
             fetched_at: SystemTime::UNIX_EPOCH,

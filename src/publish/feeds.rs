@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use axum::body::Bytes;
 use rusqlite::{params, OptionalExtension};
 use tokio::sync::Mutex as AsyncMutex;
 
@@ -28,7 +29,8 @@ const MAX_SLOTS: usize = 4096;
 /// One good copy of an upstream feed.
 #[derive(Debug)]
 pub struct FeedCopy {
-    pub body: Arc<[u8]>,
+    /// `Bytes`: made from the fetched or loaded `Vec` without a copy, shared without one.
+    pub body: Bytes,
     pub etag: Option<String>,
     pub last_modified: Option<String>,
     /// Wall-clock time upstream last confirmed this copy (200 or 304): stored and shown.
@@ -317,11 +319,7 @@ impl Feeds {
                     .map(|c| (c.changed_at, c.version, c.body.clone()));
                 let (changed_at, version, body) = match unchanged {
                     Some(same) => same,
-                    None => (
-                        wall,
-                        version_of(&bytes),
-                        Arc::from(bytes.into_boxed_slice()),
-                    ),
+                    None => (wall, version_of(&bytes), Bytes::from(bytes)),
                 };
                 Arc::new(FeedCopy {
                     body,
@@ -486,7 +484,7 @@ impl Feeds {
             let age = wall.duration_since(fetched_at).unwrap_or_default();
             FeedCopy {
                 version: version_of(&body),
-                body: Arc::from(body.into_boxed_slice()),
+                body: Bytes::from(body),
                 etag,
                 last_modified,
                 fetched_at,
