@@ -24,15 +24,7 @@ async fn private_server() -> TestServer {
 }
 
 fn enc(s: &str) -> String {
-    s.bytes()
-        .map(|b| {
-            if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
-                (b as char).to_string()
-            } else {
-                format!("%{b:02X}")
-            }
-        })
-        .collect()
+    url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }
 
 async fn feed(server: &TestServer, url: &str) -> reqwest::Response {

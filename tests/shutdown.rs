@@ -22,8 +22,8 @@ async fn shutdown_finishes_an_in_flight_request() {
     let client = server.client.clone();
     let in_flight = tokio::spawn(async move { client.get(url).send().await });
 
-    // Let the request reach the server, then signal shutdown while it waits for upstream.
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Once the request has reached upstream, signal shutdown while it waits for the answer.
+    until_upstream_is_asked(&upstream).await;
     assert_eq!(upstream.hits(), 1, "the request is in flight");
     let started = Instant::now();
     server.signal_shutdown();
@@ -64,7 +64,7 @@ async fn shutdown_does_not_wait_past_the_deadline() {
     ));
     let client = server.client.clone();
     let _stuck = tokio::spawn(async move { client.get(url).send().await });
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    until_upstream_is_asked(&upstream).await;
     let started = Instant::now();
     server.signal_shutdown();
     server
@@ -79,4 +79,16 @@ async fn shutdown_does_not_wait_past_the_deadline() {
             && took < hearth::SHUTDOWN_DEADLINE + Duration::from_secs(2),
         "stopped after {took:?}"
     );
+}
+
+/// Waits (bounded) until the in-flight request has reached the upstream server.
+async fn until_upstream_is_asked(upstream: &Upstream) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while upstream.hits() == 0 {
+        assert!(
+            Instant::now() < deadline,
+            "the request never reached upstream"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
 }

@@ -170,3 +170,94 @@ fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
         "internal error: the server log has the details",
     )
 }
+
+/// The router on its own, driven with `oneshot`: routing, fallbacks and error shapes.
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::body::Body;
+    use axum::http::{header, Request};
+    use tower::ServiceExt;
+
+    fn app(dir: &std::path::Path) -> Router {
+        let db = Db::open(dir).expect("db");
+        let state = AppState::new(Config::for_data_dir(dir), db).expect("state");
+        router(state)
+    }
+
+    async fn call(app: Router, method: &str, uri: &str) -> (StatusCode, String, String) {
+        let request = Request::builder()
+            .method(method)
+            .uri(uri)
+            .header(header::HOST, "localhost")
+            .body(Body::empty())
+            .expect("request");
+        let response = app.oneshot(request).await.expect("infallible");
+        let status = response.status();
+        let kind = response
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned();
+        let bytes = axum::body::to_bytes(response.into_body(), 1 << 20)
+            .await
+            .expect("body");
+        (status, kind, String::from_utf8_lossy(&bytes).into_owned())
+    }
+
+    #[tokio::test]
+    async fn health_answers_with_the_version() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (status, _, body) = call(app(dir.path()), "GET", "/healthz").await;
+        assert_eq!(status, StatusCode::OK);
+        assert!(body.starts_with("ok hearth "), "{body}");
+    }
+
+    #[tokio::test]
+    async fn unknown_api_routes_and_wrong_methods_answer_json() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (status, kind, body) = call(app(dir.path()), "GET", "/api/nothing").await;
+        assert_eq!(status, StatusCode::NOT_FOUND);
+        assert!(kind.starts_with("application/json"), "{kind}");
+        assert!(body.contains("no API route GET /api/nothing"), "{body}");
+        let (status, kind, _) = call(app(dir.path()), "DELETE", "/healthz").await;
+        assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED);
+        assert!(kind.starts_with("application/json"), "{kind}");
+    }
+
+    #[tokio::test]
+    async fn a_bad_query_string_is_a_json_400() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (status, kind, body) = call(app(dir.path()), "GET", "/api/feed?url=x&offset=abc").await;
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        assert!(kind.starts_with("application/json"), "{kind}");
+        assert!(body.contains("offset"), "{body}");
+    }
+
+    #[tokio::test]
+    async fn unknown_hosted_calendars_and_files_are_plain_404s_never_the_app() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        for uri in ["/cal/none.ics", "/missing.js"] {
+            let (status, kind, body) = call(app(dir.path()), "GET", uri).await;
+            assert_eq!(status, StatusCode::NOT_FOUND, "{uri}");
+            assert!(kind.starts_with("text/plain"), "{uri}: {kind}");
+            assert!(!body.contains("<html"), "{uri}");
+        }
+    }
+
+    #[tokio::test]
+    async fn every_answer_carries_the_security_headers_and_a_request_id() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let request = Request::builder()
+            .uri("/healthz")
+            .header(header::HOST, "localhost")
+            .body(Body::empty())
+            .expect("request");
+        let response = app(dir.path()).oneshot(request).await.expect("infallible");
+        let h = response.headers();
+        assert!(h.contains_key(header::CONTENT_SECURITY_POLICY));
+        assert_eq!(h[header::X_FRAME_OPTIONS], "DENY");
+        assert!(h.contains_key(REQUEST_ID));
+    }
+}
