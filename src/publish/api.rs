@@ -15,7 +15,7 @@ use serde_json::{json, Map, Value};
 use std::sync::Arc;
 
 use super::calendars::{self, DeleteOutcome, PublishOutcome};
-use super::feeds::{FeedError, FeedOutcome, Want};
+use super::feeds::{FeedError, FeedOutcome};
 use super::fetch::normalize_url;
 use super::hosted;
 use super::Publisher;
@@ -101,17 +101,12 @@ pub async fn get_feed(
     } else {
         EDITOR_MAX_AGE
     };
-    let outcome = state
-        .publisher
-        .feeds
-        .get(&url, max_age, false, Want::Fresh)
-        .await?;
+    let outcome = state.publisher.editor_feed(&url, max_age).await?;
     let offset = query.offset.unwrap_or(0);
     let limit = query.limit.unwrap_or(DEFAULT_PAGE).min(MAX_PAGE);
     let url_text = url.to_string();
     let answer = state
         .publisher
-        .workers
         .run(move || describe_feed(&outcome, url_text, offset, limit))
         .await??;
     Ok(Json(answer).into_response())
@@ -187,11 +182,7 @@ pub async fn render(
     JsonBody(request): JsonBody<RenderRequest>,
 ) -> Result<Response, AppError> {
     admit(&state, &headers, client, Action::Render)?;
-    state
-        .publisher
-        .workers
-        .run(move || render_now(request))
-        .await?
+    state.publisher.run(move || render_now(request)).await?
 }
 
 fn render_now(request: RenderRequest) -> Result<Response, AppError> {
@@ -321,7 +312,6 @@ pub async fn publish(
     let token = bearer(&headers).or(request.edit_token);
     let (input, compiled) = state
         .publisher
-        .workers
         .run(move || {
             let input =
                 calendars::validate(&request.id, &request.name, &request.url, &request.mapping)?;
@@ -336,8 +326,7 @@ pub async fn publish(
     // The feed must work before a link to it is handed out; this also warms the cache.
     let feed = state
         .publisher
-        .feeds
-        .get(&input.url, state.config.feed_ttl, true, Want::Fresh)
+        .feed_to_publish(&input.url, state.config.feed_ttl)
         .await
         .map_err(publish_feed_error)?;
     check_output_size(&state, &feed, &compiled).await?;
@@ -376,7 +365,6 @@ async fn check_output_size(
     let mapping = mapping.clone();
     let checked = state
         .publisher
-        .workers
         .run(move || {
             let options = RemapOptions {
                 max_output_bytes: Some(calendar::output_limit(body.len())),

@@ -157,6 +157,33 @@ impl Publisher {
         }))
     }
 
+    /// A feed as the editor reads it: a copy at most `max_age` old, not kept in the database.
+    pub async fn editor_feed(
+        &self,
+        url: &reqwest::Url,
+        max_age: Duration,
+    ) -> Result<FeedOutcome, FeedError> {
+        self.feeds.get(url, max_age, false, Want::Fresh).await
+    }
+
+    /// The feed a publish is about to point at: fetched (or recent), checked, and kept.
+    pub async fn feed_to_publish(
+        &self,
+        url: &reqwest::Url,
+        ttl: Duration,
+    ) -> Result<FeedOutcome, FeedError> {
+        self.feeds.get(url, ttl, true, Want::Fresh).await
+    }
+
+    /// Runs engine work (compiling, rendering, parsing) on the bounded pool.
+    pub async fn run<T, F>(&self, job: F) -> Result<T, WorkError>
+    where
+        T: Send + 'static,
+        F: FnOnce() -> T + Send + 'static,
+    {
+        self.workers.run(job).await
+    }
+
     /// Keeps a newly published revision with its compiled mapping.
     pub fn remember(&self, record: Published, mapping: Arc<CompiledMapping>) {
         self.renders.forget(&record.id);
