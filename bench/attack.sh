@@ -18,6 +18,6 @@ cargo build --release --locked --quiet --example attack
 # The attacker holds 1,500 connections at once; each server gets its own limit (the slowloris
 # run starts it under `ulimit -n 1024`, systemd's default).
 ulimit -n 8192 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
-# As deploy/hearth.service runs it: two malloc arenas (the unit's Environment=).
-export MALLOC_ARENA_MAX=2
+# As deploy/hearth.service runs it (the unit's Environment=): two malloc arenas, large buffers mapped.
+export MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072
 HEARTH_BIN="$bin" exec "$target/release/examples/attack"
