@@ -455,7 +455,7 @@ async fn hosted_feed_inner(
         .ok_or_else(|| AppError::NotFound("no such calendar".into()))?;
     Ok(hosted::response(
         &hosted.rendered,
-        &hosted.calendar.record.name,
+        &hosted.calendar.disposition,
         &hosted.feed,
         ttl,
         headers,

@@ -11,14 +11,12 @@ use super::hosted::Rendered;
 use super::HostedCalendar;
 use crate::lock::lock;
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-enum Key {
-    /// An upstream copy, by normalised URL.
-    Feed(String),
-    /// A rendered hosted feed, by calendar id.
-    Render(String),
-    /// A published calendar, by id.
-    Calendar(String),
+/// What an entry holds; each kind has its own map, keyed by URL (copies) or calendar id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Feed = 0,
+    Render = 1,
+    Calendar = 2,
 }
 
 #[derive(Clone)]
@@ -38,47 +36,48 @@ struct Entry {
 struct Lru {
     used: usize,
     tick: u64,
-    entries: HashMap<Key, Entry>,
+    /// By kind, then key: a hit looks up a `&str` and allocates nothing.
+    entries: [HashMap<String, Entry>; 3],
     /// Entries by last use, oldest first.
-    order: BTreeMap<u64, Key>,
+    order: BTreeMap<u64, (Kind, String)>,
 }
 
 impl Lru {
-    fn get(&mut self, key: &Key) -> Option<Value> {
+    fn get(&mut self, kind: Kind, key: &str) -> Option<Value> {
+        let entry = self.entries[kind as usize].get_mut(key)?;
         self.tick += 1;
-        let tick = self.tick;
-        let entry = self.entries.get_mut(key)?;
-        self.order.remove(&entry.tick);
-        entry.tick = tick;
-        self.order.insert(tick, key.clone());
+        if let Some(name) = self.order.remove(&entry.tick) {
+            self.order.insert(self.tick, name);
+        }
+        entry.tick = self.tick;
         Some(entry.value.clone())
     }
 
-    fn remove(&mut self, key: &Key) {
-        if let Some(old) = self.entries.remove(key) {
+    fn remove(&mut self, kind: Kind, key: &str) {
+        if let Some(old) = self.entries[kind as usize].remove(key) {
             self.order.remove(&old.tick);
             self.used -= old.size;
         }
     }
 
-    fn insert(&mut self, key: Key, value: Value, size: usize, capacity: usize) {
-        self.remove(&key);
+    fn insert(&mut self, kind: Kind, key: &str, value: Value, size: usize, capacity: usize) {
+        self.remove(kind, key);
         if size > capacity {
             // Larger than the whole budget: not kept at all.
             return;
         }
         while self.used + size > capacity {
-            let Some((_, oldest)) = self.order.pop_first() else {
+            let Some((_, (old_kind, old_key))) = self.order.pop_first() else {
                 break;
             };
-            if let Some(old) = self.entries.remove(&oldest) {
+            if let Some(old) = self.entries[old_kind as usize].remove(&old_key) {
                 self.used -= old.size;
             }
         }
         self.tick += 1;
-        self.order.insert(self.tick, key.clone());
-        self.entries.insert(
-            key,
+        self.order.insert(self.tick, (kind, key.to_owned()));
+        self.entries[kind as usize].insert(
+            key.to_owned(),
             Entry {
                 value,
                 size,
@@ -113,7 +112,7 @@ impl Cache {
     }
 
     pub fn feed(&self, url: &str) -> Option<Arc<FeedCopy>> {
-        match self.lru().get(&Key::Feed(url.to_owned())) {
+        match self.lru().get(Kind::Feed, url) {
             Some(Value::Feed(copy)) => Some(copy),
             _ => None,
         }
@@ -121,16 +120,12 @@ impl Cache {
 
     pub fn put_feed(&self, url: &str, copy: Arc<FeedCopy>) {
         let size = copy.body.len() + url.len() + 256;
-        self.lru().insert(
-            Key::Feed(url.to_owned()),
-            Value::Feed(copy),
-            size,
-            self.capacity,
-        );
+        self.lru()
+            .insert(Kind::Feed, url, Value::Feed(copy), size, self.capacity);
     }
 
     pub fn render(&self, id: &str) -> Option<Arc<Rendered>> {
-        match self.lru().get(&Key::Render(id.to_owned())) {
+        match self.lru().get(Kind::Render, id) {
             Some(Value::Render(r)) => Some(r),
             _ => None,
         }
@@ -139,7 +134,8 @@ impl Cache {
     pub fn put_render(&self, id: &str, rendered: Arc<Rendered>) {
         let size = rendered.size() + id.len() + 256;
         self.lru().insert(
-            Key::Render(id.to_owned()),
+            Kind::Render,
+            id,
             Value::Render(rendered),
             size,
             self.capacity,
@@ -147,17 +143,18 @@ impl Cache {
     }
 
     pub fn calendar(&self, id: &str) -> Option<Arc<HostedCalendar>> {
-        match self.lru().get(&Key::Calendar(id.to_owned())) {
+        match self.lru().get(Kind::Calendar, id) {
             Some(Value::Calendar(c)) => Some(c),
             _ => None,
         }
     }
 
     pub fn put_calendar(&self, calendar: Arc<HostedCalendar>) {
-        let id = calendar.record.id.clone();
         let size = calendar.size();
+        let id = calendar.record.id.clone();
         self.lru().insert(
-            Key::Calendar(id),
+            Kind::Calendar,
+            &id,
             Value::Calendar(calendar),
             size,
             self.capacity,
@@ -165,15 +162,15 @@ impl Cache {
     }
 
     pub fn forget_calendar(&self, id: &str) {
-        self.lru().remove(&Key::Calendar(id.to_owned()));
+        self.lru().remove(Kind::Calendar, id);
     }
 
     pub fn forget_render(&self, id: &str) {
-        self.lru().remove(&Key::Render(id.to_owned()));
+        self.lru().remove(Kind::Render, id);
     }
 
     pub fn forget_feed(&self, url: &str) {
-        self.lru().remove(&Key::Feed(url.to_owned()));
+        self.lru().remove(Kind::Feed, url);
     }
 }
 

@@ -52,6 +52,7 @@ impl From<LoadError> for AppError {
             mapping @ LoadError::Mapping { .. } => AppError::BadGateway(format!(
                 "{mapping}: republish the calendar with a mapping that does"
             )),
+            url @ LoadError::StoredUrl(_) => AppError::Internal(url.to_string()),
         }
     }
 }
@@ -75,9 +76,6 @@ impl From<HostedError> for AppError {
             HostedError::Feed(other) => AppError::BadGateway(format!(
                 "the calendar's source feed is unavailable and no copy is kept: {other}"
             )),
-            HostedError::StoredUrl(e) => {
-                AppError::Internal(format!("the stored feed address is invalid: {e}"))
-            }
         }
     }
 }

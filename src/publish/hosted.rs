@@ -237,7 +237,7 @@ fn gzip(bytes: &[u8]) -> Option<Bytes> {
 /// The HTTP answer for a rendered feed, honouring conditional requests.
 pub fn response(
     rendered: &Rendered,
-    name: &str,
+    disposition: &str,
     feed: &FeedOutcome,
     ttl: std::time::Duration,
     request: &HeaderMap,
@@ -265,7 +265,7 @@ pub fn response(
     if let Ok(v) = HeaderValue::from_str(&format!("private, max-age={}", ttl.as_secs())) {
         headers.insert(header::CACHE_CONTROL, v);
     }
-    if let Ok(v) = HeaderValue::from_str(&content_disposition(name)) {
+    if let Ok(v) = HeaderValue::from_str(disposition) {
         headers.insert(header::CONTENT_DISPOSITION, v);
     }
     if feed.stale.is_some() || feed.expired {
@@ -316,7 +316,7 @@ fn not_modified(request: &HeaderMap, rendered: &Rendered) -> bool {
 
 /// `inline; filename="Work.ics"; filename*=UTF-8''W%C3%B6rk.ics`: ASCII for old clients, the
 /// real name for the rest.
-fn content_disposition(name: &str) -> String {
+pub fn content_disposition(name: &str) -> String {
     let ascii: String = name
         .chars()
         .map(|c| {

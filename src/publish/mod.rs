@@ -29,9 +29,24 @@ use workers::{WorkError, Workers};
 pub struct HostedCalendar {
     pub record: Published,
     pub mapping: Arc<CompiledMapping>,
+    /// The feed address, parsed once.
+    pub url: reqwest::Url,
+    /// The `Content-Disposition` of its hosted feed, made once.
+    pub disposition: String,
 }
 
 impl HostedCalendar {
+    pub fn new(record: Published, mapping: Arc<CompiledMapping>) -> Result<Self, FetchError> {
+        let url = fetch::normalize_url(&record.url)?;
+        let disposition = hosted::content_disposition(&record.name);
+        Ok(HostedCalendar {
+            record,
+            mapping,
+            url,
+            disposition,
+        })
+    }
+
     /// Memory it holds, for the cache budget.
     pub fn size(&self) -> usize {
         let m = &self.record.mapping;
@@ -54,6 +69,8 @@ pub enum LoadError {
     Busy(#[from] WorkError),
     #[error("the stored mapping of calendar '{id}' does not compile: {error}")]
     Mapping { id: String, error: TemplateError },
+    #[error("the stored feed address is invalid: {0}")]
+    StoredUrl(FetchError),
 }
 
 /// Why a hosted feed could not be answered.
@@ -65,8 +82,6 @@ pub enum HostedError {
     Feed(#[from] FeedError),
     #[error(transparent)]
     Render(#[from] RenderError),
-    #[error("{0}")]
-    StoredUrl(FetchError),
 }
 
 /// A hosted feed ready to answer: the calendar, the copy it was rendered from, the rendering.
@@ -127,10 +142,9 @@ impl Publisher {
                 id: id.to_owned(),
                 error,
             })?;
-        let hosted = Arc::new(HostedCalendar {
-            record,
-            mapping: Arc::new(compiled),
-        });
+        let hosted = Arc::new(
+            HostedCalendar::new(record, Arc::new(compiled)).map_err(LoadError::StoredUrl)?,
+        );
         self.cache.put_calendar(hosted.clone());
         Ok(Some(hosted))
     }
@@ -147,8 +161,10 @@ impl Publisher {
         let Some(calendar) = self.calendar(db, id).await? else {
             return Ok(None);
         };
-        let url = fetch::normalize_url(&calendar.record.url).map_err(HostedError::StoredUrl)?;
-        let feed = self.feeds.get(&url, ttl, true, Want::Available).await?;
+        let feed = self
+            .feeds
+            .get(&calendar.url, ttl, true, Want::Available)
+            .await?;
         let rendered = self.renders.render(&calendar, &feed, ttl).await?;
         Ok(Some(HostedFeed {
             calendar,
@@ -184,11 +200,14 @@ impl Publisher {
         self.workers.run(job).await
     }
 
-    /// Keeps a newly published revision with its compiled mapping.
+    /// Keeps a newly published revision with its compiled mapping (its address was checked
+    /// when it was published).
     pub fn remember(&self, record: Published, mapping: Arc<CompiledMapping>) {
         self.renders.forget(&record.id);
-        self.cache
-            .put_calendar(Arc::new(HostedCalendar { record, mapping }));
+        match HostedCalendar::new(record, mapping) {
+            Ok(calendar) => self.cache.put_calendar(Arc::new(calendar)),
+            Err(e) => tracing::error!(error = %e, "a published calendar's address does not parse"),
+        }
     }
 
     pub fn forget(&self, id: &str) {
