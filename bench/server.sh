@@ -2,11 +2,12 @@
 # Server benchmarks, each against nginx on the same machine in the same run: binary size, idle
 # memory, the landing page's initial script (gzipped), wrk load (50 connections, 10 s) on
 # GET /, a hashed asset, and a published 1,000-event hosted feed (200 and 304 answers).
-# Everything listens on 127.0.0.1 only. Usage: bench/server.sh (after `make build`).
+# Everything listens on 127.0.0.1 only. Usage: bench/server.sh (after `make build`); HEARTH_BIN=PATH
+# measures another binary (an older build, for a before/after on the same machine).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bin=target/release/hearth
+bin="${HEARTH_BIN:-target/release/hearth}"
 out="$PWD/bench/out"
 duration="${DURATION:-10s}"
 connections="${CONNECTIONS:-50}"
@@ -59,7 +60,13 @@ wait_for "http://127.0.0.1:$nport/"
 
 # --- hearth
 hport=$(free_port)
-HEARTH_LOG=warn "$bin" serve --listen "127.0.0.1:$hport" --data-dir "$data" --allow-private-feeds --feed-ttl 1h &
+# wrk is one client with $connections connections, more than the per-address cap (32) lets one
+# visitor hold; here it stands for many visitors, so the cap is raised above it.
+cap=()
+if "$bin" serve --help | grep -q -- --max-connections-per-address; then
+    cap=(--max-connections-per-address "$((connections + 8))")
+fi
+HEARTH_LOG=warn "$bin" serve --listen "127.0.0.1:$hport" --data-dir "$data" --allow-private-feeds --feed-ttl 1h "${cap[@]}" &
 hpid=$!
 pids+=($hpid)
 wait_for "http://127.0.0.1:$hport/healthz"
