@@ -105,6 +105,7 @@ fn vacuum_into(conn: &Connection, target: &Path) -> Result<(), BackupError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::tests::mode;
     use crate::store::Db;
 
     #[test]
@@ -133,15 +134,6 @@ mod tests {
             Err(BackupError::TargetExists(_))
         ));
         assert_eq!(std::fs::read(&target).expect("read"), b"keep me");
-    }
-
-    fn mode(path: &Path) -> u32 {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::metadata(path)
-            .expect("metadata")
-            .permissions()
-            .mode()
-            & 0o777
     }
 
     #[test]

@@ -422,7 +422,8 @@ pub(crate) mod tests {
         assert!(db.check().await.is_err());
     }
 
-    fn mode(path: &Path) -> u32 {
+    /// A file's permission bits (also for the backup tests).
+    pub(crate) fn mode(path: &Path) -> u32 {
         use std::os::unix::fs::PermissionsExt;
         std::fs::metadata(path)
             .expect("metadata")
