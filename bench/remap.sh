@@ -2,7 +2,8 @@
 # End-to-end throughput of `hearth remap` on one core: generated feeds of 1k/10k/100k events,
 # (a) the default mapping and (b) SUMMARY "${SUMMARY} @ ${LOCATION}" plus a g-flag regex on
 # DESCRIPTION. Prints MB/s, events/s and peak RSS; targets: (a) >= 300 MB/s, (b) >= 150 MB/s,
-# peak RSS <= 2x the input. Usage: bench/remap.sh [SIZES...]   (SKIP_BUILD=1 reuses the binaries)
+# peak RSS <= 2x the input. Usage: bench/remap.sh [SIZES...]   (SKIP_BUILD=1 reuses the binaries;
+# HEARTH_BIN=PATH measures another build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,7 +17,7 @@ mkdir -p "$out"
 if [ -z "${SKIP_BUILD:-}" ]; then
     cargo build --release --quiet --bin hearth --example gen_feed
 fi
-bin="$target/release/hearth"
+bin="${HEARTH_BIN:-$target/release/hearth}"
 gen="$target/release/examples/gen_feed"
 
 cat > "$out/mapping-default.json" <<'JSON'
