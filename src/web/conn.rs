@@ -19,6 +19,9 @@ use tower::ServiceExt;
 
 use crate::http::client::{limit_key, TrustedProxies};
 
+/// Send buffer of each accepted connection (the kernel doubles it for its own bookkeeping).
+const SEND_BUFFER_BYTES: usize = 256 * 1024;
+
 /// How the loop treats connections; from `Config`.
 #[derive(Debug, Clone)]
 pub struct ConnectionSettings {
@@ -123,6 +126,12 @@ where
                 }
             },
         };
+        // A bounded send buffer bounds how much one poll of a connection copies: with hundreds
+        // of subscribers downloading a large feed at once, every task gets its turn quickly, and
+        // so does the next /healthz probe. 256 KiB still covers a home uplink's round trip.
+        if let Err(e) = socket2::SockRef::from(&stream).set_send_buffer_size(SEND_BUFFER_BYTES) {
+            tracing::debug!(%peer, error = %e, "could not size the send buffer");
+        }
         let slot = match admit(&counts, &settings, peer.ip()) {
             Ok(slot) => slot,
             Err(refusal) => {
