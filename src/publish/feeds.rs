@@ -147,45 +147,42 @@ impl Feeds {
         want: Want,
     ) -> Result<FeedOutcome, FeedError> {
         // The common case, a fresh copy in memory, touches no slot.
-        if let Some(copy) = self.cache.feed(url.as_str()) {
+        let held = self.cache.feed(url.as_str());
+        if let Some(copy) = &held {
             if copy.fresh(self.clock.now(), max_age) {
-                return Ok(self.outcome(copy, None, false));
+                return Ok(self.outcome(copy.clone(), None, false));
             }
         }
         let key = url.as_str().to_owned();
         let slot = self.slot(&key);
-        let result = self.get_in(&slot, &key, url, max_age, persist, want).await;
+        let result = self
+            .get_in(&slot, &key, url, held, max_age, persist, want)
+            .await;
         self.release(&key, slot);
         result
     }
 
+    /// `held`: the copy `get` already found in memory, if any.
+    #[allow(clippy::too_many_arguments)]
     async fn get_in(
         self: &Arc<Self>,
         slot: &Arc<Slot>,
         key: &str,
         url: &reqwest::Url,
+        held: Option<Arc<FeedCopy>>,
         max_age: Duration,
         persist: bool,
         want: Want,
     ) -> Result<FeedOutcome, FeedError> {
-        if let Some(copy) = self.cache.feed(key) {
-            if let Some(outcome) = self.without_fetch(slot, key, url, &copy, max_age, persist, want)
+        if let Some(copy) = &held {
+            if let Some(outcome) = self.without_fetch(slot, key, url, copy, max_age, persist, want)
             {
                 return Ok(outcome);
             }
         }
         let _fetching = slot.fetch.lock().await;
         // Another caller may have fetched or loaded the copy while this one waited.
-        let copy = match self.cache.feed(key) {
-            Some(copy) => Some(copy),
-            None => {
-                let loaded = self.load(key).await?.map(Arc::new);
-                if let Some(copy) = &loaded {
-                    self.cache.put_feed(key, copy.clone());
-                }
-                loaded
-            }
-        };
+        let copy = self.held_or_stored(key).await?;
         if let Some(copy) = &copy {
             if let Some(outcome) = self.without_fetch(slot, key, url, copy, max_age, persist, want)
             {
@@ -249,10 +246,7 @@ impl Feeds {
         tokio::spawn(async move {
             {
                 let _fetching = slot.fetch.lock().await;
-                let copy = match feeds.cache.feed(&key) {
-                    Some(copy) => Some(copy),
-                    None => feeds.load(&key).await.ok().flatten().map(Arc::new),
-                };
+                let copy = feeds.held_or_stored(&key).await.ok().flatten();
                 // Another caller may have refreshed it while this task waited.
                 let now = feeds.clock.now();
                 let fresh = copy.as_ref().is_some_and(|c| c.fresh(now, max_age));
@@ -452,6 +446,18 @@ impl Feeds {
     /// Addresses tracked now (for tests and the attack benchmark's reasoning).
     pub fn tracked(&self) -> usize {
         self.slots().len()
+    }
+
+    /// The copy in memory, else the one in SQLite (then kept in memory too).
+    async fn held_or_stored(&self, key: &str) -> Result<Option<Arc<FeedCopy>>, FeedError> {
+        if let Some(copy) = self.cache.feed(key) {
+            return Ok(Some(copy));
+        }
+        let loaded = self.load(key).await?.map(Arc::new);
+        if let Some(copy) = &loaded {
+            self.cache.put_feed(key, copy.clone());
+        }
+        Ok(loaded)
     }
 
     async fn load(&self, key: &str) -> Result<Option<FeedCopy>, FeedError> {
