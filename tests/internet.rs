@@ -57,13 +57,7 @@ async fn closed_within(stream: &mut TcpStream, within: Duration) -> bool {
 }
 
 fn limits(burst: u32, every: Duration) -> RateLimits {
-    let limit = RateLimit { burst, every };
-    RateLimits {
-        publish: limit,
-        unpublish: limit,
-        feed: limit,
-        render: limit,
-    }
+    RateLimits::all(RateLimit { burst, every })
 }
 
 async fn error_of(response: reqwest::Response) -> String {

@@ -33,6 +33,18 @@ pub struct RateLimits {
     pub render: RateLimit,
 }
 
+impl RateLimits {
+    /// The same allowance for every call (tests raise or lower them all together).
+    pub fn all(limit: RateLimit) -> RateLimits {
+        RateLimits {
+            publish: limit,
+            unpublish: limit,
+            feed: limit,
+            render: limit,
+        }
+    }
+}
+
 impl Default for RateLimits {
     fn default() -> Self {
         RateLimits {
@@ -157,13 +169,7 @@ mod tests {
     use super::*;
 
     fn limits(burst: u32, every: Duration) -> RateLimits {
-        let limit = RateLimit { burst, every };
-        RateLimits {
-            publish: limit,
-            unpublish: limit,
-            feed: limit,
-            render: limit,
-        }
+        RateLimits::all(RateLimit { burst, every })
     }
 
     #[test]

@@ -18,6 +18,7 @@ use tokio::task::JoinSet;
 use tower::ServiceExt;
 
 use crate::http::client::{limit_key, TrustedProxies};
+use crate::lock::lock;
 
 /// Send buffer of each accepted connection (the kernel doubles it for its own bookkeeping).
 const SEND_BUFFER_BYTES: usize = 256 * 1024;
@@ -47,7 +48,7 @@ struct Slot {
 
 impl Drop for Slot {
     fn drop(&mut self) {
-        let mut counts = self.counts.lock().unwrap_or_else(|e| e.into_inner());
+        let mut counts = lock(&self.counts);
         counts.total = counts.total.saturating_sub(1);
         if let Some(key) = self.key {
             if let Some(n) = counts.per_key.get_mut(&key) {
@@ -72,7 +73,7 @@ fn admit(
     settings: &ConnectionSettings,
     peer: IpAddr,
 ) -> Result<Slot, Refusal> {
-    let mut guard = counts.lock().unwrap_or_else(|e| e.into_inner());
+    let mut guard = lock(counts);
     if guard.total >= settings.max_connections {
         return Err(Refusal::Total);
     }

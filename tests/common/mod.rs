@@ -40,12 +40,7 @@ impl TestServer {
             burst: 100_000,
             every: Duration::from_millis(1),
         };
-        config.rate_limits = RateLimits {
-            publish: unlimited,
-            unpublish: unlimited,
-            feed: unlimited,
-            render: unlimited,
-        };
+        config.rate_limits = RateLimits::all(unlimited);
         config.max_connections_per_address = config.max_connections;
         configure(&mut config);
         let db = Db::open(data_dir.path()).expect("database opens");
