@@ -30,10 +30,10 @@ pub struct Rendered {
     pub body: Bytes,
     pub gzip: Option<Bytes>,
     pub etag: String,
+    /// The gzip form's own tag (`"…-gzip"`), made once.
+    gzip_etag: String,
     pub last_modified: SystemTime,
-    source_version: u64,
-    revision: i64,
-    updated_at: SystemTime,
+    inputs: RenderInputs,
 }
 
 impl Rendered {
@@ -42,14 +42,8 @@ impl Rendered {
         self.body.len() + self.gzip.as_ref().map_or(0, Bytes::len)
     }
 
-    fn gzip_etag(&self) -> String {
-        format!("{}-gzip\"", self.etag.trim_end_matches('"'))
-    }
-
     fn is_for(&self, calendar: &HostedCalendar, feed: &FeedOutcome) -> bool {
-        self.source_version == feed.copy.version
-            && self.revision == calendar.record.revision
-            && self.updated_at == calendar.record.updated_at
+        self.inputs == inputs_of(calendar, feed)
     }
 }
 
@@ -67,6 +61,14 @@ pub enum RenderError {
 /// What a render is made from: the source version, the revision and when it was published.
 type RenderInputs = (u64, i64, SystemTime);
 
+fn inputs_of(calendar: &HostedCalendar, feed: &FeedOutcome) -> RenderInputs {
+    (
+        feed.copy.version,
+        calendar.record.revision,
+        calendar.record.updated_at,
+    )
+}
+
 /// One render under way; everyone waiting gets its result.
 type Flight = Arc<OnceCell<Result<Arc<Rendered>, RenderError>>>;
 
@@ -79,9 +81,9 @@ pub struct Renders {
     clock: Clock,
     /// Renders under way, by calendar id, with the inputs they render.
     flights: Mutex<HashMap<String, (RenderInputs, Flight)>>,
-    /// Calendars whose render failed for given inputs (source version, revision), so a feed
-    /// that is too large is not rendered again on every poll.
-    failed: Mutex<HashMap<String, (u64, i64, RenderError)>>,
+    /// Calendars whose render failed for given inputs, so a feed that is too large is not
+    /// rendered again on every poll.
+    failed: Mutex<HashMap<String, (RenderInputs, RenderError)>>,
     /// Renders run so far (tests check that concurrent misses share one).
     runs: std::sync::atomic::AtomicU64,
 }
@@ -121,11 +123,7 @@ impl Renders {
             return Ok(r);
         }
         // Everyone asking for the same inputs at once shares one render and its result.
-        let inputs = (
-            feed.copy.version,
-            calendar.record.revision,
-            calendar.record.updated_at,
-        );
+        let inputs = inputs_of(calendar, feed);
         let flight = {
             let mut flights = lock(&self.flights);
             match flights.get(id) {
@@ -162,12 +160,11 @@ impl Renders {
         if let Some(r) = previous.as_ref().filter(|r| r.is_for(calendar, feed)) {
             return Ok(r.clone());
         }
-        let version = feed.copy.version;
-        let revision = calendar.record.revision;
+        let inputs = inputs_of(calendar, feed);
         let known_failure = lock(&self.failed)
             .get(id)
-            .filter(|(v, r, _)| *v == version && *r == revision)
-            .map(|(_, _, e)| e.clone());
+            .filter(|(same, _)| *same == inputs)
+            .map(|(_, e)| e.clone());
         if let Some(error) = known_failure {
             return previous.ok_or(error);
         }
@@ -199,7 +196,7 @@ impl Renders {
                     other => RenderError::Unreadable(other.to_string()),
                 };
                 tracing::warn!(calendar = %id, error = %error, "render failed: serving the last good render, if any");
-                lock(&self.failed).insert(id.to_owned(), (version, revision, error.clone()));
+                lock(&self.failed).insert(id.to_owned(), (inputs, error.clone()));
                 return previous.ok_or(error);
             }
         };
@@ -212,11 +209,10 @@ impl Renders {
         let rendered = Arc::new(Rendered {
             body,
             gzip,
+            gzip_etag: format!("{}-gzip\"", etag.trim_end_matches('"')),
             etag,
             last_modified,
-            source_version: version,
-            revision,
-            updated_at: calendar.record.updated_at,
+            inputs,
         });
         lock(&self.failed).remove(id);
         self.cache.put_render(id, rendered.clone());
@@ -253,7 +249,7 @@ pub fn response(
         .as_ref()
         .filter(|_| accepted_encodings(request).contains(&"gzip"));
     let etag = match gzip {
-        Some(_) => rendered.gzip_etag(),
+        Some(_) => rendered.gzip_etag.clone(),
         None => rendered.etag.clone(),
     };
     if let Ok(v) = HeaderValue::from_str(&etag) {
@@ -289,8 +285,7 @@ pub fn response(
 fn not_modified(request: &HeaderMap, rendered: &Rendered) -> bool {
     if request.contains_key(header::IF_NONE_MATCH) {
         // Either form's tag: they are the same feed.
-        return etag_matches(request, &rendered.etag)
-            || etag_matches(request, &rendered.gzip_etag());
+        return etag_matches(request, &rendered.etag) || etag_matches(request, &rendered.gzip_etag);
     }
     let since = request
         .get(header::IF_MODIFIED_SINCE)
