@@ -310,16 +310,14 @@ pub async fn publish(
     admit(&state, &headers, client, Action::Publish)?;
     let base = public_base(&state, &headers)?;
     let token = bearer(&headers).or(request.edit_token);
-    let (input, compiled) = state
+    // Checking the mapping compiles it: on an engine thread, once.
+    let input = state
         .publisher
         .run(move || {
-            let input =
-                calendars::validate(&request.id, &request.name, &request.url, &request.mapping)?;
-            let compiled = CompiledMapping::compile(&input.mapping)
-                .map_err(|e| calendars::Invalid::template(&e))?;
-            Ok::<_, calendars::Invalid>((input, Arc::new(compiled)))
+            calendars::validate(&request.id, &request.name, &request.url, &request.mapping)
         })
         .await??;
+    let compiled = input.compiled.clone();
     let quotas = calendars::Quotas::of(&state.config);
     calendars::check_quotas(&state.db, &input, quotas).await?;
 

@@ -2,6 +2,7 @@
 //! the hashed edit token, and the revision that every republish raises), the quotas on how many
 //! there are and how much their feed copies take, and removing copies no calendar uses.
 
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use rusqlite::{params, OptionalExtension};
@@ -27,6 +28,8 @@ pub struct PublishInput {
     /// As normalised (webcal: → https:).
     pub url: reqwest::Url,
     pub mapping: Mapping,
+    /// The mapping compiled while it was checked, for serving it.
+    pub compiled: Arc<CompiledMapping>,
 }
 
 /// A stored published calendar.
@@ -220,12 +223,13 @@ pub fn validate(
         return Err(Invalid::new("name", "control characters are not allowed"));
     }
     let url = normalize_url(url).map_err(|e| Invalid::new("url", e.to_string()))?;
-    let mapping = validate_mapping(mapping)?;
+    let (mapping, compiled) = validate_mapping(mapping)?;
     Ok(PublishInput {
         id: id.to_owned(),
         name: name.to_owned(),
         url,
         mapping,
+        compiled,
     })
 }
 
@@ -244,11 +248,14 @@ pub fn validate_id(id: &str) -> Result<(), Invalid> {
     Ok(())
 }
 
-/// Only the five keys, each a string template of at most 4 KiB that compiles.
-pub fn validate_mapping(raw: &Map<String, Value>) -> Result<Mapping, Invalid> {
+/// Only the five keys, each a string template of at most 4 KiB that compiles; the mapping and
+/// its compiled form.
+pub fn validate_mapping(
+    raw: &Map<String, Value>,
+) -> Result<(Mapping, Arc<CompiledMapping>), Invalid> {
     let mapping = read_mapping(raw)?;
-    CompiledMapping::compile(&mapping).map_err(|e| Invalid::template(&e))?;
-    Ok(mapping)
+    let compiled = CompiledMapping::compile(&mapping).map_err(|e| Invalid::template(&e))?;
+    Ok((mapping, Arc::new(compiled)))
 }
 
 /// The mapping's shape: only the five keys, each a string template of at most 4 KiB. Whether
