@@ -210,8 +210,14 @@ impl Publisher {
         }
     }
 
+    /// Drops what memory holds for an unpublished calendar, its feed copy included (the store
+    /// removes that copy too once no calendar uses it; another calendar of the same address
+    /// reads it back from there).
     pub fn forget(&self, id: &str) {
         self.renders.forget(id);
+        if let Some(calendar) = self.cache.calendar(id) {
+            self.cache.forget_feed(calendar.url.as_str());
+        }
         self.cache.forget_calendar(id);
     }
 }
