@@ -141,8 +141,9 @@ function PracticeSession({ deck, mode }: { deck: Deck; mode: SessionMode }) {
 
   // The session is kept as it goes, so a reload or a visit elsewhere picks it up again.
   useEffect(() => {
+    // Before the first mark there is nothing to come back to (and a 5,000-card order to write).
     const saved = sessionToSave(state, mode);
-    if (saved) deckStore.writeSession(deck.id, saved);
+    if (saved && saved.position > 0) deckStore.writeSession(deck.id, saved);
     else deckStore.clearSession(deck.id);
     // Only these parts are stored: flips and swipes in flight need no write.
     // eslint-disable-next-line react-hooks/exhaustive-deps
@@ -205,7 +206,7 @@ function PracticeSession({ deck, mode }: { deck: Deck; mode: SessionMode }) {
   useEffect(() => {
     if (done) return;
     const active = document.activeElement;
-    if (!active || active === document.body || active.closest('.practice-stack, .practice-actions, .type-answer')) {
+    if (!active || active === document.body || active.closest('.practice-stack, .practice-actions, .type-answer, .practice__options')) {
       if (options.typing && answerInput.current) answerInput.current.focus({ preventScroll: true });
       else card.current?.focus();
     }
@@ -218,7 +219,7 @@ function PracticeSession({ deck, mode }: { deck: Deck; mode: SessionMode }) {
   const percent = Math.round(progress(state) * 100);
   const marking = canMark(state);
   const suggestion = current && check?.key === current.key ? (check.correct ? 'known' : 'unknown') : null;
-  const keys = deckKeys(deck);
+  const keys = useMemo(() => deckKeys(deck), [deck]);
 
   return (
     <section className="page practice" aria-labelledby="practice-title">
