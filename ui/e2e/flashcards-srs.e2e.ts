@@ -167,7 +167,7 @@ describe('flashcards: spaced repetition', () => {
       const front = await prompt(page);
       if (front === 'school') {
         // Space types a space here, it does not flip.
-        await page.keyboard.type('ECOLE ');
+        await page.keyboard.type('Ecole ');
         await expect(card(page).evaluate((el) => el.classList.contains('is-flipped'))).resolves.toBe(false);
         await page.keyboard.press('Enter');
         await page.getByText('Correct. The answer is “école”.').waitFor();
