@@ -201,6 +201,35 @@ describe('flashcards: spaced repetition', () => {
     await page.getByText(/^Not quite\./).waitFor();
   });
 
+  it('says in words when a review cannot be stored, keeps the stored log and goes on', async () => {
+    const page = b.page;
+    await seed(page, url(), [FRENCH]);
+    await page.goto(url(`/flashcards/${FRENCH.id}/practice`));
+    await card(page).waitFor();
+    await mark(page, true, '1 / 3');
+    const before = await page.evaluate(() => localStorage.getItem('reviews:deck-french'));
+    // Fill the rest of the browser's quota so the log, one mark longer, cannot fit.
+    await page.evaluate(() => {
+      let chunk = 'x'.repeat(1 << 20);
+      for (let i = 0; ; i += 1) {
+        try {
+          localStorage.setItem(`filler:${i}`, chunk);
+        } catch {
+          if (chunk.length < 2) break;
+          chunk = chunk.slice(0, chunk.length / 2);
+        }
+      }
+    });
+    await mark(page, false, '2 / 3');
+    await page
+      .getByRole('alert')
+      .getByText('Storage is full: this review could not be saved. Delete decks you no longer need to free space; nothing saved before was lost.')
+      .waitFor();
+    await expect(page.evaluate(() => localStorage.getItem('reviews:deck-french'))).resolves.toBe(before);
+    await mark(page, true, '3 / 3');
+    await page.getByRole('heading', { name: 'Practice complete' }).waitFor();
+  });
+
   it('carries the review log through a JSON backup and back, and leaves it out of Anki text', async () => {
     const page = b.page;
     await seed(page, url(), [FRENCH]);

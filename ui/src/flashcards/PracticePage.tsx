@@ -91,7 +91,8 @@ function PracticeSession({ deck, mode }: { deck: Deck; mode: SessionMode }) {
   // The time "next due" is told from: when the page opened, then the time of the latest mark.
   const [now, setNow] = useState(() => Date.now());
   const [options, setOptions] = useState<PracticeOptions>(() => deckStore.readPracticeOptions());
-  const [check, setCheck] = useState<{ key: string; correct: boolean } | null>(null);
+  // The typed answer's verdict, for the card at one position (undo brings it back unchecked).
+  const [check, setCheck] = useState<{ key: string; position: number; correct: boolean } | null>(null);
   const stateRef = useRef(state);
   const card = useRef<FlipCardHandle>(null);
   const answerInput = useRef<HTMLInputElement>(null);
@@ -218,7 +219,7 @@ function PracticeSession({ deck, mode }: { deck: Deck; mode: SessionMode }) {
   const total = state.order.length;
   const percent = Math.round(progress(state) * 100);
   const marking = canMark(state);
-  const suggestion = current && check?.key === current.key ? (check.correct ? 'known' : 'unknown') : null;
+  const suggestion = current && check?.key === current.key && check.position === state.position ? (check.correct ? 'known' : 'unknown') : null;
   const keys = useMemo(() => deckKeys(deck), [deck]);
 
   return (
@@ -346,7 +347,7 @@ function PracticeSession({ deck, mode }: { deck: Deck; mode: SessionMode }) {
               language={current.reverse ? source : target}
               strict={options.strict}
               onChecked={(correct) => {
-                setCheck({ key: current.key, correct });
+                setCheck({ key: current.key, position: state.position, correct });
                 if (!state.flipped) dispatch({ type: 'flip' });
                 // The suggestion gets the focus: Enter takes it, the arrows still choose.
                 window.requestAnimationFrame(() => (correct ? knownButton : unknownButton).current?.focus());
