@@ -109,6 +109,14 @@ describe('flashcards: spaced repetition', () => {
     await page.getByText('Saved: up to 5 new cards a day.').waitFor();
     await page.getByRole('link', { name: 'Review due (5)' }).click();
     await waitForProgress(page, '0 / 5');
+
+    // With a limit of 0 nothing new is due; Review due says so and offers the full practice.
+    await page.goto(url('/flashcards/deck-many/progress'));
+    await page.getByLabel('New cards per day').fill('0');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.goto(url('/flashcards/deck-many/review'));
+    await page.getByRole('heading', { name: 'Nothing is due' }).waitFor();
+    await page.getByRole('link', { name: 'Practice all cards' }).waitFor();
   });
 
   it('restores an unfinished session after a reload, and starts over on request', async () => {

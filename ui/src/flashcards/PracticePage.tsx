@@ -275,7 +275,7 @@ function PracticeSession({ deck, mode }: { deck: Deck; mode: SessionMode }) {
         </div>
       )}
 
-      {empty && mode === 'due' ? (
+      {empty && mode === 'due' && keys.length > 0 ? (
         <div className="card page empty-state">
           <h2>Nothing is due</h2>
           <p>{describeNextDue(nextDue(keys, reviews, now), now)}</p>
