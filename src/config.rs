@@ -296,6 +296,8 @@ pub struct Config {
     pub trusted_proxies: Vec<IpRange>,
     /// Per-address allowances (no flags; README documents them, tests lower them).
     pub rate_limits: RateLimits,
+    /// Fixed addresses for feed host names (no flag: tests point Outlook's names at loopback).
+    pub feed_hosts: std::collections::HashMap<String, Vec<std::net::IpAddr>>,
 }
 
 impl ServeArgs {
@@ -338,6 +340,7 @@ impl ServeArgs {
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
             trusted_proxies: self.trusted_proxies,
             rate_limits: RateLimits::default(),
+            feed_hosts: std::collections::HashMap::new(),
         })
     }
 }
@@ -367,6 +370,7 @@ impl Config {
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
             trusted_proxies: Vec::new(),
             rate_limits: RateLimits::default(),
+            feed_hosts: std::collections::HashMap::new(),
         }
     }
 }

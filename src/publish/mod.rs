@@ -104,7 +104,10 @@ impl Publisher {
         let cache = Arc::new(Cache::new(config.cache_size));
         let workers = Workers::default();
         let clock: Clock = config.clock.clone();
-        let fetcher = Fetcher::new(config.allow_private_feeds, config.feed_max_size)?;
+        let mut options =
+            fetch::FetchOptions::new(config.allow_private_feeds, config.feed_max_size);
+        options.hosts = config.feed_hosts.clone();
+        let fetcher = Fetcher::with_options(options)?;
         Ok(Publisher {
             feeds: Arc::new(Feeds::new(
                 fetcher,
