@@ -216,8 +216,13 @@ pub struct BackupArgs {
 #[derive(Debug, Clone, Args)]
 pub struct RemapArgs {
     /// JSON object with any of SUMMARY, DESCRIPTION, LOCATION, DTSTART, DTEND (absent keys keep ${KEY}).
-    #[arg(long, value_name = "FILE.json")]
+    #[arg(long, value_name = "FILE.json", conflicts_with = "config")]
     pub mapping: Option<PathBuf>,
+
+    /// A whole calendar config: {"mapping": {...}, "filters": [...], "window": {...},
+    /// "timezones", "alarms", "privacy"} (README: Calendar options).
+    #[arg(long, value_name = "CALENDAR.json")]
+    pub config: Option<PathBuf>,
 
     /// Calendar name to set (X-WR-CALNAME and NAME).
     #[arg(long, value_name = "NAME")]

@@ -118,7 +118,8 @@ mod tests {
         for sql in &MIGRATIONS[..2] {
             conn.execute_batch(sql).expect("old schema");
         }
-        conn.pragma_update(None, "user_version", 2).expect("version 2");
+        conn.pragma_update(None, "user_version", 2)
+            .expect("version 2");
         conn.execute(
             "INSERT INTO calendars (id, name, url, mapping, token_hash, created_at, updated_at)
              VALUES ('old', 'Old', 'https://example.org/a.ics', '{\"SUMMARY\":\"x\"}', 'h', 0, 0)",
