@@ -152,7 +152,7 @@ export function RuleEditor({ rule, index, count, problems, onChange, onMove, onR
               />
             </div>
             <div className="field">
-              <label htmlFor={id('to')}>until before</label>
+              <label htmlFor={id('to')}>until before (may pass midnight)</label>
               <input
                 id={id('to')}
                 type="time"

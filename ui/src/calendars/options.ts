@@ -263,10 +263,12 @@ export function checkOptions(options: CalendarOptions): OptionProblem[] {
     } else if ('timeOfDay' in rule) {
       const { from, to } = rule.timeOfDay;
       if (!/^\d\d:\d\d$/.test(from) || !/^\d\d:\d\d$/.test(to)) problems.push({ path: `${at}.timeOfDay`, message: 'give both times as HH:MM' });
-      else if (from >= to) problems.push({ path: `${at}.timeOfDay`, message: '“from” must be before “to”' });
+      // A range past midnight (22:00 to 06:00) wraps; only an empty one is wrong.
+      else if (from === to) problems.push({ path: `${at}.timeOfDay`, message: 'from and to are the same time: the range is empty' });
     } else if ('duration' in rule) {
       const { minMinutes: min, maxMinutes: max } = rule.duration;
-      if ([min, max].some((n) => n !== undefined && (!Number.isInteger(n) || n < 0)))
+      if (min === undefined && max === undefined) problems.push({ path: `${at}.duration`, message: 'give the shortest, the longest or both' });
+      else if ([min, max].some((n) => n !== undefined && (!Number.isInteger(n) || n < 0)))
         problems.push({ path: `${at}.duration`, message: 'minutes are whole numbers, 0 or more' });
       else if (min !== undefined && max !== undefined && min > max)
         problems.push({ path: `${at}.duration`, message: 'the shortest must not be longer than the longest' });
