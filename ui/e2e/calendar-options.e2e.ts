@@ -43,7 +43,7 @@ describe('calendars: filters and options', () => {
   }
 
   const waitForText = (page: Page, selector: string, expected: string) =>
-    page.waitForFunction(([s, e]) => document.querySelector(s)?.textContent?.includes(e) ?? false, [selector, expected] as const, {
+    page.waitForFunction(([s, e]) => document.querySelector(s)?.textContent.includes(e) === true, [selector, expected] as const, {
       timeout: 10_000,
     });
   const keeps = (page: Page, text: string) => waitForText(page, '[data-testid="cal-keeps"]', text);

@@ -21,7 +21,7 @@ import { editorReducer, initialEditorState, savedCalendar } from './editor';
 import { HostedBanner } from './HostedBanner';
 import { browserHostingDeps, runPublish, runUnpublish } from './hosting';
 import { MappingPanel } from './MappingPanel';
-import { buildConfig, checkOptions, problemFromServer, type CalendarConfig } from './options';
+import { buildConfig, checkOptions, occurrenceOf, problemFromServer, type CalendarConfig } from './options';
 import { OptionsPanel } from './OptionsPanel';
 import { PreviewPanel } from './PreviewPanel';
 import { RegexDialog } from './RegexDialog';
@@ -113,9 +113,9 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
   const decision = configPreview.state === 'ready' && samples ? configPreview.value.decisions[samples.index] : undefined;
 
   const hide = (what: 'occurrence' | 'series') => {
-    const uid = event?.UID ?? '';
-    const recurrenceId = what === 'occurrence' ? event?.['RECURRENCE-ID'] : undefined;
-    dispatch({ type: 'options', action: { type: 'hideEvent', uid, ...(recurrenceId ? { recurrenceId } : {}) } });
+    if (!event) return;
+    const recurrenceId = what === 'occurrence' ? occurrenceOf(event) : undefined;
+    dispatch({ type: 'options', action: { type: 'hideEvent', uid: event.UID ?? '', ...(recurrenceId ? { recurrenceId } : {}) } });
   };
 
   // Puts the caret after an inserted token once the new text is on screen.
@@ -247,7 +247,7 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
         <OptionsPanel
           options={options}
           problems={problems}
-          preview={serverProblem ? { state: 'idle' } : configPreview}
+          preview={serverProblem || localProblems.length > 0 ? { state: 'idle' } : configPreview}
           onAction={(action) => dispatch({ type: 'options', action })}
         />
         <PreviewPanel rendered={preview} hasSample={event !== undefined} decision={decision} />

@@ -56,6 +56,8 @@ export function OptionsPanel({ options, problems, preview, onAction }: Props) {
               {formatBytes(answer.outputBytes)} of Google Calendar’s ~1 MB limit
             </span>
           </>
+        ) : problems.length > 0 ? (
+          <span className="hint">Fix the options marked below to count the events the hosted feed keeps.</span>
         ) : (
           <span className="hint">Counting the events the hosted feed keeps…</span>
         )}

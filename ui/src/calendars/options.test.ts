@@ -14,6 +14,7 @@ import {
   keepsText,
   newCalendarOptions,
   newRule,
+  occurrenceOf,
   optionsReducer,
   problemFromServer,
   RULE_KINDS,
@@ -54,6 +55,15 @@ describe('rule editing', () => {
     ]);
     expect(run(once, { type: 'hideEvent', uid: 'a@x' })).toBe(once);
     expect(run(emptyOptions(), { type: 'hideEvent', uid: '' }).filters).toEqual([]);
+  });
+
+  it('names the occurrence a sample stands for: an override, a series’ first, or none', () => {
+    expect(occurrenceOf({ UID: 'a', 'RECURRENCE-ID': '20240105T100000Z', RRULE: 'x' })).toBe('20240105T100000Z');
+    expect(occurrenceOf({ UID: 'a', RRULE: 'FREQ=WEEKLY', DTSTART: '20240101T090000' })).toBe('20240101T090000');
+    expect(occurrenceOf({ UID: 'a', DTSTART: '20240101T090000' })).toBeUndefined();
+    expect(checkOptions({ filters: [{ action: 'exclude', uid: 'a', recurrenceId: 'tomorrow' }] }).map((p) => p.path)).toEqual([
+      'filters[0].recurrenceId',
+    ]);
   });
 
   it('sets and clears the window and sets the other options', () => {

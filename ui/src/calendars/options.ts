@@ -215,6 +215,17 @@ export function optionsReducer(options: CalendarOptions, act: OptionsAction): Ca
   }
 }
 
+/**
+ * The occurrence "Hide this event" names: a changed occurrence's RECURRENCE-ID; for a recurring
+ * event's own entry its first occurrence (DTSTART); none for a single event (its UID is enough).
+ */
+export function occurrenceOf(event: Record<string, string>): string | undefined {
+  const rid = event['RECURRENCE-ID']?.trim();
+  if (rid) return rid;
+  if (event.RRULE || event.RDATE) return event.DTSTART?.trim() || undefined;
+  return undefined;
+}
+
 // --- Config and checks --------------------------------------------------------------------------
 
 /** The config the server takes: the mapping and the options that say something. */
@@ -276,6 +287,9 @@ export function checkOptions(options: CalendarOptions): OptionProblem[] {
       if (rule.status.trim() === '') problems.push({ path: `${at}.status`, message: 'the status is empty' });
     } else if ('uid' in rule) {
       if (rule.uid.trim() === '') problems.push({ path: `${at}.uid`, message: 'the UID is empty' });
+      const rid = rule.recurrenceId?.trim() ?? '';
+      if (rid !== '' && !/^\d{8}(T\d{6}Z?)?$/i.test(rid))
+        problems.push({ path: `${at}.recurrenceId`, message: 'a RECURRENCE-ID value: YYYYMMDD or YYYYMMDDTHHMMSS[Z]' });
     }
   });
   const w = options.window;
