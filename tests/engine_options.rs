@@ -63,7 +63,11 @@ fn kept(text: &str) -> Vec<String> {
     doc.events()
         .map(|e| {
             let uid = e.get("UID").unwrap_or_default().into_owned();
-            match e.component().properties().find(|p| p.name == "RECURRENCE-ID") {
+            match e
+                .component()
+                .properties()
+                .find(|p| p.name == "RECURRENCE-ID")
+            {
                 Some(r) => format!("{uid}@{}", r.value),
                 None => uid,
             }
@@ -233,7 +237,10 @@ fn privacy_busy_keeps_only_times_and_says_busy() {
         assert!(ev.get("DTSTART").is_some());
     }
     assert!(out.contains("RRULE:FREQ=WEEKLY;COUNT=10"));
-    assert!(out.contains("DESCRIPTION:Busy"), "the kept alarm says Busy too");
+    assert!(
+        out.contains("DESCRIPTION:Busy"),
+        "the kept alarm says Busy too"
+    );
     assert!(!out.contains("Weekly soon"));
     assert!(!out.contains("Beach") && !out.contains("ann@example.com"));
 }
