@@ -215,7 +215,7 @@ fn limits_hold_on_filters_patterns_uids_and_the_shared_regex_budget() {
 
     // Large Unicode classes: the mapping and the filters draw on one budget.
     let big = r#"{"action": "exclude", "field": "SUMMARY", "pattern": "\\w{40}"}"#;
-    let rules = vec![big; 10].join(",");
+    let rules = [big; 10].join(",");
     let e = compile_err(&format!(r#"{{"mapping": {{}}, "filters": [{rules}]}}"#));
     assert!(e.path.starts_with("filters["), "{e}");
     assert!(e.message.contains("too large"), "{e}");
