@@ -399,7 +399,7 @@ fn compile_matcher(
 /// `HH:MM` as minutes after midnight; `24:00` only when `end`.
 fn parse_hhmm(s: &str, end: bool) -> Option<u32> {
     let (h, m) = s.trim().split_once(':')?;
-    if h.len() != 2 || m.len() != 2 {
+    if h.len() != 2 || m.len() != 2 || !h.bytes().chain(m.bytes()).all(|b| b.is_ascii_digit()) {
         return None;
     }
     let h: u32 = h.parse().ok()?;

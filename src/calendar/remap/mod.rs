@@ -321,7 +321,7 @@ impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
             }
             changed = true;
         }
-        let edit: Option<EventEdit> = self.plan.map(|plan| {
+        let edit: Option<EventEdit> = self.plan.and_then(|plan| {
             event_edit(
                 self.config,
                 plan,

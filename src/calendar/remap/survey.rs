@@ -12,7 +12,7 @@ use crate::calendar::ics::lexer::LogicalLine;
 use crate::calendar::ics::line::{param_value, split_line};
 use crate::calendar::ics::{self, line_name, Flow, Limits, ParseError, Visitor, Warnings, GO_ON};
 
-use super::event::{head_text, role_of, EvLine, StreamEvent};
+use super::event::{head_text, prop_value, role_of, EvLine};
 
 /// Whether one VEVENT is kept, and if not why (what the editor's sample browser shows).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -157,6 +157,11 @@ struct Survey<'c, 'a> {
 
 /// The TZID parameter of a line, if it has one (read from its head only).
 fn tzid_of(line: &LogicalLine<'_>) -> Option<String> {
+    // Most lines have no parameters: the name ends at ':' before any ';'.
+    let first = line.first_segment();
+    if memchr::memchr2(b';', b':', first).is_some_and(|i| first[i] == b':') {
+        return None;
+    }
     let head = head_text(line);
     if !contains_ignore_case(head.as_bytes(), b"TZID") {
         return None;
@@ -193,17 +198,32 @@ impl<'a> Survey<'_, 'a> {
 
     fn finish_event(&mut self) {
         let lines = std::mem::take(&mut self.event);
-        let view = StreamEvent::new(&lines, &self.names);
-        let get = |name: &str| -> Option<Cow<'_, str>> { view.property(name) };
+        // Only the properties' values, joined as templates see repeats; no parameter fallback
+        // (an absent property is "" to a filter).
+        let mut found: Vec<Option<Cow<'a, str>>> = vec![None; self.names.len()];
+        for l in &lines {
+            let EvLine::Prop(line, _, name) = l else {
+                continue;
+            };
+            let Some(i) = self.names.iter().position(|n| n.eq_ignore_ascii_case(name)) else {
+                continue;
+            };
+            let v = prop_value(line);
+            found[i] = Some(match found[i].take() {
+                None => v,
+                Some(prev) => Cow::Owned(format!("{prev}, {v}")),
+            });
+        }
+        let get = |name: &str| -> Option<&str> {
+            let i = self.names.iter().position(|n| n == name)?;
+            found[i].as_deref()
+        };
         let text = |name: &str| get(name).map(|v| v.trim().to_owned());
-        let values = self
-            .config
-            .property_names
-            .iter()
-            .map(|n| get(n).map(Cow::into_owned).unwrap_or_default())
+        let values = (0..self.config.property_names.len())
+            .map(|i| found[i].as_deref().unwrap_or("").to_owned())
             .collect();
-        let start = get("DTSTART").and_then(|v| parse_date_time(&v));
-        let end = get("DTEND").and_then(|v| parse_date_time(&v));
+        let start = get("DTSTART").and_then(parse_date_time);
+        let end = get("DTEND").and_then(parse_date_time);
         let rdates = get("RDATE")
             .map(|v| {
                 v.split(',')
@@ -215,7 +235,7 @@ impl<'a> Survey<'_, 'a> {
             values,
             start,
             end,
-            duration: get("DURATION").and_then(|v| parse_duration(&v)),
+            duration: get("DURATION").and_then(parse_duration),
             status: text("STATUS").map(|s| s.to_ascii_uppercase()),
             uid: text("UID"),
             recurrence_id: text("RECURRENCE-ID").map(|s| s.to_ascii_uppercase()),
