@@ -244,13 +244,13 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
           onFocusField={focusField}
           onToken={(token) => insertToken(token, true)}
         />
+        <PreviewPanel rendered={preview} hasSample={event !== undefined} decision={decision} />
         <OptionsPanel
           options={options}
           problems={problems}
           preview={serverProblem || localProblems.length > 0 ? { state: 'idle' } : configPreview}
           onAction={(action) => dispatch({ type: 'options', action })}
         />
-        <PreviewPanel rendered={preview} hasSample={event !== undefined} decision={decision} />
       </div>
 
       {regexField !== null && event && (

@@ -75,7 +75,8 @@ export function OptionsPanel({ options, problems, preview, onAction }: Props) {
         </div>
       )}
 
-      <fieldset className="cal-options__group">
+      <div className="cal-options__groups">
+      <fieldset className="cal-options__group cal-options__group--filters">
         <legend>Filters</legend>
         <p className="hint">
           Applied in order: an event is kept when every “keep only” rule matches it and no “hide” rule does. A recurring event and its
@@ -235,6 +236,7 @@ export function OptionsPanel({ options, problems, preview, onAction }: Props) {
           Busy only: every title becomes “Busy”; descriptions, places, people and links are removed
         </label>
       </fieldset>
+      </div>
 
       {otherProblems.length > 0 && (
         <ul className="error-text cal-field-error" aria-label="Problems with the options">
