@@ -90,6 +90,12 @@ async fn an_outlook_500_is_explained_as_outlook_refusing_in_the_editors_error() 
     assert!(error.contains("HTTP 500: Outlook refused"), "{error}");
     assert_eq!(upstream.requests()[0].1, BROWSER_USER_AGENT);
 
+    // A redirect that ends at Outlook is explained as Outlook.
+    let other = Upstream::start().await;
+    other.redirect_to(&url);
+    let (_, error) = editor_feed_error(&server, &other.url("/moved.ics")).await;
+    assert!(error.contains("HTTP 500: Outlook refused"), "{error}");
+
     // Another host's 503 is the server being down, not Outlook.
     upstream.set_status(503);
     let (status, error) = editor_feed_error(&server, &upstream.url("/other.ics")).await;

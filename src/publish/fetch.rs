@@ -335,10 +335,11 @@ impl Fetcher {
             return Ok(Fetched::NotModified);
         }
         if !status.is_success() {
+            // Explained by the host that answered (a redirect may have led to Outlook).
             let status = status.as_u16();
             return Err(FetchError::Status {
                 status,
-                explanation: explain_status(url, status),
+                explanation: explain_status(response.url(), status),
             });
         }
         if response
