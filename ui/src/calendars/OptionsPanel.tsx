@@ -76,166 +76,166 @@ export function OptionsPanel({ options, problems, preview, onAction }: Props) {
       )}
 
       <div className="cal-options__groups">
-      <fieldset className="cal-options__group cal-options__group--filters">
-        <legend>Filters</legend>
-        <p className="hint">
-          Applied in order: an event is kept when every “keep only” rule matches it and no “hide” rule does. A recurring event and its
-          changed occurrences go together.
-        </p>
-        {options.filters.length === 0 ? (
-          <p className="hint">No filters: every event is kept.</p>
-        ) : (
-          <ol className="cal-rules">
-            {options.filters.map((rule, index) => (
-              <RuleEditor
-                // Rules have no ids; the position is what the user sees and what paths name.
-                key={index}
-                rule={rule}
-                index={index}
-                count={options.filters.length}
-                problems={ruleProblems(index)}
-                onChange={(next) => onAction({ type: 'updateRule', index, rule: next })}
-                onMove={(delta) => onAction({ type: 'moveRule', index, delta })}
-                onRemove={() => onAction({ type: 'removeRule', index })}
-              />
+        <fieldset className="cal-options__group cal-options__group--filters">
+          <legend>Filters</legend>
+          <p className="hint">
+            Applied in order: an event is kept when every “keep only” rule matches it and no “hide” rule does. A recurring event and its
+            changed occurrences go together.
+          </p>
+          {options.filters.length === 0 ? (
+            <p className="hint">No filters: every event is kept.</p>
+          ) : (
+            <ol className="cal-rules">
+              {options.filters.map((rule, index) => (
+                <RuleEditor
+                  // Rules have no ids; the position is what the user sees and what paths name.
+                  key={index}
+                  rule={rule}
+                  index={index}
+                  count={options.filters.length}
+                  problems={ruleProblems(index)}
+                  onChange={(next) => onAction({ type: 'updateRule', index, rule: next })}
+                  onMove={(delta) => onAction({ type: 'moveRule', index, delta })}
+                  onRemove={() => onAction({ type: 'removeRule', index })}
+                />
+              ))}
+            </ol>
+          )}
+          <datalist id="cal-rule-fields">
+            {FIELD_SUGGESTIONS.map((f) => (
+              <option key={f} value={f} />
             ))}
-          </ol>
-        )}
-        <datalist id="cal-rule-fields">
-          {FIELD_SUGGESTIONS.map((f) => (
-            <option key={f} value={f} />
-          ))}
-        </datalist>
-        <div className="cal-options__add">
-          <label htmlFor="cal-rule-kind" className="visually-hidden">
-            Kind of rule to add
-          </label>
-          <select id="cal-rule-kind" className="select" value={kind} onChange={(e) => setKind(e.target.value as RuleKind)}>
-            {RULE_KINDS.map((k) => (
-              <option key={k} value={k}>
-                {RULE_KIND_LABELS[k]}
-              </option>
-            ))}
-          </select>
-          <button type="button" className="button" onClick={() => onAction({ type: 'addRule', kind })}>
-            <Plus aria-hidden="true" size={16} />
-            Add rule
-          </button>
-        </div>
-      </fieldset>
-
-      <fieldset className="cal-options__group">
-        <legend>Date window</legend>
-        <label className="cal-check">
-          <input
-            type="checkbox"
-            checked={window !== undefined}
-            onChange={(e) => onAction({ type: 'setWindow', window: e.target.checked ? { ...DEFAULT_WINDOW } : undefined })}
-          />
-          Only keep events near today
-        </label>
-        {window && (
-          <div className="cal-rule__pair">
-            <div className="field">
-              <label htmlFor="cal-window-past">Days back</label>
-              <input
-                id="cal-window-past"
-                type="number"
-                min={0}
-                max={MAX_WINDOW_DAYS}
-                step={1}
-                inputMode="numeric"
-                className="input"
-                value={window.pastDays ?? ''}
-                onChange={(e) => onAction({ type: 'setWindow', window: { ...window, pastDays: toDays(e.target.value) } })}
-              />
-            </div>
-            <div className="field">
-              <label htmlFor="cal-window-future">Days ahead</label>
-              <input
-                id="cal-window-future"
-                type="number"
-                min={0}
-                max={MAX_WINDOW_DAYS}
-                step={1}
-                inputMode="numeric"
-                className="input"
-                value={window.futureDays ?? ''}
-                onChange={(e) => onAction({ type: 'setWindow', window: { ...window, futureDays: toDays(e.target.value) } })}
-              />
-            </div>
+          </datalist>
+          <div className="cal-options__add">
+            <label htmlFor="cal-rule-kind" className="visually-hidden">
+              Kind of rule to add
+            </label>
+            <select id="cal-rule-kind" className="select" value={kind} onChange={(e) => setKind(e.target.value as RuleKind)}>
+              {RULE_KINDS.map((k) => (
+                <option key={k} value={k}>
+                  {RULE_KIND_LABELS[k]}
+                </option>
+              ))}
+            </select>
+            <button type="button" className="button" onClick={() => onAction({ type: 'addRule', kind })}>
+              <Plus aria-hidden="true" size={16} />
+              Add rule
+            </button>
           </div>
-        )}
-        <p className="hint">Counted from the moment a calendar app fetches the feed; an empty box has no limit on that side.</p>
-      </fieldset>
+        </fieldset>
 
-      <fieldset className="cal-options__group">
-        <legend>Time zones</legend>
-        <label className="cal-check">
-          <input
-            type="checkbox"
-            role="switch"
-            checked={options.timezones === 'repair'}
-            onChange={(e) => onAction({ type: 'setTimezones', timezones: e.target.checked ? 'repair' : 'keep' })}
-          />
-          Repair time zones
-        </label>
-        <p className="hint">
-          Outlook’s Windows zone names become standard ones, every zone used gets its definition, and times without a zone get the
-          calendar’s own zone, so events show at the right hour in Google and Apple calendars.
-        </p>
-      </fieldset>
-
-      <fieldset className="cal-options__group">
-        <legend>Alarms</legend>
-        <label className="cal-check">
-          <input type="radio" name="cal-alarms" checked={alarms === 'keep'} onChange={() => onAction({ type: 'setAlarms', alarms: 'keep' })} />
-          Keep the feed’s alarms
-        </label>
-        <label className="cal-check">
-          <input type="radio" name="cal-alarms" checked={alarms === 'strip'} onChange={() => onAction({ type: 'setAlarms', alarms: 'strip' })} />
-          Remove all alarms
-        </label>
-        <div className="cal-check">
-          <input
-            id="cal-alarms-add"
-            type="radio"
-            name="cal-alarms"
-            checked={typeof alarms === 'object'}
-            onChange={() => onAction({ type: 'setAlarms', alarms: { addMinutesBefore: 15 } })}
-          />
-          <label htmlFor="cal-alarms-add">One alarm before each event</label>
-        </div>
-        {typeof alarms === 'object' && (
-          <div className="field">
-            <label htmlFor="cal-alarms-minutes">Minutes before</label>
+        <fieldset className="cal-options__group">
+          <legend>Date window</legend>
+          <label className="cal-check">
             <input
-              id="cal-alarms-minutes"
-              type="number"
-              min={0}
-              max={MAX_ALARM_MINUTES}
-              step={1}
-              inputMode="numeric"
-              className="input"
-              value={Number.isNaN(alarms.addMinutesBefore) ? '' : alarms.addMinutesBefore}
-              onChange={(e) => onAction({ type: 'setAlarms', alarms: { addMinutesBefore: e.target.value === '' ? NaN : Number(e.target.value) } })}
+              type="checkbox"
+              checked={window !== undefined}
+              onChange={(e) => onAction({ type: 'setWindow', window: e.target.checked ? { ...DEFAULT_WINDOW } : undefined })}
             />
-          </div>
-        )}
-        <p className="hint">Only Apple Calendar and Thunderbird honour alarms in subscribed calendars; Google and Outlook ignore them.</p>
-      </fieldset>
+            Only keep events near today
+          </label>
+          {window && (
+            <div className="cal-rule__pair">
+              <div className="field">
+                <label htmlFor="cal-window-past">Days back</label>
+                <input
+                  id="cal-window-past"
+                  type="number"
+                  min={0}
+                  max={MAX_WINDOW_DAYS}
+                  step={1}
+                  inputMode="numeric"
+                  className="input"
+                  value={window.pastDays ?? ''}
+                  onChange={(e) => onAction({ type: 'setWindow', window: { ...window, pastDays: toDays(e.target.value) } })}
+                />
+              </div>
+              <div className="field">
+                <label htmlFor="cal-window-future">Days ahead</label>
+                <input
+                  id="cal-window-future"
+                  type="number"
+                  min={0}
+                  max={MAX_WINDOW_DAYS}
+                  step={1}
+                  inputMode="numeric"
+                  className="input"
+                  value={window.futureDays ?? ''}
+                  onChange={(e) => onAction({ type: 'setWindow', window: { ...window, futureDays: toDays(e.target.value) } })}
+                />
+              </div>
+            </div>
+          )}
+          <p className="hint">Counted from the moment a calendar app fetches the feed; an empty box has no limit on that side.</p>
+        </fieldset>
 
-      <fieldset className="cal-options__group">
-        <legend>Privacy</legend>
-        <label className="cal-check">
-          <input type="radio" name="cal-privacy" checked={options.privacy !== 'busy'} onChange={() => onAction({ type: 'setPrivacy', privacy: 'full' })} />
-          Full details
-        </label>
-        <label className="cal-check">
-          <input type="radio" name="cal-privacy" checked={options.privacy === 'busy'} onChange={() => onAction({ type: 'setPrivacy', privacy: 'busy' })} />
-          Busy only: every title becomes “Busy”; descriptions, places, people and links are removed
-        </label>
-      </fieldset>
+        <fieldset className="cal-options__group">
+          <legend>Time zones</legend>
+          <label className="cal-check">
+            <input
+              type="checkbox"
+              role="switch"
+              checked={options.timezones === 'repair'}
+              onChange={(e) => onAction({ type: 'setTimezones', timezones: e.target.checked ? 'repair' : 'keep' })}
+            />
+            Repair time zones
+          </label>
+          <p className="hint">
+            Outlook’s Windows zone names become standard ones, every zone used gets its definition, and times without a zone get the
+            calendar’s own zone, so events show at the right hour in Google and Apple calendars.
+          </p>
+        </fieldset>
+
+        <fieldset className="cal-options__group">
+          <legend>Alarms</legend>
+          <label className="cal-check">
+            <input type="radio" name="cal-alarms" checked={alarms === 'keep'} onChange={() => onAction({ type: 'setAlarms', alarms: 'keep' })} />
+            Keep the feed’s alarms
+          </label>
+          <label className="cal-check">
+            <input type="radio" name="cal-alarms" checked={alarms === 'strip'} onChange={() => onAction({ type: 'setAlarms', alarms: 'strip' })} />
+            Remove all alarms
+          </label>
+          <div className="cal-check">
+            <input
+              id="cal-alarms-add"
+              type="radio"
+              name="cal-alarms"
+              checked={typeof alarms === 'object'}
+              onChange={() => onAction({ type: 'setAlarms', alarms: { addMinutesBefore: 15 } })}
+            />
+            <label htmlFor="cal-alarms-add">One alarm before each event</label>
+          </div>
+          {typeof alarms === 'object' && (
+            <div className="field">
+              <label htmlFor="cal-alarms-minutes">Minutes before</label>
+              <input
+                id="cal-alarms-minutes"
+                type="number"
+                min={0}
+                max={MAX_ALARM_MINUTES}
+                step={1}
+                inputMode="numeric"
+                className="input"
+                value={Number.isNaN(alarms.addMinutesBefore) ? '' : alarms.addMinutesBefore}
+                onChange={(e) => onAction({ type: 'setAlarms', alarms: { addMinutesBefore: e.target.value === '' ? NaN : Number(e.target.value) } })}
+              />
+            </div>
+          )}
+          <p className="hint">Only Apple Calendar and Thunderbird honour alarms in subscribed calendars; Google and Outlook ignore them.</p>
+        </fieldset>
+
+        <fieldset className="cal-options__group">
+          <legend>Privacy</legend>
+          <label className="cal-check">
+            <input type="radio" name="cal-privacy" checked={options.privacy !== 'busy'} onChange={() => onAction({ type: 'setPrivacy', privacy: 'full' })} />
+            Full details
+          </label>
+          <label className="cal-check">
+            <input type="radio" name="cal-privacy" checked={options.privacy === 'busy'} onChange={() => onAction({ type: 'setPrivacy', privacy: 'busy' })} />
+            Busy only: every title becomes “Busy”; descriptions, places, people and links are removed
+          </label>
+        </fieldset>
       </div>
 
       {otherProblems.length > 0 && (

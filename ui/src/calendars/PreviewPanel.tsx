@@ -25,26 +25,26 @@ export function PreviewPanel({ rendered, hasSample, decision }: Props) {
         <p className="error-text">The preview could not be rendered: {rendered.message}</p>
       ) : (
         <>
-        <DecisionNote decision={decision} />
-        <dl className="cal-preview__list">
-          {PREVIEW_FIELDS.map((field) => {
-            const value = rendered.state === 'ready' ? rendered.value.fields[field] : undefined;
-            const errors = rendered.state === 'ready' ? rendered.value.errors.filter((e) => e.field === field) : [];
-            return (
-              <div className="cal-preview__row" key={field}>
-                <dt className="cal-mono">{field}</dt>
-                <dd data-field={field} className="cal-preview__value">
-                  {value === undefined ? <span className="hint">…</span> : value === '' ? <span className="hint">(empty)</span> : value}
-                </dd>
-                {errors.map((e) => (
-                  <dd key={`${e.position}-${e.message}`} className="error-text cal-field-error">
-                    {e.message} (the value is left unchanged)
+          <DecisionNote decision={decision} />
+          <dl className="cal-preview__list">
+            {PREVIEW_FIELDS.map((field) => {
+              const value = rendered.state === 'ready' ? rendered.value.fields[field] : undefined;
+              const errors = rendered.state === 'ready' ? rendered.value.errors.filter((e) => e.field === field) : [];
+              return (
+                <div className="cal-preview__row" key={field}>
+                  <dt className="cal-mono">{field}</dt>
+                  <dd data-field={field} className="cal-preview__value">
+                    {value === undefined ? <span className="hint">…</span> : value === '' ? <span className="hint">(empty)</span> : value}
                   </dd>
-                ))}
-              </div>
-            );
-          })}
-        </dl>
+                  {errors.map((e) => (
+                    <dd key={`${e.position}-${e.message}`} className="error-text cal-field-error">
+                      {e.message} (the value is left unchanged)
+                    </dd>
+                  ))}
+                </div>
+              );
+            })}
+          </dl>
         </>
       )}
     </section>

@@ -57,32 +57,32 @@ export function SamplePanel({ samples, loading, decision, onMove, onInsert, onHi
         <p className="hint">Loading…</p>
       ) : (
         <>
-        <DecisionNote decision={decision} />
-        {uid !== '' && (
-          <div className="cal-samples__hide">
-            <button type="button" className="button button--quiet" onClick={() => onHide('occurrence')}>
-              <EyeOff aria-hidden="true" size={16} />
-              Hide this event
-            </button>
-            <button type="button" className="button button--quiet" onClick={() => onHide('series')}>
-              <EyeOff aria-hidden="true" size={16} />
-              Hide this series
-            </button>
-          </div>
-        )}
-        <dl className="cal-fields" aria-label="Fields of the sample event">
-          {keys.map((key) => (
-            <div className="cal-fields__row" key={key}>
-              <dt className="cal-fields__key">{key}</dt>
-              <dd className="cal-fields__value">{event[key] ? event[key] : <span className="hint">(empty)</span>}</dd>
-              <dd className="cal-fields__action">
-                <button type="button" className="icon-button" aria-label={`Insert ${key}`} title={`Insert ${key} (with an optional regex)`} onClick={() => onInsert(key)}>
-                  <Regex aria-hidden="true" size={16} />
-                </button>
-              </dd>
+          <DecisionNote decision={decision} />
+          {uid !== '' && (
+            <div className="cal-samples__hide">
+              <button type="button" className="button button--quiet" onClick={() => onHide('occurrence')}>
+                <EyeOff aria-hidden="true" size={16} />
+                Hide this event
+              </button>
+              <button type="button" className="button button--quiet" onClick={() => onHide('series')}>
+                <EyeOff aria-hidden="true" size={16} />
+                Hide this series
+              </button>
             </div>
-          ))}
-        </dl>
+          )}
+          <dl className="cal-fields" aria-label="Fields of the sample event">
+            {keys.map((key) => (
+              <div className="cal-fields__row" key={key}>
+                <dt className="cal-fields__key">{key}</dt>
+                <dd className="cal-fields__value">{event[key] ? event[key] : <span className="hint">(empty)</span>}</dd>
+                <dd className="cal-fields__action">
+                  <button type="button" className="icon-button" aria-label={`Insert ${key}`} title={`Insert ${key} (with an optional regex)`} onClick={() => onInsert(key)}>
+                    <Regex aria-hidden="true" size={16} />
+                  </button>
+                </dd>
+              </div>
+            ))}
+          </dl>
         </>
       )}
     </section>
