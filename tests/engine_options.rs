@@ -291,3 +291,43 @@ fn a_default_config_and_a_mapping_alone_are_todays_remap() {
     assert!(config(r#"{"mapping": {}}"#).is_default());
     assert!(!config(r#"{"mapping": {}, "privacy": "busy"}"#).is_default());
 }
+
+#[test]
+fn an_event_inside_a_dropped_todo_goes_with_it_and_the_counts_agree() {
+    let feed = "BEGIN:VCALENDAR\r\nBEGIN:VTODO\r\nUID:t\r\nBEGIN:VEVENT\r\nUID:inner\r\n\
+END:VEVENT\r\nEND:VTODO\r\nBEGIN:VEVENT\r\nUID:outer\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n";
+    let config =
+        config(r#"{"mapping": {}, "filters": [{"action": "exclude", "component": "VTODO"}]}"#);
+    let limits = Limits::default();
+    let d = decide(feed.as_bytes(), &config, None, &limits).expect("decides");
+    assert_eq!(d.iter().map(|d| d.kept).collect::<Vec<_>>(), [false, true]);
+    assert_eq!(
+        d[0].reason.as_deref(),
+        Some("filter 1 (exclude component VTODO)")
+    );
+    let out = remap(feed.as_bytes(), &config, &RemapOptions::default(), &limits).expect("remaps");
+    assert_eq!(out.kept_events, 1);
+    assert_eq!(
+        String::from_utf8(out.bytes).expect("utf-8"),
+        "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:outer\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+    );
+}
+
+#[test]
+fn dropped_events_with_missing_end_lines_leave_well_formed_output() {
+    let feed = "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:a\r\nSTATUS:CANCELLED\r\n\
+BEGIN:VALARM\r\nACTION:DISPLAY\r\nEND:VEVENT\r\nBEGIN:VEVENT\r\nUID:b\r\n";
+    let config =
+        config(r#"{"mapping": {}, "filters": [{"action": "exclude", "status": "CANCELLED"}]}"#);
+    let out = remap(
+        feed.as_bytes(),
+        &config,
+        &RemapOptions::default(),
+        &Limits::default(),
+    )
+    .expect("remaps");
+    assert_eq!(
+        String::from_utf8(out.bytes).expect("utf-8"),
+        "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:b\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+    );
+}
