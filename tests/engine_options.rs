@@ -331,3 +331,26 @@ BEGIN:VALARM\r\nACTION:DISPLAY\r\nEND:VEVENT\r\nBEGIN:VEVENT\r\nUID:b\r\n";
         "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:b\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
     );
 }
+
+#[test]
+fn the_window_keeps_an_rdate_in_it_and_judges_zoned_times_generously() {
+    let feed = "BEGIN:VCALENDAR\r\n\
+BEGIN:VEVENT\r\nUID:rdate\r\nDTSTART:20200101T100000Z\r\nRDATE:20200301T100000Z,20240120T100000Z\r\nEND:VEVENT\r\n\
+BEGIN:VEVENT\r\nUID:until\r\nDTSTART:20200101T100000Z\r\nRRULE:FREQ=DAILY;UNTIL=20240118T000000Z\r\nEND:VEVENT\r\n\
+BEGIN:VEVENT\r\nUID:open\r\nDTSTART;VALUE=DATE:20000101\r\nRRULE:FREQ=YEARLY\r\nEND:VEVENT\r\n\
+BEGIN:VEVENT\r\nUID:future\r\nDTSTART:20240125T100000Z\r\nEND:VEVENT\r\n\
+BEGIN:VEVENT\r\nUID:zoned\r\nDTSTART;TZID=Pacific/Kiritimati:20240120T060000\r\nEND:VEVENT\r\n\
+BEGIN:VEVENT\r\nUID:no-start\r\nSUMMARY:?\r\nEND:VEVENT\r\n\
+END:VCALENDAR\r\n";
+    // Now is 2024-01-19T12:00Z; the window is that day only.
+    let config = config(r#"{"mapping": {}, "window": {"pastDays": 0, "futureDays": 1}}"#);
+    let d = decide(
+        feed.as_bytes(),
+        &config,
+        Some(1_705_665_600),
+        &Limits::default(),
+    )
+    .expect("decides");
+    let kept: Vec<bool> = d.iter().map(|d| d.kept).collect();
+    assert_eq!(kept, [true, false, true, false, true, true]);
+}
