@@ -291,3 +291,66 @@ fn a_default_config_and_a_mapping_alone_are_todays_remap() {
     assert!(config(r#"{"mapping": {}}"#).is_default());
     assert!(!config(r#"{"mapping": {}, "privacy": "busy"}"#).is_default());
 }
+
+#[test]
+fn an_event_inside_a_dropped_todo_goes_with_it_and_the_counts_agree() {
+    let feed = "BEGIN:VCALENDAR\r\nBEGIN:VTODO\r\nUID:t\r\nBEGIN:VEVENT\r\nUID:inner\r\n\
+END:VEVENT\r\nEND:VTODO\r\nBEGIN:VEVENT\r\nUID:outer\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n";
+    let config =
+        config(r#"{"mapping": {}, "filters": [{"action": "exclude", "component": "VTODO"}]}"#);
+    let limits = Limits::default();
+    let d = decide(feed.as_bytes(), &config, None, &limits).expect("decides");
+    assert_eq!(d.iter().map(|d| d.kept).collect::<Vec<_>>(), [false, true]);
+    assert_eq!(
+        d[0].reason.as_deref(),
+        Some("filter 1 (exclude component VTODO)")
+    );
+    let out = remap(feed.as_bytes(), &config, &RemapOptions::default(), &limits).expect("remaps");
+    assert_eq!(out.kept_events, 1);
+    assert_eq!(
+        String::from_utf8(out.bytes).expect("utf-8"),
+        "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:outer\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+    );
+}
+
+#[test]
+fn dropped_events_with_missing_end_lines_leave_well_formed_output() {
+    let feed = "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:a\r\nSTATUS:CANCELLED\r\n\
+BEGIN:VALARM\r\nACTION:DISPLAY\r\nEND:VEVENT\r\nBEGIN:VEVENT\r\nUID:b\r\n";
+    let config =
+        config(r#"{"mapping": {}, "filters": [{"action": "exclude", "status": "CANCELLED"}]}"#);
+    let out = remap(
+        feed.as_bytes(),
+        &config,
+        &RemapOptions::default(),
+        &Limits::default(),
+    )
+    .expect("remaps");
+    assert_eq!(
+        String::from_utf8(out.bytes).expect("utf-8"),
+        "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:b\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+    );
+}
+
+#[test]
+fn the_window_keeps_an_rdate_in_it_and_judges_zoned_times_generously() {
+    let feed = "BEGIN:VCALENDAR\r\n\
+BEGIN:VEVENT\r\nUID:rdate\r\nDTSTART:20200101T100000Z\r\nRDATE:20200301T100000Z,20240120T100000Z\r\nEND:VEVENT\r\n\
+BEGIN:VEVENT\r\nUID:until\r\nDTSTART:20200101T100000Z\r\nRRULE:FREQ=DAILY;UNTIL=20240118T000000Z\r\nEND:VEVENT\r\n\
+BEGIN:VEVENT\r\nUID:open\r\nDTSTART;VALUE=DATE:20000101\r\nRRULE:FREQ=YEARLY\r\nEND:VEVENT\r\n\
+BEGIN:VEVENT\r\nUID:future\r\nDTSTART:20240125T100000Z\r\nEND:VEVENT\r\n\
+BEGIN:VEVENT\r\nUID:zoned\r\nDTSTART;TZID=Pacific/Kiritimati:20240120T060000\r\nEND:VEVENT\r\n\
+BEGIN:VEVENT\r\nUID:no-start\r\nSUMMARY:?\r\nEND:VEVENT\r\n\
+END:VCALENDAR\r\n";
+    // Now is 2024-01-19T12:00Z; the window is that day only.
+    let config = config(r#"{"mapping": {}, "window": {"pastDays": 0, "futureDays": 1}}"#);
+    let d = decide(
+        feed.as_bytes(),
+        &config,
+        Some(1_705_665_600),
+        &Limits::default(),
+    )
+    .expect("decides");
+    let kept: Vec<bool> = d.iter().map(|d| d.kept).collect();
+    assert_eq!(kept, [true, false, true, false, true, true]);
+}

@@ -148,7 +148,7 @@ struct Survey<'c, 'a> {
     /// Whether each VTODO/VJOURNAL is kept, in order.
     components: Vec<bool>,
     /// Stack depths of the VTODO/VJOURNALs being read and whether each is kept.
-    component_at: Vec<(usize, bool)>,
+    component_at: Vec<(usize, Option<Cause>)>,
     /// TZIDs used outside events and time zones, by kept components.
     other_tzids: Vec<String>,
     x_wr_timezone: Option<String>,
@@ -193,7 +193,12 @@ impl<'a> Survey<'_, 'a> {
     }
 
     fn component_kept(&self) -> bool {
-        self.component_at.iter().all(|(_, kept)| *kept)
+        self.enclosing_drop().is_none()
+    }
+
+    /// Why the VTODO/VJOURNAL around the current line is dropped, if it is.
+    fn enclosing_drop(&self) -> Option<Cause> {
+        self.component_at.iter().find_map(|(_, cause)| *cause)
     }
 
     fn finish_event(&mut self) {
@@ -242,7 +247,10 @@ impl<'a> Survey<'_, 'a> {
             rrule: text("RRULE"),
             rdates,
         };
-        let own = self.config.judge(&facts, self.now);
+        // An event inside a dropped VTODO/VJOURNAL (odd, but the parser counts it) goes with it.
+        let own = self
+            .enclosing_drop()
+            .or_else(|| self.config.judge(&facts, self.now));
         let occurrence = self.config.occurrence_cause(&facts);
         let mut tzids = Vec::new();
         let mut floating = false;
@@ -395,9 +403,11 @@ impl<'a> Visitor<'a> for Survey<'_, 'a> {
             self.vtimezone_ids.push(None);
         }
         if (name == "VTODO" || name == "VJOURNAL") && !in_vevent {
-            let kept = self.component_kept() && self.config.judge_component(name).is_none();
-            self.components.push(kept);
-            self.component_at.push((self.stack.len(), kept));
+            let cause = self
+                .enclosing_drop()
+                .or_else(|| self.config.judge_component(name));
+            self.components.push(cause.is_none());
+            self.component_at.push((self.stack.len(), cause));
         } else if name == "VTODO" || name == "VJOURNAL" {
             // Inside an event it shares the event's fate.
             self.components.push(true);
