@@ -216,8 +216,13 @@ pub struct BackupArgs {
 #[derive(Debug, Clone, Args)]
 pub struct RemapArgs {
     /// JSON object with any of SUMMARY, DESCRIPTION, LOCATION, DTSTART, DTEND (absent keys keep ${KEY}).
-    #[arg(long, value_name = "FILE.json")]
+    #[arg(long, value_name = "FILE.json", conflicts_with = "config")]
     pub mapping: Option<PathBuf>,
+
+    /// A whole calendar config: {"mapping": {...}, "filters": [...], "window": {...},
+    /// "timezones", "alarms", "privacy"} (README: Calendar options).
+    #[arg(long, value_name = "CALENDAR.json")]
+    pub config: Option<PathBuf>,
 
     /// Calendar name to set (X-WR-CALNAME and NAME).
     #[arg(long, value_name = "NAME")]
@@ -296,6 +301,8 @@ pub struct Config {
     pub trusted_proxies: Vec<IpRange>,
     /// Per-address allowances (no flags; README documents them, tests lower them).
     pub rate_limits: RateLimits,
+    /// Fixed addresses for feed host names (no flag: tests point Outlook's names at loopback).
+    pub feed_hosts: std::collections::HashMap<String, Vec<std::net::IpAddr>>,
 }
 
 impl ServeArgs {
@@ -338,6 +345,7 @@ impl ServeArgs {
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
             trusted_proxies: self.trusted_proxies,
             rate_limits: RateLimits::default(),
+            feed_hosts: std::collections::HashMap::new(),
         })
     }
 }
@@ -367,6 +375,7 @@ impl Config {
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
             trusted_proxies: Vec::new(),
             rate_limits: RateLimits::default(),
+            feed_hosts: std::collections::HashMap::new(),
         }
     }
 }

@@ -48,7 +48,9 @@ fn main() -> ExitCode {
 
 /// `hearth remap`: the calendar engine on a file or stdin, the result streamed to stdout.
 fn remap(args: &hearth::config::RemapArgs) -> Result<(), String> {
-    use hearth::calendar::{CompiledMapping, Limits, Mapping, RemapOptions};
+    use hearth::calendar::{
+        CalendarConfig, CompiledConfig, CompiledMapping, Limits, Mapping, RemapOptions,
+    };
     use std::io::{Read, Write};
 
     // The server caps feeds at 32 MiB; here the owner remaps their own files, so allow 1 GiB.
@@ -56,16 +58,30 @@ fn remap(args: &hearth::config::RemapArgs) -> Result<(), String> {
         max_input_bytes: 1 << 30,
         ..Limits::default()
     };
-    let mapping = match &args.mapping {
-        None => Mapping::default(),
-        Some(path) => {
+    let config = match (&args.mapping, &args.config) {
+        (Some(path), _) => {
             let shown = path.display();
             let text =
                 std::fs::read_to_string(path).map_err(|e| format!("--mapping {shown}: {e}"))?;
-            serde_json::from_str(&text).map_err(|e| format!("--mapping {shown}: {e}"))?
+            let mapping: Mapping =
+                serde_json::from_str(&text).map_err(|e| format!("--mapping {shown}: {e}"))?;
+            CompiledConfig::from(
+                CompiledMapping::compile(&mapping).map_err(|e| format!("mapping: {e}"))?,
+            )
         }
+        (None, Some(path)) => {
+            let shown = path.display();
+            let text =
+                std::fs::read_to_string(path).map_err(|e| format!("--config {shown}: {e}"))?;
+            let mut json = serde_json::Deserializer::from_str(&text);
+            let config: CalendarConfig = serde_path_to_error::deserialize(&mut json)
+                .map_err(|e| format!("--config {shown}: {}: {}", e.path(), e.inner()))?;
+            CompiledConfig::compile(&config).map_err(|e| format!("--config {shown}: {e}"))?
+        }
+        (None, None) => CompiledConfig::from(
+            CompiledMapping::compile(&Mapping::default()).map_err(|e| format!("mapping: {e}"))?,
+        ),
     };
-    let mapping = CompiledMapping::compile(&mapping).map_err(|e| format!("mapping: {e}"))?;
     let stdin = || -> (String, Box<dyn Read>, u64) {
         ("stdin".to_owned(), Box::new(std::io::stdin().lock()), 0)
     };
@@ -89,13 +105,18 @@ fn remap(args: &hearth::config::RemapArgs) -> Result<(), String> {
         .take(cap)
         .read_to_end(&mut input)
         .map_err(|e| format!("{shown}: {e}"))?;
+    // A date window counts from now, as a hosted feed counts from the start of today.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
     let options = RemapOptions {
         calendar_name: args.name.clone(),
+        now: Some(now),
         ..RemapOptions::default()
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
-    let stats = hearth::calendar::remap_into(&input, &mapping, &options, &limits, &mut out)
+    let stats = hearth::calendar::remap_into(&input, &config, &options, &limits, &mut out)
         .map_err(|e| format!("{shown}: {e}"))?;
     out.flush()
         .map_err(|e| format!("writing the feed failed: {e}"))?;

@@ -219,6 +219,42 @@ async fn answers(server: &TestServer, upstream: &Upstream) -> BTreeMap<&'static 
         .await,
     );
 
+    // The whole feed through a config: one event dropped, so a decision carries its reason.
+    let config = json!({
+        "mapping": mapping("${SUMMARY}"),
+        "filters": [{"action": "exclude", "field": "SUMMARY", "pattern": "^holiday", "flags": "i"}],
+        "timezones": "repair",
+        "privacy": "busy"
+    });
+    answers.insert(
+        "preview",
+        json_of(
+            post("/api/preview", json!({ "url": feed_url, "config": config }))
+                .await
+                .expect("sent"),
+            StatusCode::OK,
+            "POST /api/preview",
+        )
+        .await,
+    );
+    answers.insert(
+        "preview-error",
+        json_of(
+            post(
+                "/api/preview",
+                json!({ "url": feed_url, "config": {
+                    "mapping": {},
+                    "filters": [{"action": "exclude", "field": "SUMMARY", "pattern": "("}]
+                } }),
+            )
+            .await
+            .expect("sent"),
+            StatusCode::BAD_REQUEST,
+            "POST /api/preview with a bad pattern",
+        )
+        .await,
+    );
+
     let calendar = json!({ "id": "fixture", "name": "Work", "url": feed_url, "mapping": mapping("${SUMMARY}") });
     let created = json_of(
         post("/api/calendars", calendar.clone())
@@ -228,8 +264,14 @@ async fn answers(server: &TestServer, upstream: &Upstream) -> BTreeMap<&'static 
         "first POST /api/calendars",
     )
     .await;
+    // The republish carries options beside the mapping, as the editor sends them.
     let mut again = calendar;
     again["editToken"] = created["editToken"].clone();
+    again["filters"] = json!([{"action": "exclude", "status": "CANCELLED"}]);
+    again["window"] = json!({"pastDays": 30, "futureDays": 365});
+    again["timezones"] = json!("repair");
+    again["alarms"] = json!({"addMinutesBefore": 15});
+    again["privacy"] = json!("full");
     answers.insert("publish-created", created);
     answers.insert(
         "publish-updated",

@@ -370,8 +370,14 @@ async fn concurrent_misses_for_one_calendar_share_one_render() {
         .as_object()
         .expect("object")
         .clone();
-    let input =
-        calendars::validate("one", "One", &upstream.url("/a.ics"), &mapping).expect("valid");
+    let input = calendars::validate(
+        "one",
+        "One",
+        &upstream.url("/a.ics"),
+        &mapping,
+        calendars::PublishOptions::default(),
+    )
+    .expect("valid");
     let url = input.url.clone();
     let quotas = calendars::Quotas::of(&Config::for_data_dir(dir.path()));
     calendars::publish(&db, input, None, quotas)

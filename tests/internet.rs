@@ -377,6 +377,31 @@ async fn unpublishing_feeds_and_renders_each_have_a_limit() {
 }
 
 #[tokio::test]
+async fn previews_share_the_render_allowance() {
+    let server = TestServer::start(|c| c.rate_limits = limits(2, Duration::from_secs(60))).await;
+    let me = client_from(loopback(3));
+    assert_eq!(render(&me, &server, None).await.status(), StatusCode::OK);
+    // A preview of an address that is refused still counts (it is checked after admission).
+    let preview = || {
+        me.post(server.url("/api/preview"))
+            .json(&json!({ "url": "ftp://x", "config": { "mapping": {} } }))
+            .send()
+    };
+    assert_eq!(
+        preview().await.expect("sent").status(),
+        StatusCode::BAD_REQUEST
+    );
+    let response = preview().await.expect("sent");
+    assert_eq!(response.status(), StatusCode::TOO_MANY_REQUESTS);
+    assert!(response.headers().contains_key(RETRY_AFTER));
+    assert_eq!(
+        render(&me, &server, None).await.status(),
+        StatusCode::TOO_MANY_REQUESTS
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn the_owner_with_the_publish_key_is_never_throttled_but_guesses_are() {
     let server = TestServer::start(|c| {
         c.publish_key = Some("owner-key".into());

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use hearth::calendar::{
-    remap, CompiledMapping, Limits, MappedField, Mapping, RemapOptions, Template,
+    remap, CompiledConfig, CompiledMapping, Limits, MappedField, Mapping, RemapOptions, Template,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -36,8 +36,9 @@ fuzz_target!(|data: &[u8]| {
         calendar_name: Some("Fuzz".to_owned()),
         refresh_interval: None,
         sequence_offset: 1,
+        ..RemapOptions::default()
     };
-    let out = remap(FEED, &compiled, &options, &Limits::default()).expect("the feed parses");
+    let out = remap(FEED, &CompiledConfig::from(compiled), &options, &Limits::default()).expect("the feed parses");
     for line in out.bytes.split_inclusive(|&b| b == b'\n') {
         assert!(
             line.ends_with(b"\r\n") && line.len() <= 77,

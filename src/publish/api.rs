@@ -1,5 +1,6 @@
 //! The calendar API: `GET /api/feed` (a feed as the editor sees it), `POST /api/render` (the
-//! preview, from the same engine subscribers get), `POST /api/calendars` and
+//! preview, from the same engine subscribers get), `POST /api/preview` (the whole feed through a
+//! config: counts, size and each event's keep/drop decision), `POST /api/calendars` and
 //! `DELETE /api/calendars/{id}` (publishing), and `GET|HEAD /cal/{id}.ics` (the hosted feed).
 
 use std::collections::BTreeMap;
@@ -14,12 +15,15 @@ use serde_json::{json, Map, Value};
 
 use std::sync::Arc;
 
-use super::calendars::{self, DeleteOutcome, PublishOutcome};
+use super::calendars::{self, DeleteOutcome, PublishOptions, PublishOutcome};
 use super::feeds::{FeedError, FeedOutcome};
 use super::fetch::normalize_url;
 use super::hosted;
 use super::Publisher;
-use crate::calendar::{self, CompiledMapping, RemapError, RemapOptions, Template, TemplateError};
+use crate::calendar::{
+    self, AlarmMode, CalendarConfig, CompiledConfig, CompiledMapping, FilterRule, Privacy,
+    RemapError, RemapOptions, Template, TemplateError, TimezoneMode, Window,
+};
 use crate::config::Config;
 use crate::http::client::ClientAddr;
 use crate::http::error::AppError;
@@ -223,6 +227,18 @@ pub struct PublishRequest {
     mapping: Map<String, Value>,
     #[serde(rename = "editToken")]
     edit_token: Option<String>,
+    // The config's options beside the mapping (spelled out: serde's flatten cannot refuse
+    // unknown keys).
+    #[serde(default)]
+    filters: Vec<FilterRule>,
+    #[serde(default)]
+    window: Option<Window>,
+    #[serde(default)]
+    timezones: TimezoneMode,
+    #[serde(default)]
+    alarms: AlarmMode,
+    #[serde(default)]
+    privacy: Privacy,
 }
 
 /// `Authorization: Bearer <token>`.
@@ -310,11 +326,24 @@ pub async fn publish(
     admit(&state, &headers, client, Action::Publish)?;
     let base = public_base(&state, &headers)?;
     let token = bearer(&headers).or(request.edit_token);
-    // Checking the mapping compiles it: on an engine thread, once.
+    // Checking the config compiles it: on an engine thread, once.
+    let options = PublishOptions {
+        filters: request.filters,
+        window: request.window,
+        timezones: request.timezones,
+        alarms: request.alarms,
+        privacy: request.privacy,
+    };
     let input = state
         .publisher
         .run(move || {
-            calendars::validate(&request.id, &request.name, &request.url, &request.mapping)
+            calendars::validate(
+                &request.id,
+                &request.name,
+                &request.url,
+                &request.mapping,
+                options,
+            )
         })
         .await??;
     let compiled = input.compiled.clone();
@@ -357,20 +386,22 @@ pub async fn publish(
 async fn check_output_size(
     state: &CalendarState,
     feed: &FeedOutcome,
-    mapping: &Arc<CompiledMapping>,
+    config: &Arc<CompiledConfig>,
 ) -> Result<(), AppError> {
     let body = feed.copy.body.clone();
-    let mapping = mapping.clone();
+    let config = config.clone();
+    let now = hosted::window_now(&state.config.clock);
     let checked = state
         .publisher
         .run(move || {
             let options = RemapOptions {
                 max_output_bytes: Some(calendar::output_limit(body.len())),
+                now: Some(now),
                 ..RemapOptions::default()
             };
             calendar::remap_into(
                 &body,
-                &mapping,
+                &config,
                 &options,
                 &calendar::Limits::default(),
                 std::io::sink(),
@@ -387,6 +418,130 @@ async fn check_output_size(
             "the feed could not be fetched: {e}"
         ))),
     }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PreviewRequest {
+    url: String,
+    /// Read by hand, so that a wrong key is named by its path in the config (`filters[1].x`).
+    config: Value,
+}
+
+/// One event's fate in the hosted feed.
+#[derive(Debug, Serialize)]
+struct DecisionAnswer {
+    kept: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PreviewAnswer {
+    event_count: usize,
+    kept_count: usize,
+    output_bytes: usize,
+    decisions: Vec<DecisionAnswer>,
+    warnings: Vec<String>,
+}
+
+/// Counts the bytes written, keeping none.
+#[derive(Default)]
+struct Counter(usize);
+
+impl std::io::Write for Counter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Reads a config as the editor, the publish API and `hearth remap --config` give it, naming the
+/// path of whatever does not read (`filters[0].action: unknown variant …`).
+pub fn read_config(value: Value) -> Result<CalendarConfig, AppError> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        if path == "." || path.is_empty() {
+            AppError::BadRequest(format!("config: {inner}"))
+        } else {
+            AppError::BadRequest(format!("{path}: {inner}"))
+        }
+    })
+}
+
+/// `POST /api/preview`: the feed at `url` (the server's recent copy, as the editor reads it)
+/// through `config` on an engine thread, with the same clock and window day as the hosted feed:
+/// how many events it keeps, how large it is, and each event's decision in the order of
+/// `/api/feed`. Rate-limited like `/api/render`.
+pub async fn preview(
+    State(state): State<CalendarState>,
+    headers: HeaderMap,
+    client: ClientAddr,
+    JsonBody(request): JsonBody<PreviewRequest>,
+) -> Result<Response, AppError> {
+    admit(&state, &headers, client, Action::Render)?;
+    let url = normalize_url(&request.url).map_err(|e| AppError::BadRequest(format!("url: {e}")))?;
+    let raw = request.config;
+    let compiled = state
+        .publisher
+        .run(move || -> Result<CompiledConfig, AppError> {
+            let config = read_config(raw)?;
+            Ok(CompiledConfig::compile(&config).map_err(calendars::Invalid::config)?)
+        })
+        .await??;
+    let feed = state.publisher.editor_feed(&url, EDITOR_MAX_AGE).await?;
+    let body = feed.copy.body.clone();
+    let now = hosted::window_now(&state.config.clock);
+    let answer = state
+        .publisher
+        .run(move || preview_now(&body, &compiled, now))
+        .await??;
+    Ok(Json(answer).into_response())
+}
+
+fn preview_now(body: &[u8], config: &CompiledConfig, now: i64) -> Result<PreviewAnswer, AppError> {
+    let limits = calendar::Limits::default();
+    let options = RemapOptions {
+        max_output_bytes: Some(calendar::output_limit(body.len())),
+        now: Some(now),
+        ..RemapOptions::default()
+    };
+    let mut counter = Counter::default();
+    let stats = match calendar::remap_into(body, config, &options, &limits, &mut counter) {
+        Ok(stats) => stats,
+        Err(RemapError::TooLarge { limit, field, .. }) => {
+            return Err(AppError::BadRequest(format!(
+                "mapping.{field}: the remapped feed would be larger than {limit} bytes (at most \
+                 four times the source feed plus 1 MiB, and 32 MiB): repeat the field's tokens less"
+            )))
+        }
+        Err(e) => return Err(AppError::BadGateway(format!("not a calendar: {e}"))),
+    };
+    let decisions = calendar::decide(body, config, Some(now), &limits)
+        .map_err(|e| AppError::BadGateway(format!("not a calendar: {e}")))?
+        .into_iter()
+        .map(|d| DecisionAnswer {
+            kept: d.kept,
+            reason: d.reason,
+        })
+        .collect();
+    Ok(PreviewAnswer {
+        event_count: stats.event_count,
+        kept_count: stats.kept_events,
+        output_bytes: counter.0,
+        decisions,
+        warnings: stats
+            .warnings
+            .iter()
+            .take(MAX_WARNINGS)
+            .map(ToString::to_string)
+            .collect(),
+    })
 }
 
 pub async fn unpublish(

@@ -1,5 +1,5 @@
-//! Published calendars: what a publish request must hold, the records in SQLite (the mapping,
-//! the hashed edit token, and the revision that every republish raises), the quotas on how many
+//! Published calendars: what a publish request must hold, the records in SQLite (the mapping and
+//! the options beside it, the hashed edit token, and the revision that every republish raises), the quotas on how many
 //! there are and how much their feed copies take, and removing copies no calendar uses.
 
 use std::sync::Arc;
@@ -11,7 +11,10 @@ use sha2::{Digest, Sha256};
 
 use super::feeds::{from_millis, to_millis};
 use super::fetch::normalize_url;
-use crate::calendar::{CompiledMapping, MappedField, Mapping, TemplateError};
+use crate::calendar::{
+    AlarmMode, CalendarConfig, CompiledConfig, ConfigError, FilterRule, MappedField, Mapping,
+    Privacy, TimezoneMode, Window,
+};
 use crate::config::Config;
 use crate::secret::same;
 use crate::store::{Db, StoreError};
@@ -27,9 +30,26 @@ pub struct PublishInput {
     pub name: String,
     /// As normalised (webcal: → https:).
     pub url: reqwest::Url,
-    pub mapping: Mapping,
-    /// The mapping compiled while it was checked, for serving it.
-    pub compiled: Arc<CompiledMapping>,
+    /// The mapping and the options.
+    pub config: CalendarConfig,
+    /// The config compiled while it was checked, for serving it.
+    pub compiled: Arc<CompiledConfig>,
+}
+
+/// The options of a publish request, beside its mapping (absent: today's behaviour).
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PublishOptions {
+    #[serde(default)]
+    pub filters: Vec<FilterRule>,
+    #[serde(default)]
+    pub window: Option<Window>,
+    #[serde(default)]
+    pub timezones: TimezoneMode,
+    #[serde(default)]
+    pub alarms: AlarmMode,
+    #[serde(default)]
+    pub privacy: Privacy,
 }
 
 /// A stored published calendar.
@@ -38,7 +58,8 @@ pub struct Published {
     pub id: String,
     pub name: String,
     pub url: String,
-    pub mapping: Mapping,
+    /// The mapping and its options.
+    pub config: CalendarConfig,
     pub revision: i64,
     pub updated_at: SystemTime,
 }
@@ -192,12 +213,9 @@ impl Invalid {
         }
     }
 
-    /// A template that does not compile, as `mapping.FIELD: at character N: …`.
-    pub fn template(error: &TemplateError) -> Invalid {
-        Invalid::new(
-            format!("mapping.{}", error.field),
-            format!("at character {}: {}", error.position + 1, error.message),
-        )
+    /// A config that does not check, named by its path (`filters[1].pattern: …`).
+    pub fn config(error: ConfigError) -> Invalid {
+        Invalid::new(error.path, error.message)
     }
 }
 
@@ -207,6 +225,7 @@ pub fn validate(
     name: &str,
     url: &str,
     mapping: &Map<String, Value>,
+    options: PublishOptions,
 ) -> Result<PublishInput, Invalid> {
     validate_id(id)?;
     let name = name.trim();
@@ -223,12 +242,20 @@ pub fn validate(
         return Err(Invalid::new("name", "control characters are not allowed"));
     }
     let url = normalize_url(url).map_err(|e| Invalid::new("url", e.to_string()))?;
-    let (mapping, compiled) = validate_mapping(mapping)?;
+    let config = CalendarConfig {
+        mapping: read_mapping(mapping)?,
+        filters: options.filters,
+        window: options.window,
+        timezones: options.timezones,
+        alarms: options.alarms,
+        privacy: options.privacy,
+    };
+    let compiled = Arc::new(CompiledConfig::compile(&config).map_err(Invalid::config)?);
     Ok(PublishInput {
         id: id.to_owned(),
         name: name.to_owned(),
         url,
-        mapping,
+        config,
         compiled,
     })
 }
@@ -246,16 +273,6 @@ pub fn validate_id(id: &str) -> Result<(), Invalid> {
         ));
     }
     Ok(())
-}
-
-/// Only the five keys, each a string template of at most 4 KiB that compiles; the mapping and
-/// its compiled form.
-pub fn validate_mapping(
-    raw: &Map<String, Value>,
-) -> Result<(Mapping, Arc<CompiledMapping>), Invalid> {
-    let mapping = read_mapping(raw)?;
-    let compiled = CompiledMapping::compile(&mapping).map_err(|e| Invalid::template(&e))?;
-    Ok((mapping, Arc::new(compiled)))
 }
 
 /// The mapping's shape: only the five keys, each a string template of at most 4 KiB. Whether
@@ -311,18 +328,38 @@ fn mapping_json(mapping: &Mapping) -> String {
     serde_json::to_string(mapping).unwrap_or_else(|_| "{}".to_owned())
 }
 
+/// The config without its mapping, as `calendars.options` keeps it (`{}`: every option as
+/// before options existed).
+fn options_json(config: &CalendarConfig) -> String {
+    match serde_json::to_value(config) {
+        Ok(Value::Object(mut object)) => {
+            object.remove("mapping");
+            Value::Object(object).to_string()
+        }
+        _ => "{}".to_owned(),
+    }
+}
+
+/// The stored config: the mapping column and the options column, read back as one.
+fn read_config(mapping: &str, options: &str) -> Result<CalendarConfig, serde_json::Error> {
+    let mut object: Map<String, Value> = serde_json::from_str(options)?;
+    object.insert("mapping".to_owned(), serde_json::from_str(mapping)?);
+    serde_json::from_value(Value::Object(object))
+}
+
 fn row_to_published(r: &rusqlite::Row<'_>) -> rusqlite::Result<(Published, String)> {
     let mapping_text: String = r.get(3)?;
-    // A stored mapping that does not read is an error, not silently the default mapping.
-    let mapping = serde_json::from_str(&mapping_text).map_err(|e| {
-        rusqlite::Error::FromSqlConversionFailure(3, rusqlite::types::Type::Text, Box::new(e))
+    let options_text: String = r.get(7)?;
+    // A stored config that does not read is an error, not silently the default mapping.
+    let config = read_config(&mapping_text, &options_text).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(7, rusqlite::types::Type::Text, Box::new(e))
     })?;
     Ok((
         Published {
             id: r.get(0)?,
             name: r.get(1)?,
             url: r.get(2)?,
-            mapping,
+            config,
             revision: r.get(4)?,
             updated_at: from_millis(r.get(5)?),
         },
@@ -331,7 +368,7 @@ fn row_to_published(r: &rusqlite::Row<'_>) -> rusqlite::Result<(Published, Strin
 }
 
 const SELECT: &str =
-    "SELECT id, name, url, mapping, revision, updated_at, token_hash FROM calendars";
+    "SELECT id, name, url, mapping, revision, updated_at, token_hash, options FROM calendars";
 
 /// Creates the calendar, or updates it when `token` matches the stored one. The count quota is
 /// checked again here, in the write transaction, so concurrent publishes cannot pass it
@@ -358,9 +395,9 @@ pub async fn publish(
                 }
                 let token = new_token();
                 tx.execute(
-                    "INSERT INTO calendars (id, name, url, mapping, token_hash, revision, created_at, updated_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6, ?6)",
-                    params![input.id, input.name, input.url.as_str(), mapping_json(&input.mapping), hash_token(&token), to_millis(now)],
+                    "INSERT INTO calendars (id, name, url, mapping, token_hash, revision, created_at, updated_at, options)
+                     VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6, ?6, ?7)",
+                    params![input.id, input.name, input.url.as_str(), mapping_json(&input.config.mapping), hash_token(&token), to_millis(now), options_json(&input.config)],
                 )?;
                 PublishOutcome::Created {
                     token,
@@ -368,7 +405,7 @@ pub async fn publish(
                         id: input.id,
                         name: input.name,
                         url: input.url.to_string(),
-                        mapping: input.mapping,
+                        config: input.config,
                         revision: 0,
                         updated_at: now,
                     },
@@ -382,9 +419,9 @@ pub async fn publish(
                 }
                 let revision = old.revision + 1;
                 tx.execute(
-                    "UPDATE calendars SET name = ?2, url = ?3, mapping = ?4, revision = ?5, updated_at = ?6
+                    "UPDATE calendars SET name = ?2, url = ?3, mapping = ?4, revision = ?5, updated_at = ?6, options = ?7
                      WHERE id = ?1",
-                    params![input.id, input.name, input.url.as_str(), mapping_json(&input.mapping), revision, to_millis(now)],
+                    params![input.id, input.name, input.url.as_str(), mapping_json(&input.config.mapping), revision, to_millis(now), options_json(&input.config)],
                 )?;
                 if old.url != input.url.as_str() {
                     remove_unused_copy(&tx, &old.url)?;
@@ -394,7 +431,7 @@ pub async fn publish(
                         id: input.id,
                         name: input.name,
                         url: input.url.to_string(),
-                        mapping: input.mapping,
+                        config: input.config,
                         revision,
                         updated_at: now,
                     },
@@ -463,6 +500,72 @@ pub async fn find(db: &Db, id: String) -> Result<Option<Published>, StoreError> 
 mod tests {
     use super::*;
 
+    fn validate_mapping(raw: &Map<String, Value>) -> Result<PublishInput, Invalid> {
+        validate(
+            "a",
+            "x",
+            "https://example.org/a.ics",
+            raw,
+            PublishOptions::default(),
+        )
+    }
+
+    fn options(json: Value) -> PublishOptions {
+        serde_json::from_value(json).expect("options read")
+    }
+
+    #[test]
+    fn a_config_that_does_not_check_names_its_path() {
+        let err = validate(
+            "a",
+            "x",
+            "https://example.org/a.ics",
+            &Map::new(),
+            options(serde_json::json!({"filters": [
+                {"action": "exclude", "status": "CANCELLED"},
+                {"action": "exclude", "field": "SUMMARY", "pattern": "("}
+            ]})),
+        )
+        .expect_err("bad pattern");
+        assert_eq!(err.field, "filters[1].pattern", "{err}");
+        let err = validate(
+            "a",
+            "x",
+            "https://example.org/a.ics",
+            &Map::new(),
+            options(serde_json::json!({"window": {"pastDays": 40000}})),
+        )
+        .expect_err("too far");
+        assert_eq!(err.field, "window.pastDays", "{err}");
+    }
+
+    #[test]
+    fn options_are_stored_beside_the_mapping_and_read_back_as_one_config() {
+        let config = CalendarConfig {
+            mapping: Mapping::default(),
+            ..serde_json::from_value(serde_json::json!({
+                "mapping": {},
+                "filters": [{"action": "exclude", "uid": "u@x"}],
+                "window": {"futureDays": 10},
+                "timezones": "repair",
+                "alarms": {"addMinutesBefore": 5},
+                "privacy": "busy"
+            }))
+            .expect("config")
+        };
+        let options = options_json(&config);
+        assert!(!options.contains("mapping"), "{options}");
+        assert_eq!(
+            read_config(&mapping_json(&config.mapping), &options).expect("reads"),
+            config
+        );
+        assert_eq!(options_json(&CalendarConfig::default()), "{}");
+        assert_eq!(
+            read_config(&mapping_json(&Mapping::default()), "{}").expect("reads"),
+            CalendarConfig::default()
+        );
+    }
+
     fn mapping(pairs: &[(&str, Value)]) -> Map<String, Value> {
         pairs
             .iter()
@@ -506,25 +609,53 @@ mod tests {
     #[test]
     fn names_are_trimmed_and_bounded() {
         let m = Map::new();
-        let ok = validate("a", "  Work  ", "https://example.org/a.ics", &m).expect("valid");
+        let ok = validate(
+            "a",
+            "  Work  ",
+            "https://example.org/a.ics",
+            &m,
+            PublishOptions::default(),
+        )
+        .expect("valid");
         assert_eq!(ok.name, "Work");
-        assert!(validate("a", " ", "https://example.org/a.ics", &m).is_err());
+        assert!(validate(
+            "a",
+            " ",
+            "https://example.org/a.ics",
+            &m,
+            PublishOptions::default()
+        )
+        .is_err());
         let long = "n".repeat(MAX_NAME_CHARS + 1);
-        assert!(validate("a", &long, "https://example.org/a.ics", &m)
-            .expect_err("long")
-            .to_string()
-            .starts_with("name:"));
+        assert!(validate(
+            "a",
+            &long,
+            "https://example.org/a.ics",
+            &m,
+            PublishOptions::default()
+        )
+        .expect_err("long")
+        .to_string()
+        .starts_with("name:"));
         assert_eq!(
-            validate("a", "x", "webcal://example.org/a.ics", &m)
-                .expect("valid")
-                .url
-                .as_str(),
+            validate(
+                "a",
+                "x",
+                "webcal://example.org/a.ics",
+                &m,
+                PublishOptions::default()
+            )
+            .expect("valid")
+            .url
+            .as_str(),
             "https://example.org/a.ics"
         );
-        assert!(validate("a", "x", "gopher://x", &m)
-            .expect_err("scheme")
-            .to_string()
-            .starts_with("url:"));
+        assert!(
+            validate("a", "x", "gopher://x", &m, PublishOptions::default())
+                .expect_err("scheme")
+                .to_string()
+                .starts_with("url:")
+        );
     }
 
     const PLENTY: Quotas = Quotas {
@@ -533,7 +664,7 @@ mod tests {
     };
 
     fn input(id: &str, url: &str) -> PublishInput {
-        validate(id, "Work", url, &Map::new()).expect("valid")
+        validate(id, "Work", url, &Map::new(), PublishOptions::default()).expect("valid")
     }
 
     /// What `Feeds` does while a publish checks the feed: the copy is saved first.

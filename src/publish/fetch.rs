@@ -1,7 +1,8 @@
 //! Fetching upstream calendar feeds safely: http(s) only, no server-side request forgery (every
 //! address actually connected to is checked, on every redirect too), messages that reveal
 //! nothing about the network behind the server, time and size limits on the decompressed body,
-//! control characters removed, and conditional requests against the copy we already hold.
+//! control characters removed, conditional requests against the copy we already hold, a
+//! browser-like User-Agent for the hosts that refuse others (Outlook), and failures in words.
 
 use std::collections::HashMap;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
@@ -39,14 +40,22 @@ pub enum FetchError {
     /// Resolver details (NXDOMAIN, SERVFAIL, timeouts) are not passed on, for the same reason.
     #[error("the feed's host could not be found")]
     Dns,
-    #[error("could not connect to the feed's server: {0}")]
+    #[error("could not connect to the feed's server ({0}): it may be down, or refuse connections from this server")]
     Connect(String),
+    /// The TLS handshake failed: an expired, self-signed or wrong-name certificate, or a server
+    /// that speaks only old TLS versions.
+    #[error("a secure (https) connection to the feed's server could not be made ({0}): its certificate may be expired, self-signed or for another name, or it may only speak old TLS versions")]
+    Tls(String),
     #[error("the feed took longer than {0} seconds to answer")]
     Timeout(u64),
     #[error("the feed is larger than the limit of {0} bytes")]
     TooLarge(usize),
-    #[error("the feed's server answered HTTP {0}")]
-    Status(u16),
+    /// The status and what it probably means, in words (see [`explain_status`]).
+    #[error("the feed's server answered HTTP {status}{}", explanation.map(|e| format!(": {e}")).unwrap_or_default())]
+    Status {
+        status: u16,
+        explanation: Option<&'static str>,
+    },
     #[error("the feed redirected more than {MAX_REDIRECTS} times")]
     TooManyRedirects,
     #[error("fetching the feed failed: {0}")]
@@ -86,6 +95,77 @@ pub enum Fetched {
 pub struct Validators {
     pub etag: Option<String>,
     pub last_modified: Option<String>,
+}
+
+/// Hosts that publish Outlook and Office 365 calendars. Since August 2025 they answer HTTP 500
+/// (`OwaBasicUnsupportedException`) to a User-Agent that is not a browser's.
+const OUTLOOK_HOSTS: &[&str] = &[
+    "outlook.office365.com",
+    "outlook.office.com",
+    "outlook.live.com",
+];
+
+/// The User-Agent sent to every other host: says honestly who is asking.
+pub const HEARTH_USER_AGENT: &str = concat!(
+    "hearth/",
+    env!("CARGO_PKG_VERSION"),
+    " (calendar feed remapper)"
+);
+
+/// The User-Agent Outlook's hosts accept: a current desktop browser's.
+pub const BROWSER_USER_AGENT: &str =
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 \
+     (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+
+/// Whether `url` is an Outlook / Office 365 published calendar (one of their hosts, any case).
+pub fn is_outlook(url: &Url) -> bool {
+    url.host_str().is_some_and(|host| {
+        let host = host.trim_end_matches('.');
+        OUTLOOK_HOSTS.iter().any(|h| h.eq_ignore_ascii_case(host))
+    })
+}
+
+/// The User-Agent to send for `url`: a browser's for the picky hosts, hearth's elsewhere.
+pub fn user_agent_for(url: &Url) -> &'static str {
+    if is_outlook(url) {
+        BROWSER_USER_AGENT
+    } else {
+        HEARTH_USER_AGENT
+    }
+}
+
+/// What an error status from a calendar's server probably means, for the editor's message.
+pub fn explain_status(url: &Url, status: u16) -> Option<&'static str> {
+    if is_outlook(url) && status >= 500 {
+        return Some(
+            "Outlook refused to serve the published calendar. It does so when the calendar is no \
+             longer published or sharing was turned off, and for programs it does not accept; \
+             check in Outlook (Settings, Calendar, Shared calendars) that the calendar is still \
+             published and copy its ICS link again",
+        );
+    }
+    Some(match status {
+        401 | 403 => {
+            "the calendar's server refused access: the calendar may be private, or the link may \
+             have expired or been reset; copy a fresh public (ICS) link"
+        }
+        404 | 410 => {
+            "there is no calendar at this address: it may have been unpublished, or the link is \
+             incomplete"
+        }
+        429 => "the calendar's server is limiting requests: try again in a few minutes",
+        500 => {
+            "the calendar's server failed with an internal error; this is usually on its side and \
+             temporary, so try again later (if it lasts, the calendar may no longer be published)"
+        }
+        502 | 504 => {
+            "a gateway in front of the calendar's server could not reach it: the server is \
+             probably down or overloaded; try again later"
+        }
+        503 => "the calendar's server is down for maintenance or overloaded: try again later",
+        s if s >= 500 => "the calendar's server reported an error on its side: try again later",
+        _ => return None,
+    })
 }
 
 /// Normalises a user-supplied feed address: trims it, turns webcal: and webcals: (Apple's
@@ -199,11 +279,7 @@ impl Fetcher {
             attempt.follow()
         });
         let client = reqwest::Client::builder()
-            .user_agent(concat!(
-                "hearth/",
-                env!("CARGO_PKG_VERSION"),
-                " (calendar feed remapper)"
-            ))
+            .user_agent(HEARTH_USER_AGENT)
             .connect_timeout(options.connect_timeout)
             .timeout(options.total_timeout)
             .redirect(redirect_policy)
@@ -227,10 +303,15 @@ impl Fetcher {
         if let Some(ip) = literal_ip(url).filter(|ip| (self.refuse)(*ip)) {
             return Err(FetchError::RefusedAddress(ip.to_string()));
         }
-        let mut request = self.client.get(url.clone()).header(
-            reqwest::header::ACCEPT,
-            "text/calendar, text/plain;q=0.8, */*;q=0.5",
-        );
+        // A request's own User-Agent wins over the client's default (and is kept on redirects).
+        let mut request = self
+            .client
+            .get(url.clone())
+            .header(
+                reqwest::header::ACCEPT,
+                "text/calendar, text/plain;q=0.8, */*;q=0.5",
+            )
+            .header(reqwest::header::USER_AGENT, user_agent_for(url));
         if let Some(etag) = validators
             .etag
             .as_deref()
@@ -254,7 +335,12 @@ impl Fetcher {
             return Ok(Fetched::NotModified);
         }
         if !status.is_success() {
-            return Err(FetchError::Status(status.as_u16()));
+            // Explained by the host that answered (a redirect may have led to Outlook).
+            let status = status.as_u16();
+            return Err(FetchError::Status {
+                status,
+                explanation: explain_status(response.url(), status),
+            });
         }
         if response
             .content_length()
@@ -324,9 +410,38 @@ fn classify(error: reqwest::Error, total_timeout: Duration) -> FetchError {
         return FetchError::TooManyRedirects;
     }
     if error.is_connect() {
-        return FetchError::Connect(root_cause(&error));
+        let cause = root_cause(&error);
+        if is_tls_failure(&error) {
+            return FetchError::Tls(cause);
+        }
+        return FetchError::Connect(cause);
     }
     FetchError::Other(root_cause(&error))
+}
+
+/// Whether a connection failed in the TLS handshake (rustls' errors, however deep they sit).
+fn is_tls_failure(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(e) = source {
+        // rustls' errors reach us inside io::Errors (nested), whose source() skips the inner
+        // error: unwrap them by hand.
+        let mut inner: &(dyn std::error::Error + 'static) = e;
+        while let Some(wrapped) = inner
+            .downcast_ref::<std::io::Error>()
+            .and_then(std::io::Error::get_ref)
+        {
+            inner = wrapped;
+        }
+        if inner.is::<rustls::Error>() {
+            return true;
+        }
+        let text = e.to_string().to_ascii_lowercase();
+        if text.contains("certificate") || text.contains("tls") || text.contains("handshake") {
+            return true;
+        }
+        source = e.source();
+    }
+    false
 }
 
 fn root_cause(error: &dyn std::error::Error) -> String {
@@ -593,6 +708,62 @@ mod tests {
         assert!(FetchError::RefusedAddress("10.0.0.1".into())
             .to_string()
             .contains("10.0.0.1"));
+    }
+
+    fn url(s: &str) -> Url {
+        Url::parse(s).expect("url")
+    }
+
+    #[test]
+    fn outlook_hosts_get_a_browser_user_agent_and_others_hearths() {
+        for outlook in [
+            "https://outlook.office365.com/owa/calendar/x/y/calendar.ics",
+            "https://OUTLOOK.office.com/owa/calendar/a/b/reachcalendar.ics",
+            "https://outlook.live.com./owa/calendar/c.ics",
+        ] {
+            assert!(is_outlook(&url(outlook)), "{outlook}");
+            assert_eq!(user_agent_for(&url(outlook)), BROWSER_USER_AGENT);
+        }
+        for other in [
+            "https://calendar.google.com/calendar/ical/x/basic.ics",
+            "https://office365.com.evil.example/outlook.office365.com.ics",
+            "https://eu.outlook.office365.com.example.org/c.ics",
+        ] {
+            assert!(!is_outlook(&url(other)), "{other}");
+            assert_eq!(user_agent_for(&url(other)), HEARTH_USER_AGENT);
+        }
+        assert!(BROWSER_USER_AGENT.starts_with("Mozilla/5.0 ("));
+        assert!(!BROWSER_USER_AGENT.contains("  "), "{BROWSER_USER_AGENT}");
+        assert!(HEARTH_USER_AGENT.starts_with("hearth/"));
+    }
+
+    #[test]
+    fn error_statuses_say_in_words_what_probably_happened() {
+        let outlook = url("https://outlook.office365.com/owa/calendar/x/calendar.ics");
+        let other = url("https://example.org/a.ics");
+        let message = |u: &Url, status: u16| {
+            FetchError::Status {
+                status,
+                explanation: explain_status(u, status),
+            }
+            .to_string()
+        };
+        let m = message(&outlook, 500);
+        assert!(
+            m.starts_with("the feed's server answered HTTP 500: Outlook refused"),
+            "{m}"
+        );
+        assert!(m.contains("still published"), "{m}");
+        assert!(message(&other, 500).contains("internal error"));
+        assert!(message(&other, 503).contains("down for maintenance or overloaded"));
+        assert!(message(&other, 502).contains("probably down"));
+        assert!(message(&other, 404).contains("no calendar at this address"));
+        assert!(message(&other, 403).contains("refused access"));
+        assert_eq!(message(&other, 418), "the feed's server answered HTTP 418");
+        assert!(!message(&outlook, 404).contains("Outlook"));
+        assert!(FetchError::Tls("invalid peer certificate: Expired".into())
+            .to_string()
+            .contains("certificate may be expired"));
     }
 
     async fn resolve(hosts: &[(&str, &[&str])], name: &str) -> Result<Vec<IpAddr>, String> {

@@ -1,6 +1,7 @@
 //! `GET|HEAD /cal/{id}.ics`: the remapped feed that calendar apps subscribe to. The rendered
 //! bytes are cached until the upstream copy or the calendar changes, so a poll within the TTL
-//! costs no parsing; ETag and Last-Modified let clients skip unchanged feeds entirely.
+//! costs no parsing; ETag and Last-Modified let clients skip unchanged feeds entirely. A calendar
+//! with a date window is rendered again each UTC day, since its window moves with the days.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -42,8 +43,8 @@ impl Rendered {
         self.body.len() + self.gzip.as_ref().map_or(0, Bytes::len)
     }
 
-    fn is_for(&self, calendar: &HostedCalendar, feed: &FeedOutcome) -> bool {
-        self.inputs == inputs_of(calendar, feed)
+    fn is_for(&self, inputs: &RenderInputs) -> bool {
+        self.inputs == *inputs
     }
 }
 
@@ -58,14 +59,29 @@ pub enum RenderError {
     Busy(#[from] WorkError),
 }
 
-/// What a render is made from: the source version, the revision and when it was published.
-type RenderInputs = (u64, i64, SystemTime);
+/// What a render is made from: the source version, the revision, when it was published, and for
+/// a calendar with a date window the day its window counts from.
+type RenderInputs = (u64, i64, SystemTime, Option<i64>);
 
-fn inputs_of(calendar: &HostedCalendar, feed: &FeedOutcome) -> RenderInputs {
+const DAY_SECONDS: i64 = 24 * 60 * 60;
+
+/// The moment a date window counts from: the start of the current UTC day by the server's clock.
+/// Whole days keep a day's renders identical (one render a day, a stable ETag), and the feed
+/// still moves with the days.
+pub fn window_now(clock: &Clock) -> i64 {
+    let now = clock
+        .wall()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+    now - now.rem_euclid(DAY_SECONDS)
+}
+
+fn inputs_of(calendar: &HostedCalendar, feed: &FeedOutcome, clock: &Clock) -> RenderInputs {
     (
         feed.copy.version,
         calendar.record.revision,
         calendar.record.updated_at,
+        calendar.config.window.is_some().then(|| window_now(clock)),
     )
 }
 
@@ -119,11 +135,11 @@ impl Renders {
         ttl: std::time::Duration,
     ) -> Result<Arc<Rendered>, RenderError> {
         let id = calendar.record.id.as_str();
-        if let Some(r) = self.cache.render(id).filter(|r| r.is_for(calendar, feed)) {
+        let inputs = inputs_of(calendar, feed, &self.clock);
+        if let Some(r) = self.cache.render(id).filter(|r| r.is_for(&inputs)) {
             return Ok(r);
         }
         // Everyone asking for the same inputs at once shares one render and its result.
-        let inputs = inputs_of(calendar, feed);
         let flight = {
             let mut flights = lock(&self.flights);
             match flights.get(id) {
@@ -136,7 +152,7 @@ impl Renders {
             }
         };
         let result = flight
-            .get_or_init(|| self.render_now(calendar, feed, ttl))
+            .get_or_init(|| self.render_now(calendar, feed, ttl, inputs))
             .await
             .clone();
         let mut flights = lock(&self.flights);
@@ -154,13 +170,13 @@ impl Renders {
         calendar: &HostedCalendar,
         feed: &FeedOutcome,
         ttl: std::time::Duration,
+        inputs: RenderInputs,
     ) -> Result<Arc<Rendered>, RenderError> {
         let id = calendar.record.id.as_str();
         let previous = self.cache.render(id);
-        if let Some(r) = previous.as_ref().filter(|r| r.is_for(calendar, feed)) {
+        if let Some(r) = previous.as_ref().filter(|r| r.is_for(&inputs)) {
             return Ok(r.clone());
         }
-        let inputs = inputs_of(calendar, feed);
         let known_failure = lock(&self.failed)
             .get(id)
             .filter(|(same, _)| *same == inputs)
@@ -170,18 +186,19 @@ impl Renders {
         }
         self.runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let body = feed.copy.body.clone();
-        let mapping = calendar.mapping.clone();
+        let config = calendar.config.clone();
         let options = RemapOptions {
             calendar_name: Some(calendar.record.name.clone()),
             refresh_interval: Some(ttl),
             sequence_offset: u32::try_from(calendar.record.revision).unwrap_or(u32::MAX),
             max_output_bytes: Some(calendar::output_limit(body.len())),
+            now: inputs.3,
         };
         let output = self
             .workers
             .run(
                 move || -> Result<(Bytes, Option<Bytes>, String), RemapError> {
-                    let output = calendar::remap(&body, &mapping, &options, &Limits::default())?;
+                    let output = calendar::remap(&body, &config, &options, &Limits::default())?;
                     let etag = etag_for(&Sha256::digest(&output.bytes), None);
                     let gzip = gzip(&output.bytes);
                     Ok((Bytes::from(output.bytes), gzip, etag))

@@ -13,7 +13,7 @@ pub mod workers;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::calendar::{CompiledMapping, MappedField, TemplateError};
+use crate::calendar::{CompiledConfig, ConfigError, MappedField};
 use crate::clock::Clock;
 use crate::config::Config;
 use crate::store::{Db, StoreError};
@@ -24,11 +24,11 @@ use fetch::{FetchError, Fetcher};
 use hosted::{RenderError, Rendered, Renders};
 use workers::{WorkError, Workers};
 
-/// A published calendar with its mapping compiled (once per revision, not per request).
+/// A published calendar with its config compiled (once per revision, not per request).
 #[derive(Debug)]
 pub struct HostedCalendar {
     pub record: Published,
-    pub mapping: Arc<CompiledMapping>,
+    pub config: Arc<CompiledConfig>,
     /// The feed address, parsed once.
     pub url: reqwest::Url,
     /// The `Content-Disposition` of its hosted feed, made once.
@@ -36,12 +36,12 @@ pub struct HostedCalendar {
 }
 
 impl HostedCalendar {
-    pub fn new(record: Published, mapping: Arc<CompiledMapping>) -> Result<Self, FetchError> {
+    pub fn new(record: Published, config: Arc<CompiledConfig>) -> Result<Self, FetchError> {
         let url = fetch::normalize_url(&record.url)?;
         let disposition = hosted::content_disposition(&record.name);
         Ok(HostedCalendar {
             record,
-            mapping,
+            config,
             url,
             disposition,
         })
@@ -49,9 +49,9 @@ impl HostedCalendar {
 
     /// Memory it holds, for the cache budget.
     pub fn size(&self) -> usize {
-        let m = &self.record.mapping;
+        let m = &self.record.config.mapping;
         let templates: usize = MappedField::ALL.iter().map(|f| m.get(*f).len()).sum();
-        self.mapping.memory_usage()
+        self.config.memory_usage()
             + templates
             + self.record.id.len()
             + self.record.name.len()
@@ -67,8 +67,8 @@ pub enum LoadError {
     Store(#[from] StoreError),
     #[error(transparent)]
     Busy(#[from] WorkError),
-    #[error("the stored mapping of calendar '{id}' does not compile: {error}")]
-    Mapping { id: String, error: TemplateError },
+    #[error("the stored config of calendar '{id}' does not compile: {error}")]
+    Mapping { id: String, error: ConfigError },
     #[error("the stored feed address is invalid: {0}")]
     StoredUrl(FetchError),
 }
@@ -104,7 +104,10 @@ impl Publisher {
         let cache = Arc::new(Cache::new(config.cache_size));
         let workers = Workers::default();
         let clock: Clock = config.clock.clone();
-        let fetcher = Fetcher::new(config.allow_private_feeds, config.feed_max_size)?;
+        let mut options =
+            fetch::FetchOptions::new(config.allow_private_feeds, config.feed_max_size);
+        options.hosts = config.feed_hosts.clone();
+        let fetcher = Fetcher::with_options(options)?;
         Ok(Publisher {
             feeds: Arc::new(Feeds::new(
                 fetcher,
@@ -119,7 +122,7 @@ impl Publisher {
         })
     }
 
-    /// The published calendar `id`, from memory or the database (its mapping compiled on an
+    /// The published calendar `id`, from memory or the database (its config compiled on an
     /// engine thread).
     pub async fn calendar(
         &self,
@@ -133,10 +136,10 @@ impl Publisher {
         let Some(record) = calendars::find(db, id.to_owned()).await? else {
             return Ok(None);
         };
-        let mapping = record.mapping.clone();
+        let config = record.config.clone();
         let compiled = self
             .workers
-            .run(move || CompiledMapping::compile(&mapping))
+            .run(move || CompiledConfig::compile(&config))
             .await?
             .map_err(|error| LoadError::Mapping {
                 id: id.to_owned(),
@@ -200,11 +203,11 @@ impl Publisher {
         self.workers.run(job).await
     }
 
-    /// Keeps a newly published revision with its compiled mapping (its address was checked
+    /// Keeps a newly published revision with its compiled config (its address was checked
     /// when it was published).
-    pub fn remember(&self, record: Published, mapping: Arc<CompiledMapping>) {
+    pub fn remember(&self, record: Published, config: Arc<CompiledConfig>) {
         self.renders.forget(&record.id);
-        match HostedCalendar::new(record, mapping) {
+        match HostedCalendar::new(record, config) {
             Ok(calendar) => self.cache.put_calendar(Arc::new(calendar)),
             Err(e) => tracing::error!(error = %e, "a published calendar's address does not parse"),
         }

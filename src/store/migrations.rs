@@ -35,6 +35,10 @@ const MIGRATIONS: &[&str] = &[
         fetched_at    INTEGER NOT NULL,
         changed_at    INTEGER NOT NULL
     ) STRICT;",
+    // 3: a calendar's options beside its mapping (filters, window, time zones, alarms, privacy),
+    // as the JSON object of the config without `mapping`. Calendars published before keep '{}',
+    // the default config, so their hosted feeds do not change.
+    "ALTER TABLE calendars ADD COLUMN options TEXT NOT NULL DEFAULT '{}';",
 ];
 
 /// The schema version this binary writes.
@@ -104,6 +108,34 @@ mod tests {
         let err = Db::open(dir.path()).expect_err("refused");
         assert!(matches!(err, StoreError::TooNew { .. }));
         assert!(err.to_string().contains("newer than this hearth supports"));
+    }
+
+    #[test]
+    fn calendars_of_version_2_get_the_default_options_and_keep_their_mapping() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join(DB_FILE);
+        let mut conn = Connection::open(&path).expect("open");
+        for sql in &MIGRATIONS[..2] {
+            conn.execute_batch(sql).expect("old schema");
+        }
+        conn.pragma_update(None, "user_version", 2)
+            .expect("version 2");
+        conn.execute(
+            "INSERT INTO calendars (id, name, url, mapping, token_hash, created_at, updated_at)
+             VALUES ('old', 'Old', 'https://example.org/a.ics', '{\"SUMMARY\":\"x\"}', 'h', 0, 0)",
+            [],
+        )
+        .expect("an old calendar");
+        migrate(&mut conn, &path).expect("migrates");
+        let (mapping, options): (String, String) = conn
+            .query_row(
+                "SELECT mapping, options FROM calendars WHERE id = 'old'",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .expect("row");
+        assert_eq!(mapping, r#"{"SUMMARY":"x"}"#);
+        assert_eq!(options, "{}");
     }
 
     #[test]

@@ -34,8 +34,9 @@ use crate::store::Db;
 /// Largest request body any route accepts; routes may set lower limits.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 
-/// Largest publish request (`POST /api/calendars`).
-pub const MAX_PUBLISH_BYTES: usize = 64 * 1024;
+/// Largest publish request (`POST /api/calendars`): five 4 KiB templates and up to 50 filters of
+/// at most 2 KiB patterns, with room for the JSON around them.
+pub const MAX_PUBLISH_BYTES: usize = 256 * 1024;
 
 /// A request taking longer than this is answered 408; upstream fetches have their own, shorter limits.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
@@ -104,6 +105,7 @@ pub fn router(state: AppState) -> Router {
         .route("/site", get(site::routes::profile))
         .route("/feed", get(calendar_api::get_feed))
         .route("/render", post(calendar_api::render))
+        .route("/preview", post(calendar_api::preview))
         .route(
             "/calendars",
             post(calendar_api::publish).layer(DefaultBodyLimit::max(MAX_PUBLISH_BYTES)),

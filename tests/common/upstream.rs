@@ -62,6 +62,8 @@ pub struct UpstreamState {
     pub redirect_to: Mutex<Option<String>>,
     /// Send the body gzip-compressed (Content-Encoding: gzip).
     pub gzip: AtomicBool,
+    /// The Host and User-Agent of every request, in order.
+    pub requests: Mutex<Vec<(String, String)>>,
 }
 
 impl Upstream {
@@ -79,6 +81,7 @@ impl Upstream {
             conditional_hits: AtomicUsize::new(0),
             redirect_to: Mutex::new(None),
             gzip: AtomicBool::new(false),
+            requests: Mutex::new(Vec::new()),
         });
         let app = Router::new().fallback(serve).with_state(state.clone());
         let listener = TcpListener::bind(bind).await.expect("upstream binds");
@@ -111,6 +114,11 @@ impl Upstream {
             .store(delay.as_millis() as u64, Ordering::SeqCst);
     }
 
+    /// (Host, User-Agent) of each request so far.
+    pub fn requests(&self) -> Vec<(String, String)> {
+        self.state.requests.lock().expect("lock").clone()
+    }
+
     pub fn redirect_to(&self, target: &str) {
         *self.state.redirect_to.lock().expect("lock") = Some(target.to_owned());
     }
@@ -125,6 +133,18 @@ fn etag_of(body: &[u8]) -> String {
 
 async fn serve(State(state): State<Arc<UpstreamState>>, headers: HeaderMap) -> Response {
     state.hits.fetch_add(1, Ordering::SeqCst);
+    let header_text = |name| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned()
+    };
+    state
+        .requests
+        .lock()
+        .expect("lock")
+        .push((header_text(header::HOST), header_text(header::USER_AGENT)));
     let delay = state.delay_ms.load(Ordering::SeqCst);
     if delay > 0 {
         tokio::time::sleep(Duration::from_millis(delay)).await;

@@ -5,7 +5,7 @@ import { useCallback, useLayoutEffect, useMemo, useReducer, useRef } from 'react
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { ArrowLeft, CloudUpload, Plus, RefreshCw, Save, TriangleAlert } from 'lucide-react';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
-import { renderMapping, type MappingRender } from './api';
+import { previewConfig, renderMapping, type MappingRender, type PreviewAnswer } from './api';
 import {
   DEFAULT_NAME,
   formatBytes,
@@ -21,6 +21,8 @@ import { editorReducer, initialEditorState, savedCalendar } from './editor';
 import { HostedBanner } from './HostedBanner';
 import { browserHostingDeps, runPublish, runUnpublish } from './hosting';
 import { MappingPanel } from './MappingPanel';
+import { buildConfig, checkOptions, occurrenceOf, problemFromServer, type CalendarConfig } from './options';
+import { OptionsPanel } from './OptionsPanel';
 import { PreviewPanel } from './PreviewPanel';
 import { RegexDialog } from './RegexDialog';
 import { currentEvent, orderedKeys, type SampleEvent } from './samples';
@@ -33,6 +35,15 @@ import { useLatestRender } from './useLatest';
 // The stored key, if any: the preview never asks (opening the feed already did).
 const renderPreview = (request: { event: SampleEvent; mapping: Mapping }) =>
   renderMapping(request.event, request.mapping, calendarStore.readPublishKey());
+
+/** The whole feed through the engine with the config: counts, size and each event's decision. */
+interface PreviewRequest {
+  url: string;
+  config: CalendarConfig;
+  /** The feed copy it is for: a Refetch asks again. */
+  fetchedAt: string;
+}
+const runConfigPreview = (request: PreviewRequest) => previewConfig(request.url, request.config, calendarStore.readPublishKey());
 
 /** Reads id, url and name from the address; a calendar without them cannot be edited. */
 export function CalendarEditorRoute() {
@@ -78,7 +89,7 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
   useDocumentTitle(`Editor · ${name}`);
 
   const [state, dispatch] = useReducer(editorReducer, stored, initialEditorState);
-  const { mapping, hosting, feed, samples, loading, pageLoading, publishing, unpublishing, regexField, lastFocused } = state;
+  const { mapping, options, hosting, feed, samples, loading, pageLoading, publishing, unpublishing, regexField, lastFocused } = state;
   const { refetch, moveSample } = useEditorFeed(url, dispatch);
   const fieldRefs = useRef<Partial<Record<MappingField, HTMLTextAreaElement | null>>>({});
   const pendingCaret = useRef<{ field: MappingField; caret: number; focus: boolean } | null>(null);
@@ -88,6 +99,24 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
   const preview = useLatestRender<{ event: SampleEvent; mapping: Mapping }, MappingRender>(previewRequest, renderPreview, 250);
   const templateErrors = preview.state === 'ready' ? preview.value.errors : [];
   const tokens = useMemo(() => (event ? orderedKeys(event, MAPPING_FIELDS) : []), [event]);
+
+  // The live count, size and decisions: only for options the editor finds sound itself.
+  const localProblems = useMemo(() => checkOptions(options), [options]);
+  const fetchedAt = feed?.fetchedAt ?? null;
+  const configRequest = useMemo<PreviewRequest | null>(
+    () => (fetchedAt !== null && localProblems.length === 0 ? { url, config: buildConfig(mapping, options), fetchedAt } : null),
+    [url, mapping, options, fetchedAt, localProblems],
+  );
+  const configPreview = useLatestRender<PreviewRequest, PreviewAnswer>(configRequest, runConfigPreview, 400);
+  const serverProblem = configPreview.state === 'failed' ? problemFromServer(configPreview.message) : null;
+  const problems = serverProblem ? [...localProblems, serverProblem] : localProblems;
+  const decision = configPreview.state === 'ready' && samples ? configPreview.value.decisions[samples.index] : undefined;
+
+  const hide = (what: 'occurrence' | 'series') => {
+    if (!event) return;
+    const recurrenceId = what === 'occurrence' ? occurrenceOf(event) : undefined;
+    dispatch({ type: 'options', action: { type: 'hideEvent', uid: event.UID ?? '', ...(recurrenceId ? { recurrenceId } : {}) } });
+  };
 
   // Puts the caret after an inserted token once the new text is on screen.
   useLayoutEffect(() => {
@@ -198,7 +227,14 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
       )}
 
       <div className="cal-editor__panels">
-        <SamplePanel samples={samples} loading={loading || pageLoading} onMove={(delta) => moveSample(samples, delta)} onInsert={openRegex} />
+        <SamplePanel
+          samples={samples}
+          loading={loading || pageLoading}
+          decision={decision}
+          onMove={(delta) => moveSample(samples, delta)}
+          onInsert={openRegex}
+          onHide={hide}
+        />
         <MappingPanel
           mapping={mapping}
           errors={templateErrors}
@@ -208,7 +244,13 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
           onFocusField={focusField}
           onToken={(token) => insertToken(token, true)}
         />
-        <PreviewPanel rendered={preview} hasSample={event !== undefined} />
+        <PreviewPanel rendered={preview} hasSample={event !== undefined} decision={decision} />
+        <OptionsPanel
+          options={options}
+          problems={problems}
+          preview={serverProblem || localProblems.length > 0 ? { state: 'idle' } : configPreview}
+          onAction={(action) => dispatch({ type: 'options', action })}
+        />
       </div>
 
       {regexField !== null && event && (

@@ -2,9 +2,18 @@
 // exactly what subscribers will get.
 import type { MappingRender } from './api';
 import { PREVIEW_FIELDS } from './calendar';
+import { DecisionNote } from './DecisionNote';
+import type { Decision } from './options';
 import type { Rendered } from './useLatest';
 
-export function PreviewPanel({ rendered, hasSample }: { rendered: Rendered<MappingRender>; hasSample: boolean }) {
+interface Props {
+  rendered: Rendered<MappingRender>;
+  hasSample: boolean;
+  /** Whether the hosted feed keeps this sample at all. */
+  decision?: Decision;
+}
+
+export function PreviewPanel({ rendered, hasSample, decision }: Props) {
   return (
     <section className="card cal-panel cal-preview" aria-labelledby="cal-preview-title">
       <div className="cal-panel__head">
@@ -15,25 +24,28 @@ export function PreviewPanel({ rendered, hasSample }: { rendered: Rendered<Mappi
       ) : rendered.state === 'failed' ? (
         <p className="error-text">The preview could not be rendered: {rendered.message}</p>
       ) : (
-        <dl className="cal-preview__list">
-          {PREVIEW_FIELDS.map((field) => {
-            const value = rendered.state === 'ready' ? rendered.value.fields[field] : undefined;
-            const errors = rendered.state === 'ready' ? rendered.value.errors.filter((e) => e.field === field) : [];
-            return (
-              <div className="cal-preview__row" key={field}>
-                <dt className="cal-mono">{field}</dt>
-                <dd data-field={field} className="cal-preview__value">
-                  {value === undefined ? <span className="hint">…</span> : value === '' ? <span className="hint">(empty)</span> : value}
-                </dd>
-                {errors.map((e) => (
-                  <dd key={`${e.position}-${e.message}`} className="error-text cal-field-error">
-                    {e.message} (the value is left unchanged)
+        <>
+          <DecisionNote decision={decision} />
+          <dl className="cal-preview__list">
+            {PREVIEW_FIELDS.map((field) => {
+              const value = rendered.state === 'ready' ? rendered.value.fields[field] : undefined;
+              const errors = rendered.state === 'ready' ? rendered.value.errors.filter((e) => e.field === field) : [];
+              return (
+                <div className="cal-preview__row" key={field}>
+                  <dt className="cal-mono">{field}</dt>
+                  <dd data-field={field} className="cal-preview__value">
+                    {value === undefined ? <span className="hint">…</span> : value === '' ? <span className="hint">(empty)</span> : value}
                   </dd>
-                ))}
-              </div>
-            );
-          })}
-        </dl>
+                  {errors.map((e) => (
+                    <dd key={`${e.position}-${e.message}`} className="error-text cal-field-error">
+                      {e.message} (the value is left unchanged)
+                    </dd>
+                  ))}
+                </div>
+              );
+            })}
+          </dl>
+        </>
       )}
     </section>
   );

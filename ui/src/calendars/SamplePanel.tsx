@@ -1,19 +1,26 @@
 // 'Sample Event Fields' (SPEC.md 2): one event of the feed at a time, n/total over the whole feed,
 // and per field a button that opens the regex dialog for it.
-import { ChevronLeft, ChevronRight, Regex } from 'lucide-react';
+import { ChevronLeft, ChevronRight, EyeOff, Regex } from 'lucide-react';
 import { MAPPING_FIELDS } from './calendar';
+import { DecisionNote } from './DecisionNote';
+import type { Decision } from './options';
 import { canMove, counter, currentEvent, orderedKeys, type Samples } from './samples';
 
 interface Props {
   samples: Samples | null;
   loading: boolean;
+  /** Whether the hosted feed keeps the sample shown, and why not (from the server's preview). */
+  decision?: Decision;
   onMove: (delta: number) => void;
   onInsert: (field: string) => void;
+  /** Adds a rule hiding the sample (`occurrence`) or every event with its UID (`series`). */
+  onHide: (what: 'occurrence' | 'series') => void;
 }
 
-export function SamplePanel({ samples, loading, onMove, onInsert }: Props) {
+export function SamplePanel({ samples, loading, decision, onMove, onInsert, onHide }: Props) {
   const event = samples ? currentEvent(samples) : undefined;
   const keys = event ? orderedKeys(event, MAPPING_FIELDS) : [];
+  const uid = event?.UID ?? '';
   return (
     <section className="card cal-panel cal-samples" aria-labelledby="cal-samples-title">
       <div className="cal-panel__head">
@@ -49,19 +56,34 @@ export function SamplePanel({ samples, loading, onMove, onInsert }: Props) {
       ) : !event ? (
         <p className="hint">Loading…</p>
       ) : (
-        <dl className="cal-fields" aria-label="Fields of the sample event">
-          {keys.map((key) => (
-            <div className="cal-fields__row" key={key}>
-              <dt className="cal-fields__key">{key}</dt>
-              <dd className="cal-fields__value">{event[key] ? event[key] : <span className="hint">(empty)</span>}</dd>
-              <dd className="cal-fields__action">
-                <button type="button" className="icon-button" aria-label={`Insert ${key}`} title={`Insert ${key} (with an optional regex)`} onClick={() => onInsert(key)}>
-                  <Regex aria-hidden="true" size={16} />
-                </button>
-              </dd>
+        <>
+          <DecisionNote decision={decision} />
+          {uid !== '' && (
+            <div className="cal-samples__hide">
+              <button type="button" className="button button--quiet" onClick={() => onHide('occurrence')}>
+                <EyeOff aria-hidden="true" size={16} />
+                Hide this event
+              </button>
+              <button type="button" className="button button--quiet" onClick={() => onHide('series')}>
+                <EyeOff aria-hidden="true" size={16} />
+                Hide this series
+              </button>
             </div>
-          ))}
-        </dl>
+          )}
+          <dl className="cal-fields" aria-label="Fields of the sample event">
+            {keys.map((key) => (
+              <div className="cal-fields__row" key={key}>
+                <dt className="cal-fields__key">{key}</dt>
+                <dd className="cal-fields__value">{event[key] ? event[key] : <span className="hint">(empty)</span>}</dd>
+                <dd className="cal-fields__action">
+                  <button type="button" className="icon-button" aria-label={`Insert ${key}`} title={`Insert ${key} (with an optional regex)`} onClick={() => onInsert(key)}>
+                    <Regex aria-hidden="true" size={16} />
+                  </button>
+                </dd>
+              </div>
+            ))}
+          </dl>
+        </>
       )}
     </section>
   );

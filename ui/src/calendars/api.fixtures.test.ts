@@ -4,7 +4,8 @@
 // the value the UI ends up with.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { errorText, parseFeedAnswer, parseMappingRender, parsePublishAnswer, parseTemplateRender } from './api';
+import { errorText, parseFeedAnswer, parseMappingRender, parsePreviewAnswer, parsePublishAnswer, parseTemplateRender } from './api';
+import { problemFromServer } from './options';
 
 const fixture = (name: string): Record<string, unknown> =>
   JSON.parse(readFileSync(new URL(`../../test-fixtures/api/${name}.json`, import.meta.url), 'utf8')) as Record<string, unknown>;
@@ -49,6 +50,16 @@ describe("the server's answers as the UI reads them", () => {
     expectReadAsSent(parsePublishAnswer(created), created);
     const updated = fixture('publish-updated');
     expectReadAsSent(parsePublishAnswer(updated), updated, { editToken: null });
+  });
+
+  it('POST /api/preview, and its error naming the path in the config', () => {
+    const answer = fixture('preview');
+    const preview = parsePreviewAnswer(answer);
+    expectReadAsSent(preview, answer);
+    expect(preview.decisions.some((d) => !d.kept && d.reason)).toBe(true);
+    const error = fixture('preview-error');
+    const message = errorText(400, JSON.stringify(error));
+    expect(problemFromServer(message)?.path).toBe('filters[0].pattern');
   });
 
   it('an error answer', () => {

@@ -4,6 +4,7 @@
 import * as v from 'valibot';
 import { count, isRecord, listOf, nonEmpty, orNull, parseOrNull, record, text, textsOf } from '../lib/schema';
 import { MAPPING_FIELDS, type Mapping, type MappingField } from './calendar';
+import type { CalendarConfig } from './options';
 import type { SampleEvent } from './samples';
 
 export class ApiError extends Error {
@@ -59,6 +60,21 @@ const PublishAnswerSchema = record({
   editToken: orNull(nonEmpty),
 });
 
+const DecisionSchema = v.pipe(
+  record({ kept: v.boolean(), reason: orNull(v.string()) }),
+  v.transform(({ kept, reason }) => (reason ? { kept, reason } : { kept })),
+);
+
+/** POST /api/preview: the whole feed through the engine with the config (issue 14). */
+const PreviewAnswerSchema = record({
+  eventCount: count,
+  keptCount: count,
+  outputBytes: count,
+  /** One per event of the feed, in the order of /api/feed. */
+  decisions: v.array(DecisionSchema),
+  warnings: listOf(v.string()),
+});
+
 const ErrorAnswerSchema = record({ error: nonEmpty });
 
 export type FeedAnswer = v.InferOutput<typeof FeedAnswerSchema>;
@@ -66,12 +82,13 @@ export type TemplateError = v.InferOutput<typeof TemplateErrorSchema>;
 export type MappingRender = v.InferOutput<typeof MappingRenderSchema>;
 export type TemplateRender = v.InferOutput<typeof TemplateRenderSchema>;
 export type PublishAnswer = v.InferOutput<typeof PublishAnswerSchema>;
+export type PreviewAnswer = v.InferOutput<typeof PreviewAnswerSchema>;
 
-export interface PublishRequest {
+/** The config's keys (mapping, filters, window, …) beside the calendar's id, name and url. */
+export interface PublishRequest extends CalendarConfig {
   id: string;
   name: string;
   url: string;
-  mapping: Mapping;
   editToken?: string;
 }
 
@@ -81,6 +98,7 @@ export const answerSchemas = {
   mappingRender: MappingRenderSchema,
   templateRender: TemplateRenderSchema,
   publish: PublishAnswerSchema,
+  preview: PreviewAnswerSchema,
   error: ErrorAnswerSchema,
 };
 
@@ -98,6 +116,7 @@ export const parseFeedAnswer = (value: unknown): FeedAnswer => parseAnswer(FeedA
 export const parseMappingRender = (value: unknown): MappingRender => parseAnswer(MappingRenderSchema, value);
 export const parseTemplateRender = (value: unknown): TemplateRender => parseAnswer(TemplateRenderSchema, value);
 export const parsePublishAnswer = (value: unknown): PublishAnswer => parseAnswer(PublishAnswerSchema, value);
+export const parsePreviewAnswer = (value: unknown): PreviewAnswer => parseAnswer(PreviewAnswerSchema, value);
 
 /** The server's words for a failed answer: the `error` of a JSON body, else its text. */
 export function errorText(status: number, body: string): string {
@@ -161,6 +180,11 @@ export async function renderMapping(event: SampleEvent, mapping: Mapping, publis
 
 export async function renderTemplate(event: SampleEvent, template: string, publishKey: string | null = null): Promise<TemplateRender> {
   return parseTemplateRender(await call('/api/render', jsonInit('POST', { event, template }, keyHeader(publishKey))));
+}
+
+/** Counts, size and per-event decisions of the feed at `url` remapped with `config`. */
+export async function previewConfig(url: string, config: CalendarConfig, publishKey: string | null = null): Promise<PreviewAnswer> {
+  return parsePreviewAnswer(await call('/api/preview', jsonInit('POST', { url, config }, keyHeader(publishKey))));
 }
 
 export async function publishCalendar(request: PublishRequest, publishKey: string | null): Promise<PublishAnswer> {

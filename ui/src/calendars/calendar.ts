@@ -2,6 +2,7 @@
 // screens share (the default mapping, the webcal: form of an address, feed sizes).
 import * as v from 'valibot';
 import { filled, record, text } from '../lib/schema';
+import { CalendarOptionsSchema } from './options';
 
 export const MAPPING_FIELDS = ['SUMMARY', 'DESCRIPTION', 'LOCATION', 'DTSTART', 'DTEND'] as const;
 export type MappingField = (typeof MAPPING_FIELDS)[number];
@@ -67,13 +68,16 @@ export const SavedCalendarSchema = v.pipe(
     /** Given by the server on the first publish; needed to republish or unpublish. */
     editToken: hostingField,
     hostedUrl: hostingField,
+    /** Filters, window, time zones, alarms, privacy (issue 14); absent before they existed. */
+    options: v.fallback(v.optional(CalendarOptionsSchema), undefined),
   }),
   // A hosted address without the token to manage it is still worth showing; a token alone is kept
   // so a republish can reclaim the id.
-  v.transform(({ editToken, hostedUrl, ...calendar }) => ({
+  v.transform(({ editToken, hostedUrl, options, ...calendar }) => ({
     ...calendar,
     ...(editToken ? { editToken } : {}),
     ...(hostedUrl ? { hostedUrl } : {}),
+    ...(options ? { options } : {}),
   })),
 );
 

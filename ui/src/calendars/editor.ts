@@ -3,6 +3,7 @@
 // requests and shows the dialogs, then tells the reducer what came back.
 import type { FeedAnswer, PublishAnswer, PublishRequest } from './api';
 import { defaultMapping, type Mapping, type MappingField, type SavedCalendar } from './calendar';
+import { buildConfig, emptyOptions, isEmptyOptions, newCalendarOptions, optionsReducer, type CalendarOptions, type OptionsAction } from './options';
 import { firstSample, withPage, type Page, type Samples } from './samples';
 
 export interface Hosting {
@@ -12,6 +13,8 @@ export interface Hosting {
 
 export interface EditorState {
   mapping: Mapping;
+  /** Filters, window, time zones, alarms, privacy. */
+  options: CalendarOptions;
   hosting: Hosting;
   /** The last feed page the server sent; null before the first. */
   feed: FeedAnswer | null;
@@ -37,6 +40,7 @@ export type EditorAction =
   | { type: 'pageLoaded'; answer: FeedAnswer; index: number }
   | { type: 'pageFailed' }
   | { type: 'setTemplate'; field: MappingField; value: string }
+  | { type: 'options'; action: OptionsAction }
   | { type: 'focusField'; field: MappingField }
   | { type: 'openRegex'; field: string }
   | { type: 'closeRegex' }
@@ -50,6 +54,8 @@ export type EditorAction =
 export function initialEditorState(stored: SavedCalendar | null): EditorState {
   return {
     mapping: stored?.mapping ?? defaultMapping(),
+    // A calendar saved before options existed keeps its behaviour; a new one repairs time zones.
+    options: stored ? (stored.options ?? emptyOptions()) : newCalendarOptions(),
     hosting: { hostedUrl: stored?.hostedUrl, editToken: stored?.editToken },
     feed: null,
     samples: null,
@@ -89,6 +95,8 @@ export function editorReducer(state: EditorState, action: EditorAction): EditorS
       return { ...state, pageLoading: false };
     case 'setTemplate':
       return { ...state, mapping: { ...state.mapping, [action.field]: action.value } };
+    case 'options':
+      return { ...state, options: optionsReducer(state.options, action.action) };
     case 'focusField':
       return { ...state, lastFocused: action.field };
     case 'openRegex':
@@ -121,6 +129,8 @@ export function savedCalendar(
     ...calendar,
     mapping: state.mapping,
     lastBuiltAt: now.toISOString(),
+    // Options that say nothing are left out: the entry reads as it did before options existed.
+    ...(isEmptyOptions(state.options) ? {} : { options: state.options }),
     ...(hosting.editToken ? { editToken: hosting.editToken } : {}),
     ...(hosting.hostedUrl ? { hostedUrl: hosting.hostedUrl } : {}),
   };
@@ -129,6 +139,7 @@ export function savedCalendar(
 /** What Build & Host sends: the edit token once there is one, so the server lets us replace it. */
 export function publishRequest(state: EditorState, calendar: { id: string; name: string; url: string }): PublishRequest {
   const { editToken } = state.hosting;
-  return { ...calendar, mapping: state.mapping, ...(editToken ? { editToken } : {}) };
+  // The options sit beside the mapping (the config's keys, absent when they say nothing).
+  return { ...calendar, ...buildConfig(state.mapping, state.options), ...(editToken ? { editToken } : {}) };
 }
 

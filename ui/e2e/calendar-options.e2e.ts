@@ -1,0 +1,149 @@
+// The 'Filters & options' panel in Chromium against the real binary and a loopback upstream: a
+// rule changes the live count and the sample's kept/dropped note, the sample browser hides a
+// series, and Build & Host publishes the options so the hosted feed leaves those events out.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { useBrowser } from './support/browser';
+import { startServer, type RunningServer } from './support/server';
+import { DialogScript } from './calendars-support/dialogs';
+import { startUpstream, WORK_FEED, type Upstream } from './calendars-support/upstream';
+
+interface StoredCalendar {
+  id: string;
+  options?: { filters: unknown[]; timezones?: string };
+  hostedUrl?: string;
+}
+
+describe('calendars: filters and options', () => {
+  let server: RunningServer | undefined;
+  let upstream: Upstream | undefined;
+  const b = useBrowser();
+  const url = (path = '') => {
+    if (!server) throw new Error('server not started');
+    return `${server.url}${path}`;
+  };
+
+  beforeAll(async () => {
+    upstream = await startUpstream();
+    upstream.set('/work.ics', { body: WORK_FEED });
+    server = await startServer(['--allow-private-feeds']);
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await upstream?.close();
+  });
+
+  /** Opens the editor of a new calendar on the work feed and waits for its first sample. */
+  async function openEditor(page: Page, id: string) {
+    if (!upstream) throw new Error('upstream not started');
+    const query = new URLSearchParams({ id, url: upstream.url('/work.ics'), name: 'Work' });
+    await page.goto(url(`/calendars/new?${query.toString()}`));
+    await page.getByRole('heading', { name: 'Filters & options' }).waitFor();
+    await waitForText(page, '.cal-samples__counter', '1/3');
+  }
+
+  const waitForText = (page: Page, selector: string, expected: string) =>
+    page.waitForFunction(([s, e]) => document.querySelector(s)?.textContent.includes(e) === true, [selector, expected] as const, {
+      timeout: 10_000,
+    });
+  const keeps = (page: Page, text: string) => waitForText(page, '[data-testid="cal-keeps"]', text);
+  const sampleNote = (page: Page) => page.locator('.cal-samples .cal-decision');
+
+  it('an exclude rule changes the count and the sample turns dropped, naming the rule', async () => {
+    const page = b.page;
+    await openEditor(page, 'e2e-options-rule');
+    await keeps(page, 'keeps 3 of 3 events');
+    await expect(sampleNote(page).textContent()).resolves.toBe('Kept in the hosted feed');
+    await expect(page.locator('.cal-samples .cal-decision').getAttribute('data-kept')).resolves.toBe('true');
+
+    // A property rule: the default kind, on SUMMARY, case-insensitive.
+    await page.getByLabel('Kind of rule to add').selectOption('property');
+    await page.getByRole('button', { name: 'Add rule' }).click();
+    const pattern = page.getByLabel('Pattern (regular expression)');
+    await pattern.fill('^team meeting');
+    await keeps(page, 'keeps 2 of 3 events');
+    await waitForText(page, '.cal-samples .cal-decision', 'Dropped: filter 1 (exclude SUMMARY ~ /^team meeting/i)');
+    await expect(page.locator('.cal-samples .cal-decision').getAttribute('data-kept')).resolves.toBe('false');
+    // The preview panel says the same.
+    await waitForText(page, '.cal-preview .cal-decision', 'Dropped: filter 1');
+
+    // The next sample is kept; the keyboard reaches the rule's controls.
+    await page.getByRole('button', { name: 'Next sample' }).click();
+    await waitForText(page, '.cal-samples__counter', '2/3');
+    await waitForText(page, '.cal-samples .cal-decision', 'Kept in the hosted feed');
+    await pattern.focus();
+    await page.keyboard.press('Shift+Tab');
+    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('cal-rule-0-field');
+
+    // Switching the rule to "keep only" inverts it.
+    await page.getByLabel('Action').selectOption('include');
+    await keeps(page, 'keeps 1 of 3 events');
+
+    // Removing the rule brings every event back.
+    await page.getByRole('button', { name: 'Remove rule 1' }).click();
+    await keeps(page, 'keeps 3 of 3 events');
+  });
+
+  it('hides a series from the sample browser, saved with the calendar', async () => {
+    const page = b.page;
+    await openEditor(page, 'e2e-options-hide');
+    await keeps(page, 'keeps 3 of 3 events');
+    await page.getByRole('button', { name: 'Next sample' }).click();
+    await waitForText(page, '.cal-samples__counter', '2/3');
+    await page.getByRole('button', { name: 'Hide this series' }).click();
+    await keeps(page, 'keeps 2 of 3 events');
+    await waitForText(page, '.cal-samples .cal-decision', 'Dropped: filter 1 (exclude');
+    await expect(page.getByLabel('UID', { exact: true }).inputValue()).resolves.toBe('two@hearth.test');
+
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.waitForURL(/\/calendars$/);
+    const stored = (await page.evaluate(() => JSON.parse(localStorage.getItem('calendars:v1') ?? '[]') as unknown)) as StoredCalendar[];
+    expect(stored.find((c) => c.id === 'e2e-options-hide')?.options).toEqual({
+      filters: [{ action: 'exclude', uid: 'two@hearth.test' }],
+      timezones: 'repair',
+    });
+  });
+
+  it('publishes the options with Build & Host and the hosted feed applies them', async () => {
+    const page = b.page;
+    const dialogs = new DialogScript(page);
+    await openEditor(page, 'e2e-options-publish');
+    await keeps(page, 'keeps 3 of 3 events');
+    await page.getByRole('button', { name: 'Hide this event' }).click();
+    await keeps(page, 'keeps 2 of 3 events');
+    await page.getByLabel('Busy only', { exact: false }).check();
+    await page.getByLabel('Only keep events near today').check();
+    await page.getByLabel('Days back').fill('');
+    await page.getByLabel('Days ahead').fill('');
+    // A window open on both sides keeps everything it had.
+    await keeps(page, 'keeps 2 of 3 events');
+
+    const published = page.waitForResponse((r) => r.url().endsWith('/api/calendars') && r.request().method() === 'POST');
+    await page.getByRole('button', { name: 'Build & Host' }).click();
+    const response = await published;
+    expect(response.status()).toBe(201);
+    expect(JSON.parse(response.request().postData() ?? '{}')).toMatchObject({
+      id: 'e2e-options-publish',
+      filters: [{ action: 'exclude', uid: 'one@hearth.test' }],
+      timezones: 'repair',
+      privacy: 'busy',
+      window: {},
+    });
+    await page.getByRole('region', { name: 'Hosted feed' }).waitFor();
+    const hosted = await (await fetch(url('/cal/e2e-options-publish.ics'))).text();
+    expect(hosted).not.toContain('UID:one@hearth.test');
+    expect(hosted).toContain('UID:two@hearth.test');
+    expect(hosted).toContain('SUMMARY:Busy');
+    expect(hosted).not.toContain('Cafe');
+    expect(dialogs.seen.filter((d) => d.type === 'alert')).toEqual([]);
+  });
+
+  it('fits a phone screen without sideways scrolling', async () => {
+    const page = b.page;
+    await page.setViewportSize({ width: 360, height: 740 });
+    await openEditor(page, 'e2e-options-phone');
+    await page.getByRole('button', { name: 'Add rule' }).click();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+  });
+});

@@ -1,0 +1,222 @@
+import { describe, expect, it } from 'vitest';
+import * as v from 'valibot';
+import { defaultMapping, type SavedCalendar } from './calendar';
+import { editorReducer, initialEditorState, publishRequest, savedCalendar } from './editor';
+import {
+  buildConfig,
+  CalendarOptionsSchema,
+  checkOptions,
+  describeDecision,
+  describeRule,
+  emptyOptions,
+  GOOGLE_LIMIT_BYTES,
+  isEmptyOptions,
+  keepsText,
+  newCalendarOptions,
+  newRule,
+  occurrenceOf,
+  optionsReducer,
+  problemFromServer,
+  RULE_KINDS,
+  ruleKind,
+  suggestWindow,
+  type CalendarOptions,
+  type OptionsAction,
+} from './options';
+import { parseCalendar } from './storage';
+
+const run = (options: CalendarOptions, ...actions: OptionsAction[]) => actions.reduce(optionsReducer, options);
+
+describe('rule editing', () => {
+  it('adds a rule of every kind, each recognised as its kind', () => {
+    const options = run(emptyOptions(), ...RULE_KINDS.map((kind): OptionsAction => ({ type: 'addRule', kind })));
+    expect(options.filters.map(ruleKind)).toEqual([...RULE_KINDS]);
+    expect(options.filters.every((r) => r.action === 'exclude')).toBe(true);
+  });
+
+  it('removes, reorders and replaces rules by position, ignoring moves past the ends', () => {
+    const three = run(emptyOptions(), { type: 'addRule', kind: 'status' }, { type: 'addRule', kind: 'allDay' }, { type: 'addRule', kind: 'uid' });
+    const moved = run(three, { type: 'moveRule', index: 2, delta: -1 });
+    expect(moved.filters.map(ruleKind)).toEqual(['status', 'uid', 'allDay']);
+    expect(run(three, { type: 'moveRule', index: 0, delta: -1 })).toBe(three);
+    expect(run(three, { type: 'moveRule', index: 2, delta: 1 })).toBe(three);
+    const removed = run(moved, { type: 'removeRule', index: 0 });
+    expect(removed.filters.map(ruleKind)).toEqual(['uid', 'allDay']);
+    const replaced = run(removed, { type: 'updateRule', index: 1, rule: { action: 'include', allDay: false } });
+    expect(replaced.filters[1]).toEqual({ action: 'include', allDay: false });
+    expect(run(removed, { type: 'updateRule', index: 5, rule: newRule('status') })).toBe(removed);
+  });
+
+  it('hides one occurrence or a whole series by UID, once', () => {
+    const once = run(emptyOptions(), { type: 'hideEvent', uid: 'a@x', recurrenceId: '20240105T100000Z' }, { type: 'hideEvent', uid: 'a@x' });
+    expect(once.filters).toEqual([
+      { action: 'exclude', uid: 'a@x', recurrenceId: '20240105T100000Z' },
+      { action: 'exclude', uid: 'a@x' },
+    ]);
+    expect(run(once, { type: 'hideEvent', uid: 'a@x' })).toBe(once);
+    expect(run(emptyOptions(), { type: 'hideEvent', uid: '' }).filters).toEqual([]);
+  });
+
+  it('names the occurrence a sample stands for: an override, a series’ first, or none', () => {
+    expect(occurrenceOf({ UID: 'a', 'RECURRENCE-ID': '20240105T100000Z', RRULE: 'x' })).toBe('20240105T100000Z');
+    expect(occurrenceOf({ UID: 'a', RRULE: 'FREQ=WEEKLY', DTSTART: '20240101T090000' })).toBe('20240101T090000');
+    expect(occurrenceOf({ UID: 'a', DTSTART: '20240101T090000' })).toBeUndefined();
+    expect(checkOptions({ filters: [{ action: 'exclude', uid: 'a', recurrenceId: 'tomorrow' }] }).map((p) => p.path)).toEqual([
+      'filters[0].recurrenceId',
+    ]);
+  });
+
+  it('sets and clears the window and sets the other options', () => {
+    const set = run(
+      emptyOptions(),
+      { type: 'setWindow', window: { pastDays: 7, futureDays: 90 } },
+      { type: 'setTimezones', timezones: 'repair' },
+      { type: 'setAlarms', alarms: { addMinutesBefore: 10 } },
+      { type: 'setPrivacy', privacy: 'busy' },
+    );
+    expect(set).toEqual({ filters: [], window: { pastDays: 7, futureDays: 90 }, timezones: 'repair', alarms: { addMinutesBefore: 10 }, privacy: 'busy' });
+    expect(run(set, { type: 'setWindow', window: undefined })).not.toHaveProperty('window');
+  });
+});
+
+describe('the config sent to the server', () => {
+  it('is the mapping alone when the options say nothing (the old behaviour)', () => {
+    expect(buildConfig(defaultMapping(), emptyOptions())).toEqual({ mapping: defaultMapping() });
+    expect(isEmptyOptions(emptyOptions())).toBe(true);
+    expect(isEmptyOptions(newCalendarOptions())).toBe(false);
+  });
+
+  it('carries every option that is set and leaves empty optional parts out', () => {
+    const options: CalendarOptions = {
+      filters: [
+        { action: 'exclude', field: 'SUMMARY', pattern: '^Canceled:', flags: '' },
+        { action: 'exclude', uid: 'u', recurrenceId: '' },
+        { action: 'include', duration: { maxMinutes: 60, minMinutes: undefined } },
+      ],
+      window: { pastDays: 30, futureDays: undefined },
+      timezones: 'repair',
+      alarms: 'strip',
+      privacy: 'busy',
+    };
+    expect(JSON.parse(JSON.stringify(buildConfig(defaultMapping(), options)))).toEqual({
+      mapping: defaultMapping(),
+      filters: [
+        { action: 'exclude', field: 'SUMMARY', pattern: '^Canceled:' },
+        { action: 'exclude', uid: 'u' },
+        { action: 'include', duration: { maxMinutes: 60 } },
+      ],
+      window: { pastDays: 30 },
+      timezones: 'repair',
+      alarms: 'strip',
+      privacy: 'busy',
+    });
+  });
+
+  it('goes beside id, name and url in Build & Host, and new calendars repair time zones', () => {
+    const fresh = initialEditorState(null);
+    expect(fresh.options).toEqual({ filters: [], timezones: 'repair' });
+    const state = editorReducer(fresh, { type: 'options', action: { type: 'addRule', kind: 'status' } });
+    expect(publishRequest(state, { id: 'a', name: 'A', url: 'https://x/a.ics' })).toEqual({
+      id: 'a',
+      name: 'A',
+      url: 'https://x/a.ics',
+      mapping: defaultMapping(),
+      filters: [{ action: 'exclude', status: 'CANCELLED' }],
+      timezones: 'repair',
+    });
+  });
+});
+
+describe('stored options', () => {
+  const old: SavedCalendar = { id: 'old', name: 'Old', url: 'https://x/o.ics', mapping: defaultMapping(), lastBuiltAt: '' };
+
+  it('an entry saved before options existed stays valid and keeps its behaviour', () => {
+    expect(parseCalendar(old)).toEqual(old);
+    const state = initialEditorState(parseCalendar(old));
+    expect(state.options).toEqual(emptyOptions());
+    expect(savedCalendar(state, old, new Date(0))).not.toHaveProperty('options');
+  });
+
+  it('options are saved with the calendar and read back', () => {
+    const state = editorReducer(initialEditorState(null), { type: 'options', action: { type: 'hideEvent', uid: 'u1' } });
+    const saved = savedCalendar(state, old, new Date(0));
+    expect(parseCalendar(JSON.parse(JSON.stringify(saved)))?.options).toEqual({
+      filters: [{ action: 'exclude', uid: 'u1' }],
+      timezones: 'repair',
+    });
+  });
+
+  it('drops rules without the shape of one and options out of range, keeping the rest', () => {
+    const read = v.parse(CalendarOptionsSchema, {
+      filters: [{ action: 'exclude', status: 'CANCELLED' }, { action: 'maybe', status: 'X' }, { action: 'exclude' }, 'x'],
+      window: { pastDays: -1 },
+      timezones: 'fix',
+      alarms: { addMinutesBefore: 15 },
+      privacy: 'busy',
+    });
+    expect(read).toEqual({ filters: [{ action: 'exclude', status: 'CANCELLED' }], alarms: { addMinutesBefore: 15 }, privacy: 'busy' });
+    expect(parseCalendar({ ...old, options: 'nonsense' })).toEqual(old);
+  });
+});
+
+describe("the editor's own checks", () => {
+  it('names each problem by the path the server uses', () => {
+    const problems = checkOptions({
+      filters: [
+        { action: 'exclude', field: 'SUMMARY', pattern: '' },
+        { action: 'exclude', weekdays: [] },
+        { action: 'exclude', timeOfDay: { from: '09:00', to: '09:00' } },
+        { action: 'exclude', timeOfDay: { from: '22:00', to: '06:00' } },
+        { action: 'exclude', duration: { minMinutes: 90, maxMinutes: 30 } },
+        { action: 'exclude', uid: ' ' },
+        { action: 'exclude', duration: {} },
+        { action: 'exclude', status: 'CANCELLED' },
+      ],
+      window: { pastDays: 1.5, futureDays: 40000 },
+      alarms: { addMinutesBefore: NaN },
+    });
+    expect(problems.map((p) => p.path)).toEqual([
+      'filters[0].pattern',
+      'filters[1].weekdays',
+      'filters[2].timeOfDay',
+      'filters[4].duration',
+      'filters[5].uid',
+      'filters[6].duration',
+      'window.pastDays',
+      'window.futureDays',
+      'alarms.addMinutesBefore',
+    ]);
+    expect(checkOptions(newCalendarOptions())).toEqual([]);
+  });
+
+  it("reads the server's message about a path as a problem there", () => {
+    expect(problemFromServer('filters[1].pattern: at character 2: unclosed group')).toEqual({
+      path: 'filters[1].pattern',
+      message: 'at character 2: unclosed group',
+    });
+    expect(problemFromServer('window.pastDays: at most 36500')).toEqual({ path: 'window.pastDays', message: 'at most 36500' });
+    expect(problemFromServer('the server could not be reached')).toBeNull();
+    expect(problemFromServer('url: the feed address is empty')).toBeNull();
+  });
+});
+
+describe('words and the suggested window', () => {
+  it('describes rules and decisions', () => {
+    expect(describeRule({ action: 'exclude', field: 'SUMMARY', pattern: '^Canceled:', flags: 'i' })).toBe('exclude SUMMARY ~ /^Canceled:/i');
+    expect(describeRule({ action: 'include', weekdays: ['MO', 'FR'] })).toBe('include MO,FR');
+    expect(describeDecision({ kept: true })).toBe('Kept in the hosted feed');
+    expect(describeDecision({ kept: false, reason: 'window' })).toBe('Dropped: window');
+    expect(describeDecision(undefined)).toBe('');
+    expect(keepsText(1200, 1500)).toBe('keeps 1,200 of 1,500 events');
+    expect(keepsText(0, 1)).toBe('keeps 0 of 1 event');
+  });
+
+  it('suggests no window under the limit, a month back and a year ahead first, then a smaller one', () => {
+    expect(suggestWindow(GOOGLE_LIMIT_BYTES, undefined)).toBeNull();
+    expect(suggestWindow(GOOGLE_LIMIT_BYTES + 1, undefined)).toEqual({ pastDays: 30, futureDays: 365 });
+    const smaller = suggestWindow(GOOGLE_LIMIT_BYTES * 3, { pastDays: 30, futureDays: 365 });
+    expect(smaller).toEqual({ pastDays: 9, futureDays: 109 });
+    // An open side gets the default's share, never less than a day.
+    expect(suggestWindow(GOOGLE_LIMIT_BYTES * 1000, { futureDays: 10 })).toEqual({ pastDays: 1, futureDays: 1 });
+  });
+});

@@ -1,0 +1,363 @@
+// A calendar's options beside its mapping (issue 14, README "Calendar config"): filter rules, a
+// date window, time-zone repair, alarms and privacy. Pure: the shapes and their stored schema,
+// the rule-editing reducer, the config sent to the server, the editor's own checks, the words for
+// a rule and a decision, and the window suggested when the output is over Google's limit.
+import * as v from 'valibot';
+import { listOf, record } from '../lib/schema';
+import type { Mapping } from './calendar';
+
+export type FilterAction = 'include' | 'exclude';
+export const WEEKDAYS = ['MO', 'TU', 'WE', 'TH', 'FR', 'SA', 'SU'] as const;
+export type Weekday = (typeof WEEKDAYS)[number];
+export const WEEKDAY_NAMES: Record<Weekday, string> = {
+  MO: 'Monday',
+  TU: 'Tuesday',
+  WE: 'Wednesday',
+  TH: 'Thursday',
+  FR: 'Friday',
+  SA: 'Saturday',
+  SU: 'Sunday',
+};
+
+/** The regex flags of the template engine that a property rule may use. */
+export const RULE_FLAGS = ['i', 'm', 's', 'x', 'U'] as const;
+
+export type FilterRule =
+  | { action: FilterAction; field: string; pattern: string; flags?: string }
+  | { action: FilterAction; allDay: boolean }
+  | { action: FilterAction; weekdays: Weekday[] }
+  | { action: FilterAction; timeOfDay: { from: string; to: string } }
+  | { action: FilterAction; duration: { minMinutes?: number; maxMinutes?: number } }
+  | { action: FilterAction; status: string }
+  | { action: FilterAction; uid: string; recurrenceId?: string }
+  | { action: FilterAction; component: 'VTODO' | 'VJOURNAL' };
+
+export const RULE_KINDS = ['property', 'allDay', 'weekdays', 'timeOfDay', 'duration', 'status', 'uid', 'component'] as const;
+export type RuleKind = (typeof RULE_KINDS)[number];
+
+export const RULE_KIND_LABELS: Record<RuleKind, string> = {
+  property: 'A field matches a pattern',
+  allDay: 'All-day or timed',
+  weekdays: 'Weekdays',
+  timeOfDay: 'Time of day',
+  duration: 'Duration',
+  status: 'Status',
+  uid: 'One event or series (UID)',
+  component: 'Tasks or journal entries',
+};
+
+export interface CalendarWindow {
+  pastDays?: number;
+  futureDays?: number;
+}
+export type Timezones = 'keep' | 'repair';
+export type Alarms = 'keep' | 'strip' | { addMinutesBefore: number };
+export type Privacy = 'full' | 'busy';
+
+/** Everything of a calendar's config but the mapping; absent keys keep today's behaviour. */
+export interface CalendarOptions {
+  filters: FilterRule[];
+  window?: CalendarWindow;
+  timezones?: Timezones;
+  alarms?: Alarms;
+  privacy?: Privacy;
+}
+
+/** The whole config as the server takes it (POST /api/preview, and beside id/name/url on publish). */
+export interface CalendarConfig extends Partial<Omit<CalendarOptions, 'filters'>> {
+  mapping: Mapping;
+  filters?: FilterRule[];
+}
+
+export const MAX_WINDOW_DAYS = 36500;
+export const MAX_ALARM_MINUTES = 40320;
+/** Google Calendar stops reading subscribed feeds larger than about this. */
+export const GOOGLE_LIMIT_BYTES = 1024 * 1024;
+export const DEFAULT_WINDOW: Required<CalendarWindow> = { pastDays: 30, futureDays: 365 };
+
+/** A new calendar repairs time zones; one saved before options existed keeps its behaviour. */
+export function newCalendarOptions(): CalendarOptions {
+  return { filters: [], timezones: 'repair' };
+}
+
+export function emptyOptions(): CalendarOptions {
+  return { filters: [] };
+}
+
+/** Options that change nothing: no filters and no other key. */
+export function isEmptyOptions(options: CalendarOptions): boolean {
+  return options.filters.length === 0 && Object.values(withoutUndefined({ ...options, filters: undefined })).length === 0;
+}
+
+// --- Stored shape (calendars:v1, `options`) ----------------------------------------------------
+
+const action = v.picklist(['include', 'exclude']);
+const days = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(MAX_WINDOW_DAYS));
+const minutes = v.pipe(v.number(), v.integer(), v.minValue(0));
+const clock = v.pipe(v.string(), v.regex(/^([01]\d|2[0-3]):[0-5]\d$/));
+
+const RuleSchema = v.union([
+  v.object({ action, field: v.pipe(v.string(), v.nonEmpty()), pattern: v.string(), flags: v.optional(v.string()) }),
+  v.object({ action, allDay: v.boolean() }),
+  v.object({ action, weekdays: v.array(v.picklist(WEEKDAYS)) }),
+  v.object({ action, timeOfDay: v.object({ from: clock, to: clock }) }),
+  v.object({ action, duration: v.object({ minMinutes: v.optional(minutes), maxMinutes: v.optional(minutes) }) }),
+  v.object({ action, status: v.string() }),
+  v.object({ action, uid: v.pipe(v.string(), v.nonEmpty()), recurrenceId: v.optional(v.string()) }),
+  v.object({ action, component: v.picklist(['VTODO', 'VJOURNAL']) }),
+]);
+
+const optional = <T extends v.GenericSchema>(schema: T) => v.fallback(v.optional(schema), undefined);
+
+/** Stored options: a rule without the shape of one is dropped, a bad option is left out (= keep). */
+export const CalendarOptionsSchema = v.pipe(
+  record({
+    filters: listOf(RuleSchema),
+    window: optional(v.object({ pastDays: v.optional(days), futureDays: v.optional(days) })),
+    timezones: optional(v.picklist(['keep', 'repair'])),
+    alarms: optional(
+      v.union([
+        v.picklist(['keep', 'strip']),
+        v.object({ addMinutesBefore: v.pipe(minutes, v.maxValue(MAX_ALARM_MINUTES)) }),
+      ]),
+    ),
+    privacy: optional(v.picklist(['full', 'busy'])),
+  }),
+  v.transform((o): CalendarOptions => withoutUndefined({ ...o, filters: o.filters })),
+);
+
+function withoutUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+// --- Rules --------------------------------------------------------------------------------------
+
+export function ruleKind(rule: FilterRule): RuleKind {
+  if ('field' in rule) return 'property';
+  if ('allDay' in rule) return 'allDay';
+  if ('weekdays' in rule) return 'weekdays';
+  if ('timeOfDay' in rule) return 'timeOfDay';
+  if ('duration' in rule) return 'duration';
+  if ('status' in rule) return 'status';
+  if ('uid' in rule) return 'uid';
+  return 'component';
+}
+
+/** A fresh rule of `kind`, excluding, with values that make sense to start from. */
+export function newRule(kind: RuleKind, act: FilterAction = 'exclude'): FilterRule {
+  switch (kind) {
+    case 'property':
+      return { action: act, field: 'SUMMARY', pattern: '', flags: 'i' };
+    case 'allDay':
+      return { action: act, allDay: true };
+    case 'weekdays':
+      return { action: act, weekdays: ['SA', 'SU'] };
+    case 'timeOfDay':
+      return { action: act, timeOfDay: { from: '09:00', to: '17:00' } };
+    case 'duration':
+      return { action: act, duration: { minMinutes: 0, maxMinutes: 60 } };
+    case 'status':
+      return { action: act, status: 'CANCELLED' };
+    case 'uid':
+      return { action: act, uid: '' };
+    case 'component':
+      return { action: act, component: 'VTODO' };
+  }
+}
+
+export type OptionsAction =
+  | { type: 'addRule'; kind: RuleKind }
+  | { type: 'removeRule'; index: number }
+  | { type: 'moveRule'; index: number; delta: -1 | 1 }
+  | { type: 'updateRule'; index: number; rule: FilterRule }
+  | { type: 'hideEvent'; uid: string; recurrenceId?: string }
+  | { type: 'setWindow'; window: CalendarWindow | undefined }
+  | { type: 'setTimezones'; timezones: Timezones }
+  | { type: 'setAlarms'; alarms: Alarms }
+  | { type: 'setPrivacy'; privacy: Privacy };
+
+const sameRule = (a: FilterRule, b: FilterRule) => JSON.stringify(a) === JSON.stringify(b);
+
+export function optionsReducer(options: CalendarOptions, act: OptionsAction): CalendarOptions {
+  const filters = options.filters;
+  switch (act.type) {
+    case 'addRule':
+      return { ...options, filters: [...filters, newRule(act.kind)] };
+    case 'removeRule':
+      return { ...options, filters: filters.filter((_, i) => i !== act.index) };
+    case 'moveRule': {
+      const to = act.index + act.delta;
+      if (act.index < 0 || act.index >= filters.length || to < 0 || to >= filters.length) return options;
+      const moved = [...filters];
+      [moved[act.index], moved[to]] = [moved[to] as FilterRule, moved[act.index] as FilterRule];
+      return { ...options, filters: moved };
+    }
+    case 'updateRule':
+      if (act.index < 0 || act.index >= filters.length) return options;
+      return { ...options, filters: filters.map((rule, i) => (i === act.index ? act.rule : rule)) };
+    case 'hideEvent': {
+      if (act.uid === '') return options;
+      const rule: FilterRule = act.recurrenceId
+        ? { action: 'exclude', uid: act.uid, recurrenceId: act.recurrenceId }
+        : { action: 'exclude', uid: act.uid };
+      // Hiding twice adds nothing.
+      if (filters.some((r) => sameRule(r, rule))) return options;
+      return { ...options, filters: [...filters, rule] };
+    }
+    case 'setWindow':
+      return withoutUndefined({ ...options, window: act.window });
+    case 'setTimezones':
+      return { ...options, timezones: act.timezones };
+    case 'setAlarms':
+      return { ...options, alarms: act.alarms };
+    case 'setPrivacy':
+      return { ...options, privacy: act.privacy };
+  }
+}
+
+/**
+ * The occurrence "Hide this event" names: a changed occurrence's RECURRENCE-ID; for a recurring
+ * event's own entry its first occurrence (DTSTART); none for a single event (its UID is enough).
+ */
+export function occurrenceOf(event: Record<string, string>): string | undefined {
+  const rid = event['RECURRENCE-ID']?.trim();
+  if (rid) return rid;
+  if (event.RRULE || event.RDATE) return event.DTSTART?.trim() || undefined;
+  return undefined;
+}
+
+// --- Config and checks --------------------------------------------------------------------------
+
+/** The config the server takes: the mapping and the options that say something. */
+export function buildConfig(mapping: Mapping, options: CalendarOptions): CalendarConfig {
+  const config: CalendarConfig = { mapping };
+  if (options.filters.length > 0) config.filters = options.filters.map(cleanRule);
+  if (options.window) config.window = withoutUndefined({ ...options.window });
+  if (options.timezones) config.timezones = options.timezones;
+  if (options.alarms) config.alarms = options.alarms;
+  if (options.privacy) config.privacy = options.privacy;
+  return config;
+}
+
+/** Empty optional parts left out (no empty flags, no empty recurrence id, no unset bounds). */
+function cleanRule(rule: FilterRule): FilterRule {
+  if ('field' in rule) {
+    const { flags, ...rest } = rule;
+    return flags ? { ...rest, flags } : rest;
+  }
+  if ('uid' in rule) {
+    const { recurrenceId, ...rest } = rule;
+    return recurrenceId ? { ...rest, recurrenceId } : rest;
+  }
+  if ('duration' in rule) return { ...rule, duration: withoutUndefined({ ...rule.duration }) };
+  return rule;
+}
+
+export interface OptionProblem {
+  /** The config path, as the server names it: `filters[0].pattern`, `window.pastDays`. */
+  path: string;
+  message: string;
+}
+
+const isDays = (n: number | undefined) => n === undefined || (Number.isInteger(n) && n >= 0 && n <= MAX_WINDOW_DAYS);
+
+/** What the editor can tell is wrong before asking the server (the regexes are the server's). */
+export function checkOptions(options: CalendarOptions): OptionProblem[] {
+  const problems: OptionProblem[] = [];
+  options.filters.forEach((rule, i) => {
+    const at = `filters[${i}]`;
+    if ('field' in rule) {
+      if (!/^[A-Za-z][A-Za-z0-9-]*$/.test(rule.field)) problems.push({ path: `${at}.field`, message: 'name an ICS property, e.g. SUMMARY' });
+      if (rule.pattern === '') problems.push({ path: `${at}.pattern`, message: 'the pattern is empty' });
+    } else if ('weekdays' in rule) {
+      if (rule.weekdays.length === 0) problems.push({ path: `${at}.weekdays`, message: 'choose at least one weekday' });
+    } else if ('timeOfDay' in rule) {
+      const { from, to } = rule.timeOfDay;
+      if (!/^\d\d:\d\d$/.test(from) || !/^\d\d:\d\d$/.test(to)) problems.push({ path: `${at}.timeOfDay`, message: 'give both times as HH:MM' });
+      // A range past midnight (22:00 to 06:00) wraps; only an empty one is wrong.
+      else if (from === to) problems.push({ path: `${at}.timeOfDay`, message: 'from and to are the same time: the range is empty' });
+    } else if ('duration' in rule) {
+      const { minMinutes: min, maxMinutes: max } = rule.duration;
+      if (min === undefined && max === undefined) problems.push({ path: `${at}.duration`, message: 'give the shortest, the longest or both' });
+      else if ([min, max].some((n) => n !== undefined && (!Number.isInteger(n) || n < 0)))
+        problems.push({ path: `${at}.duration`, message: 'minutes are whole numbers, 0 or more' });
+      else if (min !== undefined && max !== undefined && min > max)
+        problems.push({ path: `${at}.duration`, message: 'the shortest must not be longer than the longest' });
+    } else if ('status' in rule) {
+      if (rule.status.trim() === '') problems.push({ path: `${at}.status`, message: 'the status is empty' });
+    } else if ('uid' in rule) {
+      if (rule.uid.trim() === '') problems.push({ path: `${at}.uid`, message: 'the UID is empty' });
+      const rid = rule.recurrenceId?.trim() ?? '';
+      if (rid !== '' && !/^\d{8}(T\d{6}Z?)?$/i.test(rid))
+        problems.push({ path: `${at}.recurrenceId`, message: 'a RECURRENCE-ID value: YYYYMMDD or YYYYMMDDTHHMMSS[Z]' });
+    }
+  });
+  const w = options.window;
+  if (w) {
+    if (!isDays(w.pastDays)) problems.push({ path: 'window.pastDays', message: `whole days from 0 to ${MAX_WINDOW_DAYS}` });
+    if (!isDays(w.futureDays)) problems.push({ path: 'window.futureDays', message: `whole days from 0 to ${MAX_WINDOW_DAYS}` });
+  }
+  const a = options.alarms;
+  if (typeof a === 'object' && !(Number.isInteger(a.addMinutesBefore) && a.addMinutesBefore >= 0 && a.addMinutesBefore <= MAX_ALARM_MINUTES)) {
+    problems.push({ path: 'alarms.addMinutesBefore', message: `whole minutes from 0 to ${MAX_ALARM_MINUTES}` });
+  }
+  return problems;
+}
+
+// --- Words --------------------------------------------------------------------------------------
+
+/** One line for a rule, the way the server names it in a decision's reason. */
+export function describeRule(rule: FilterRule): string {
+  const verb = rule.action;
+  if ('field' in rule) return `${verb} ${rule.field} ~ /${rule.pattern}/${rule.flags ?? ''}`;
+  if ('allDay' in rule) return `${verb} ${rule.allDay ? 'all-day' : 'timed'} events`;
+  if ('weekdays' in rule) return `${verb} ${rule.weekdays.join(',') || 'no weekday'}`;
+  if ('timeOfDay' in rule) return `${verb} starting ${rule.timeOfDay.from}–${rule.timeOfDay.to}`;
+  if ('duration' in rule) return `${verb} lasting ${rule.duration.minMinutes ?? 0}–${rule.duration.maxMinutes ?? '∞'} min`;
+  if ('status' in rule) return `${verb} STATUS ${rule.status}`;
+  if ('uid' in rule) return `${verb} UID ${rule.uid}${rule.recurrenceId ? ` at ${rule.recurrenceId}` : ''}`;
+  return `${verb} ${rule.component}`;
+}
+
+export interface Decision {
+  kept: boolean;
+  reason?: string;
+}
+
+/** 'Kept' or 'Dropped: filter 2 (…)' for the sample browser and the preview. */
+export function describeDecision(decision: Decision | undefined): string {
+  if (!decision) return '';
+  if (decision.kept) return 'Kept in the hosted feed';
+  return decision.reason ? `Dropped: ${decision.reason}` : 'Dropped';
+}
+
+/** 'keeps N of M events'. */
+export function keepsText(kept: number, total: number): string {
+  const n = (x: number) => x.toLocaleString('en');
+  return `keeps ${n(kept)} of ${n(total)} ${total === 1 ? 'event' : 'events'}`;
+}
+
+/**
+ * A window that should bring the output under Google's limit, or null when it is under already.
+ * Events are assumed spread evenly over the window's days: the days shrink by the share of bytes
+ * that must go, with a tenth to spare; without a window, a year ahead and a month back is the start.
+ */
+export function suggestWindow(outputBytes: number, window: CalendarWindow | undefined, limit = GOOGLE_LIMIT_BYTES): Required<CalendarWindow> | null {
+  if (outputBytes <= limit) return null;
+  const past = window?.pastDays;
+  const future = window?.futureDays;
+  if (past === undefined && future === undefined) return { ...DEFAULT_WINDOW };
+  const share = (limit * 0.9) / outputBytes;
+  const scale = (days: number | undefined, fallback: number) => Math.max(1, Math.floor((days ?? fallback) * share));
+  return { pastDays: scale(past, DEFAULT_WINDOW.pastDays), futureDays: scale(future, DEFAULT_WINDOW.futureDays) };
+}
+
+/**
+ * The server names what is wrong by its path (`filters[1].pattern: …`); a message about the
+ * options becomes a problem at that path, anything else (the network, the feed) stays null.
+ */
+export function problemFromServer(message: string): OptionProblem | null {
+  const match = /^((?:filters|window|timezones|alarms|privacy)(?:\[\d+\])?(?:\.[A-Za-z]+)*): (.*)$/s.exec(message);
+  if (!match) return null;
+  return { path: match[1] as string, message: match[2] as string };
+}
