@@ -35,6 +35,19 @@ const MIGRATIONS: &[&str] = &[
         fetched_at    INTEGER NOT NULL,
         changed_at    INTEGER NOT NULL
     ) STRICT;",
+    // 4: end-to-end encrypted sync (src/sync/). Written as if migration 3 (calendars.options,
+    // branch `server`) were in place before it; when both are merged it goes after that one.
+    // The body is ciphertext the server cannot read; `version` rises by one at every update
+    // (compare-and-swap); the write token is kept only as its SHA-256; times are unix ms.
+    "CREATE TABLE sync_blobs (
+        id         TEXT PRIMARY KEY NOT NULL,
+        kind       TEXT NOT NULL CHECK (kind IN ('vault', 'share')),
+        token_hash TEXT NOT NULL,
+        version    INTEGER NOT NULL,
+        body       BLOB NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+    ) STRICT;",
 ];
 
 /// The schema version this binary writes.
