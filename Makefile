@@ -6,7 +6,8 @@ LISTEN ?= 127.0.0.1:8080
 DATA_DIR ?= ./data
 
 UI_SOURCES := $(shell find ui/src ui/public -type f 2>/dev/null) ui/index.html ui/vite.config.ts ui/tsconfig.json ui/scripts/compress.mjs
-BIN := target/release/hearth
+# Where cargo puts the binary: CARGO_TARGET_DIR when set (a shared target directory), else target/.
+BIN := $(abspath $(or $(CARGO_TARGET_DIR),target))/release/hearth
 
 .DEFAULT_GOAL := help
 .PHONY: help run build ui test prereqs test-rust lint-rust equiv test-ui lint-ui e2e bench clean pi pi32 pi-check check-unit test-install
@@ -56,7 +57,7 @@ test-ui: ui/node_modules/.package-lock.json ## UI unit tests (vitest)
 	cd ui && $(NPM) run --silent test
 
 e2e: build ## End-to-end tests: the release binary driven through Debian's Chromium
-	cd ui && HEARTH_BIN=$(CURDIR)/$(BIN) $(NPM) run --silent e2e
+	cd ui && HEARTH_BIN=$(BIN) $(NPM) run --silent e2e
 
 bench: build ## Benchmarks: binary size, memory, load tests against nginx, attacks, engine throughput
 	bash bench/run.sh

@@ -18,4 +18,5 @@ echo "### engine, criterion (benches/engine.rs)"
 cargo bench --bench engine -- --noplot
 echo
 echo "### flashcards at scale in Chromium (ui/e2e/bench)"
-(cd ui && HEARTH_BIN="$PWD/../target/release/hearth" npx vitest run --config e2e/bench/vitest.config.ts)
+bin="${HEARTH_BIN:-$(realpath -m "${CARGO_TARGET_DIR:-target}")/release/hearth}"
+(cd ui && HEARTH_BIN="$bin" npx vitest run --config e2e/bench/vitest.config.ts)

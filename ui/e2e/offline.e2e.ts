@@ -51,6 +51,14 @@ describe('offline', () => {
     await page.getByText('train', { exact: true }).first().waitFor();
     await page.keyboard.press('Space');
     await page.getByText('le train', { exact: true }).first().waitFor();
+    // The mark is scheduled offline too: the list counts the deck as done, the progress page shows it.
+    await page.keyboard.press('ArrowRight');
+    await page.getByRole('heading', { name: 'Practice complete' }).waitFor();
+    await page.goto(`${url()}/flashcards`);
+    await page.getByText('0 due', { exact: true }).waitFor();
+    await page.goto(`${url()}/flashcards/${deck.id}/progress`);
+    await page.getByRole('heading', { name: 'Progress' }).waitFor();
+    await expect(page.locator('.progress-stat', { hasText: 'Learning' }).locator('dd').textContent()).resolves.toBe('1');
 
     await page.goto(url());
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Ada Lovelace');

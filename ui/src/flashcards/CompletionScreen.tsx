@@ -1,8 +1,9 @@
-// The completion screen, 'Practice complete' (SPEC.md 2): the counts, the ways on, and 'Review
+// The completion screen, 'Practice complete' (SPEC.md 2): the counts, the ways on (led by
+// 'Practice unknown again' when there were unknowns), when the deck is next due, and 'Review
 // cards', which the spec leaves open: a list of this round's cards, the unknown first.
 import { useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
-import { Check, ListChecks, Pencil, RotateCcw, X } from 'lucide-react';
+import { Check, ListChecks, Pencil, Repeat, RotateCcw, X } from 'lucide-react';
 import { langLabel, type Deck } from './deck';
 import { faces, reviewList, type PracticeState, type Summary } from './practice';
 
@@ -10,11 +11,13 @@ interface Props {
   deck: Deck;
   state: PracticeState;
   summary: Summary;
+  /** When the deck is next due, in words. */
+  nextDue: string;
   onRestart: () => void;
   onPracticeUnknown: () => void;
 }
 
-export function CompletionScreen({ deck, state, summary, onRestart, onPracticeUnknown }: Props) {
+export function CompletionScreen({ deck, state, summary, nextDue, onRestart, onPracticeUnknown }: Props) {
   const heading = useRef<HTMLHeadingElement>(null);
   const [reviewing, setReviewing] = useState(false);
   const source = langLabel(deck.sourceLang);
@@ -43,16 +46,18 @@ export function CompletionScreen({ deck, state, summary, onRestart, onPracticeUn
           <dd>{summary.total}</dd>
         </div>
       </dl>
+      <p className="completion__next-due">{nextDue}</p>
       <div className="completion__actions">
-        <button type="button" className="button button--primary" onClick={onRestart}>
-          <RotateCcw aria-hidden="true" size={16} />
-          Restart
-        </button>
         {summary.unknown > 0 && (
-          <button type="button" className="button" onClick={onPracticeUnknown}>
+          <button type="button" className="button button--primary" onClick={onPracticeUnknown}>
+            <Repeat aria-hidden="true" size={16} />
             Practice unknown again
           </button>
         )}
+        <button type="button" className={summary.unknown > 0 ? 'button' : 'button button--primary'} onClick={onRestart}>
+          <RotateCcw aria-hidden="true" size={16} />
+          Restart
+        </button>
         <Link className="button" to={`/flashcards/${deck.id}/edit`}>
           <Pencil aria-hidden="true" size={16} />
           Edit deck

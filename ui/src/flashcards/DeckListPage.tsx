@@ -1,16 +1,18 @@
 // The deck list, 'Your Decks' (SPEC.md 2): saved decks newest first, each with its languages, card
 // count, author, description, a Practice button and its creation date; an empty state otherwise.
 // Beyond the spec: export (all decks, or one deck as JSON or Anki text), import, and a gentle
-// reminder when no backup was exported for 30 days.
+// reminder when no backup was exported for 30 days; and from the review log, 'N due' per deck, a
+// 'Review due (N)' action beside Practice and a link to the deck's progress.
 import { useEffect, useRef, useState } from 'react';
 import { Link, useLocation } from 'react-router';
-import { Download, FileBraces, FileText, Pencil, Play, Plus, Upload, X } from 'lucide-react';
+import { ChartColumn, Download, FileBraces, FileText, CalendarClock, Pencil, Play, Plus, Upload, X } from 'lucide-react';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
 import { cardCount, displayName, langLabel, sortNewestFirst, type Deck } from './deck';
 import { exportAllDecks, exportDeckAnki, exportDeckJson } from './exportFiles';
 import { ImportDialog, type ImportDialogHandle } from './ImportDialog';
 import { backupReminder } from './io/reminder';
 import { deckStore } from './storage';
+import { deckKeys, dueCount, reviewDueCount } from './srs/due';
 
 /** What another screen can pass when it sends the visitor here (e.g. after a delete). */
 export interface DeckListNotice {
@@ -22,7 +24,13 @@ function localDate(iso: string): string | null {
   return Number.isNaN(date.getTime()) ? null : date.toLocaleDateString();
 }
 
-function DeckCard({ deck }: { deck: Deck }) {
+/** A deck as the list shows it: with its due counts, taken once when the list is read. */
+interface ListedDeck extends Deck {
+  due: number;
+  reviewDue: number;
+}
+
+function DeckCard({ deck }: { deck: ListedDeck }) {
   const name = displayName(deck.name);
   const created = localDate(deck.createdAt);
   const titleId = `deck-${deck.id}-title`;
@@ -39,6 +47,9 @@ function DeckCard({ deck }: { deck: Deck }) {
           <button type="button" className="icon-button" aria-label={`Export ${name} as Anki text`} title="Export as Anki text" onClick={() => exportDeckAnki(deck)}>
             <FileText aria-hidden="true" size={18} />
           </button>
+          <Link className="icon-button" to={`/flashcards/${deck.id}/progress`} aria-label={`Progress of ${name}`} title="Progress">
+            <ChartColumn aria-hidden="true" size={18} />
+          </Link>
           <Link className="icon-button" to={`/flashcards/${deck.id}/edit`} aria-label={`Edit ${name}`} title="Edit deck">
             <Pencil aria-hidden="true" size={18} />
           </Link>
@@ -50,13 +61,28 @@ function DeckCard({ deck }: { deck: Deck }) {
         </span>
         <span className="pill">{cardCount(deck.cards.length)}</span>
         {deck.author.trim() !== '' && <span className="pill">{deck.author}</span>}
+        {/* Not one of the spec's pills: a badge of its own, from the review log. */}
+        <span className={deck.due > 0 ? 'due-badge due-badge--due' : 'due-badge'}>{deck.due} due</span>
       </div>
       {deck.description.trim() !== '' && <p className="deck-card__description">{deck.description}</p>}
       <div className="deck-card__foot">
-        <Link className="button button--primary" to={`/flashcards/${deck.id}/practice`} aria-label={`Practice ${name}`}>
-          <Play aria-hidden="true" size={16} />
-          Practice
-        </Link>
+        <div className="deck-card__practice">
+          <Link className="button button--primary" to={`/flashcards/${deck.id}/practice`} aria-label={`Practice ${name}`}>
+            <Play aria-hidden="true" size={16} />
+            Practice
+          </Link>
+          {deck.reviewDue > 0 ? (
+            <Link className="button" to={`/flashcards/${deck.id}/review`} aria-label={`Review due (${deck.reviewDue}) in ${name}`}>
+              <CalendarClock aria-hidden="true" size={16} />
+              Review due ({deck.reviewDue})
+            </Link>
+          ) : (
+            <button type="button" className="button" disabled aria-label={`Review due (0) in ${name}`}>
+              <CalendarClock aria-hidden="true" size={16} />
+              Review due (0)
+            </button>
+          )}
+        </div>
         {created && <span className="deck-card__date">Created: {created}</span>}
       </div>
     </li>
@@ -176,8 +202,12 @@ export function DeckListPage() {
   );
 }
 
-function loadDecks(): Deck[] {
-  return sortNewestFirst(deckStore.listDecks());
+function loadDecks(now = Date.now()): ListedDeck[] {
+  return sortNewestFirst(deckStore.listDecks()).map((deck) => {
+    const keys = deckKeys(deck);
+    const reviews = deckStore.readReviews(deck.id);
+    return { ...deck, due: dueCount(keys, reviews, now), reviewDue: reviewDueCount(keys, reviews, now) };
+  });
 }
 
 function reminderFor(decks: readonly Deck[]): number | null {

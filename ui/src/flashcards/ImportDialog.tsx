@@ -12,6 +12,7 @@ import {
   FORMAT_LABELS,
   nameFromFileName,
   planImport,
+  reviewsToSave,
   type DelimiterChoice,
   type FormatChoice,
   type ImportRequest,
@@ -31,6 +32,8 @@ interface Props {
 }
 
 const PREVIEW_ROWS = 5;
+
+const reviewCount = (count: number) => (count === 1 ? '1 review' : `${count} reviews`);
 const PREVIEW_PROBLEMS = 5;
 
 export function ImportDialog({ onImported, ref }: Props) {
@@ -90,7 +93,7 @@ export function ImportDialog({ onImported, ref }: Props) {
     if (!canImport) return;
     const meta = { ...defaultMeta(), name, sourceLang, targetLang };
     const decks = decksToSave(plan, meta, deckStore.readIndex(), newId, new Date());
-    const result = deckStore.importDecks(decks);
+    const result = deckStore.importDecks(decks, reviewsToSave(plan, decks));
     if (!result.ok) {
       setSaveError(result.error);
       return;
@@ -223,6 +226,7 @@ export function ImportDialog({ onImported, ref }: Props) {
                 {plan.decks.map((deck, index) => (
                   <li key={`${deck.id}-${index}`}>
                     <strong>{displayName(deck.name)}</strong> · {deck.sourceLang.toUpperCase()} → {deck.targetLang.toUpperCase()} · {cardCount(deck.cards.length)}
+                    {plan.reviews[index] && ` · ${reviewCount(plan.reviews[index].log.length)}`}
                     {taken.has(deck.id) && <span className="hint"> (already here: added as a copy)</span>}
                   </li>
                 ))}

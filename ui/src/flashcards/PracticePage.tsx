@@ -1,9 +1,11 @@
 // The practice session (SPEC.md 2 and 4): a shuffled stack of flip cards marked known or not by
 // buttons, arrow keys or a swipe, with Undo, a progress bar, and the completion screen with its
-// review list. All rules live in practice.ts; this screen wires input and animation to it.
-import { useEffect, useMemo, useReducer, useRef } from 'react';
+// review list. Beyond the spec: every mark is logged and schedules the card (srs/), "Review due"
+// practises only the due cards, an unfinished session comes back after a reload, and the answer
+// can be typed. All rules live in practice.ts and srs/; this screen wires input and animation.
+import { useEffect, useMemo, useReducer, useRef, useState } from 'react';
 import { Link, Navigate, useParams } from 'react-router';
-import { Check, Pencil, Undo2, X } from 'lucide-react';
+import { Check, Pencil, RotateCcw, Undo2, X } from 'lucide-react';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
 import { displayName, langLabel, type Deck } from './deck';
 import {
@@ -17,43 +19,148 @@ import {
   progress,
   summary,
   SWIPE_MS,
+  type PracticeAction,
   type PracticeItem,
   type PracticeState,
 } from './practice';
 import { CompletionScreen } from './CompletionScreen';
 import { FlipCard, type FlipCardHandle } from './FlipCard';
 import { SpeakButton, useVoices } from './SpeakButton';
-import { deckStore } from './storage';
+import { deckStore, type PracticeOptions } from './storage';
+import { TypeAnswer } from './TypeAnswer';
+import { deckKeys, describeNextDue, nextDue, reviewDueKeys } from './srs/due';
+import { recordMark, undoMark, type ReviewRecord } from './srs/reviewLog';
+import { restoreSession, sessionToSave, type SessionMode } from './srs/session';
 
-export function PracticePage() {
+/** The spec's Practice (every card, mode 'all') or "Review due" (the due cards, mode 'due'). */
+export function PracticePage({ mode = 'all' }: { mode?: SessionMode }) {
   const { id = '' } = useParams();
   // Read once: a missing or unreadable deck sends the visitor back to the list (SPEC.md 8).
   const deck = useMemo(() => deckStore.readDeck(id), [id]);
   if (!deck) return <Navigate to="/flashcards" replace />;
-  return <PracticeSession key={id} deck={deck} />;
+  return <PracticeSession key={`${id}-${mode}`} deck={deck} mode={mode} />;
+}
+
+/** A new session: every card for 'all', the due ones (new cards within today's cap) for 'due'. */
+function freshSession(deck: Deck, mode: SessionMode, reviews: ReviewRecord, now: number): PracticeState {
+  const items = practiceItems(deck);
+  if (mode === 'all') return createSession(items, Math.random);
+  const byKey = new Map(items.map((item) => [item.key, item]));
+  const due = reviewDueKeys(deckKeys(deck), reviews, now).flatMap((key) => byKey.get(key) ?? []);
+  return createSession(due, Math.random);
+}
+
+interface Start {
+  state: PracticeState;
+  /** True when an unfinished session was picked up where it was left. */
+  restored: boolean;
+}
+
+function startSession(deck: Deck, mode: SessionMode, reviews: ReviewRecord): Start {
+  const saved = deckStore.readSession(deck.id);
+  const restored = saved && restoreSession(saved, mode, practiceItems(deck));
+  if (restored && restored.position > 0) return { state: restored, restored: true };
+  return { state: freshSession(deck, mode, reviews, Date.now()), restored: false };
+}
+
+type SessionAction = PracticeAction | { type: 'replace'; state: PracticeState };
+
+function sessionReducer(state: PracticeState, action: SessionAction): PracticeState {
+  return action.type === 'replace' ? action.state : practiceReducer(state, action);
 }
 
 const isTextField = (target: EventTarget | null) =>
   target instanceof HTMLElement && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName));
 
-function PracticeSession({ deck }: { deck: Deck }) {
+function PracticeSession({ deck, mode }: { deck: Deck; mode: SessionMode }) {
   const name = displayName(deck.name);
   const source = langLabel(deck.sourceLang);
   const target = langLabel(deck.targetLang);
-  useDocumentTitle(`Practice · ${name}`);
+  useDocumentTitle(`${mode === 'due' ? 'Review due' : 'Practice'} · ${name}`);
 
-  const [state, dispatch] = useReducer(practiceReducer, deck, (d) => createSession(practiceItems(d), Math.random));
+  const [start] = useState(() => {
+    const reviews = deckStore.readReviews(deck.id);
+    return { reviews, ...startSession(deck, mode, reviews) };
+  });
+  const [state, dispatch] = useReducer(sessionReducer, start.state);
+  const [restored, setRestored] = useState(start.restored);
+  // The log as rendered (next due), and the same in a ref for the timers and key handlers.
+  const [reviews, setReviews] = useState(start.reviews);
+  const reviewsRef = useRef(start.reviews);
+  const [storageError, setStorageError] = useState<string | null>(null);
+  // The time "next due" is told from: when the page opened, then the time of the latest mark.
+  const [now, setNow] = useState(() => Date.now());
+  const [options, setOptions] = useState<PracticeOptions>(() => deckStore.readPracticeOptions());
+  // The typed answer's verdict, for the card at one position (undo brings it back unchecked).
+  const [check, setCheck] = useState<{ key: string; position: number; correct: boolean } | null>(null);
+  const stateRef = useRef(state);
   const card = useRef<FlipCardHandle>(null);
+  const answerInput = useRef<HTMLInputElement>(null);
+  const knownButton = useRef<HTMLButtonElement>(null);
+  const unknownButton = useRef<HTMLButtonElement>(null);
   const voices = useVoices();
   const done = isComplete(state);
   const empty = state.items.length === 0;
 
-  // The swipe-out runs for SWIPE_MS, then the mark is recorded and the next card shows.
   useEffect(() => {
-    if (state.animating === null) return;
-    const handle = window.setTimeout(() => dispatch({ type: 'swipeDone' }), SWIPE_MS);
+    stateRef.current = state;
+  });
+
+  const saveReviews = (next: ReviewRecord) => {
+    const result = deckStore.writeReviews(deck.id, next);
+    if (!result.ok) {
+      // The stored log keeps every earlier mark; this one is kept for the rest of the visit only.
+      setStorageError(result.error);
+    } else setStorageError(null);
+    reviewsRef.current = next;
+    setReviews(next);
+    setNow(Date.now());
+  };
+
+  // The swipe-out runs for SWIPE_MS, then the mark is logged and recorded and the next card shows.
+  useEffect(() => {
+    const mark = state.animating;
+    const key = state.order[state.position];
+    if (mark === null || key === undefined) return;
+    const handle = window.setTimeout(() => {
+      saveReviews(recordMark(reviewsRef.current, key, mark === 'known' ? 'good' : 'again', Date.now()));
+      dispatch({ type: 'swipeDone' });
+    }, SWIPE_MS);
     return () => window.clearTimeout(handle);
+    // Runs once per swipe: the key and mark belong to the swipe that just started.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [state.animating]);
+
+  // Undo takes the mark back from the schedule too.
+  const undo = () => {
+    const current = stateRef.current;
+    if (!canUndo(current)) return;
+    const key = current.order[current.position - 1];
+    if (key !== undefined) saveReviews(undoMark(reviewsRef.current, key));
+    dispatch({ type: 'undo' });
+  };
+
+  // The session is kept as it goes, so a reload or a visit elsewhere picks it up again.
+  useEffect(() => {
+    // Before the first mark there is nothing to come back to (and a 5,000-card order to write).
+    const saved = sessionToSave(state, mode);
+    if (saved && saved.position > 0) deckStore.writeSession(deck.id, saved);
+    else deckStore.clearSession(deck.id);
+    // Only these parts are stored: flips and swipes in flight need no write.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [state.order, state.position, state.known, state.unknown, state.items, mode, deck.id]);
+
+  const startOver = () => {
+    deckStore.clearSession(deck.id);
+    setRestored(false);
+    dispatch({ type: 'replace', state: freshSession(deck, mode, reviewsRef.current, Date.now()) });
+  };
+
+  const setOption = (change: Partial<PracticeOptions>) => {
+    const next = { ...options, ...change };
+    setOptions(next);
+    deckStore.writePracticeOptions(next);
+  };
 
   // Keys dispatch plain actions; the reducer ignores whatever the current state does not allow.
   useEffect(() => {
@@ -61,7 +168,7 @@ function PracticeSession({ deck }: { deck: Deck }) {
       if (event.ctrlKey || event.metaKey || event.altKey || isTextField(event.target)) return;
       if (event.key === 'Backspace') {
         event.preventDefault();
-        dispatch({ type: 'undo' });
+        undo();
         return;
       }
       // On the completion screen Space and the arrows keep their usual meaning for its buttons.
@@ -91,16 +198,20 @@ function PracticeSession({ deck }: { deck: Deck }) {
       window.removeEventListener('keydown', onKeyDown);
       window.removeEventListener('keyup', onKeyUp);
     };
+    // undo reads the latest state and log through refs.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [done]);
 
-  // Keep focus on the card as cards change, unless the visitor put it somewhere else on purpose.
+  // Keep focus on the card (or the answer field when typing) as cards change, unless the visitor
+  // put it somewhere else on purpose.
   useEffect(() => {
     if (done) return;
     const active = document.activeElement;
-    if (!active || active === document.body || active.closest('.practice-stack, .practice-actions')) {
-      card.current?.focus();
+    if (!active || active === document.body || active.closest('.practice-stack, .practice-actions, .type-answer, .practice__options')) {
+      if (options.typing && answerInput.current) answerInput.current.focus({ preventScroll: true });
+      else card.current?.focus();
     }
-  }, [state.position, done]);
+  }, [state.position, state.order, done, options.typing]);
 
   const current = itemAt(state, state.position);
   const announcement = announce(state, current, source, target);
@@ -108,6 +219,8 @@ function PracticeSession({ deck }: { deck: Deck }) {
   const total = state.order.length;
   const percent = Math.round(progress(state) * 100);
   const marking = canMark(state);
+  const suggestion = current && check?.key === current.key && check.position === state.position ? (check.correct ? 'known' : 'unknown') : null;
+  const keys = useMemo(() => deckKeys(deck), [deck]);
 
   return (
     <section className="page practice" aria-labelledby="practice-title">
@@ -117,6 +230,7 @@ function PracticeSession({ deck }: { deck: Deck }) {
           <span className="pill pill--accent">
             {source} → {target}
           </span>
+          {mode === 'due' && <span className="pill">Review due</span>}
         </div>
         <Link className="button button--quiet" to={`/flashcards/${deck.id}/edit`}>
           <Pencil aria-hidden="true" size={16} />
@@ -144,7 +258,32 @@ function PracticeSession({ deck }: { deck: Deck }) {
         </span>
       </div>
 
-      {empty ? (
+      {storageError && (
+        <p className="alert" role="alert">
+          {storageError}
+        </p>
+      )}
+      {restored && !done && !empty && (
+        <div className="notice practice__restored">
+          <p>
+            Continuing your unfinished session: {state.position} of {total} cards marked.
+          </p>
+          <button type="button" className="button" onClick={startOver}>
+            <RotateCcw aria-hidden="true" size={16} />
+            Start over
+          </button>
+        </div>
+      )}
+
+      {empty && mode === 'due' && keys.length > 0 ? (
+        <div className="card page empty-state">
+          <h2>Nothing is due</h2>
+          <p>{describeNextDue(nextDue(keys, reviews, now), now)}</p>
+          <Link className="button button--primary" to={`/flashcards/${deck.id}/practice`}>
+            Practice all cards
+          </Link>
+        </div>
+      ) : empty ? (
         <div className="card page empty-state">
           <h2>Nothing to practise yet</h2>
           <p>This deck has no cards with both a front and a back.</p>
@@ -157,7 +296,11 @@ function PracticeSession({ deck }: { deck: Deck }) {
           deck={deck}
           state={state}
           summary={summary(state)}
-          onRestart={() => dispatch({ type: 'restart', random: Math.random })}
+          nextDue={describeNextDue(nextDue(keys, reviews, now), now)}
+          onRestart={() => {
+            setRestored(false);
+            dispatch({ type: 'restart', random: Math.random });
+          }}
           onPracticeUnknown={() => dispatch({ type: 'practiceUnknown', random: Math.random })}
         />
       ) : (
@@ -196,23 +339,59 @@ function PracticeSession({ deck }: { deck: Deck }) {
               />
             )}
           </div>
+          {options.typing && current && (
+            <TypeAnswer
+              key={`${current.key}-${state.position}`}
+              ref={answerInput}
+              item={current}
+              language={current.reverse ? source : target}
+              strict={options.strict}
+              onChecked={(correct) => {
+                setCheck({ key: current.key, position: state.position, correct });
+                if (!state.flipped) dispatch({ type: 'flip' });
+                // The suggestion gets the focus: Enter takes it, the arrows still choose.
+                window.requestAnimationFrame(() => (correct ? knownButton : unknownButton).current?.focus());
+              }}
+            />
+          )}
           <div className="practice-actions">
-            <button type="button" className="button practice-actions__unknown" disabled={!marking} onClick={() => dispatch({ type: 'mark', mark: 'unknown' })} aria-keyshortcuts="ArrowLeft">
+            <button
+              ref={unknownButton}
+              type="button"
+              className={`button practice-actions__unknown${suggestion === 'unknown' ? ' is-suggested' : ''}`}
+              disabled={!marking}
+              onClick={() => dispatch({ type: 'mark', mark: 'unknown' })}
+              aria-keyshortcuts="ArrowLeft"
+              aria-describedby={suggestion === 'unknown' ? 'grade-suggestion' : undefined}
+            >
               <X aria-hidden="true" size={18} />
               Didn’t know
             </button>
-            <button type="button" className="button practice-actions__known" disabled={!marking} onClick={() => dispatch({ type: 'mark', mark: 'known' })} aria-keyshortcuts="ArrowRight">
+            <button
+              ref={knownButton}
+              type="button"
+              className={`button practice-actions__known${suggestion === 'known' ? ' is-suggested' : ''}`}
+              disabled={!marking}
+              onClick={() => dispatch({ type: 'mark', mark: 'known' })}
+              aria-keyshortcuts="ArrowRight"
+              aria-describedby={suggestion === 'known' ? 'grade-suggestion' : undefined}
+            >
               <Check aria-hidden="true" size={18} />
               Knew it
             </button>
           </div>
+          {suggestion && (
+            <p id="grade-suggestion" className="hint practice__suggestion">
+              Suggested from your answer: {suggestion === 'known' ? 'Knew it' : 'Didn’t know'}. You choose.
+            </p>
+          )}
           <div className="practice__footer">
             <p className="hint">Click card or press Space to flip • ←/→ to mark</p>
             <button
               type="button"
               className="button button--quiet"
               disabled={!canUndo(state)}
-              onClick={() => dispatch({ type: 'undo' })}
+              onClick={undo}
               aria-keyshortcuts="Backspace"
               title="Undo the last mark (Backspace)"
             >
@@ -220,6 +399,24 @@ function PracticeSession({ deck }: { deck: Deck }) {
               Undo
             </button>
           </div>
+          <fieldset className="practice__options">
+            <legend className="visually-hidden">Practice options</legend>
+            <label className="switch">
+              <input type="checkbox" role="switch" checked={options.typing} onChange={(event) => setOption({ typing: event.target.checked })} />
+              <span className="switch__track" aria-hidden="true" />
+              <span className="switch__text">Type the answer</span>
+            </label>
+            {options.typing && (
+              <label className="switch">
+                <input type="checkbox" role="switch" checked={options.strict} onChange={(event) => setOption({ strict: event.target.checked })} />
+                <span className="switch__track" aria-hidden="true" />
+                <span className="switch__text">
+                  <span>Strict</span>
+                  <span className="hint">Accents and capitals must match</span>
+                </span>
+              </label>
+            )}
+          </fieldset>
         </>
       )}
       <p className="visually-hidden" role="status">

@@ -1,4 +1,5 @@
-// Exports as downloads: the JSON backup of all decks or one deck, and a deck as Anki text.
+// Exports as downloads: the JSON backup (with review logs) of all decks or one deck, and a deck as
+// Anki text.
 // The only DOM work here is handing a Blob to a temporary link; the texts come from io/.
 import type { Deck } from './deck';
 import { writeAnki } from './io/anki';
@@ -21,16 +22,21 @@ function download(fileName: string, text: string, type: string): void {
 
 const day = (now: Date) => now.toISOString().slice(0, 10);
 
-/** Downloads every deck as one backup and remembers when, for the backup reminder. */
+/**
+ * Downloads every deck as one backup, with their review logs, and remembers when, for the backup
+ * reminder.
+ */
 export function exportAllDecks(decks: readonly Deck[], now = new Date()): void {
-  download(`hearth-decks-${day(now)}.json`, writeBackup(decks, now), 'application/json');
+  const reviews = deckStore.readAllReviews(decks.map((deck) => deck.id));
+  download(`hearth-decks-${day(now)}.json`, writeBackup(decks, now, reviews), 'application/json');
   deckStore.recordExport(now);
 }
 
 export function exportDeckJson(deck: Deck, now = new Date()): void {
-  download(fileNameFor(deck.name, 'json'), writeBackup([deck], now), 'application/json');
+  download(fileNameFor(deck.name, 'json'), writeBackup([deck], now, deckStore.readAllReviews([deck.id])), 'application/json');
 }
 
+/** Anki text holds the cards only: the review log stays out (Anki schedules on its own). */
 export function exportDeckAnki(deck: Deck): void {
   download(fileNameFor(deck.name, 'txt'), writeAnki(deck.cards), 'text/plain;charset=utf-8');
 }

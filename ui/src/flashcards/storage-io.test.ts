@@ -2,7 +2,8 @@
 // last export and of the last dismissed backup reminder.
 import { describe, expect, it } from 'vitest';
 import { defaultMeta, emptyCard, normaliseForSave, type Deck } from './deck';
-import { createDeckStore, deckKey, INDEX_KEY, LAST_EXPORT_KEY, REMINDER_DISMISSED_KEY } from './storage';
+import { createDeckStore, deckKey, INDEX_KEY, LAST_EXPORT_KEY, REMINDER_DISMISSED_KEY, reviewsKey, sessionKey } from './storage';
+import { emptyReviews, recordMark } from './srs/reviewLog';
 import { MemoryStorage } from '../lib/memoryStorage';
 
 let counter = 0;
@@ -66,5 +67,77 @@ describe('deck store: export and reminder times', () => {
     const store = createDeckStore(new MemoryStorage(10), makeId);
     expect(() => store.recordExport(new Date())).not.toThrow();
     expect(createDeckStore(null, makeId).readLastExport()).toBeNull();
+  });
+});
+
+describe('deck store: review logs and sessions', () => {
+  const T0 = Date.UTC(2026, 0, 5, 9);
+  const log = recordMark(emptyReviews(), 'x-c1', 'good', T0);
+
+  it('writes a review log under reviews:{deckId} and reads it back validated', () => {
+    const storage = new MemoryStorage();
+    const store = createDeckStore(storage, makeId);
+    expect(store.readReviews('x')).toEqual(emptyReviews());
+    expect(store.writeReviews('x', log)).toEqual({ ok: true });
+    expect(JSON.parse(storage.getItem(reviewsKey('x')) ?? '')).toMatchObject({ type: 'reviews', version: 1 });
+    expect(store.readReviews('x')).toEqual(log);
+    storage.setItem(reviewsKey('x'), '{"type":"reviews","version":1,"log":');
+    expect(store.readReviews('x')).toEqual(emptyReviews());
+  });
+
+  it('reports a full quota in words and keeps the log already stored', () => {
+    const storage = new MemoryStorage();
+    const store = createDeckStore(storage, makeId);
+    store.writeReviews('x', log);
+    const before = storage.getItem(reviewsKey('x'));
+    const setItem = storage.setItem.bind(storage);
+    storage.setItem = (key, value) => {
+      if (key === reviewsKey('x')) throw new DOMException('full', 'QuotaExceededError');
+      setItem(key, value);
+    };
+    const result = store.writeReviews('x', recordMark(log, 'x-c1', 'again', T0 + 60_000));
+    expect(result).toEqual({
+      ok: false,
+      error: 'Storage is full: this review could not be saved. Delete decks you no longer need to free space; nothing saved before was lost.',
+    });
+    expect(storage.getItem(reviewsKey('x'))).toBe(before);
+  });
+
+  it('removes the log and the unfinished session with their deck', () => {
+    const storage = new MemoryStorage();
+    const store = createDeckStore(storage, makeId);
+    store.saveDeck(deck('x', 'X'));
+    store.writeReviews('x', log);
+    store.writeSession('x', { mode: 'all', pool: ['x-c1'], order: ['x-c1'], position: 0, known: [], unknown: [] });
+    expect(store.readSession('x')).not.toBeNull();
+    store.deleteDeck('x');
+    expect(storage.getItem(reviewsKey('x'))).toBeNull();
+    expect(storage.getItem(sessionKey('x'))).toBeNull();
+  });
+
+  it('imports decks with their logs, and takes both back when the import fails', () => {
+    const storage = new MemoryStorage();
+    const store = createDeckStore(storage, makeId);
+    expect(store.importDecks([deck('x', 'X'), deck('y', 'Y')], { x: log })).toEqual({ ok: true });
+    expect(store.readReviews('x')).toEqual(log);
+    expect(storage.getItem(reviewsKey('y'))).toBeNull();
+    expect(store.readAllReviews(['x', 'y'])).toEqual({ x: log });
+
+    const other = new MemoryStorage();
+    const failing = createDeckStore(other, makeId);
+    const setItem = other.setItem.bind(other);
+    other.setItem = (key, value) => {
+      if (key === INDEX_KEY) throw new DOMException('full', 'QuotaExceededError');
+      setItem(key, value);
+    };
+    expect(failing.importDecks([deck('x', 'X')], { x: log }).ok).toBe(false);
+    expect(other.data.size).toBe(0);
+  });
+
+  it('remembers the practice options', () => {
+    const store = createDeckStore(new MemoryStorage(), makeId);
+    expect(store.readPracticeOptions()).toEqual({ typing: false, strict: false });
+    store.writePracticeOptions({ typing: true, strict: true });
+    expect(store.readPracticeOptions()).toEqual({ typing: true, strict: true });
   });
 });

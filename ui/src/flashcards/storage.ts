@@ -17,11 +17,19 @@ import {
   type DeckMeta,
 } from './deck';
 import { newId } from './uuid';
+import { emptyReviews, isEmptyReviews, parseReviews, toStored, type ReviewRecord } from './srs/reviewLog';
+import { parseSession, toStoredSession, type SavedSession } from './srs/session';
 
 export const INDEX_KEY = 'decks:index';
 export const DRAFT_KEY = 'deck:create:draft';
 export const LAST_SAVED_KEY = 'deck:lastSaved';
 export const deckKey = (id: string) => `decks:${id}`;
+/** A deck's review log and schedule (srs/reviewLog.ts). */
+export const reviewsKey = (deckId: string) => `reviews:${deckId}`;
+/** A deck's unfinished practice session (srs/session.ts). */
+export const sessionKey = (deckId: string) => `practice:session:${deckId}`;
+/** The practice screen's options: typing mode and strict comparison. */
+export const PRACTICE_OPTIONS_KEY = 'practice:options';
 /** ISO time of the last export of all decks, for the backup reminder. */
 export const LAST_EXPORT_KEY = 'decks:lastExport';
 /** ISO time the backup reminder was last dismissed. */
@@ -35,6 +43,15 @@ export interface Draft {
 }
 
 export type WriteResult = { ok: true } | { ok: false; error: string };
+
+export interface PracticeOptions {
+  /** Type the answer before flipping. */
+  typing: boolean;
+  /** Accents and case count when comparing a typed answer. */
+  strict: boolean;
+}
+
+const PracticeOptionsSchema = record({ typing: v.fallback(v.boolean(), false), strict: v.fallback(v.boolean(), false) });
 
 export interface DeckStore {
   readIndex(): string[];
@@ -50,10 +67,22 @@ export interface DeckStore {
   clearDraft(): void;
   readLastSaved(): Deck | null;
   /**
-   * Adds decks (ids already free) in one step: records first, then the index with the new ids at
-   * the front in the given order. On failure the records written are removed and nothing changes.
+   * Adds decks (ids already free) in one step: records and their review logs (by deck id) first,
+   * then the index with the new ids at the front in the given order. On failure the records
+   * written are removed and nothing changes.
    */
-  importDecks(decks: readonly Deck[]): WriteResult;
+  importDecks(decks: readonly Deck[], reviews?: Readonly<Record<string, ReviewRecord>>): WriteResult;
+  /** The deck's review log; an empty one when there is none or it cannot be read. */
+  readReviews(deckId: string): ReviewRecord;
+  /** The review log of every deck in `deckIds` that has one worth keeping (for backups). */
+  readAllReviews(deckIds: readonly string[]): Record<string, ReviewRecord>;
+  /** Replaces the deck's review log; on failure (a full quota) the stored one stays as it was. */
+  writeReviews(deckId: string, reviews: ReviewRecord): WriteResult;
+  readSession(deckId: string): SavedSession | null;
+  writeSession(deckId: string, session: SavedSession): WriteResult;
+  clearSession(deckId: string): void;
+  readPracticeOptions(): PracticeOptions;
+  writePracticeOptions(options: PracticeOptions): void;
   /** ISO time of the last full export, or null. */
   readLastExport(): string | null;
   recordExport(now: Date): void;
@@ -244,6 +273,8 @@ export function createDeckStore(storage: Storage | null, makeId: () => string = 
       try {
         if (!storage) throw new Error('browser storage is not available');
         storage.removeItem(deckKey(id));
+        storage.removeItem(reviewsKey(id));
+        storage.removeItem(sessionKey(id));
         write(
           INDEX_KEY,
           JSON.stringify(readIndex().filter((other) => other !== id)),
@@ -271,7 +302,7 @@ export function createDeckStore(storage: Storage | null, makeId: () => string = 
       const value = read(LAST_SAVED_KEY);
       return isRecord(value) && typeof value.id === 'string' ? parseDeck(value, value.id, makeId) : null;
     },
-    importDecks(decks) {
+    importDecks(decks, reviews = {}) {
       const written: string[] = [];
       try {
         for (const deck of decks) {
@@ -279,6 +310,11 @@ export function createDeckStore(storage: Storage | null, makeId: () => string = 
           if (storage?.getItem(key) != null) throw new Error(`a deck with id ${deck.id} already exists`);
           write(key, JSON.stringify(deck));
           written.push(key);
+          const log = reviews[deck.id];
+          if (log && !isEmptyReviews(log)) {
+            write(reviewsKey(deck.id), JSON.stringify(toStored(log)));
+            written.push(reviewsKey(deck.id));
+          }
         }
         const ids = decks.map((deck) => deck.id);
         write(INDEX_KEY, JSON.stringify([...ids, ...readIndex().filter((id) => !ids.includes(id))]));
@@ -286,6 +322,41 @@ export function createDeckStore(storage: Storage | null, makeId: () => string = 
       } catch (error) {
         for (const key of written) remove(key);
         return { ok: false, error: describeWriteError(error, decks.length === 1 ? 'the deck' : 'the decks') };
+      }
+    },
+    readReviews: (deckId) => parseReviews(read(reviewsKey(deckId))) ?? emptyReviews(),
+    readAllReviews(deckIds) {
+      const all: Record<string, ReviewRecord> = {};
+      for (const id of deckIds) {
+        const reviews = parseReviews(read(reviewsKey(id)));
+        if (reviews && !isEmptyReviews(reviews)) all[id] = reviews;
+      }
+      return all;
+    },
+    writeReviews(deckId, reviews) {
+      try {
+        write(reviewsKey(deckId), JSON.stringify(toStored(reviews)));
+        return { ok: true };
+      } catch (error) {
+        return { ok: false, error: describeWriteError(error, 'this review') };
+      }
+    },
+    readSession: (deckId) => parseSession(read(sessionKey(deckId))),
+    writeSession(deckId, session) {
+      try {
+        write(sessionKey(deckId), JSON.stringify(toStoredSession(session)));
+        return { ok: true };
+      } catch (error) {
+        return { ok: false, error: describeWriteError(error, 'your place in this session') };
+      }
+    },
+    clearSession: (deckId) => remove(sessionKey(deckId)),
+    readPracticeOptions: () => parseOrNull(PracticeOptionsSchema, read(PRACTICE_OPTIONS_KEY)) ?? { typing: false, strict: false },
+    writePracticeOptions(options) {
+      try {
+        write(PRACTICE_OPTIONS_KEY, JSON.stringify(options));
+      } catch {
+        // An option that is not remembered only needs setting again.
       }
     },
     readLastExport: () => readTime(LAST_EXPORT_KEY),

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { defaultMeta, normaliseForSave, type Deck } from '../deck';
 import { readBackup, withFreshIds, writeBackup } from './backup';
+import { emptyReviews, recordMark, withNewPerDay } from '../srs/reviewLog';
 
 const counter = () => {
   let n = 0;
@@ -24,7 +25,7 @@ describe('JSON backup', () => {
     const text = writeBackup(decks, new Date('2025-06-01T00:00:00.000Z'));
     expect(JSON.parse(text)).toMatchObject({ type: 'hearth-decks', version: 1, exportedAt: '2025-06-01T00:00:00.000Z' });
     const result = readBackup(text, counter());
-    expect(result).toEqual({ decks, problems: [] });
+    expect(result).toEqual({ decks, reviews: [null, null], problems: [] });
   });
 
   it('accepts a bare deck record and a list of records', () => {
@@ -72,5 +73,31 @@ describe('withFreshIds', () => {
     expect(result.map((d) => d.id)).toEqual(['new-1', 'b', 'new-2']);
     expect(result[0]?.cards).toEqual(decks[0]?.cards);
     expect(result[1]).toBe(decks[1]);
+  });
+});
+
+describe('JSON backup: review logs', () => {
+  const T0 = Date.UTC(2026, 0, 5, 9);
+  const log = withNewPerDay(recordMark(recordMark(emptyReviews(), 'a-c1', 'good', T0), 'a-c1:reverse', 'again', T0 + 1000), 12);
+
+  it('carries each deck’s review log and reads it back at the deck’s position', () => {
+    const decks = [deck('a', 'With log'), deck('b', 'Without')];
+    const text = writeBackup(decks, new Date('2025-06-01T00:00:00.000Z'), { a: log });
+    const parsed = JSON.parse(text) as { reviews: Record<string, unknown> };
+    expect(Object.keys(parsed.reviews)).toEqual(['a']);
+    expect(parsed.reviews.a).toMatchObject({ type: 'reviews', version: 1, newPerDay: 12 });
+    expect(readBackup(text, counter())).toEqual({ decks, reviews: [log, null], problems: [] });
+  });
+
+  it('leaves out logs of decks not in the backup, and writes no reviews key without logs', () => {
+    const text = writeBackup([deck('b', 'Without')], new Date(0), { a: log });
+    expect(JSON.parse(text)).not.toHaveProperty('reviews');
+  });
+
+  it('imports a deck without its log when the log cannot be read, and says so', () => {
+    const text = JSON.stringify({ type: 'hearth-decks', version: 1, decks: [deck('a', 'A')], reviews: { a: { type: 'reviews', version: 9 } } });
+    const result = readBackup(text, counter());
+    expect(result.reviews).toEqual([null]);
+    expect(result.problems[0]?.message).toMatch(/review log could not be read/);
   });
 });

@@ -1,9 +1,11 @@
 // JSON backups: one deck or all decks in the shape storage keeps them (type 'deck', version 1
 // records) inside a small wrapper, and read back from the wrapper, a bare deck record or a list of
-// records. Reading validates the records and says which one is wrong and why.
+// records. Reading validates the records and says which one is wrong and why. A backup also holds
+// the decks' review logs (reviews:{deckId}), keyed by deck id; an unreadable log is left out.
 import { isRecord } from '../../lib/schema';
 import { DECK_VERSION, isLanguage, type Deck } from '../deck';
 import { parseDeck } from '../storage';
+import { parseReviews, toStored, type ReviewRecord, type StoredReviews } from '../srs/reviewLog';
 import { ImportError, stripBom } from './delimited';
 import type { ImportProblem } from './columns';
 import { findJsonError } from './jsonSyntax';
@@ -15,15 +17,29 @@ export interface Backup {
   version: 1;
   exportedAt: string;
   decks: Deck[];
+  /** Review logs by deck id; absent when no deck has one. */
+  reviews?: Record<string, StoredReviews>;
 }
 
-export function writeBackup(decks: readonly Deck[], now: Date): string {
+/** The backup file: the decks, and the review logs of those that have one. */
+export function writeBackup(decks: readonly Deck[], now: Date, reviews: Readonly<Record<string, ReviewRecord>> = {}): string {
+  const logs: Record<string, StoredReviews> = {};
+  for (const deck of decks) {
+    const log = reviews[deck.id];
+    if (log) logs[deck.id] = toStored(log);
+  }
   const backup: Backup = { type: BACKUP_TYPE, version: 1, exportedAt: now.toISOString(), decks: [...decks] };
-  return `${JSON.stringify(backup, null, 2)}\n`;
+  const text = JSON.stringify(backup, null, 2);
+  if (Object.keys(logs).length === 0) return `${text}\n`;
+  // The logs are long lists of short tuples: on one line they keep the file small. The decks
+  // stay indented for people who read the file.
+  return `${text.slice(0, -2)},\n  "reviews": ${JSON.stringify(logs)}\n}\n`;
 }
 
 export interface BackupResult {
   decks: Deck[];
+  /** Each deck's review log, at the deck's position; null when it has none (or none readable). */
+  reviews: (ReviewRecord | null)[];
   problems: ImportProblem[];
 }
 
@@ -60,15 +76,18 @@ export function readBackup(text: string, makeId: () => string): BackupResult {
   if (source.trim() === '') throw new ImportError('the backup is empty');
   const value = parseJson(source);
   let records: unknown[];
+  let logs: Record<string, unknown> = {};
   if (Array.isArray(value)) records = value;
   else if (isRecord(value) && value.type === BACKUP_TYPE) {
     if (value.version !== 1) throw new ImportError(`this backup has version ${String(value.version)}; this app reads version 1`);
     if (!Array.isArray(value.decks)) throw new ImportError('this backup has no list of decks');
     records = value.decks;
+    if (isRecord(value.reviews)) logs = value.reviews;
   } else if (isRecord(value)) records = [value];
   else throw new ImportError('a backup is a deck, a list of decks or a Hearth backup file');
 
   const decks: Deck[] = [];
+  const reviews: (ReviewRecord | null)[] = [];
   const problems: ImportProblem[] = [];
   records.forEach((record, index) => {
     const where = `Deck ${index + 1}`;
@@ -88,9 +107,13 @@ export function readBackup(text: string, makeId: () => string): BackupResult {
     const deck = parseDeck(record, id, makeId);
     if (!deck) throw new ImportError(`${named} could not be read`);
     decks.push(deck);
+    const log = typeof record.id === 'string' && Object.hasOwn(logs, record.id) ? logs[record.id] : undefined;
+    const parsed = log === undefined ? null : parseReviews(log);
+    if (log !== undefined && !parsed) problems.push({ line: null, message: `${named}: its review log could not be read; the deck is imported without it` });
+    reviews.push(parsed);
   });
   if (decks.length === 0) throw new ImportError('the backup holds no decks');
-  return { decks, problems };
+  return { decks, reviews, problems };
 }
 
 /**

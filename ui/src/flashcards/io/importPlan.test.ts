@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { defaultMeta, normaliseForSave } from '../deck';
+import { defaultMeta, emptyCard, normaliseForSave } from '../deck';
+import { emptyReviews, recordMark } from '../srs/reviewLog';
 import { writeBackup } from './backup';
-import { DEFAULT_REQUEST, decksToSave, detectFormat, fileNameFor, nameFromFileName, planImport, readDelimited, type ImportRequest } from './importPlan';
+import { DEFAULT_REQUEST, decksToSave, detectFormat, fileNameFor, nameFromFileName, planImport, readDelimited, reviewsToSave, type ImportRequest } from './importPlan';
 
 const counter = () => {
   let n = 0;
@@ -78,7 +79,7 @@ describe('planImport', () => {
   it('plans the decks of a backup', () => {
     const deck = normaliseForSave('d1', { ...defaultMeta(), name: 'Saved' }, [{ id: 'c', front: 'a', back: 'b', pronunciation: '', gender: '', example: '' }], NOW);
     const plan = planImport(request(writeBackup([deck], NOW)), counter());
-    expect(plan).toEqual({ status: 'decks', format: 'json', decks: [deck], problems: [] });
+    expect(plan).toEqual({ status: 'decks', format: 'json', decks: [deck], reviews: [null], problems: [] });
   });
 });
 
@@ -121,5 +122,16 @@ describe('file names', () => {
     expect(nameFromFileName('notes.anki.txt')).toBe('notes.anki');
     expect(fileNameFor('Français: Verbes ①', 'txt')).toBe('francais-verbes-1.txt');
     expect(fileNameFor('???', 'json')).toBe('deck.json');
+  });
+});
+
+describe('reviewsToSave', () => {
+  it('files each imported log under the id its deck is saved with', () => {
+    const log = recordMark(emptyReviews(), 'c1', 'good', Date.UTC(2026, 0, 1));
+    const deck = normaliseForSave('taken', { ...defaultMeta(), name: 'N' }, [{ ...emptyCard('c1'), front: 'a', back: 'b' }], NOW);
+    const plan = { status: 'decks' as const, format: 'json' as const, decks: [deck], reviews: [log], problems: [] };
+    const saved = decksToSave(plan, defaultMeta(), ['taken'], () => 'fresh', NOW);
+    expect(reviewsToSave(plan, saved)).toEqual({ fresh: log });
+    expect(reviewsToSave({ status: 'empty' }, [])).toEqual({});
   });
 });

@@ -6,6 +6,7 @@ import { looksLikeAnki, readAnki } from './anki';
 import { looksLikeJson, readBackup, withFreshIds } from './backup';
 import { headerColumns, rowsToCards, type CardsResult, type ImportedCard, type ImportProblem } from './columns';
 import { detectDelimiter, ImportError, tokenize, type DetectedDelimiter } from './delimited';
+import type { ReviewRecord } from '../srs/reviewLog';
 import { QUIZLET_DEFAULTS, readQuizlet, type QuizletOptions } from './quizlet';
 
 export type ImportFormat = 'json' | 'anki' | 'delimited' | 'quizlet';
@@ -33,7 +34,7 @@ export const DEFAULT_REQUEST: ImportRequest = { text: '', format: 'auto', delimi
 export type ImportPlan =
   | { status: 'empty' }
   | { status: 'error'; format: ImportFormat; error: string; problems: ImportProblem[] }
-  | { status: 'decks'; format: 'json'; decks: Deck[]; problems: ImportProblem[] }
+  | { status: 'decks'; format: 'json'; decks: Deck[]; reviews: (ReviewRecord | null)[]; problems: ImportProblem[] }
   | { status: 'cards'; format: Exclude<ImportFormat, 'json'>; cards: ImportedCard[]; problems: ImportProblem[]; delimiter?: DetectedDelimiter };
 
 /** The format of a text when the user leaves it to us. Quizlet's export reads as TSV/CSV. */
@@ -58,8 +59,8 @@ export function planImport(request: ImportRequest, makeId: () => string): Import
   const format = request.format === 'auto' ? detectFormat(request.text) : request.format;
   try {
     if (format === 'json') {
-      const { decks, problems } = readBackup(request.text, makeId);
-      return { status: 'decks', format, decks, problems };
+      const { decks, reviews, problems } = readBackup(request.text, makeId);
+      return { status: 'decks', format, decks, reviews, problems };
     }
     let result: CardsResult;
     let delimiter: DetectedDelimiter | undefined;
@@ -97,6 +98,20 @@ export function decksToSave(plan: ImportPlan, meta: DeckMeta, takenIds: Iterable
   }));
   const [deck] = withFreshIds([normaliseForSave(makeId(), meta, cards, now)], takenIds, makeId);
   return deck ? [{ ...deck, type: 'deck', version: DECK_VERSION }] : [];
+}
+
+/**
+ * The review logs to store with the decks decksToSave gave (same order), under the ids those
+ * decks were given: a deck imported as a copy brings its log along.
+ */
+export function reviewsToSave(plan: ImportPlan, saved: readonly Deck[]): Record<string, ReviewRecord> {
+  const logs: Record<string, ReviewRecord> = {};
+  if (plan.status !== 'decks') return logs;
+  saved.forEach((deck, index) => {
+    const log = plan.reviews[index];
+    if (log) logs[deck.id] = log;
+  });
+  return logs;
 }
 
 /** A deck name from a file name: the extension dropped, separators turned into spaces. */

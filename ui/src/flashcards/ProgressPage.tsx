@@ -1,0 +1,178 @@
+// A deck's progress, from its review log (srs/stats.ts): cards by state, retention over the last
+// 30 days, a 12-week heatmap of reviews per day (plain CSS grid), the current streak, and the
+// deck's daily limit of new cards for "Review due".
+import { useId, useMemo, useState } from 'react';
+import { Link, Navigate, useParams } from 'react-router';
+import { CalendarClock, Play } from 'lucide-react';
+import { useDocumentTitle } from '../lib/useDocumentTitle';
+import { displayName, langLabel, type Deck } from './deck';
+import { deckStore } from './storage';
+import { deckKeys, describeNextDue, nextDue, reviewDueCount } from './srs/due';
+import { MAX_NEW_PER_DAY, parseNewPerDay, withNewPerDay, type ReviewRecord } from './srs/reviewLog';
+import { deckProgress, heatLevel, HEATMAP_WEEKS, RETENTION_DAYS, type HeatmapDay } from './srs/stats';
+
+export function ProgressPage() {
+  const { id = '' } = useParams();
+  const deck = useMemo(() => deckStore.readDeck(id), [id]);
+  if (!deck) return <Navigate to="/flashcards" replace />;
+  return <Progress key={id} deck={deck} />;
+}
+
+const days = (count: number) => (count === 1 ? '1 day' : `${count} days`);
+
+function Progress({ deck }: { deck: Deck }) {
+  const name = displayName(deck.name);
+  useDocumentTitle(`Progress · ${name}`);
+  const [reviews, setReviews] = useState<ReviewRecord>(() => deckStore.readReviews(deck.id));
+  const [now] = useState(() => Date.now());
+  const keys = useMemo(() => deckKeys(deck), [deck]);
+  const progress = useMemo(() => deckProgress(keys, reviews, now), [keys, reviews, now]);
+  const reviewDue = reviewDueCount(keys, reviews, now);
+  const { retention } = progress;
+
+  return (
+    <section className="page progress-page" aria-labelledby="progress-title">
+      <div className="toolbar">
+        <div className="toolbar__title practice__title">
+          <h1 id="progress-title">{name}</h1>
+          <span className="pill pill--accent">
+            {langLabel(deck.sourceLang)} → {langLabel(deck.targetLang)}
+          </span>
+        </div>
+        <Link className="button button--primary" to={`/flashcards/${deck.id}/practice`}>
+          <Play aria-hidden="true" size={16} />
+          Practice
+        </Link>
+        {reviewDue > 0 && (
+          <Link className="button" to={`/flashcards/${deck.id}/review`}>
+            <CalendarClock aria-hidden="true" size={16} />
+            Review due ({reviewDue})
+          </Link>
+        )}
+        <Link className="button button--quiet" to="/flashcards">
+          All decks
+        </Link>
+      </div>
+
+      <h2 className="progress-page__heading">Progress</h2>
+      <p className="hint">{describeNextDue(nextDue(keys, reviews, now), now)}</p>
+      <dl className="progress-stats">
+        <div className="progress-stat">
+          <dt>New</dt>
+          <dd>{progress.new}</dd>
+        </div>
+        <div className="progress-stat">
+          <dt>Learning</dt>
+          <dd>{progress.learning}</dd>
+        </div>
+        <div className="progress-stat">
+          <dt>Known</dt>
+          <dd>{progress.known}</dd>
+        </div>
+        <div className="progress-stat">
+          <dt>Retention, last {RETENTION_DAYS} days</dt>
+          <dd>{retention.reviews === 0 ? '–' : `${Math.round((retention.knew / retention.reviews) * 100)}%`}</dd>
+          <span className="hint">
+            {retention.reviews === 0 ? 'No repeat reviews yet' : `Knew it in ${retention.knew} of ${retention.reviews} repeat reviews`}
+          </span>
+        </div>
+        <div className="progress-stat">
+          <dt>Current streak</dt>
+          <dd>{days(progress.streak)}</dd>
+        </div>
+      </dl>
+      {deck.bidirectional && <p className="hint">Each card counts once per direction.</p>}
+
+      <Heatmap days={progress.heatmap} total={progress.totalReviews} />
+
+      <NewPerDay
+        value={reviews.newPerDay}
+        onSave={(newPerDay) => {
+          const next = withNewPerDay(deckStore.readReviews(deck.id), newPerDay);
+          const result = deckStore.writeReviews(deck.id, next);
+          if (result.ok) setReviews(next);
+          return result.ok ? null : result.error;
+        }}
+      />
+    </section>
+  );
+}
+
+function Heatmap({ days: cells, total }: { days: readonly HeatmapDay[]; total: number }) {
+  const max = Math.max(0, ...cells.map((cell) => cell.count));
+  const inView = cells.reduce((sum, cell) => sum + cell.count, 0);
+  const format = (day: number) => new Date(day).toLocaleDateString(undefined, { weekday: 'short', day: 'numeric', month: 'short' });
+  return (
+    <figure className="heatmap">
+      <figcaption>
+        Reviews per day, last {HEATMAP_WEEKS} weeks: {inView} ({total} in all)
+      </figcaption>
+      <div className="heatmap__grid" role="img" aria-label={`${inView} reviews in the last ${HEATMAP_WEEKS} weeks; the busiest day had ${max}.`}>
+        {cells.map((cell) => (
+          <span
+            key={cell.day}
+            className={`heatmap__day heatmap__day--${cell.future ? 'future' : String(heatLevel(cell.count, max))}`}
+            title={cell.future ? undefined : `${format(cell.day)}: ${cell.count === 1 ? '1 review' : `${cell.count} reviews`}`}
+          />
+        ))}
+      </div>
+      <div className="heatmap__legend" aria-hidden="true">
+        Less
+        {[0, 1, 2, 3, 4].map((level) => (
+          <span key={level} className={`heatmap__day heatmap__day--${level}`} />
+        ))}
+        More
+      </div>
+    </figure>
+  );
+}
+
+function NewPerDay({ value, onSave }: { value: number; onSave: (value: number) => string | null }) {
+  const id = useId();
+  const [text, setText] = useState(String(value));
+  const [message, setMessage] = useState<{ error: boolean; text: string } | null>(null);
+  const parsed = parseNewPerDay(text);
+  return (
+    <form
+      className="card new-per-day"
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (parsed === null) return;
+        const error = onSave(parsed);
+        setMessage(error ? { error: true, text: error } : { error: false, text: `Saved: up to ${parsed} new cards a day.` });
+      }}
+    >
+      <label className="field" htmlFor={`${id}-input`}>
+        New cards per day
+      </label>
+      <p className="hint" id={`${id}-hint`}>
+        How many never-practised cards “Review due” adds each day. Practice always takes every card.
+      </p>
+      <div className="new-per-day__row">
+        <input
+          id={`${id}-input`}
+          className="input"
+          type="number"
+          inputMode="numeric"
+          min={0}
+          max={MAX_NEW_PER_DAY}
+          step={1}
+          value={text}
+          aria-describedby={`${id}-hint`}
+          aria-invalid={parsed === null}
+          onChange={(event) => {
+            setText(event.target.value);
+            setMessage(null);
+          }}
+        />
+        <button type="submit" className="button" disabled={parsed === null || parsed === value}>
+          Save
+        </button>
+      </div>
+      {parsed === null && <p className="error-text">A whole number from 0 to {MAX_NEW_PER_DAY}.</p>}
+      <p role="status" className={message?.error ? 'alert' : 'hint'}>
+        {message?.text}
+      </p>
+    </form>
+  );
+}
