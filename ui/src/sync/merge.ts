@@ -60,13 +60,14 @@ export function canonical(value: unknown): string {
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
   }
-  return JSON.stringify(value) ?? 'null';
+  // JSON.stringify gives undefined for undefined and functions, whatever its type says.
+  const text = JSON.stringify(value) as string | undefined;
+  return text ?? 'null';
 }
 
 /** What a deck says, leaving out when it was saved. */
 function content(entry: LiveEntry): string {
-  const { createdAt: _ignored, ...rest } = entry.deck;
-  return canonical(rest);
+  return canonical(Object.fromEntries(Object.entries(entry.deck).filter(([key]) => key !== 'createdAt')));
 }
 
 const entryText = (entry: DeckEntry) => (isLive(entry) ? `1${canonical(entry.deck)}` : '0');
