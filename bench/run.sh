@@ -17,6 +17,6 @@ echo
 echo "### engine, criterion (benches/engine.rs)"
 cargo bench --bench engine -- --noplot
 echo
-echo "### flashcards at scale in Chromium (ui/e2e/bench)"
+echo "### flashcards at scale in Chromium, and the size of a sync vault (ui/e2e/bench)"
 bin="${HEARTH_BIN:-$(realpath -m "${CARGO_TARGET_DIR:-target}")/release/hearth}"
 (cd ui && HEARTH_BIN="$bin" npx vitest run --config e2e/bench/vitest.config.ts)

@@ -24,6 +24,14 @@ pub const DEFAULT_OWNER_NAME: &str = "Your Name";
 pub const DEFAULT_MAX_CALENDARS: usize = 100;
 pub const DEFAULT_MAX_FEED_STORAGE: u64 = 256 * 1024 * 1024;
 
+/// Defaults of the sync quotas (`--max-vaults`, `--max-shares`, `--max-vault-size`,
+/// `--max-sync-storage`): a household's devices and shared decks; 300 decks with 10,000 reviews
+/// make a vault of well under 1 MiB once compressed and encrypted.
+pub const DEFAULT_MAX_VAULTS: usize = 50;
+pub const DEFAULT_MAX_SHARES: usize = 500;
+pub const DEFAULT_MAX_VAULT_SIZE: usize = 8 * 1024 * 1024;
+pub const DEFAULT_MAX_SYNC_STORAGE: u64 = 256 * 1024 * 1024;
+
 /// Largest avatar image accepted, so a wrong path cannot make the server hold a huge file.
 const MAX_AVATAR_BYTES: u64 = 2 * 1024 * 1024;
 
@@ -144,6 +152,33 @@ pub struct ServeArgs {
     /// a feed not stored yet is refused (507) once they reach it.
     #[arg(long, env = "HEARTH_MAX_FEED_STORAGE", default_value = "256MiB", value_name = "SIZE", value_parser = parse_storage)]
     pub max_feed_storage: u64,
+
+    /// Turn off flashcard sync and deck sharing: every /api/sync route answers 404 and the app
+    /// hides them.
+    #[arg(
+        long,
+        env = "HEARTH_NO_SYNC",
+        action = clap::ArgAction::SetTrue,
+        value_parser = clap::builder::BoolishValueParser::new()
+    )]
+    pub no_sync: bool,
+
+    /// Most sync vaults (one per learner's set of devices); creating one more is refused (507).
+    #[arg(long, env = "HEARTH_MAX_VAULTS", default_value = "50", value_name = "COUNT", value_parser = parse_count)]
+    pub max_vaults: usize,
+
+    /// Most shared-deck links; sharing one more is refused (507).
+    #[arg(long, env = "HEARTH_MAX_SHARES", default_value = "500", value_name = "COUNT", value_parser = parse_count)]
+    pub max_shares: usize,
+
+    /// Largest encrypted vault or shared deck accepted (e.g. 8MiB); larger uploads get 413.
+    #[arg(long, env = "HEARTH_MAX_VAULT_SIZE", default_value = "8MiB", value_name = "SIZE", value_parser = parse_size)]
+    pub max_vault_size: usize,
+
+    /// Most bytes that vaults and shared decks take together in the database; writes that
+    /// would grow past it are refused (507).
+    #[arg(long, env = "HEARTH_MAX_SYNC_STORAGE", default_value = "256MiB", value_name = "SIZE", value_parser = parse_storage)]
+    pub max_sync_storage: u64,
 
     /// Key that the calendar editor requires (feeds, previews, publishing). Unset: open to any
     /// visitor.
@@ -288,6 +323,14 @@ pub struct Config {
     pub max_calendars: usize,
     pub max_feed_storage: u64,
     pub publish_key: Option<String>,
+    /// `--no-sync`: the sync routes answer 404.
+    pub sync_enabled: bool,
+    pub max_vaults: usize,
+    pub max_shares: usize,
+    /// Bytes of one encrypted blob (a vault or a shared deck).
+    pub max_vault_size: usize,
+    /// Bytes of all sync blobs together.
+    pub max_sync_storage: u64,
     pub log_format: LogFormat,
     /// Where time comes from: the system, or a manual clock in tests.
     pub clock: crate::clock::Clock,
@@ -338,6 +381,11 @@ impl ServeArgs {
             max_calendars: self.max_calendars,
             max_feed_storage: self.max_feed_storage,
             publish_key,
+            sync_enabled: !self.no_sync,
+            max_vaults: self.max_vaults,
+            max_shares: self.max_shares,
+            max_vault_size: self.max_vault_size,
+            max_sync_storage: self.max_sync_storage,
             log_format: self.log_format,
             clock: crate::clock::Clock::system(),
             max_connections: self.max_connections as usize,
@@ -368,6 +416,11 @@ impl Config {
             max_calendars: DEFAULT_MAX_CALENDARS,
             max_feed_storage: DEFAULT_MAX_FEED_STORAGE,
             publish_key: None,
+            sync_enabled: true,
+            max_vaults: DEFAULT_MAX_VAULTS,
+            max_shares: DEFAULT_MAX_SHARES,
+            max_vault_size: DEFAULT_MAX_VAULT_SIZE,
+            max_sync_storage: DEFAULT_MAX_SYNC_STORAGE,
             log_format: LogFormat::Text,
             clock: crate::clock::Clock::system(),
             max_connections: DEFAULT_MAX_CONNECTIONS as usize,
@@ -517,6 +570,18 @@ fn parse_max_calendars(value: &str) -> Result<usize, String> {
     Ok(count)
 }
 
+/// `--max-vaults`, `--max-shares`: 1 to 100000.
+fn parse_count(value: &str) -> Result<usize, String> {
+    let count: usize = value
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{value}' is not a count"))?;
+    if !(1..=100_000).contains(&count) {
+        return Err(format!("'{value}' is outside 1 to 100000"));
+    }
+    Ok(count)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -597,6 +662,37 @@ mod tests {
             .expect("config");
         assert_eq!(config.max_calendars, DEFAULT_MAX_CALENDARS);
         assert_eq!(config.max_feed_storage, DEFAULT_MAX_FEED_STORAGE);
+    }
+
+    #[test]
+    fn sync_is_on_with_quotas_by_default_and_no_sync_turns_it_off() {
+        let config = serve_args(&[])
+            .expect("parses")
+            .into_config()
+            .expect("config");
+        assert!(config.sync_enabled);
+        assert_eq!(config.max_vaults, DEFAULT_MAX_VAULTS);
+        assert_eq!(config.max_shares, DEFAULT_MAX_SHARES);
+        assert_eq!(config.max_vault_size, DEFAULT_MAX_VAULT_SIZE);
+        assert_eq!(config.max_sync_storage, DEFAULT_MAX_SYNC_STORAGE);
+        let config = serve_args(&[
+            "--no-sync",
+            "--max-vaults",
+            "3",
+            "--max-vault-size",
+            "64KiB",
+            "--max-sync-storage",
+            "2MiB",
+        ])
+        .expect("parses")
+        .into_config()
+        .expect("config");
+        assert!(!config.sync_enabled);
+        assert_eq!(config.max_vaults, 3);
+        assert_eq!(config.max_vault_size, 64 * 1024);
+        assert_eq!(config.max_sync_storage, 2 * 1024 * 1024);
+        assert!(serve_args(&["--max-vaults", "0"]).is_err());
+        assert!(serve_args(&["--max-vault-size", "10"]).is_err());
     }
 
     #[test]

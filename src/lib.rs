@@ -12,6 +12,7 @@ pub mod publish;
 pub mod secret;
 pub mod site;
 pub mod store;
+pub mod sync;
 pub mod telemetry;
 pub mod web;
 

@@ -1,5 +1,5 @@
 //! Per-address rate limits on the calls that cost the server something (publishing, fetching
-//! feeds for the editor, rendering previews), kept by `governor`; answered 429 with Retry-After.
+//! feeds for the editor, rendering previews, sync), kept by `governor`; answered 429 with Retry-After.
 
 use std::net::IpAddr;
 use std::num::NonZeroU32;
@@ -31,6 +31,10 @@ pub struct RateLimits {
     pub feed: RateLimit,
     /// `POST /api/render`: the editor's live preview, about four a second while typing.
     pub render: RateLimit,
+    /// `GET /api/sync/...`: every device of a household polls its vault, all behind one address.
+    pub sync_read: RateLimit,
+    /// Creating, updating and removing vaults and shared decks: each one writes to the SD card.
+    pub sync_write: RateLimit,
 }
 
 impl RateLimits {
@@ -41,6 +45,8 @@ impl RateLimits {
             unpublish: limit,
             feed: limit,
             render: limit,
+            sync_read: limit,
+            sync_write: limit,
         }
     }
 }
@@ -64,6 +70,14 @@ impl Default for RateLimits {
                 burst: 60,
                 every: Duration::from_millis(200),
             },
+            sync_read: RateLimit {
+                burst: 120,
+                every: Duration::from_millis(500),
+            },
+            sync_write: RateLimit {
+                burst: 60,
+                every: Duration::from_secs(2),
+            },
         }
     }
 }
@@ -79,6 +93,8 @@ pub enum Action {
     Unpublish,
     Feed,
     Render,
+    SyncRead,
+    SyncWrite,
 }
 
 struct Limiter {
@@ -134,6 +150,8 @@ pub struct RateLimiters {
     unpublish: Limiter,
     feed: Limiter,
     render: Limiter,
+    sync_read: Limiter,
+    sync_write: Limiter,
 }
 
 impl RateLimiters {
@@ -143,6 +161,8 @@ impl RateLimiters {
             unpublish: Limiter::new(limits.unpublish),
             feed: Limiter::new(limits.feed),
             render: Limiter::new(limits.render),
+            sync_read: Limiter::new(limits.sync_read),
+            sync_write: Limiter::new(limits.sync_write),
         }
     }
 
@@ -153,6 +173,8 @@ impl RateLimiters {
             Action::Unpublish => &self.unpublish,
             Action::Feed => &self.feed,
             Action::Render => &self.render,
+            Action::SyncRead => &self.sync_read,
+            Action::SyncWrite => &self.sync_write,
         };
         limiter.check(limit_key(client)).map_err(|wait| {
             // Whole seconds, rounded up, and never 0 (which would invite an immediate retry).

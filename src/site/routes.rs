@@ -58,7 +58,7 @@ pub async fn spa_fallback(
     index.response(&headers, status)
 }
 
-/// The routes the React app knows (SPEC.md section 2).
+/// The routes the React app knows (SPEC.md section 2, and sync's).
 fn is_client_route(path: &str) -> bool {
     let path = path.trim_end_matches('/');
     path.is_empty()
@@ -66,6 +66,10 @@ fn is_client_route(path: &str) -> bool {
         || path.starts_with("/flashcards/")
         || path == "/calendars"
         || path.starts_with("/calendars/")
+        // Flashcard sync: joining a vault and opening a shared deck (the key is in the fragment,
+        // which never reaches the server).
+        || path == "/sync"
+        || path.starts_with("/sync/")
 }
 
 fn not_found_text() -> Response {
@@ -94,6 +98,8 @@ mod tests {
             "/flashcards/abc/practice",
             "/calendars",
             "/calendars/new",
+            "/sync",
+            "/sync/deck",
         ] {
             assert!(is_client_route(path), "{path}");
         }

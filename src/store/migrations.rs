@@ -39,6 +39,18 @@ const MIGRATIONS: &[&str] = &[
     // as the JSON object of the config without `mapping`. Calendars published before keep '{}',
     // the default config, so their hosted feeds do not change.
     "ALTER TABLE calendars ADD COLUMN options TEXT NOT NULL DEFAULT '{}';",
+    // 4: end-to-end encrypted sync (src/sync/).
+    // The body is ciphertext the server cannot read; `version` rises by one at every update
+    // (compare-and-swap); the write token is kept only as its SHA-256; times are unix ms.
+    "CREATE TABLE sync_blobs (
+        id         TEXT PRIMARY KEY NOT NULL,
+        kind       TEXT NOT NULL CHECK (kind IN ('vault', 'share')),
+        token_hash TEXT NOT NULL,
+        version    INTEGER NOT NULL,
+        body       BLOB NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+    ) STRICT;",
 ];
 
 /// The schema version this binary writes.

@@ -11,7 +11,7 @@ use std::time::Duration;
 use axum::extract::{DefaultBodyLimit, FromRef, OriginalUri, Request};
 use axum::http::{Method, StatusCode};
 use axum::response::Response;
-use axum::routing::{delete, get, post};
+use axum::routing::{any, delete, get, post};
 use axum::{middleware, Router};
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::compression::CompressionLayer;
@@ -30,6 +30,8 @@ use crate::publish::fetch::FetchError;
 use crate::publish::Publisher;
 use crate::site::{self, Site};
 use crate::store::Db;
+use crate::sync::api as sync_api;
+use crate::sync::SyncState;
 
 /// Largest request body any route accepts; routes may set lower limits.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -88,6 +90,16 @@ impl FromRef<AppState> for Arc<TrustedProxies> {
     }
 }
 
+impl FromRef<AppState> for SyncState {
+    fn from_ref(state: &AppState) -> Self {
+        SyncState {
+            config: state.config.clone(),
+            db: state.db.clone(),
+            limits: state.limits.clone(),
+        }
+    }
+}
+
 impl FromRef<AppState> for CalendarState {
     fn from_ref(state: &AppState) -> Self {
         CalendarState {
@@ -114,7 +126,9 @@ pub fn router(state: AppState) -> Router {
         .fallback(api_not_found)
         // JSON answers (feed pages, previews) shrink several times; hosted feeds are gzipped once
         // per render instead, and assets are precompressed.
-        .layer(CompressionLayer::new().gzip(true));
+        .layer(CompressionLayer::new().gzip(true))
+        // Added after the compression layer: ciphertext does not shrink.
+        .merge(sync_routes(&state.config));
 
     // Requests worth a log line: the API and the hosted feeds. Static files and probes are not.
     let logged = Router::new()
@@ -155,6 +169,26 @@ pub fn router(state: AppState) -> Router {
         .layer(CatchPanicLayer::custom(panic_response))
         .layer(PropagateRequestIdLayer::new(REQUEST_ID))
         .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
+}
+
+/// The sync API (`src/sync/`), or with `--no-sync` a JSON 404 for every one of its addresses.
+fn sync_routes(config: &Config) -> Router<AppState> {
+    if !config.sync_enabled {
+        return Router::new()
+            .route("/sync", any(sync_api::turned_off))
+            .route("/sync/{*rest}", any(sync_api::turned_off));
+    }
+    Router::new()
+        .route("/sync", get(sync_api::status))
+        .route("/sync/{kind}", post(sync_api::create))
+        .route(
+            "/sync/{kind}/{id}",
+            get(sync_api::read)
+                .put(sync_api::update)
+                .delete(sync_api::remove),
+        )
+        // Blobs may be larger than other requests; the handlers name the flag when refused.
+        .layer(DefaultBodyLimit::max(config.max_vault_size))
 }
 
 async fn method_not_allowed(method: Method, OriginalUri(uri): OriginalUri) -> AppError {

@@ -2,6 +2,7 @@
 // (DESIGN.md "Browser storage") and this browser's publish key. Reads are validated: entries
 // without the shape of a calendar are dropped, missing mapping fields get their default, and
 // nothing unchecked reaches a screen. Writes report failure instead of throwing.
+import { announceLocalChange } from '../lib/localChanges';
 import { parseOrNull } from '../lib/schema';
 import { SavedCalendarSchema, type SavedCalendar } from './calendar';
 
@@ -73,6 +74,7 @@ export function createCalendarStore(storage: Storage | null): CalendarStore {
     if (!storage) return { ok: false, error: 'Browser storage is not available in this window.' };
     try {
       storage.setItem(key, value);
+      if (key === CALENDARS_KEY) announceLocalChange();
       return { ok: true };
     } catch (error) {
       return { ok: false, error: describeWriteError(error) };

@@ -4,6 +4,7 @@
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState, type ReactNode } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { Plus, Save, Trash2 } from 'lucide-react';
+import { DeckEditorActionsSlot } from '../lib/slots';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
 import { CardTable, type CardTableHandle, type Columns } from './CardTable';
 import { cardCount, defaultMeta, emptyCard, langLabel, metaOf, normaliseForSave, type DeckMeta } from './deck';
@@ -210,6 +211,7 @@ function DeckEditor({ routeId, onCreated }: { routeId: string | null; onCreated:
           <Save aria-hidden="true" size={16} />
           Save Deck
         </button>
+        {isExisting && <DeckEditorActionsSlot deckId={deckId} />}
       </div>
       <p id="save-rule" className={showInvalid ? 'alert alert--warning' : 'visually-hidden'}>
         To save, give the deck a name and at least one card with both a front and a back.

@@ -6,6 +6,8 @@
 import { useEffect, useRef, useState } from 'react';
 import { Link, useLocation } from 'react-router';
 import { ChartColumn, Download, FileBraces, FileText, CalendarClock, Pencil, Play, Plus, Upload, X } from 'lucide-react';
+import { onSynced } from '../lib/localChanges';
+import { DeckListActionsSlot } from '../lib/slots';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
 import { cardCount, displayName, langLabel, sortNewestFirst, type Deck } from './deck';
 import { exportAllDecks, exportDeckAnki, exportDeckJson } from './exportFiles';
@@ -106,6 +108,9 @@ export function DeckListPage() {
     setReminderDays(null);
   };
 
+  // Decks that sync brought from another device show as they arrive.
+  useEffect(() => onSynced(() => setDecks(loadDecks())), []);
+
   useEffect(() => {
     // After a delete the focused button is gone; start again from the page's heading.
     if (routeNotice) heading.current?.focus();
@@ -121,6 +126,7 @@ export function DeckListPage() {
           <span className="count">{decks.length} deck(s)</span>
         </div>
         <div className="deck-list-page__actions">
+          <DeckListActionsSlot />
           <button type="button" className="button button--quiet" onClick={() => importDialog.current?.open()}>
             <Upload aria-hidden="true" size={18} />
             Import

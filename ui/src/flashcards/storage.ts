@@ -16,6 +16,7 @@ import {
   type Deck,
   type DeckMeta,
 } from './deck';
+import { announceLocalChange } from '../lib/localChanges';
 import { newId } from './uuid';
 import { emptyReviews, isEmptyReviews, parseReviews, toStored, type ReviewRecord } from './srs/reviewLog';
 import { parseSession, toStoredSession, type SavedSession } from './srs/session';
@@ -267,6 +268,7 @@ export function createDeckStore(storage: Storage | null, makeId: () => string = 
       } catch {
         remove(LAST_SAVED_KEY);
       }
+      announceLocalChange();
       return { ok: true };
     },
     deleteDeck(id) {
@@ -279,6 +281,7 @@ export function createDeckStore(storage: Storage | null, makeId: () => string = 
           INDEX_KEY,
           JSON.stringify(readIndex().filter((other) => other !== id)),
         );
+        announceLocalChange();
         return { ok: true };
       } catch (error) {
         return { ok: false, error: describeWriteError(error, 'the deck list') };
@@ -318,6 +321,7 @@ export function createDeckStore(storage: Storage | null, makeId: () => string = 
         }
         const ids = decks.map((deck) => deck.id);
         write(INDEX_KEY, JSON.stringify([...ids, ...readIndex().filter((id) => !ids.includes(id))]));
+        announceLocalChange();
         return { ok: true };
       } catch (error) {
         for (const key of written) remove(key);
@@ -336,6 +340,7 @@ export function createDeckStore(storage: Storage | null, makeId: () => string = 
     writeReviews(deckId, reviews) {
       try {
         write(reviewsKey(deckId), JSON.stringify(toStored(reviews)));
+        announceLocalChange();
         return { ok: true };
       } catch (error) {
         return { ok: false, error: describeWriteError(error, 'this review') };

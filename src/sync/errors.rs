@@ -1,0 +1,16 @@
+//! How sync's errors reach HTTP: quotas are 507 (the owner must make room), an oversized upload 413.
+
+use super::blobs::SyncError;
+use crate::http::error::AppError;
+
+impl From<SyncError> for AppError {
+    fn from(error: SyncError) -> AppError {
+        match error {
+            SyncError::Store(e) => AppError::Store(e),
+            too_large @ SyncError::TooLarge { .. } => {
+                AppError::PayloadTooLarge(too_large.to_string())
+            }
+            other => AppError::InsufficientStorage(other.to_string()),
+        }
+    }
+}

@@ -1,0 +1,81 @@
+// /sync/deck#s=…&k=…: a deck someone shared, read-only, with "Add to my decks" (a copy with a new id).
+import { useEffect, useState } from 'react';
+import { Link } from 'react-router';
+import { Plus } from 'lucide-react';
+import { useDocumentTitle } from '../lib/useDocumentTitle';
+import { parseShareHash } from './links';
+import { addToMyDecks, openShare, type SharedDeck } from './shares';
+
+type Loaded = { kind: 'loading' } | { kind: 'deck'; deck: SharedDeck } | { kind: 'gone' } | { kind: 'failed'; message: string };
+
+export function SharedDeckPage() {
+  useDocumentTitle('Shared deck');
+  const [link] = useState(() => parseShareHash(window.location.hash));
+  const [loaded, setLoaded] = useState<Loaded>(() => (link ? { kind: 'loading' } : { kind: 'failed', message: 'This link is incomplete: copy the whole link again.' }));
+  const [added, setAdded] = useState<string | null>(null);
+
+  useEffect(() => {
+    if (!link) return;
+    let live = true;
+    openShare(link).then(
+      (deck) => live && setLoaded(deck ? { kind: 'deck', deck } : { kind: 'gone' }),
+      (error: unknown) => live && setLoaded({ kind: 'failed', message: error instanceof Error ? error.message : String(error) }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [link]);
+
+  if (loaded.kind === 'loading') return <section className="page" aria-busy="true" />;
+  if (loaded.kind !== 'deck') {
+    return (
+      <section className="page page--narrow">
+        <h1>Shared deck</h1>
+        <p className="alert alert--warning">{loaded.kind === 'gone' ? 'This shared deck was revoked, or the link is wrong.' : loaded.message}</p>
+        <Link to="/flashcards">Your decks</Link>
+      </section>
+    );
+  }
+  const { deck } = loaded;
+  const name = deck.name.trim() || 'Untitled deck';
+  return (
+    <section className="page page--narrow shared-deck" aria-labelledby="shared-title">
+      <div className="toolbar">
+        <div className="toolbar__title">
+          <h1 id="shared-title">{name}</h1>
+          <span className="pill pill--accent">
+            {deck.sourceLang.toUpperCase()} → {deck.targetLang.toUpperCase()}
+          </span>
+          <span className="count">{deck.cards.length} cards</span>
+        </div>
+        {added ? (
+          <Link className="button button--primary" to={`/flashcards/${added}/edit`}>
+            Open my copy
+          </Link>
+        ) : (
+          <button type="button" className="button button--primary" onClick={() => setAdded(addToMyDecks(deck))}>
+            <Plus aria-hidden="true" size={16} />
+            Add to my decks
+          </button>
+        )}
+      </div>
+      {added && <p role="status" className="notice">Added “{name}” to your decks.</p>}
+      <table className="shared-deck__cards">
+        <thead>
+          <tr>
+            <th scope="col">Front</th>
+            <th scope="col">Back</th>
+          </tr>
+        </thead>
+        <tbody>
+          {deck.cards.map((card, index) => (
+            <tr key={index}>
+              <td>{card.front}</td>
+              <td>{card.back}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}

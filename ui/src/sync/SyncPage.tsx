@@ -1,0 +1,111 @@
+// /sync: "Sync this browser" (make a vault, show its link and QR code), joining from a vault's
+// link (#v=…&k=…&t=…, which the server never sees), and the state of this browser's sync.
+import { useEffect, useState } from 'react';
+import { Link } from 'react-router';
+import { RefreshCw } from 'lucide-react';
+import { useDocumentTitle } from '../lib/useDocumentTitle';
+import { createVault, forgetVault, joinVault, readVault, startBackgroundSync, syncNow } from './engine';
+import { parseVaultHash, vaultUrl, type VaultLink } from './links';
+import { LinkBox } from './LinkBox';
+import { syncedWhen, useSyncInfo, useSyncStatus } from './useSync';
+
+export function SyncPage() {
+  useDocumentTitle('Sync');
+  const info = useSyncInfo();
+  const status = useSyncStatus();
+  // The link's secrets leave the address bar (and history) at once; this page keeps them.
+  const [offered] = useState<VaultLink | null>(() => parseVaultHash(window.location.hash));
+  useEffect(() => {
+    if (window.location.hash) window.history.replaceState(window.history.state, '', window.location.pathname);
+  }, []);
+  const [vault, setVault] = useState(readVault);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  const run = async (action: () => Promise<void>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await action();
+    } catch (failure) {
+      setError(failure instanceof Error ? failure.message : String(failure));
+    } finally {
+      setBusy(false);
+      setVault(readVault());
+    }
+  };
+
+  if (info === undefined) return <section className="page sync-page" aria-busy="true" />;
+  if (info === null) {
+    return (
+      <section className="page sync-page">
+        <h1>Sync</h1>
+        <p>Sync is turned off on this server. Your decks stay in this browser.</p>
+        <Link to="/flashcards">Back to decks</Link>
+      </section>
+    );
+  }
+
+  const joining = offered && offered.id !== vault?.id ? offered : null;
+  return (
+    <section className="page page--narrow sync-page" aria-labelledby="sync-title">
+      <h1 id="sync-title">Sync</h1>
+      <p>
+        Keep your decks, their review history and your saved calendars on every device, without an account. Everything is encrypted
+        in the browser with a key that exists only in the sync link: the server stores data it cannot read.
+      </p>
+      {joining ? (
+        <div className="card sync-card">
+          <h2>Join this sync</h2>
+          <p>The decks in this browser and those of your other devices are merged; nothing is lost.</p>
+          <button type="button" className="button button--primary" disabled={busy} onClick={() => void run(async () => {
+            await joinVault(joining);
+            startBackgroundSync();
+          })}>
+            {busy ? 'Joining…' : 'Join and sync'}
+          </button>
+        </div>
+      ) : vault ? (
+        <div className="card sync-card">
+          <h2>This browser is synced</h2>
+          <p role="status" className="sync-status" data-sync-phase={status.phase}>
+            {status.phase === 'syncing' ? 'Syncing…' : status.phase === 'offline' ? 'Offline: changes sync when the connection returns.' : `Last synced: ${syncedWhen(status.lastSyncedAt ?? vault.lastSyncedAt)}`}
+          </p>
+          {status.phase === 'error' && status.error && <p className="alert alert--warning">{status.error}</p>}
+          <p>Open this link (or scan the code) on your other device to sync it too. Keep it private: it opens your decks.</p>
+          <LinkBox url={vaultUrl(window.location.origin, vault)} label="Sync link" qrLabel="QR code of the sync link" />
+          <div className="sync-card__actions">
+            <button type="button" className="button" disabled={busy} onClick={() => void run(syncNow)}>
+              <RefreshCw aria-hidden="true" size={16} />
+              Sync now
+            </button>
+            <button type="button" className="button button--quiet" onClick={() => {
+              if (!window.confirm('Stop syncing this browser? Its decks stay here; your other devices keep syncing.')) return;
+              forgetVault();
+              setVault(null);
+            }}>
+              Stop syncing this browser
+            </button>
+          </div>
+        </div>
+      ) : (
+        <div className="card sync-card">
+          <h2>Sync this browser</h2>
+          <p>Makes an encrypted copy on this server and gives you a link to open on your other devices.</p>
+          <button type="button" className="button button--primary" disabled={busy} onClick={() => void run(async () => {
+            await createVault();
+            startBackgroundSync();
+          })}>
+            {busy ? 'Creating…' : 'Sync this browser'}
+          </button>
+        </div>
+      )}
+      {error && (
+        <p className="alert alert--warning" role="alert">
+          {error}
+        </p>
+      )}
+      <Link to="/flashcards">Back to decks</Link>
+    </section>
+  );
+}

@@ -1,0 +1,101 @@
+// The server's sync API (src/sync/api.rs): opaque blobs by id. Only ciphertext passes here; the
+// write token goes in the Authorization header, the version a write starts from in If-Match.
+
+export type BlobKind = 'vaults' | 'shares';
+
+export class SyncApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+export interface SyncInfo {
+  maxBytes: number;
+  keyRequired: boolean;
+}
+
+const PUBLISH_KEY = 'sync:publishKey';
+export const PUBLISH_KEY_PROMPT = 'This site needs its publish key to sync and share decks. Publish key:';
+
+function storedKey(): string | null {
+  try {
+    return localStorage.getItem(PUBLISH_KEY);
+  } catch {
+    return null;
+  }
+}
+
+async function errorOf(response: Response): Promise<SyncApiError> {
+  let message = `The server answered ${response.status}.`;
+  try {
+    const body = (await response.json()) as { error?: unknown };
+    if (typeof body.error === 'string') message = body.error;
+  } catch {
+    // Not JSON (a proxy's page): the status says enough.
+  }
+  return new SyncApiError(message, response.status);
+}
+
+/** A write, asking once for the site's publish key when the server wants one. */
+async function write(url: string, init: RequestInit): Promise<Response> {
+  for (let attempt = 0; ; attempt += 1) {
+    const key = storedKey();
+    const headers = new Headers(init.headers);
+    if (key) headers.set('X-Publish-Key', key);
+    const response = await fetch(url, { ...init, headers });
+    if (response.status !== 401 || attempt > 0 || typeof window === 'undefined') return response;
+    const answer = window.prompt(PUBLISH_KEY_PROMPT)?.trim() ?? '';
+    if (answer === '') return response;
+    localStorage.setItem(PUBLISH_KEY, answer);
+  }
+}
+
+/** Whether the server syncs (null with --no-sync, which answers 404). */
+export async function syncInfo(): Promise<SyncInfo | null> {
+  const response = await fetch('/api/sync');
+  if (response.status === 404) return null;
+  if (!response.ok) throw await errorOf(response);
+  return (await response.json()) as SyncInfo;
+}
+
+const octets = { 'Content-Type': 'application/octet-stream' };
+
+export async function createBlob(kind: BlobKind, body: Uint8Array<ArrayBuffer>): Promise<{ id: string; token: string; version: number }> {
+  const response = await write(`/api/sync/${kind}`, { method: 'POST', headers: octets, body });
+  if (!response.ok) throw await errorOf(response);
+  return (await response.json()) as { id: string; token: string; version: number };
+}
+
+const versionOf = (response: Response) => Number(/"v(\d+)"/.exec(response.headers.get('ETag') ?? '')?.[1] ?? 0);
+
+export type ReadResult = { kind: 'unchanged' } | { kind: 'blob'; version: number; body: Uint8Array<ArrayBuffer> };
+
+/** The blob, or 'unchanged' when it is still at `known` (a cheap 304). */
+export async function readBlob(kind: BlobKind, id: string, known?: number): Promise<ReadResult> {
+  const headers: Record<string, string> = known ? { 'If-None-Match': `"v${known}"` } : {};
+  const response = await fetch(`/api/sync/${kind}/${id}`, { headers, cache: 'no-store' });
+  if (response.status === 304) return { kind: 'unchanged' };
+  if (!response.ok) throw await errorOf(response);
+  return { kind: 'blob', version: versionOf(response), body: new Uint8Array(await response.arrayBuffer()) };
+}
+
+export type WriteResult = { kind: 'written'; version: number } | { kind: 'conflict'; version: number };
+
+export async function writeBlob(kind: BlobKind, id: string, token: string, base: number, body: Uint8Array<ArrayBuffer>): Promise<WriteResult> {
+  const response = await write(`/api/sync/${kind}/${id}`, {
+    method: 'PUT',
+    headers: { ...octets, Authorization: `Bearer ${token}`, 'If-Match': `"v${base}"` },
+    body,
+  });
+  if (response.status === 409) return { kind: 'conflict', version: versionOf(response) };
+  if (!response.ok) throw await errorOf(response);
+  return { kind: 'written', version: ((await response.json()) as { version: number }).version };
+}
+
+export async function removeBlob(kind: BlobKind, id: string, token: string): Promise<void> {
+  const response = await write(`/api/sync/${kind}/${id}`, { method: 'DELETE', headers: { Authorization: `Bearer ${token}` } });
+  if (!response.ok && response.status !== 404) throw await errorOf(response);
+}

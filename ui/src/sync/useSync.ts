@@ -1,0 +1,35 @@
+// The sync status for screens, and whether this server syncs at all (asked once per page).
+import { useEffect, useState, useSyncExternalStore } from 'react';
+import { syncInfo, type SyncInfo } from './api';
+import { currentStatus, subscribe, type SyncStatus } from './engine';
+
+export const useSyncStatus = (): SyncStatus => useSyncExternalStore(subscribe, currentStatus, currentStatus);
+
+let info: Promise<SyncInfo | null> | null = null;
+
+/** undefined while asking; null when sync is off (or the server cannot be reached). */
+export function useSyncInfo(): SyncInfo | null | undefined {
+  const [value, setValue] = useState<SyncInfo | null | undefined>(undefined);
+  useEffect(() => {
+    let live = true;
+    info ??= syncInfo().catch(() => {
+      info = null;
+      return null;
+    });
+    void info.then((answer) => {
+      if (live) setValue(answer);
+    });
+    return () => {
+      live = false;
+    };
+  }, []);
+  return value;
+}
+
+/** "12:04" today, else the date and time. */
+export function syncedWhen(iso: string | null): string {
+  if (!iso) return 'never';
+  const date = new Date(iso);
+  const today = new Date().toDateString() === date.toDateString();
+  return today ? date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' }) : date.toLocaleString();
+}
