@@ -36,6 +36,7 @@ fuzz_target!(|data: &[u8]| {
         calendar_name: Some("Fuzz".to_owned()),
         refresh_interval: None,
         sequence_offset: 1,
+        ..RemapOptions::default()
     };
     let out = remap(FEED, &compiled, &options, &Limits::default()).expect("the feed parses");
     for line in out.bytes.split_inclusive(|&b| b == b'\n') {

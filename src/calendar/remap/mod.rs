@@ -14,7 +14,7 @@ use crate::calendar::ics::{
     self, line_name, Flow, Limits, ParseError, Visitor, Warning, Warnings, GO_ON,
 };
 pub use crate::calendar::mapping::{CompiledMapping, MappedField, Mapping};
-use dates::{date_params, date_value, raw_params, truncate_for_message};
+use dates::{added_date_params, date_params, date_value, raw_params, truncate_for_message};
 use event::{head_text, role_of, EvLine, Role, StreamEvent};
 use writer::Writer;
 pub use writer::{format_duration, write_folded};
@@ -265,16 +265,10 @@ impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
                     }
                     continue;
                 };
-                let params = first.as_deref().map_or_else(
-                    || {
-                        if is_date {
-                            ";VALUE=DATE".to_owned()
-                        } else {
-                            String::new()
-                        }
-                    },
-                    |t| date_params(t, is_date, utc),
-                );
+                let params = match first.as_deref() {
+                    Some(t) => date_params(t, is_date, utc),
+                    None => added_date_params(field, &view, is_date, utc),
+                };
                 replace[field as usize] = Some(Some(format!("{}{params}:{value}", field.name())));
             } else {
                 if first.is_none() && rendered.is_empty() {
@@ -292,7 +286,10 @@ impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
         if changed {
             self.changed_events += 1;
         }
-        let drop_alt = !self.mapping.is_identity(MappedField::Description);
+        // The HTML twin of DESCRIPTION goes only when DESCRIPTION really changed.
+        let drop_alt = replace[MappedField::Description as usize].is_some();
+        // A written DTEND replaces DURATION: an event may not have both.
+        let drop_duration = replace[MappedField::Dtend as usize].is_some();
         let mut sequence = None;
         if changed && self.options.sequence_offset > 0 {
             let original = view.property("SEQUENCE");
@@ -347,6 +344,7 @@ impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
                         }
                     },
                     Role::AltDesc if drop_alt => {}
+                    Role::Duration if drop_duration => {}
                     Role::Sequence if sequence.is_some() => {
                         if !sequence_done {
                             sequence_done = true;
