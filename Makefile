@@ -9,7 +9,7 @@ UI_SOURCES := $(shell find ui/src ui/public -type f 2>/dev/null) ui/index.html u
 BIN := target/release/hearth
 
 .DEFAULT_GOAL := help
-.PHONY: help run build ui test prereqs test-rust lint-rust equiv test-ui lint-ui e2e bench clean pi pi32 pi-check check-unit test-install
+.PHONY: help run build ui test prereqs test-rust lint-rust equiv test-ui lint-ui e2e bench fuzz clean pi pi32 pi-check check-unit test-install
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  make %-13s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -60,6 +60,9 @@ e2e: build ## End-to-end tests: the release binary driven through Debian's Chrom
 
 bench: build ## Benchmarks: binary size, memory, load tests against nginx, attacks, engine throughput
 	bash bench/run.sh
+
+fuzz: ## Fuzz the parser, then the templates, FUZZ_TIME seconds each (default 1800), seeded with the ICS corpus
+	bash scripts/fuzz.sh
 
 # --- Deployment (deploy/): Raspberry Pi builds, the systemd unit, the installer ---------------
 # Cross builds use their own target directory so they never wait on (or block) the host build.

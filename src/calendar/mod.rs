@@ -22,6 +22,7 @@ pub mod ics;
 pub mod mapping;
 pub mod remap;
 pub mod template;
+pub mod tz;
 
 pub use ics::{
     check, escape_text, parse, unescape_text, Checked, Component, Document, EventView, Fields,

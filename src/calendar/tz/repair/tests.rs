@@ -1,0 +1,222 @@
+use super::*;
+use crate::calendar::{parse, Component, Document};
+
+fn repair(input: &str) -> (String, TzRepairOutput) {
+    let out = repair_timezones(input.as_bytes(), &Limits::default()).expect("repairs");
+    let text = String::from_utf8(out.bytes.clone()).expect("utf-8");
+    for line in text.split_inclusive('\n') {
+        assert!(line.ends_with("\r\n") && line.len() <= 77, "{line:?}");
+    }
+    (text, out)
+}
+
+fn doc(text: &str) -> Document {
+    let (doc, warnings) = parse(text.as_bytes(), &Limits::default()).expect("parses");
+    assert!(warnings.is_empty(), "{warnings:?}");
+    doc
+}
+
+fn tzids(cal: &Component) -> Vec<String> {
+    cal.children()
+        .filter(|c| c.name == "VTIMEZONE")
+        .filter_map(|c| c.properties().find(|p| p.name == "TZID"))
+        .map(|p| p.value.clone())
+        .collect()
+}
+
+fn event_param(doc: &Document, prop: &str) -> Option<String> {
+    doc.event(0)
+        .expect("event")
+        .component()
+        .properties()
+        .find(|p| p.name == prop)
+        .and_then(|p| p.param("TZID"))
+}
+
+const OUTLOOK: &str = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:Microsoft Exchange Server 2010\r\n\
+BEGIN:VTIMEZONE\r\nTZID:W. Europe Standard Time\r\nBEGIN:STANDARD\r\nDTSTART:16010101T030000\r\n\
+TZOFFSETFROM:+0200\r\nTZOFFSETTO:+0100\r\nRRULE:FREQ=YEARLY;INTERVAL=1;BYDAY=-1SU;BYMONTH=10\r\n\
+END:STANDARD\r\nBEGIN:DAYLIGHT\r\nDTSTART:16010101T020000\r\nTZOFFSETFROM:+0100\r\n\
+TZOFFSETTO:+0200\r\nRRULE:FREQ=YEARLY;INTERVAL=1;BYDAY=-1SU;BYMONTH=3\r\nEND:DAYLIGHT\r\n\
+END:VTIMEZONE\r\nBEGIN:VEVENT\r\nUID:1\r\nSUMMARY:Stand-up\r\n\
+DTSTART;TZID=W. Europe Standard Time:20240105T093000\r\n\
+DTEND;TZID=\"W. Europe Standard Time\":20240105T094500\r\n\
+EXDATE;TZID=W. Europe Standard Time:20240112T093000,20240119T093000\r\n\
+RRULE:FREQ=WEEKLY\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n";
+
+#[test]
+fn windows_tzids_become_iana_in_events_and_in_their_vtimezone() {
+    let (text, out) = repair(OUTLOOK);
+    assert!(!text.contains("W. Europe"), "{text}");
+    assert!(
+        text.contains("DTSTART;TZID=Europe/Berlin:20240105T093000\r\n"),
+        "{text}"
+    );
+    assert!(text.contains("DTEND;TZID=Europe/Berlin:20240105T094500\r\n"));
+    assert!(text.contains("EXDATE;TZID=Europe/Berlin:20240112T093000,20240119T093000\r\n"));
+    assert!(text.contains("BEGIN:VTIMEZONE\r\nTZID:Europe/Berlin\r\n"));
+    // The feed's own VTIMEZONE is kept (renamed): none is added.
+    assert_eq!(out.added, Vec::<String>::new());
+    assert_eq!(out.renamed, 4);
+    let d = doc(&text);
+    assert_eq!(tzids(&d.components[0]), ["Europe/Berlin"]);
+}
+
+#[test]
+fn a_zone_without_vtimezone_gets_one_after_the_calendar_properties() {
+    let input = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nX-WR-CALNAME:Work\r\nBEGIN:VEVENT\r\nUID:1\r\n\
+DTSTART;TZID=America/New_York:20230310T090000\r\nEND:VEVENT\r\nBEGIN:VEVENT\r\nUID:2\r\n\
+DTSTART;TZID=GMT Standard Time 1:20240301T090000\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n";
+    let (text, out) = repair(input);
+    assert_eq!(out.added, ["America/New_York", "Europe/London"]);
+    assert!(
+        text.starts_with(
+            "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nX-WR-CALNAME:Work\r\nBEGIN:VTIMEZONE\r\n\
+TZID:America/New_York\r\n"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("DTSTART;TZID=Europe/London:20240301T090000\r\n"));
+    let d = doc(&text);
+    assert_eq!(
+        tzids(&d.components[0]),
+        ["America/New_York", "Europe/London"]
+    );
+    // Synthesised from the earliest year that uses the zone: New York's rule since 2007 covers
+    // 2023, so two RRULE observances.
+    let ny = d.components[0].children().next().expect("VTIMEZONE");
+    assert_eq!(ny.children().count(), 2);
+}
+
+#[test]
+fn floating_times_get_the_calendars_declared_zone() {
+    let input = "BEGIN:VCALENDAR\r\nX-WR-TIMEZONE:Europe/Berlin\r\nBEGIN:VEVENT\r\nUID:1\r\n\
+DTSTART:20240105T100000\r\nDTEND;VALUE=DATE-TIME:20240105T110000\r\n\
+EXDATE:20240112T100000,20240119T100000\r\nRDATE;VALUE=PERIOD:20240201T100000/PT1H\r\n\
+RRULE:FREQ=WEEKLY\r\nBEGIN:VALARM\r\nTRIGGER;VALUE=DATE-TIME:20240105T090000Z\r\nEND:VALARM\r\n\
+END:VEVENT\r\nBEGIN:VEVENT\r\nUID:2\r\nDTSTART;VALUE=DATE:20240106\r\nDTEND:20240107T000000Z\r\n\
+END:VEVENT\r\nEND:VCALENDAR\r\n";
+    let (text, out) = repair(input);
+    assert_eq!(out.floating_fixed, 3, "{text}");
+    assert!(text.contains("DTSTART;TZID=Europe/Berlin:20240105T100000\r\n"));
+    assert!(text.contains("DTEND;VALUE=DATE-TIME;TZID=Europe/Berlin:20240105T110000\r\n"));
+    assert!(text.contains("EXDATE;TZID=Europe/Berlin:20240112T100000,20240119T100000\r\n"));
+    // Periods, DATEs and UTC times are not floating DATE-TIMEs.
+    assert!(text.contains("RDATE;VALUE=PERIOD:20240201T100000/PT1H\r\n"));
+    assert!(text.contains("DTSTART;VALUE=DATE:20240106\r\nDTEND:20240107T000000Z\r\n"));
+    assert!(text.contains("TRIGGER;VALUE=DATE-TIME:20240105T090000Z\r\n"));
+    assert_eq!(out.added, ["Europe/Berlin"]);
+    assert_eq!(tzids(&doc(&text).components[0]), ["Europe/Berlin"]);
+}
+
+#[test]
+fn floating_times_stay_without_a_known_declared_zone() {
+    let plain = "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nDTSTART:20240105T100000\r\nEND:VEVENT\r\n\
+END:VCALENDAR\r\n";
+    let (text, out) = repair(plain);
+    assert_eq!(text, plain);
+    assert!(out.warnings.is_empty());
+    let (text, out) = repair(&plain.replace(
+        "BEGIN:VCALENDAR\r\n",
+        "BEGIN:VCALENDAR\r\nX-WR-TIMEZONE:Nowhere\r\n",
+    ));
+    assert!(text.contains("DTSTART:20240105T100000\r\n"));
+    assert!(
+        out.warnings[0].message.contains("Nowhere"),
+        "{:?}",
+        out.warnings
+    );
+    // A Windows name in X-WR-TIMEZONE is understood.
+    let (text, _) = repair(&plain.replace(
+        "BEGIN:VCALENDAR\r\n",
+        "BEGIN:VCALENDAR\r\nX-WR-TIMEZONE:Tokyo Standard Time\r\n",
+    ));
+    assert!(
+        text.contains("DTSTART;TZID=Asia/Tokyo:20240105T100000\r\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_vtimezone_renamed_onto_a_defined_zone_goes() {
+    let input = OUTLOOK.replace(
+        "BEGIN:VEVENT\r\n",
+        "BEGIN:VTIMEZONE\r\nTZID:Europe/Berlin\r\nBEGIN:STANDARD\r\nDTSTART:19700101T000000\r\n\
+TZOFFSETFROM:+0100\r\nTZOFFSETTO:+0100\r\nEND:STANDARD\r\nEND:VTIMEZONE\r\nBEGIN:VEVENT\r\n",
+    );
+    let (text, _) = repair(&input);
+    let d = doc(&text);
+    // The Windows one came first and keeps the name; the later duplicate goes.
+    assert_eq!(tzids(&d.components[0]), ["Europe/Berlin"]);
+    assert!(text.contains("INTERVAL=1;BYDAY=-1SU;BYMONTH=10"), "{text}");
+    assert!(!text.contains("DTSTART:19700101T000000"), "{text}");
+}
+
+#[test]
+fn prefixed_iana_names_lose_their_prefix() {
+    let input = "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\n\
+DTSTART;TZID=/mozilla.org/20050126_1/America/Argentina/Buenos_Aires:20240105T100000\r\n\
+DTEND;TZID=/freeassociation.sourceforge.net/Tzfile/Europe/Paris:20240105T110000\r\n\
+END:VEVENT\r\nEND:VCALENDAR\r\n";
+    let (text, out) = repair(input);
+    let d = doc(&text);
+    assert_eq!(
+        event_param(&d, "DTSTART").as_deref(),
+        Some("America/Argentina/Buenos_Aires")
+    );
+    assert_eq!(event_param(&d, "DTEND").as_deref(), Some("Europe/Paris"));
+    assert_eq!(out.added.len(), 2);
+}
+
+#[test]
+fn unknown_zones_without_vtimezone_are_left_with_a_warning() {
+    let input =
+        "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nDTSTART;TZID=Customized Time Zone:20240105T100000\r\n\
+END:VEVENT\r\nEND:VCALENDAR\r\n";
+    let (text, out) = repair(input);
+    assert_eq!(text, input);
+    assert_eq!(out.warnings.len(), 1);
+    assert!(out.warnings[0].message.contains("Customized Time Zone"));
+    // With its own VTIMEZONE it is fine as it is.
+    let defined = input.replace(
+        "BEGIN:VEVENT",
+        "BEGIN:VTIMEZONE\r\nTZID:Customized Time Zone\r\nBEGIN:STANDARD\r\nDTSTART:16010101T000000\r\n\
+TZOFFSETFROM:+0100\r\nTZOFFSETTO:+0100\r\nEND:STANDARD\r\nEND:VTIMEZONE\r\nBEGIN:VEVENT",
+    );
+    let (text, out) = repair(&defined);
+    assert_eq!(text, defined);
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+}
+
+#[test]
+fn a_feed_with_nothing_to_repair_is_copied_byte_for_byte() {
+    let input = "BEGIN:VCALENDAR\r\nBEGIN:VTIMEZONE\r\nTZID:Europe/Paris\r\nEND:VTIMEZONE\r\n\
+BEGIN:VEVENT\r\nDTSTART;TZID=Europe/Paris:20240105T100000\r\nDTEND:20240105T110000Z\r\n\
+SUMMARY:a TZID in text is only text\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n";
+    let (text, out) = repair(input);
+    assert_eq!(text, input);
+    assert_eq!(
+        (out.renamed, out.added.len(), out.floating_fixed),
+        (0, 0, 0)
+    );
+}
+
+#[test]
+fn vtimezones_go_into_the_calendar_that_needs_them() {
+    // X-WR-TIMEZONE is per calendar: the second one's floating VTODO stays floating.
+    let input = "BEGIN:VCALENDAR\r\nX-WR-TIMEZONE:Asia/Kolkata\r\nEND:VCALENDAR\r\n\
+BEGIN:VCALENDAR\r\nBEGIN:VTODO\r\nDUE:20240105T100000\r\nEND:VTODO\r\nEND:VCALENDAR\r\n";
+    let (text, out) = repair(input);
+    // The first calendar has no floating time: nothing is added to it.
+    assert!(text.starts_with("BEGIN:VCALENDAR\r\nX-WR-TIMEZONE:Asia/Kolkata\r\nEND:VCALENDAR\r\n"));
+    assert!(
+        text.contains("DUE:20240105T100000\r\n"),
+        "no X-WR-TIMEZONE in the second"
+    );
+    assert!(out.added.is_empty());
+    let input = "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nDTSTART;TZID=Asia/Kolkata:20240105T100000\r\n\
+END:VEVENT";
+    let (text, _) = repair(input);
+    assert!(text.starts_with("BEGIN:VCALENDAR\r\nBEGIN:VTIMEZONE\r\nTZID:Asia/Kolkata\r\n"));
+    assert!(text.ends_with("END:VEVENT\r\nEND:VCALENDAR\r\n"), "{text}");
+}
