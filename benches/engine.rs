@@ -4,22 +4,26 @@
 mod feedgen;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use hearth::calendar::{parse, remap, CompiledMapping, Limits, MappedField, Mapping, RemapOptions};
+use hearth::calendar::{
+    parse, remap, CompiledConfig, CompiledMapping, Limits, MappedField, Mapping, RemapOptions,
+};
 
-fn realistic() -> CompiledMapping {
+fn realistic() -> CompiledConfig {
     let mut m = Mapping::default();
     m.set(MappedField::Summary, "${SUMMARY} @ ${LOCATION}");
     m.set(
         MappedField::Description,
         r"${DESCRIPTION|re:s/https?:\/\/\S+/<link>/g}",
     );
-    CompiledMapping::compile(&m).expect("the benchmark mapping compiles")
+    CompiledMapping::compile(&m)
+        .expect("the benchmark mapping compiles")
+        .into()
 }
 
 fn engine(c: &mut Criterion) {
     let limits = Limits::default();
     let options = RemapOptions::default();
-    let default = CompiledMapping::default();
+    let default = CompiledConfig::default();
     let real = realistic();
     for events in [1_000usize, 10_000] {
         let input = feedgen::feed(events);

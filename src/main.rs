@@ -48,7 +48,7 @@ fn main() -> ExitCode {
 
 /// `hearth remap`: the calendar engine on a file or stdin, the result streamed to stdout.
 fn remap(args: &hearth::config::RemapArgs) -> Result<(), String> {
-    use hearth::calendar::{CompiledMapping, Limits, Mapping, RemapOptions};
+    use hearth::calendar::{CompiledConfig, CompiledMapping, Limits, Mapping, RemapOptions};
     use std::io::{Read, Write};
 
     // The server caps feeds at 32 MiB; here the owner remaps their own files, so allow 1 GiB.
@@ -65,7 +65,9 @@ fn remap(args: &hearth::config::RemapArgs) -> Result<(), String> {
             serde_json::from_str(&text).map_err(|e| format!("--mapping {shown}: {e}"))?
         }
     };
-    let mapping = CompiledMapping::compile(&mapping).map_err(|e| format!("mapping: {e}"))?;
+    let config = CompiledConfig::from(
+        CompiledMapping::compile(&mapping).map_err(|e| format!("mapping: {e}"))?,
+    );
     let stdin = || -> (String, Box<dyn Read>, u64) {
         ("stdin".to_owned(), Box::new(std::io::stdin().lock()), 0)
     };
@@ -95,7 +97,7 @@ fn remap(args: &hearth::config::RemapArgs) -> Result<(), String> {
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
-    let stats = hearth::calendar::remap_into(&input, &mapping, &options, &limits, &mut out)
+    let stats = hearth::calendar::remap_into(&input, &config, &options, &limits, &mut out)
         .map_err(|e| format!("{shown}: {e}"))?;
     out.flush()
         .map_err(|e| format!("writing the feed failed: {e}"))?;

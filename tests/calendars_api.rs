@@ -9,7 +9,7 @@ mod upstream;
 use std::time::Duration;
 
 use common::TestServer;
-use hearth::calendar::{self, CompiledMapping, Limits, Mapping, RemapOptions};
+use hearth::calendar::{self, CompiledConfig, CompiledMapping, Limits, Mapping, RemapOptions};
 use hearth::clock::Clock;
 use reqwest::header::{
     AUTHORIZATION, CACHE_CONTROL, CONTENT_DISPOSITION, CONTENT_TYPE, ETAG, IF_MODIFIED_SINCE,
@@ -556,12 +556,13 @@ async fn the_hosted_feed_is_the_engines_remap_with_name_refresh_and_revision() {
     };
     let expected = calendar::remap(
         upstream::SAMPLE.as_bytes(),
-        &CompiledMapping::compile(&mapping).expect("compiles"),
+        &CompiledConfig::from(CompiledMapping::compile(&mapping).expect("compiles")),
         &RemapOptions {
             calendar_name: Some("Work".into()),
             refresh_interval: Some(Duration::from_secs(900)),
             sequence_offset: 1,
             max_output_bytes: None,
+            now: None,
         },
         &Limits::default(),
     )

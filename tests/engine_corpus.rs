@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 
 use hearth::calendar::{
-    parse, remap, CompiledMapping, Component, Document, Item, Limits, MappedField, Mapping,
-    RemapOptions,
+    parse, remap, CompiledConfig, CompiledMapping, Component, Document, Item, Limits, MappedField,
+    Mapping, RemapOptions,
 };
 
 fn corpus_dir() -> PathBuf {
@@ -70,7 +70,7 @@ fn assert_well_formed_lines(name: &str, out: &[u8]) {
 #[test]
 fn default_mapping_round_trips_every_corpus_file() {
     let limits = Limits::default();
-    let mapping = CompiledMapping::default();
+    let mapping = CompiledConfig::default();
     for (name, bytes) in corpus() {
         let (before, _) = parse(&bytes, &limits).unwrap_or_else(|e| panic!("{name}: {e}"));
         let out = remap(&bytes, &mapping, &RemapOptions::default(), &limits)
@@ -94,7 +94,7 @@ fn default_mapping_round_trips_every_corpus_file() {
 #[test]
 fn default_mapping_copies_clean_crlf_files_byte_for_byte() {
     let limits = Limits::default();
-    let mapping = CompiledMapping::default();
+    let mapping = CompiledConfig::default();
     let mut copied = 0;
     for (name, bytes) in corpus() {
         let clean = bytes.ends_with(b"\r\n")
@@ -193,7 +193,8 @@ fn compare(name: &str, before: &Component, after: &Component) {
 #[test]
 fn a_real_mapping_changes_only_the_mapped_properties() {
     let limits = Limits::default();
-    let mapping = CompiledMapping::compile(&real_mapping()).expect("compiles");
+    let mapping =
+        CompiledConfig::from(CompiledMapping::compile(&real_mapping()).expect("compiles"));
     for (name, bytes) in corpus() {
         let (before, _) = parse(&bytes, &limits).expect("parses");
         let out = remap(&bytes, &mapping, &RemapOptions::default(), &limits).expect("remaps");
@@ -210,7 +211,7 @@ fn a_real_mapping_changes_only_the_mapped_properties() {
                 MappedField::Description,
                 MappedField::Location,
             ] {
-                let rendered = mapping.render(field, &ev_before);
+                let rendered = mapping.mapping().render(field, &ev_before);
                 let upstream = ev_before.get(field.name()).unwrap_or_default();
                 let got = ev_after.get(field.name()).unwrap_or_default();
                 if rendered == upstream.trim() {

@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 
 use hearth::calendar::{
-    escape_text, parse, remap, unescape_text, write_folded, CompiledMapping, Limits, MappedField,
-    Mapping, RemapOptions, Template,
+    escape_text, parse, remap, unescape_text, write_folded, CompiledConfig, CompiledMapping,
+    Limits, MappedField, Mapping, RemapOptions, Template,
 };
 use proptest::prelude::*;
 
@@ -117,7 +117,7 @@ proptest! {
         mapping.set(MappedField::Summary, summary);
         mapping.set(MappedField::Dtstart, "${DTSTART|re:s/T.*//}");
         let (compiled, _) = CompiledMapping::compile_lenient(&mapping);
-        if let Ok(out) = remap(&input, &compiled, &RemapOptions { sequence_offset: 1, ..RemapOptions::default() }, &Limits::default()) {
+        if let Ok(out) = remap(&input, &CompiledConfig::from(compiled), &RemapOptions { sequence_offset: 1, ..RemapOptions::default() }, &Limits::default()) {
             for line in out.bytes.split_inclusive(|&b| b == b'\n') {
                 prop_assert!(line.ends_with(b"\r\n"));
                 prop_assert!(line.len() <= 77);
@@ -130,7 +130,7 @@ proptest! {
     #[test]
     fn default_mapping_output_parses_to_the_same_tree(input in ics_like()) {
         let Ok((before, _)) = parse(&input, &Limits::default()) else { return Ok(()) };
-        let out = remap(&input, &CompiledMapping::default(), &RemapOptions::default(), &Limits::default()).expect("parsed input remaps");
+        let out = remap(&input, &CompiledConfig::default(), &RemapOptions::default(), &Limits::default()).expect("parsed input remaps");
         let (after, _) = parse(&out.bytes, &Limits::default()).expect("output parses");
         prop_assert_eq!(after.without_line_numbers(), before.without_line_numbers());
     }

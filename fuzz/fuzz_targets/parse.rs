@@ -2,7 +2,7 @@
 //! feed that parses must remap to CRLF lines of at most 75 octets that parse back to the same tree.
 #![no_main]
 
-use hearth::calendar::{parse, remap, CompiledMapping, Limits, RemapOptions};
+use hearth::calendar::{parse, remap, CompiledConfig, Limits, RemapOptions};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -19,7 +19,7 @@ fuzz_target!(|data: &[u8]| {
     }
     let out = remap(
         data,
-        &CompiledMapping::default(),
+        &CompiledConfig::default(),
         &RemapOptions::default(),
         &limits,
     )

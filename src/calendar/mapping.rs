@@ -158,10 +158,18 @@ impl CompiledMapping {
     /// Compiles every template and collects all problems (each naming its field); the result
     /// still renders, a broken token leaving its value unchanged.
     pub fn compile_lenient(mapping: &Mapping) -> (CompiledMapping, Vec<TemplateError>) {
+        CompiledMapping::compile_within(mapping, &mut RegexBudget::default())
+    }
+
+    /// As [`CompiledMapping::compile_lenient`], spending from `budget`, which a calendar's
+    /// filters share with its mapping.
+    pub fn compile_within(
+        mapping: &Mapping,
+        budget: &mut RegexBudget,
+    ) -> (CompiledMapping, Vec<TemplateError>) {
         let mut errors = Vec::new();
-        let mut budget = RegexBudget::default();
         let fields = MappedField::ALL.map(|field| {
-            let (template, errs) = Template::compile_within(mapping.get(field), &mut budget);
+            let (template, errs) = Template::compile_within(mapping.get(field), budget);
             errors.extend(errs.into_iter().map(|mut e| {
                 e.field = field.name().to_owned();
                 e

@@ -15,22 +15,32 @@
 //!   [`CompiledMapping::render`] / [`CompiledMapping::render_all`] for any [`Fields`].
 //!   A single template: [`Template::compile`] / [`Template::compile_lenient`] and
 //!   [`Template::render`].
-//! - [`remap`]`(bytes, &CompiledMapping, &RemapOptions, &Limits) -> Result<RemapOutput, ParseError>`,
-//!   or [`remap_into`] to stream into any `io::Write`.
+//! - [`CalendarConfig`] (serde: the mapping plus filters, window, timezones, alarms, privacy)
+//!   compiled once into a [`CompiledConfig`] with [`CompiledConfig::compile`] (a [`ConfigError`]
+//!   naming the JSON path); `CompiledConfig::from(CompiledMapping)` for a mapping alone.
+//! - [`remap`]`(bytes, &CompiledConfig, &RemapOptions, &Limits) -> Result<RemapOutput, RemapError>`,
+//!   or [`remap_into`] to stream into any `io::Write`; [`decide`] gives the keep/drop
+//!   [`Decision`] of every event by the same first pass the remap follows.
 
+pub mod config;
 pub mod ics;
 pub mod mapping;
 pub mod remap;
 pub mod template;
 pub mod tz;
 
+pub use config::{
+    AlarmMode, CalendarConfig, CompiledConfig, ConfigError, FilterAction, FilterRule, Matcher,
+    Privacy, TimezoneMode, Window,
+};
 pub use ics::{
     check, escape_text, parse, unescape_text, Checked, Component, Document, EventView, Fields,
     Item, Limits, Param, ParseError, Property, Warning,
 };
 pub use remap::{
-    format_duration, output_limit, remap, remap_into, write_folded, CompiledMapping, MappedField,
-    Mapping, RemapError, RemapOptions, RemapOutput, RemapStats, MAX_OUTPUT_BYTES,
+    decide, format_duration, output_limit, remap, remap_into, write_folded, CompiledMapping,
+    Decision, MappedField, Mapping, RemapError, RemapOptions, RemapOutput, RemapStats,
+    BUSY_REMOVED, MAX_OUTPUT_BYTES,
 };
 pub use template::{
     RegexBudget, Template, TemplateError, MAX_MAPPING_REGEX_BYTES, MAX_REGEX_TRANSFORMS,

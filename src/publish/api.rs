@@ -19,7 +19,9 @@ use super::feeds::{FeedError, FeedOutcome};
 use super::fetch::normalize_url;
 use super::hosted;
 use super::Publisher;
-use crate::calendar::{self, CompiledMapping, RemapError, RemapOptions, Template, TemplateError};
+use crate::calendar::{
+    self, CompiledConfig, CompiledMapping, RemapError, RemapOptions, Template, TemplateError,
+};
 use crate::config::Config;
 use crate::http::client::ClientAddr;
 use crate::http::error::AppError;
@@ -357,7 +359,7 @@ pub async fn publish(
 async fn check_output_size(
     state: &CalendarState,
     feed: &FeedOutcome,
-    mapping: &Arc<CompiledMapping>,
+    mapping: &Arc<CompiledConfig>,
 ) -> Result<(), AppError> {
     let body = feed.copy.body.clone();
     let mapping = mapping.clone();

@@ -11,7 +11,7 @@ use sha2::{Digest, Sha256};
 
 use super::feeds::{from_millis, to_millis};
 use super::fetch::normalize_url;
-use crate::calendar::{CompiledMapping, MappedField, Mapping, TemplateError};
+use crate::calendar::{CompiledConfig, CompiledMapping, MappedField, Mapping, TemplateError};
 use crate::config::Config;
 use crate::secret::same;
 use crate::store::{Db, StoreError};
@@ -29,7 +29,7 @@ pub struct PublishInput {
     pub url: reqwest::Url,
     pub mapping: Mapping,
     /// The mapping compiled while it was checked, for serving it.
-    pub compiled: Arc<CompiledMapping>,
+    pub compiled: Arc<CompiledConfig>,
 }
 
 /// A stored published calendar.
@@ -252,10 +252,10 @@ pub fn validate_id(id: &str) -> Result<(), Invalid> {
 /// its compiled form.
 pub fn validate_mapping(
     raw: &Map<String, Value>,
-) -> Result<(Mapping, Arc<CompiledMapping>), Invalid> {
+) -> Result<(Mapping, Arc<CompiledConfig>), Invalid> {
     let mapping = read_mapping(raw)?;
     let compiled = CompiledMapping::compile(&mapping).map_err(|e| Invalid::template(&e))?;
-    Ok((mapping, Arc::new(compiled)))
+    Ok((mapping, Arc::new(CompiledConfig::from(compiled))))
 }
 
 /// The mapping's shape: only the five keys, each a string template of at most 4 KiB. Whether

@@ -176,6 +176,7 @@ impl Renders {
             refresh_interval: Some(ttl),
             sequence_offset: u32::try_from(calendar.record.revision).unwrap_or(u32::MAX),
             max_output_bytes: Some(calendar::output_limit(body.len())),
+            now: None,
         };
         let output = self
             .workers

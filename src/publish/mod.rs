@@ -13,7 +13,7 @@ pub mod workers;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::calendar::{CompiledMapping, MappedField, TemplateError};
+use crate::calendar::{CompiledConfig, CompiledMapping, MappedField, TemplateError};
 use crate::clock::Clock;
 use crate::config::Config;
 use crate::store::{Db, StoreError};
@@ -28,7 +28,7 @@ use workers::{WorkError, Workers};
 #[derive(Debug)]
 pub struct HostedCalendar {
     pub record: Published,
-    pub mapping: Arc<CompiledMapping>,
+    pub mapping: Arc<CompiledConfig>,
     /// The feed address, parsed once.
     pub url: reqwest::Url,
     /// The `Content-Disposition` of its hosted feed, made once.
@@ -36,7 +36,7 @@ pub struct HostedCalendar {
 }
 
 impl HostedCalendar {
-    pub fn new(record: Published, mapping: Arc<CompiledMapping>) -> Result<Self, FetchError> {
+    pub fn new(record: Published, mapping: Arc<CompiledConfig>) -> Result<Self, FetchError> {
         let url = fetch::normalize_url(&record.url)?;
         let disposition = hosted::content_disposition(&record.name);
         Ok(HostedCalendar {
@@ -136,7 +136,7 @@ impl Publisher {
         let mapping = record.mapping.clone();
         let compiled = self
             .workers
-            .run(move || CompiledMapping::compile(&mapping))
+            .run(move || CompiledMapping::compile(&mapping).map(CompiledConfig::from))
             .await?
             .map_err(|error| LoadError::Mapping {
                 id: id.to_owned(),
@@ -202,7 +202,7 @@ impl Publisher {
 
     /// Keeps a newly published revision with its compiled mapping (its address was checked
     /// when it was published).
-    pub fn remember(&self, record: Published, mapping: Arc<CompiledMapping>) {
+    pub fn remember(&self, record: Published, mapping: Arc<CompiledConfig>) {
         self.renders.forget(&record.id);
         match HostedCalendar::new(record, mapping) {
             Ok(calendar) => self.cache.put_calendar(Arc::new(calendar)),

@@ -3,11 +3,14 @@
 
 mod dates;
 mod event;
+mod options;
+mod survey;
 mod writer;
 
 use std::io::{self, Write};
 use std::time::Duration;
 
+use crate::calendar::config::CompiledConfig;
 use crate::calendar::ics::lexer::LogicalLine;
 use crate::calendar::ics::line::escape_text;
 use crate::calendar::ics::{
@@ -16,6 +19,10 @@ use crate::calendar::ics::{
 pub use crate::calendar::mapping::{CompiledMapping, MappedField, Mapping};
 use dates::{added_date_params, date_params, date_value, raw_params, truncate_for_message};
 use event::{head_text, role_of, EvLine, Role, StreamEvent};
+pub use options::BUSY_REMOVED;
+use options::{event_edit, EventEdit, LineEdit, PlanCursor};
+pub use survey::{decide, Decision};
+use survey::{survey, Plan};
 use writer::Writer;
 pub use writer::{format_duration, write_folded};
 
@@ -32,6 +39,9 @@ pub struct RemapOptions {
     /// Largest output allowed; past it the remap stops with [`RemapError::TooLarge`] (the
     /// server sets [`output_limit`] of the input; the command line leaves it unset).
     pub max_output_bytes: Option<usize>,
+    /// The time of the render (unix seconds), which a config's window counts from; `None`
+    /// applies no window.
+    pub now: Option<i64>,
 }
 
 /// Absolute cap on a hosted feed's remapped size.
@@ -52,8 +62,10 @@ pub struct RemapOutput {
     pub bytes: Vec<u8>,
     pub warnings: Vec<Warning>,
     pub event_count: usize,
-    /// Events in which at least one mapped property changed.
+    /// Events in which at least one mapped property (or an option) changed.
     pub changed_events: usize,
+    /// Events written (all of them unless filters or a window dropped some).
+    pub kept_events: usize,
 }
 
 /// Counts from `remap_into`.
@@ -62,6 +74,7 @@ pub struct RemapStats {
     pub warnings: Vec<Warning>,
     pub event_count: usize,
     pub changed_events: usize,
+    pub kept_events: usize,
 }
 
 /// Why `remap_into` stopped.
@@ -84,7 +97,7 @@ pub enum RemapError {
 /// Remaps a whole feed in memory.
 pub fn remap(
     input: &[u8],
-    mapping: &CompiledMapping,
+    config: &CompiledConfig,
     options: &RemapOptions,
     limits: &Limits,
 ) -> Result<RemapOutput, RemapError> {
@@ -93,24 +106,35 @@ pub fn remap(
         .max_output_bytes
         .map_or(reserve, |max| reserve.min(max));
     let mut bytes = Vec::with_capacity(reserve);
-    let stats = remap_into(input, mapping, options, limits, &mut bytes)?;
+    let stats = remap_into(input, config, options, limits, &mut bytes)?;
     Ok(RemapOutput {
         bytes,
         warnings: stats.warnings,
         event_count: stats.event_count,
         changed_events: stats.changed_events,
+        kept_events: stats.kept_events,
     })
 }
 
 /// Remaps a feed, streaming the output into `out` (the CLI writes straight to stdout so that
 /// memory stays near the input size). On a parse error the output written so far is incomplete.
+/// A config with options first surveys the feed (what filters and the window keep), then writes.
 pub fn remap_into<W: Write>(
     input: &[u8],
-    mapping: &CompiledMapping,
+    config: &CompiledConfig,
     options: &RemapOptions,
     limits: &Limits,
     out: W,
 ) -> Result<RemapStats, RemapError> {
+    let mapping = config.mapping();
+    let plan = if config.has_options() {
+        Some(survey(input, config, options.now, limits)?)
+    } else {
+        None
+    };
+    // Hook for `TimezoneMode::Repair`: `plan.tz` holds the TZIDs kept events use, the
+    // VTIMEZONEs the feed defines, floating DATE-TIMEs and X-WR-TIMEZONE; the repair of
+    // TZIDs and the VTIMEZONEs to add are decided from it here and applied in the writing pass.
     let mut managed = Vec::new();
     if let Some(name) = &options.calendar_name {
         let v = escape_text(name);
@@ -138,8 +162,11 @@ pub fn remap_into<W: Write>(
     };
     let mut visitor = RemapVisitor {
         mapping,
+        config,
+        plan: plan.as_ref(),
+        cursor: PlanCursor::default(),
         options,
-        passthrough: mapping.is_default(),
+        passthrough: config.is_default(),
         stack: Vec::new(),
         managed,
         managed_written: Vec::new(),
@@ -181,11 +208,16 @@ pub fn remap_into<W: Write>(
         warnings: list,
         event_count: stats.events,
         changed_events,
+        kept_events: plan.as_ref().map_or(stats.events, |p| p.kept_events),
     })
 }
 
 struct RemapVisitor<'m, 'a, 'w, W: Write> {
     mapping: &'m CompiledMapping,
+    config: &'m CompiledConfig,
+    /// The survey's decisions, when the config has options.
+    plan: Option<&'m Plan>,
+    cursor: PlanCursor,
     options: &'m RemapOptions,
     /// The mapping changes nothing: every line streams straight through.
     passthrough: bool,
@@ -283,6 +315,17 @@ impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
             }
             changed = true;
         }
+        let edit: Option<EventEdit> = self.plan.map(|plan| {
+            event_edit(
+                self.config,
+                plan,
+                self.cursor.current_event,
+                &lines,
+                &view,
+                &mut replace,
+            )
+        });
+        changed |= edit.as_ref().is_some_and(|e| e.changes);
         if changed {
             self.changed_events += 1;
         }
@@ -317,6 +360,9 @@ impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
                 additions.push(seq.clone());
             }
         }
+        if let Some(e) = &edit {
+            additions.extend(e.additions.iter().cloned());
+        }
         let insert_at = lines
             .iter()
             .enumerate()
@@ -328,6 +374,21 @@ impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
             if i == insert_at {
                 for a in additions.drain(..) {
                     self.w.text_line(a.as_bytes());
+                }
+            }
+            if let Some(e) = &edit {
+                if i + 1 == lines.len() {
+                    for a in &e.before_end {
+                        self.w.text_line(a.as_bytes());
+                    }
+                }
+                match &e.lines[i] {
+                    LineEdit::Keep => {}
+                    LineEdit::Drop => continue,
+                    LineEdit::Replace(new) => {
+                        self.w.text_line(new.as_bytes());
+                        continue;
+                    }
                 }
             }
             match l {
@@ -373,6 +434,10 @@ impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
         if name == "VCALENDAR" && self.stack.is_empty() {
             self.managed_written = vec![false; self.managed.len()];
         }
+        if self.plan_skips(name) {
+            self.stack.push(name.to_owned());
+            return;
+        }
         self.stack.push(name.to_owned());
         if self.in_event {
             self.event.push(EvLine::Pass(*line));
@@ -389,6 +454,9 @@ impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
             self.write_unwritten_managed();
         }
         self.stack.pop();
+        if self.plan_skips_end() {
+            return;
+        }
         if self.in_event {
             match line {
                 Some(l) => self.event.push(EvLine::Pass(*l)),
@@ -408,6 +476,9 @@ impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
     }
 
     fn on_property(&mut self, line: &LogicalLine<'a>) {
+        if self.cursor.skip_from.is_some() {
+            return;
+        }
         if self.in_event {
             let direct = self.stack.last().is_some_and(|c| c == "VEVENT")
                 && self.stack.iter().filter(|c| *c == "VEVENT").count() == 1;

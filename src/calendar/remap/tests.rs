@@ -8,7 +8,7 @@ DESCRIPTION:Line one\\nLine two\r\nX-ALT-DESC;FMTTYPE=text/html:<p>x</p>\r\nSEQU
 BEGIN:VALARM\r\nACTION:DISPLAY\r\nDESCRIPTION:alarm\r\nEND:VALARM\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n";
 
 fn run(mapping: &Mapping, options: &RemapOptions, input: &str) -> String {
-    let compiled = CompiledMapping::compile(mapping).expect("compiles");
+    let compiled = CompiledConfig::from(CompiledMapping::compile(mapping).expect("compiles"));
     let out = remap(input.as_bytes(), &compiled, options, &Limits::default()).expect("remaps");
     String::from_utf8(out.bytes).expect("utf-8")
 }
@@ -304,7 +304,9 @@ fn assert_default_round_trip(input: &[u8]) {
 
 #[test]
 fn invalid_date_keeps_the_original_with_a_warning() {
-    let compiled = CompiledMapping::compile(&with(MappedField::Dtstart, "tomorrow")).expect("ok");
+    let compiled = CompiledConfig::from(
+        CompiledMapping::compile(&with(MappedField::Dtstart, "tomorrow")).expect("ok"),
+    );
     let out = remap(
         FEED.as_bytes(),
         &compiled,
@@ -419,7 +421,9 @@ fn write_folded_counts_the_leading_space() {
 fn missing_end_lines_are_added_with_warnings() {
     let input =
         "BEGIN:VCALENDAR\nBEGIN:VEVENT\nSUMMARY:a\nBEGIN:VALARM\nACTION:DISPLAY\nEND:VEVENT\n";
-    let compiled = CompiledMapping::compile(&with(MappedField::Summary, "b")).expect("ok");
+    let compiled = CompiledConfig::from(
+        CompiledMapping::compile(&with(MappedField::Summary, "b")).expect("ok"),
+    );
     let out = remap(
         input.as_bytes(),
         &compiled,
@@ -489,7 +493,7 @@ fn bare_vevent_without_vcalendar_is_an_event() {
 
 #[test]
 fn not_icalendar_input_is_an_error() {
-    let compiled = CompiledMapping::default();
+    let compiled = CompiledConfig::default();
     let err = remap(
         b"<html></html>",
         &compiled,
@@ -509,7 +513,7 @@ fn output_past_the_limit_stops_the_remap_and_names_the_field_that_grew_it() {
         description: "${DESCRIPTION}".repeat(200),
         ..Mapping::default()
     };
-    let compiled = CompiledMapping::compile(&mapping).expect("compiles");
+    let compiled = CompiledConfig::from(CompiledMapping::compile(&mapping).expect("compiles"));
     let limit = 4096;
     let options = RemapOptions {
         max_output_bytes: Some(limit),
@@ -538,7 +542,7 @@ fn output_past_the_limit_stops_the_remap_and_names_the_field_that_grew_it() {
     };
     let same = remap(
         FEED.as_bytes(),
-        &CompiledMapping::default(),
+        &CompiledConfig::default(),
         &tight,
         &Limits::default(),
     )

@@ -63,6 +63,7 @@ impl RegexBudget {
                     .case_insensitive(flags.contains('i'))
                     .multi_line(flags.contains('m'))
                     .dot_matches_new_line(flags.contains('s'))
+                    .ignore_whitespace(flags.contains('x'))
                     .swap_greed(flags.contains('U')),
             )
             .configure(
@@ -80,6 +81,16 @@ impl RegexBudget {
         }
         self.bytes_left -= used;
         Ok(regex)
+    }
+
+    /// Compiles a filter's pattern (flags from `imsxU`) within the same limits as templates.
+    pub(crate) fn compile_pattern(&mut self, pattern: &str, flags: &str) -> Result<Regex, String> {
+        self.compile(&RawRegex {
+            pattern: pattern.to_owned(),
+            replacement: String::new(),
+            flags: flags.to_owned(),
+            pattern_at: 0,
+        })
     }
 
     fn total_message(&self) -> String {
