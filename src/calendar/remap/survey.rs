@@ -34,6 +34,11 @@ pub(crate) struct TzFacts {
     pub floating_events: usize,
     /// The calendar's X-WR-TIMEZONE, when it declares one.
     pub x_wr_timezone: Option<String>,
+    /// The TZID of every VTIMEZONE, in order (`None` for one without), as `Plan::vtimezones`
+    /// counts them.
+    pub vtimezone_ids: Vec<Option<String>>,
+    /// The earliest year a kept event starts in (a synthesised VTIMEZONE starts there).
+    pub first_year: Option<i32>,
 }
 
 /// The outcome of the first pass, which the writing pass follows.
@@ -48,10 +53,6 @@ pub(crate) struct Plan {
     /// Per VTODO/VJOURNAL (every BEGIN of one, in order): whether it is written.
     pub components: Vec<bool>,
     pub kept_events: usize,
-    #[expect(
-        dead_code,
-        reason = "read by the TimezoneMode::Repair hook in remap_into once the tz module lands"
-    )]
     pub tz: TzFacts,
 }
 
@@ -89,6 +90,8 @@ struct EventRecord {
     floating: bool,
     /// DTSTART's TZID and whether it is a DATE, for EXDATEs added to a master.
     start_tzid: Option<String>,
+    /// DTSTART as written, in days since 1970-01-01.
+    start_days: Option<i64>,
 }
 
 /// Runs the first pass.
@@ -260,6 +263,7 @@ impl<'a> Survey<'_, 'a> {
             tzids,
             floating,
             start_tzid,
+            start_days: facts.start.map(|s| s.days),
         });
         self.event = lines;
         self.event.clear();
@@ -308,14 +312,23 @@ impl<'a> Survey<'_, 'a> {
             x_wr_timezone: self.x_wr_timezone,
             ..TzFacts::default()
         };
+        let mut first_days: Option<i64> = None;
         for (r, cause) in self.records.iter().zip(&events) {
             if cause.is_none() {
                 for t in &r.tzids {
                     push_unique(&mut tz.used, t.clone());
                 }
                 tz.floating_events += usize::from(r.floating);
+                if let Some(d) = r.start_days {
+                    first_days = Some(first_days.map_or(d, |f| f.min(d)));
+                }
             }
         }
+        // A year early rather than late: the estimate may be off by one near New Year.
+        tz.first_year = first_days
+            .and_then(|d| i32::try_from(1969 + d.div_euclid(365)).ok())
+            .map(|y| y.min(2099));
+        tz.vtimezone_ids.clone_from(&self.vtimezone_ids);
         for t in self.other_tzids {
             push_unique(&mut tz.used, t);
         }

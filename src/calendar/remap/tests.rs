@@ -242,7 +242,7 @@ fn a_windows_1252_feed_comes_out_as_utf8_with_its_accents() {
 END:VEVENT\r\nEND:VCALENDAR\r\n";
     let out = remap(
         input,
-        &CompiledMapping::default(),
+        &CompiledConfig::default(),
         &RemapOptions::default(),
         &Limits::default(),
     )
@@ -250,8 +250,9 @@ END:VEVENT\r\nEND:VCALENDAR\r\n";
     let text = String::from_utf8(out.bytes).expect("utf-8");
     assert!(text.contains("SUMMARY:Café – Müller\r\n"), "{text}");
     assert_eq!(out.warnings.len(), 1, "{:?}", out.warnings);
-    let compiled =
-        CompiledMapping::compile(&with(MappedField::Summary, "${SUMMARY}!")).expect("compiles");
+    let compiled = CompiledConfig::from(
+        CompiledMapping::compile(&with(MappedField::Summary, "${SUMMARY}!")).expect("compiles"),
+    );
     let out = remap(
         input,
         &compiled,
@@ -285,7 +286,7 @@ fn assert_default_round_trip(input: &[u8]) {
     let (before, _) = ics::parse(input, &limits).expect("parses");
     let out = remap(
         input,
-        &CompiledMapping::default(),
+        &CompiledConfig::default(),
         &RemapOptions::default(),
         &limits,
     )

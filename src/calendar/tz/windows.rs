@@ -79,8 +79,8 @@ fn fold_display(name: &str) -> String {
 
 /// The IANA zone for a Windows zone name: the name itself (`W. Europe Standard Time`, any case),
 /// Outlook's numbered copies of it (`GMT Standard Time 1`), or its display name
-/// (`(UTC+01:00) Amsterdam, Berlin, Bern, Rome, Stockholm, Vienna`, also with `GMT`). `None` for
-/// anything else, IANA names included.
+/// (`(UTC+01:00) Amsterdam, Berlin, Bern, Rome, Stockholm, Vienna`, also with `GMT`, or without
+/// the offset). `None` for anything else, IANA names included.
 pub fn windows_to_iana(name: &str) -> Option<&'static str> {
     let name = name.trim().trim_matches('"').trim();
     if name.is_empty() {
@@ -102,14 +102,23 @@ pub fn windows_to_iana(name: &str) -> Option<&'static str> {
             return Some(iana);
         }
     }
+    let folded = fold_display(name);
     if name.starts_with('(') {
-        let folded = fold_display(name);
         return zones()
             .iter()
             .find(|z| z.display.as_deref() == Some(folded.as_str()))
             .map(|z| z.iana);
     }
-    None
+    // Some writers leave the offset out: "Kuala Lumpur, Singapore".
+    zones()
+        .iter()
+        .find(|z| {
+            z.display
+                .as_deref()
+                .and_then(|d| d.split_once(") "))
+                .is_some_and(|(_, places)| places == folded)
+        })
+        .map(|z| z.iana)
 }
 
 #[cfg(test)]
@@ -181,6 +190,12 @@ mod tests {
             Some("Europe/London")
         );
         assert_eq!(windows_to_iana("(UTC+01:00) Nowhere"), None);
+        // Without the offset, as some writers put it.
+        assert_eq!(
+            windows_to_iana("Kuala Lumpur, Singapore"),
+            Some("Asia/Singapore")
+        );
+        assert_eq!(windows_to_iana("Nowhere, Elsewhere"), None);
     }
 
     #[test]

@@ -190,8 +190,9 @@ TZOFFSETFROM:+0100\r\nTZOFFSETTO:+0100\r\nEND:STANDARD\r\nEND:VTIMEZONE\r\nBEGIN
 
 #[test]
 fn a_feed_with_nothing_to_repair_is_copied_byte_for_byte() {
+    // A duplicate VTIMEZONE the feed has itself stays: the repair only renames.
     let input = "BEGIN:VCALENDAR\r\nBEGIN:VTIMEZONE\r\nTZID:Europe/Paris\r\nEND:VTIMEZONE\r\n\
-BEGIN:VEVENT\r\nDTSTART;TZID=Europe/Paris:20240105T100000\r\nDTEND:20240105T110000Z\r\n\
+BEGIN:VTIMEZONE\r\nTZID:Europe/Paris\r\nEND:VTIMEZONE\r\nBEGIN:VEVENT\r\nDTSTART;TZID=Europe/Paris:20240105T100000\r\nDTEND:20240105T110000Z\r\n\
 SUMMARY:a TZID in text is only text\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n";
     let (text, out) = repair(input);
     assert_eq!(text, input);
@@ -219,4 +220,110 @@ END:VEVENT";
     let (text, _) = repair(input);
     assert!(text.starts_with("BEGIN:VCALENDAR\r\nBEGIN:VTIMEZONE\r\nTZID:Asia/Kolkata\r\n"));
     assert!(text.ends_with("END:VEVENT\r\nEND:VCALENDAR\r\n"), "{text}");
+}
+
+/// Through `remap` with `"timezones": "repair"` (and other options around it).
+mod through_remap {
+    use super::*;
+    use crate::calendar::{remap, CalendarConfig, CompiledConfig, RemapOptions};
+
+    fn remap_with(config_json: &str, input: &str) -> (String, Vec<Warning>) {
+        let config: CalendarConfig = serde_json::from_str(config_json).expect("config");
+        let compiled = CompiledConfig::compile(&config).expect("compiles");
+        let options = RemapOptions {
+            now: Some(1_704_067_200), // 2024-01-01
+            ..RemapOptions::default()
+        };
+        let out = remap(input.as_bytes(), &compiled, &options, &Limits::default()).expect("remaps");
+        let text = String::from_utf8(out.bytes).expect("utf-8");
+        for line in text.split_inclusive('\n') {
+            assert!(line.ends_with("\r\n") && line.len() <= 77, "{line:?}");
+        }
+        (text, out.warnings)
+    }
+
+    const REPAIR: &str = r#"{"mapping": {}, "timezones": "repair"}"#;
+
+    #[test]
+    fn repair_renames_adds_and_fixes_floating_times_like_the_pass_on_its_own() {
+        let input = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nX-WR-TIMEZONE:Europe/Paris\r\n\
+BEGIN:VEVENT\r\nUID:1\r\nDTSTART;TZID=Eastern Standard Time:20240105T100000\r\n\
+DTEND;TZID=Eastern Standard Time:20240105T110000\r\nEND:VEVENT\r\nBEGIN:VEVENT\r\nUID:2\r\n\
+DTSTART:20240106T100000\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n";
+        let (text, warnings) = remap_with(REPAIR, input);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert!(
+            text.contains("DTSTART;TZID=America/New_York:20240105T100000\r\n"),
+            "{text}"
+        );
+        assert!(text.contains("DTEND;TZID=America/New_York:20240105T110000\r\n"));
+        assert!(text.contains("DTSTART;TZID=Europe/Paris:20240106T100000\r\n"));
+        assert!(
+            text.starts_with(
+                "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nX-WR-TIMEZONE:Europe/Paris\r\n\
+BEGIN:VTIMEZONE\r\nTZID:America/New_York\r\n"
+            ),
+            "{text}"
+        );
+        let d = doc(&text);
+        assert_eq!(
+            tzids(&d.components[0]),
+            ["America/New_York", "Europe/Paris"]
+        );
+        // The pass on its own writes the same lines (its VTIMEZONEs may start a year later:
+        // the remap's survey estimates the first year on the early side).
+        let (alone, out) = repair(input);
+        let events = |t: &str| t[t.rfind("END:VTIMEZONE").expect("zones")..].to_owned();
+        assert_eq!(events(&text), events(&alone));
+        assert_eq!(out.added, ["America/New_York", "Europe/Paris"]);
+    }
+
+    #[test]
+    fn repair_renames_the_feeds_vtimezone_and_the_mappings_own_lines() {
+        // A DTSTART template writes a line with the original's parameters: renamed too.
+        let config = r#"{"mapping": {"DTSTART": "${DTSTART|re:s/T093000/T100000/}"},
+            "timezones": "repair"}"#;
+        let (text, _) = remap_with(config, OUTLOOK);
+        assert!(!text.contains("W. Europe"), "{text}");
+        assert!(
+            text.contains("DTSTART;TZID=Europe/Berlin:20240105T100000\r\n"),
+            "{text}"
+        );
+        assert!(text.contains("BEGIN:VTIMEZONE\r\nTZID:Europe/Berlin\r\n"));
+        assert_eq!(tzids(&doc(&text).components[0]), ["Europe/Berlin"]);
+    }
+
+    #[test]
+    fn repair_adds_zones_only_for_kept_events() {
+        let input = "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:1\r\nSUMMARY:keep\r\n\
+DTSTART;TZID=Asia/Tokyo:20240105T100000\r\nEND:VEVENT\r\nBEGIN:VEVENT\r\nUID:2\r\n\
+SUMMARY:Canceled: drop\r\nDTSTART;TZID=Australia/Sydney:20240105T100000\r\nEND:VEVENT\r\n\
+END:VCALENDAR\r\n";
+        let config = r#"{"mapping": {}, "timezones": "repair",
+            "filters": [{"action": "exclude", "field": "SUMMARY", "pattern": "^Canceled:"}]}"#;
+        let (text, _) = remap_with(config, input);
+        let d = doc(&text);
+        assert_eq!(tzids(&d.components[0]), ["Asia/Tokyo"]);
+        assert!(!text.contains("Sydney"), "{text}");
+    }
+
+    #[test]
+    fn keep_leaves_zones_as_they_are() {
+        let (text, _) = remap_with(r#"{"mapping": {}, "timezones": "keep"}"#, OUTLOOK);
+        assert_eq!(text, OUTLOOK);
+    }
+
+    #[test]
+    fn an_unknown_zone_is_a_warning_of_the_remap() {
+        let input = "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:1\r\n\
+DTSTART;TZID=Customized Time Zone:20240105T100000\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n";
+        let (text, warnings) = remap_with(REPAIR, input);
+        assert_eq!(text, input);
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.message.contains("Customized Time Zone")),
+            "{warnings:?}"
+        );
+    }
 }
