@@ -45,8 +45,9 @@ lint-rust: ## rustfmt and clippy (warnings denied)
 test-rust: ui ## Rust unit and integration tests (real server on free ports)
 	$(CARGO) test --locked
 
-equiv: ## The engine against an independent parser (Python icalendar) on the shared ICS corpus
+equiv: ## The engine against independent tools (Python icalendar, recurring-ical-events) on the shared ICS corpus, also with time-zone repair
 	bash tests/equiv/run.sh
+	bash tests/equiv/run_repaired.sh
 
 lint-ui: ui/node_modules/.package-lock.json ## TypeScript type check and eslint
 	cd ui && $(NPM) run --silent typecheck

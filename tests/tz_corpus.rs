@@ -128,3 +128,65 @@ fn repaired_corpus_feeds_parse_cleanly_and_define_every_zone_they_use() {
     // The corpus has feeds whose zones have no VTIMEZONE: the repair must have added some.
     assert!(added_zones > 0, "no VTIMEZONE added anywhere");
 }
+
+/// Zones across both hemispheres, with and without DST, with rule changes and odd rules.
+const ZONES: [&str; 24] = [
+    "Europe/Berlin",
+    "Europe/London",
+    "Europe/Dublin",
+    "Europe/Moscow",
+    "Europe/Istanbul",
+    "America/New_York",
+    "America/Los_Angeles",
+    "America/Sao_Paulo",
+    "America/Santiago",
+    "America/Nuuk",
+    "America/Havana",
+    "America/St_Johns",
+    "Asia/Kolkata",
+    "Asia/Tokyo",
+    "Asia/Jerusalem",
+    "Asia/Tehran",
+    "Asia/Kathmandu",
+    "Australia/Sydney",
+    "Australia/Lord_Howe",
+    "Pacific/Auckland",
+    "Pacific/Chatham",
+    "Africa/Cairo",
+    "Africa/Casablanca",
+    "Etc/GMT+5",
+];
+
+#[test]
+fn repair_synthesises_a_vtimezone_for_each_zone_an_event_names() {
+    let mut feed = String::from("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//hearth//tz//EN\r\n");
+    for (i, zone) in ZONES.iter().enumerate() {
+        feed.push_str(&format!(
+            "BEGIN:VEVENT\r\nUID:{i}\r\nDTSTAMP:20240101T000000Z\r\nSUMMARY:{zone}\r\n\
+DTSTART;TZID={zone}:{}0301T090000\r\nDURATION:PT1H\r\nRRULE:FREQ=MONTHLY\r\nEND:VEVENT\r\n",
+            1995 + i
+        ));
+    }
+    feed.push_str("END:VCALENDAR\r\n");
+    let config: CalendarConfig =
+        serde_json::from_str(r#"{"mapping": {}, "timezones": "repair"}"#).expect("config");
+    let compiled = CompiledConfig::compile(&config).expect("compiles");
+    let out = remap(
+        feed.as_bytes(),
+        &compiled,
+        &RemapOptions::default(),
+        &Limits::default(),
+    )
+    .expect("remaps");
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+    let (doc, warnings) = parse(&out.bytes, &Limits::default()).expect("parses");
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let (mut used, mut defined) = (BTreeSet::new(), BTreeSet::new());
+    zones(&doc.components[0], &mut used, &mut defined);
+    assert_eq!(used.len(), ZONES.len());
+    assert_eq!(used, defined);
+    if let Some(dir) = std::env::var_os("HEARTH_REPAIRED_OUT").map(PathBuf::from) {
+        std::fs::create_dir_all(&dir).expect("output dir");
+        std::fs::write(dir.join("synthetic-zones.ics"), &out.bytes).expect("written");
+    }
+}

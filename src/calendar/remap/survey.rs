@@ -435,7 +435,11 @@ impl<'a> Visitor<'a> for Survey<'_, 'a> {
         }
         if self.stack.last().is_some_and(|c| c == "VTIMEZONE") {
             if line_name(line).eq_ignore_ascii_case("TZID") {
-                let value = split_line(&head_text(line)).value.trim().to_owned();
+                // A TEXT value: `Kuala Lumpur\, Singapore` is what events name `Kuala Lumpur, Singapore`.
+                let text = ics::text(&line.content()).into_owned();
+                let value = ics::line::unescape_text(split_line(&text).value)
+                    .trim()
+                    .to_owned();
                 if let Some(slot) = self.vtimezone_ids.last_mut() {
                     slot.get_or_insert(value);
                 }

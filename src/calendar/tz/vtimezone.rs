@@ -112,13 +112,21 @@ fn changes(tz: &TimeZone, start: Timestamp, end: Timestamp) -> Vec<Change> {
         if t.timestamp() >= end {
             break;
         }
-        out.push(change(
+        let c = change(
             tz,
             t.timestamp(),
             t.offset(),
             t.abbreviation(),
             t.dst().is_dst(),
-        ));
+        );
+        // zoneinfo files built "fat" repeat the state at 2038-01-19 (the end of 32-bit time):
+        // no change at all, no observance.
+        let same = out
+            .last()
+            .is_some_and(|p: &Change| p.to == c.to && p.dst == c.dst && p.name == c.name);
+        if !same {
+            out.push(c);
+        }
     }
     out
 }

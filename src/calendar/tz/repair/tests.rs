@@ -227,7 +227,7 @@ mod through_remap {
     use super::*;
     use crate::calendar::{remap, CalendarConfig, CompiledConfig, RemapOptions};
 
-    fn remap_with(config_json: &str, input: &str) -> (String, Vec<Warning>) {
+    pub(super) fn remap_with(config_json: &str, input: &str) -> (String, Vec<Warning>) {
         let config: CalendarConfig = serde_json::from_str(config_json).expect("config");
         let compiled = CompiledConfig::compile(&config).expect("compiles");
         let options = RemapOptions {
@@ -242,7 +242,7 @@ mod through_remap {
         (text, out.warnings)
     }
 
-    const REPAIR: &str = r#"{"mapping": {}, "timezones": "repair"}"#;
+    pub(super) const REPAIR: &str = r#"{"mapping": {}, "timezones": "repair"}"#;
 
     #[test]
     fn repair_renames_adds_and_fixes_floating_times_like_the_pass_on_its_own() {
@@ -326,4 +326,26 @@ DTSTART;TZID=Customized Time Zone:20240105T100000\r\nEND:VEVENT\r\nEND:VCALENDAR
             "{warnings:?}"
         );
     }
+}
+
+#[test]
+fn a_vtimezone_tzid_is_text_and_matches_once_unescaped() {
+    // ical4j's sample: the VTIMEZONE says `Kuala Lumpur\, Singapore`, events say it quoted.
+    let input = "BEGIN:VCALENDAR\r\nBEGIN:VTIMEZONE\r\nTZID:Kuala Lumpur\\, Singapore\r\n\
+BEGIN:STANDARD\r\nDTSTART:16010101T000000\r\nTZOFFSETFROM:+0800\r\nTZOFFSETTO:+0800\r\n\
+END:STANDARD\r\nEND:VTIMEZONE\r\nBEGIN:VEVENT\r\nUID:1\r\n\
+DTSTART;TZID=\"Kuala Lumpur, Singapore\":20081031T093000\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n";
+    let (text, out) = repair(input);
+    assert!(out.added.is_empty(), "{text}");
+    let d = doc(&text);
+    assert_eq!(tzids(&d.components[0]), ["Asia/Singapore"]);
+    assert_eq!(
+        event_param(&d, "DTSTART").as_deref(),
+        Some("Asia/Singapore")
+    );
+    let (through_remap, _) = through_remap::remap_with(through_remap::REPAIR, input);
+    assert_eq!(
+        tzids(&doc(&through_remap).components[0]),
+        ["Asia/Singapore"]
+    );
 }

@@ -275,6 +275,15 @@ fn zones_whose_rules_changed_or_stopped_match_the_tz_database() {
 }
 
 #[test]
+fn a_repeat_of_the_same_state_is_no_observance() {
+    // Singapore: one change since 1970 (to +08 at the end of 1981), whatever the zoneinfo
+    // files repeat at 2038-01-19.
+    let (text, vtz) = synthesise("Asia/Singapore", 2008);
+    assert_eq!(vtz.children().count(), 1, "{text}");
+    assert!(text.contains("DTSTART:19811231T233000\r\n"), "{text}");
+}
+
+#[test]
 fn unknown_zones_have_no_vtimezone() {
     assert_eq!(vtimezone("W. Europe Standard Time", 2024), None);
     assert_eq!(vtimezone("Mars/Olympus_Mons", 2024), None);
