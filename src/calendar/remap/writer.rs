@@ -151,10 +151,11 @@ impl<'a, W: Write> Writer<'a, W> {
     /// as the repair does, like the input lines.
     pub(super) fn text_line(&mut self, line: &[u8]) {
         self.flush_pending();
-        let repaired = self.tz.as_ref().and_then(|tz| {
-            let text = std::str::from_utf8(line).ok()?;
-            tz.rewrite(text, self.in_vtimezone)
-        });
+        let repaired = self
+            .tz
+            .as_ref()
+            .filter(|tz| tz.may_change_text(line))
+            .and_then(|tz| tz.rewrite(std::str::from_utf8(line).ok()?, self.in_vtimezone));
         let line = repaired.as_deref().map_or(line, str::as_bytes);
         let mut scratch = std::mem::take(&mut self.scratch);
         scratch.clear();

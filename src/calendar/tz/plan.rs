@@ -227,7 +227,20 @@ impl TzRewrite {
             }
             None => first,
         };
-        if !self.rename.is_empty() && contains_ignore_case(head, b"TZID") {
+        self.head_may_change(head)
+    }
+
+    /// [`TzRewrite::may_change`] for an unfolded line.
+    pub(crate) fn may_change_text(&self, line: &[u8]) -> bool {
+        let head = memchr::memchr(b':', line).map_or(line, |end| &line[..end]);
+        !self.is_empty() && self.head_may_change(head)
+    }
+
+    /// Whether a line with this name and parameters may change.
+    fn head_may_change(&self, head: &[u8]) -> bool {
+        if !self.rename.is_empty()
+            && (contains_ignore_case(head, b"TZID") || contains_ignore_case(head, b"X-WR-TIMEZONE"))
+        {
             return true;
         }
         if self.floating_zone.is_some() {
@@ -241,8 +254,8 @@ impl TzRewrite {
     }
 
     /// The (unfolded) line as the repair writes it, or `None` when it stays: a renamed TZID
-    /// parameter, a VTIMEZONE's renamed TZID (`in_vtimezone`), or a floating DATE-TIME outside
-    /// VTIMEZONEs given the calendar's zone.
+    /// parameter, a VTIMEZONE's renamed TZID (`in_vtimezone`), a renamed X-WR-TIMEZONE, or a
+    /// floating DATE-TIME outside VTIMEZONEs given the calendar's zone.
     pub fn rewrite(&self, line: &str, in_vtimezone: bool) -> Option<String> {
         if self.is_empty() {
             return None;
@@ -253,6 +266,10 @@ impl TzRewrite {
             return None;
         }
         let head = &line[..line.len() - parts.value.len() - 1];
+        if parts.name.eq_ignore_ascii_case("X-WR-TIMEZONE") {
+            let iana = self.rename.get(unescape_text(parts.value).trim())?;
+            return Some(format!("{head}:{iana}"));
+        }
         if in_vtimezone {
             if !parts.name.eq_ignore_ascii_case("TZID") {
                 return None;

@@ -215,10 +215,12 @@ impl<'p> Repair<'p> {
             let content = line.content();
             let text = ics::text(&content);
             if let Some(new) = r.rewrite(&text, in_vtimezone) {
-                let had_zone = split_line(text.trim_start_matches([' ', '\t']))
-                    .params
-                    .iter()
-                    .any(|p| p.name.eq_ignore_ascii_case("TZID"));
+                let parts = split_line(text.trim_start_matches([' ', '\t']));
+                let had_zone = parts.name.eq_ignore_ascii_case("X-WR-TIMEZONE")
+                    || parts
+                        .params
+                        .iter()
+                        .any(|p| p.name.eq_ignore_ascii_case("TZID"));
                 if in_vtimezone || had_zone {
                     self.renamed += 1;
                 } else {

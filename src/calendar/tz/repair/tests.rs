@@ -135,6 +135,8 @@ END:VCALENDAR\r\n";
         text.contains("DTSTART;TZID=Asia/Tokyo:20240105T100000\r\n"),
         "{text}"
     );
+    // ... and renamed, for clients that read the calendar's zone from it.
+    assert!(text.contains("X-WR-TIMEZONE:Asia/Tokyo\r\n"), "{text}");
 }
 
 #[test]
@@ -348,4 +350,84 @@ DTSTART;TZID=\"Kuala Lumpur, Singapore\":20081031T093000\r\nEND:VEVENT\r\nEND:VC
         tzids(&doc(&through_remap).components[0]),
         ["Asia/Singapore"]
     );
+}
+
+mod properties {
+    use super::*;
+    use crate::calendar::escape_text;
+    use proptest::prelude::*;
+
+    const ZONES: [&str; 8] = [
+        "Europe/Berlin",
+        "W. Europe Standard Time",
+        "GMT Standard Time 2",
+        "(UTC-05:00) Eastern Time (US & Canada)",
+        "/mozilla.org/20050126_1/Asia/Tokyo",
+        "Customized Time Zone",
+        "Asia/Kolkata",
+        "Tokyo Standard Time",
+    ];
+
+    /// A feed of events whose times name zones from `ZONES` (or none), some with VTIMEZONEs,
+    /// with or without X-WR-TIMEZONE.
+    fn feed() -> impl Strategy<Value = String> {
+        let event = (
+            proptest::option::of(0..ZONES.len()),
+            1990u32..2030,
+            any::<bool>(),
+        );
+        (
+            proptest::collection::vec(event, 1..6),
+            proptest::collection::vec(0..ZONES.len(), 0..3),
+            proptest::option::of(0..ZONES.len()),
+        )
+            .prop_map(|(events, defined, wr)| {
+                let mut f = String::from("BEGIN:VCALENDAR\r\nVERSION:2.0\r\n");
+                if let Some(z) = wr {
+                    f.push_str(&format!("X-WR-TIMEZONE:{}\r\n", ZONES[z]));
+                }
+                for z in defined {
+                    f.push_str(&format!(
+                        "BEGIN:VTIMEZONE\r\nTZID:{}\r\nBEGIN:STANDARD\r\nDTSTART:16010101T000000\r\n\
+TZOFFSETFROM:+0100\r\nTZOFFSETTO:+0100\r\nEND:STANDARD\r\nEND:VTIMEZONE\r\n",
+                        escape_text(ZONES[z])
+                    ));
+                }
+                for (i, (zone, year, exdate)) in events.into_iter().enumerate() {
+                    let params = zone.map_or(String::new(), |z| format!(";TZID=\"{}\"", ZONES[z]));
+                    f.push_str(&format!(
+                        "BEGIN:VEVENT\r\nUID:{i}\r\nDTSTART{params}:{year}0105T100000\r\n"
+                    ));
+                    if exdate {
+                        f.push_str(&format!("EXDATE{params}:{year}0112T100000\r\n"));
+                    }
+                    f.push_str("END:VEVENT\r\n");
+                }
+                f.push_str("END:VCALENDAR\r\n");
+                f
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn repaired_feeds_define_their_zones_and_a_second_repair_changes_nothing(input in feed()) {
+            let (text, out) = repair(&input);
+            let d = doc(&text);
+            prop_assert_eq!(d.event_count(), input.matches("BEGIN:VEVENT").count());
+            let defined = tzids(&d.components[0]);
+            for ev in d.events() {
+                for p in ev.component().properties() {
+                    if let Some(tzid) = p.param("TZID") {
+                        let warned = out.warnings.iter().any(|w| w.message.contains(&tzid));
+                        prop_assert!(defined.contains(&tzid) || warned, "{} in {}", tzid, text);
+                    }
+                }
+            }
+            let (again, second) = repair(&text);
+            prop_assert_eq!(&again, &text);
+            prop_assert_eq!((second.renamed, second.added.len(), second.floating_fixed), (0, 0, 0));
+        }
+    }
 }
