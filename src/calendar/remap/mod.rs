@@ -10,7 +10,7 @@ mod writer;
 use std::io::{self, Write};
 use std::time::Duration;
 
-use crate::calendar::config::CompiledConfig;
+use crate::calendar::config::{CompiledConfig, TimezoneMode};
 use crate::calendar::ics::lexer::LogicalLine;
 use crate::calendar::ics::line::escape_text;
 use crate::calendar::ics::{
@@ -127,8 +127,12 @@ pub fn remap_into<W: Write>(
     out: W,
 ) -> Result<RemapStats, RemapError> {
     let mapping = config.mapping();
-    let plan = if config.has_options() {
+    // Privacy and alarms alone decide nothing per feed: only filters, a window or the repair
+    // need the first pass.
+    let plan = if config.may_drop() || config.timezones == TimezoneMode::Repair {
         Some(survey(input, config, options.now, limits)?)
+    } else if config.has_options() {
+        Some(Plan::keep_all())
     } else {
         None
     };
@@ -208,7 +212,10 @@ pub fn remap_into<W: Write>(
         warnings: list,
         event_count: stats.events,
         changed_events,
-        kept_events: plan.as_ref().map_or(stats.events, |p| p.kept_events),
+        kept_events: plan
+            .as_ref()
+            .filter(|p| p.surveyed)
+            .map_or(stats.events, |p| p.kept_events),
     })
 }
 

@@ -48,6 +48,8 @@ pub(crate) struct Plan {
     /// Per VTODO/VJOURNAL (every BEGIN of one, in order): whether it is written.
     pub components: Vec<bool>,
     pub kept_events: usize,
+    /// Whether the counts come from a survey (else every event is kept, nothing counted).
+    pub surveyed: bool,
     #[expect(
         dead_code,
         reason = "read by the TimezoneMode::Repair hook in remap_into once the tz module lands"
@@ -56,6 +58,11 @@ pub(crate) struct Plan {
 }
 
 impl Plan {
+    /// The plan of a config that drops nothing: every component is written.
+    pub(crate) fn keep_all() -> Plan {
+        Plan::default()
+    }
+
     pub(crate) fn decisions(&self, config: &CompiledConfig) -> Vec<Decision> {
         self.events
             .iter()
@@ -367,6 +374,7 @@ impl<'a> Survey<'_, 'a> {
             vtimezones,
             components: self.components,
             kept_events,
+            surveyed: true,
             tz,
         }
     }
