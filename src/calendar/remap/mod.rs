@@ -1,5 +1,6 @@
 //! Remapping a feed: streams the input back out, copying every line it does not have to change
-//! and rewriting only the mapped properties of each VEVENT, within an output limit.
+//! and rewriting only the mapped properties of each VEVENT, within an output limit. A config
+//! with filters or a window first surveys the feed (`survey`), then writes what it keeps.
 
 mod dates;
 mod event;

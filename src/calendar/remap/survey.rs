@@ -262,7 +262,8 @@ impl<'a> Survey<'_, 'a> {
         let mut tzids = Vec::new();
         let mut floating = false;
         let mut start_tzid = None;
-        if self.track_tz || !self.config.rules.is_empty() {
+        // Zones matter when events may go (which VTIMEZONEs stay, EXDATEs) or are repaired.
+        if self.track_tz {
             for l in &lines {
                 let (line, name) = match l {
                     EvLine::Prop(line, _, name) => (line, Some(name)),
