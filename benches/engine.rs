@@ -1,23 +1,42 @@
-//! Criterion benchmarks of the calendar engine on generated feeds: parse, default remap and a
-//! realistic mapping (SUMMARY with LOCATION, a global regex on DESCRIPTION).
+//! Criterion benchmarks of the calendar engine on generated feeds: parse, default remap, a
+//! realistic mapping (SUMMARY with LOCATION, a global regex on DESCRIPTION), and a realistic
+//! config (that mapping plus three filters).
 
 mod feedgen;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use hearth::calendar::{
-    parse, remap, CompiledConfig, CompiledMapping, Limits, MappedField, Mapping, RemapOptions,
+    parse, remap, CalendarConfig, CompiledConfig, CompiledMapping, Limits, MappedField, Mapping,
+    RemapOptions,
 };
 
-fn realistic() -> CompiledConfig {
+fn realistic_mapping() -> Mapping {
     let mut m = Mapping::default();
     m.set(MappedField::Summary, "${SUMMARY} @ ${LOCATION}");
     m.set(
         MappedField::Description,
         r"${DESCRIPTION|re:s/https?:\/\/\S+/<link>/g}",
     );
-    CompiledMapping::compile(&m)
+    m
+}
+
+fn realistic() -> CompiledConfig {
+    CompiledMapping::compile(&realistic_mapping())
         .expect("the benchmark mapping compiles")
         .into()
+}
+
+/// The realistic mapping plus three filters of the kinds owners use most.
+fn realistic_config() -> CompiledConfig {
+    let mut config: CalendarConfig = serde_json::from_str(
+        r#"{"mapping": {}, "filters": [
+            {"action": "exclude", "field": "SUMMARY", "pattern": "^(canceled|retro)\\b", "flags": "i"},
+            {"action": "exclude", "weekdays": ["SA", "SU"]},
+            {"action": "exclude", "status": "CANCELLED"}]}"#,
+    )
+    .expect("the benchmark config reads");
+    config.mapping = realistic_mapping();
+    CompiledConfig::compile(&config).expect("the benchmark config compiles")
 }
 
 fn engine(c: &mut Criterion) {
@@ -25,6 +44,7 @@ fn engine(c: &mut Criterion) {
     let options = RemapOptions::default();
     let default = CompiledConfig::default();
     let real = realistic();
+    let config = realistic_config();
     for events in [1_000usize, 10_000] {
         let input = feedgen::feed(events);
         let mut group = c.benchmark_group(format!("{events}_events"));
@@ -38,6 +58,9 @@ fn engine(c: &mut Criterion) {
         });
         group.bench_function("remap_realistic", |b| {
             b.iter(|| remap(&input, &real, &options, &limits).expect("remaps"))
+        });
+        group.bench_function("remap_config", |b| {
+            b.iter(|| remap(&input, &config, &options, &limits).expect("remaps"))
         });
         group.finish();
     }

@@ -1,11 +1,12 @@
 //! The engine against the real-world corpus (../shared/ics-corpus): the default mapping gives back
-//! the same tree with well-formed lines; a real mapping changes only the mapped properties.
+//! the same tree with well-formed lines; a real mapping changes only the mapped properties; a
+//! realistic config with options gives clean output that keeps exactly what `decide` keeps.
 
 use std::path::PathBuf;
 
 use hearth::calendar::{
-    parse, remap, CompiledConfig, CompiledMapping, Component, Document, Item, Limits, MappedField,
-    Mapping, RemapOptions,
+    decide, parse, remap, CalendarConfig, CompiledConfig, CompiledMapping, Component, Document,
+    Item, Limits, MappedField, Mapping, RemapOptions, Window,
 };
 
 fn corpus_dir() -> PathBuf {
@@ -231,4 +232,153 @@ fn a_real_mapping_changes_only_the_mapped_properties() {
             );
         }
     }
+}
+
+/// A realistic calendar config: a mapping, three filters, privacy `busy`, an added alarm.
+const REALISTIC_CONFIG: &str = r#"{
+    "mapping": {"SUMMARY": "${SUMMARY} @ ${LOCATION}", "LOCATION": "${LOCATION|re:s/,.*//s}"},
+    "filters": [
+        {"action": "exclude", "field": "SUMMARY", "pattern": "^(canceled|cancelled|abgesagt)\\b", "flags": "i"},
+        {"action": "exclude", "status": "CANCELLED"},
+        {"action": "exclude", "weekdays": ["SU"]}
+    ],
+    "privacy": "busy",
+    "alarms": {"addMinutesBefore": 15}
+}"#;
+
+/// TZIDs that the direct and nested properties of `c` name, outside VTIMEZONEs.
+fn tzids_used(c: &Component, out: &mut Vec<String>) {
+    if c.name == "VTIMEZONE" {
+        return;
+    }
+    for item in &c.items {
+        match item {
+            Item::Property(p) => out.extend(p.param("TZID")),
+            Item::Component(child) => tzids_used(child, out),
+        }
+    }
+}
+
+fn tzids_defined(doc: &Document) -> Vec<String> {
+    let mut found = Vec::new();
+    for cal in &doc.components {
+        for c in cal.children().filter(|c| c.name == "VTIMEZONE") {
+            found.extend(
+                c.properties()
+                    .find(|p| p.name == "TZID")
+                    .map(|p| p.value.clone()),
+            );
+        }
+    }
+    found
+}
+
+#[test]
+fn a_realistic_config_gives_every_corpus_file_clean_output_that_follows_decide() {
+    let limits = Limits::default();
+    let config: CalendarConfig = serde_json::from_str(REALISTIC_CONFIG).expect("config reads");
+    let mut with_window = config.clone();
+    with_window.window = Some(Window {
+        past_days: Some(30),
+        future_days: Some(365),
+    });
+    // 2024-06-01T00:00:00Z.
+    let now = 1_717_200_000;
+    // tests/equiv/options.sh reads the outputs with python icalendar and recurring-ical-events.
+    let dump = std::env::var_os("HEARTH_OPTIONS_OUT").map(PathBuf::from);
+    let mut dropped = 0;
+    for (tag, config) in [("filters", config), ("window", with_window)] {
+        let compiled = CompiledConfig::compile(&config).expect("compiles");
+        for (name, bytes) in corpus() {
+            let (before, warnings_before) = parse(&bytes, &limits).expect("parses");
+            let options = RemapOptions {
+                now: Some(now),
+                ..RemapOptions::default()
+            };
+            let out = remap(&bytes, &compiled, &options, &limits)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            if let Some(dir) = &dump {
+                let path = dir.join(format!("{tag}__{name}"));
+                std::fs::write(&path, &out.bytes).expect("output written");
+                std::fs::write(path.with_extension("kept"), out.kept_events.to_string())
+                    .expect("count written");
+            }
+            if out.bytes.is_empty() {
+                // A bare VEVENT file (no VCALENDAR) whose every event was dropped.
+                assert_eq!(out.kept_events, 0, "{name}");
+                assert!(
+                    before.components.iter().all(|c| c.name == "VEVENT"),
+                    "{name}"
+                );
+                dropped += before.event_count();
+                continue;
+            }
+            assert_well_formed_lines(&name, &out.bytes);
+            let (after, warnings) = parse(&out.bytes, &limits).expect("output parses");
+            let malformed_before = warnings_before
+                .iter()
+                .filter(|w| w.message.contains("malformed"))
+                .count();
+            assert!(
+                warnings.iter().all(|w| w.message.contains("malformed"))
+                    && warnings.len() <= malformed_before,
+                "{name}: new warnings {warnings:?}"
+            );
+            assert_eq!(after.event_count(), out.kept_events, "{name}");
+            assert_eq!(out.event_count, before.event_count(), "{name}");
+            let decisions = decide(&bytes, &compiled, Some(now), &limits).expect("decides");
+            assert_eq!(decisions.len(), before.event_count(), "{name}");
+            assert_eq!(
+                decisions.iter().filter(|d| d.kept).count(),
+                out.kept_events,
+                "{name}"
+            );
+            dropped += before.event_count() - out.kept_events;
+            // The kept events are the ones decide keeps, in order.
+            let uids = |doc: &Document| -> Vec<String> {
+                doc.events()
+                    .map(|e| e.get("UID").unwrap_or_default().into_owned())
+                    .collect()
+            };
+            let expected: Vec<String> = uids(&before)
+                .into_iter()
+                .zip(&decisions)
+                .filter(|(_, d)| d.kept)
+                .map(|(u, _)| u)
+                .collect();
+            assert_eq!(uids(&after), expected, "{name}");
+            for ev in after.events() {
+                assert_eq!(ev.get("SUMMARY").as_deref(), Some("Busy"), "{name}");
+                let alarms: Vec<&Component> = ev
+                    .component()
+                    .children()
+                    .filter(|c| c.name == "VALARM")
+                    .collect();
+                assert_eq!(alarms.len(), 1, "{name}: one added alarm");
+                for p in ev.component().properties() {
+                    assert!(
+                        !hearth::calendar::BUSY_REMOVED.contains(&p.name.as_str()),
+                        "{name}: {} kept",
+                        p.name
+                    );
+                }
+            }
+            // Every zone a kept event names that the feed defined is still defined.
+            let defined_before = tzids_defined(&before);
+            let defined_after = tzids_defined(&after);
+            let mut used = Vec::new();
+            for c in &after.components {
+                tzids_used(c, &mut used);
+            }
+            for tz in used {
+                if defined_before.contains(&tz) {
+                    assert!(
+                        defined_after.contains(&tz),
+                        "{name}: VTIMEZONE {tz} dropped"
+                    );
+                }
+            }
+        }
+    }
+    assert!(dropped > 0, "the filters and the window dropped nothing");
 }

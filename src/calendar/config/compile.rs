@@ -126,14 +126,10 @@ impl CompiledConfig {
             let path = format!("filters[{i}]");
             let (test, what) =
                 compile_matcher(&rule.matcher, &path, &mut budget, &mut property_names)?;
-            let action = match rule.action {
-                FilterAction::Include => "include",
-                FilterAction::Exclude => "exclude",
-            };
             rules.push(CompiledRule {
                 action: rule.action,
                 test,
-                label: format!("{action} {what}"),
+                label: format!("{} {what}", rule.action),
             });
         }
         let window = match config.window {
@@ -399,7 +395,7 @@ fn compile_matcher(
 /// `HH:MM` as minutes after midnight; `24:00` only when `end`.
 fn parse_hhmm(s: &str, end: bool) -> Option<u32> {
     let (h, m) = s.trim().split_once(':')?;
-    if h.len() != 2 || m.len() != 2 {
+    if h.len() != 2 || m.len() != 2 || !h.bytes().chain(m.bytes()).all(|b| b.is_ascii_digit()) {
         return None;
     }
     let h: u32 = h.parse().ok()?;
@@ -410,6 +406,7 @@ fn parse_hhmm(s: &str, end: bool) -> Option<u32> {
     Some(h * 60 + m)
 }
 
+/// The JSON word: `include` or `exclude`.
 impl fmt::Display for FilterAction {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {

@@ -1,5 +1,6 @@
 //! Remapping a feed: streams the input back out, copying every line it does not have to change
-//! and rewriting only the mapped properties of each VEVENT, within an output limit.
+//! and rewriting only the mapped properties of each VEVENT, within an output limit. A config
+//! with filters or a window first surveys the feed (`survey`), then writes what it keeps.
 
 mod dates;
 mod event;
@@ -129,8 +130,12 @@ pub fn remap_into<W: Write>(
     out: W,
 ) -> Result<RemapStats, RemapError> {
     let mapping = config.mapping();
-    let mut plan = if config.has_options() {
+    // Privacy and alarms alone decide nothing per feed: only filters, a window or the repair
+    // need the first pass.
+    let mut plan = if config.may_drop() || config.timezones == TimezoneMode::Repair {
         Some(survey(input, config, options.now, limits)?)
+    } else if config.has_options() {
+        Some(Plan::keep_all())
     } else {
         None
     };
@@ -222,7 +227,10 @@ pub fn remap_into<W: Write>(
         warnings: list,
         event_count: stats.events,
         changed_events,
-        kept_events: plan.as_ref().map_or(stats.events, |p| p.kept_events),
+        kept_events: plan
+            .as_ref()
+            .filter(|p| p.surveyed)
+            .map_or(stats.events, |p| p.kept_events),
     })
 }
 
@@ -353,7 +361,7 @@ impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
             }
             changed = true;
         }
-        let edit: Option<EventEdit> = self.plan.map(|plan| {
+        let edit: Option<EventEdit> = self.plan.and_then(|plan| {
             event_edit(
                 self.config,
                 plan,

@@ -112,7 +112,7 @@ pub(super) struct EventEdit {
     pub changes: bool,
 }
 
-/// The edits `config` makes to the buffered event `index`; `replace` (the mapping's new lines
+/// The edits `config` makes to the buffered event `index` (`None`: none at all); `replace` (the mapping's new lines
 /// per field) is updated for privacy, which applies after the mapping.
 pub(super) fn event_edit(
     config: &CompiledConfig,
@@ -121,8 +121,12 @@ pub(super) fn event_edit(
     lines: &[EvLine<'_>],
     view: &StreamEvent<'_, '_>,
     replace: &mut [Option<Option<String>>; 5],
-) -> EventEdit {
+) -> Option<EventEdit> {
     let busy = config.privacy == Privacy::Busy;
+    let exdates = plan.exdates.get(&index);
+    if !busy && config.alarms == AlarmMode::Keep && exdates.is_none() {
+        return None;
+    }
     let mut edit = EventEdit {
         lines: vec![LineEdit::Keep; lines.len()],
         ..EventEdit::default()
@@ -134,7 +138,7 @@ pub(super) fn event_edit(
         }
         edit.changes = true;
     }
-    if let Some(exdates) = plan.exdates.get(&index) {
+    if let Some(exdates) = exdates {
         edit.additions.extend(exdates.iter().cloned());
         edit.changes = true;
     }
@@ -230,5 +234,5 @@ pub(super) fn event_edit(
         ];
         edit.changes = true;
     }
-    edit
+    Some(edit)
 }

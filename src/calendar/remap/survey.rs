@@ -12,7 +12,7 @@ use crate::calendar::ics::lexer::LogicalLine;
 use crate::calendar::ics::line::{param_value, split_line};
 use crate::calendar::ics::{self, line_name, Flow, Limits, ParseError, Visitor, Warnings, GO_ON};
 
-use super::event::{head_text, role_of, EvLine, StreamEvent};
+use super::event::{head_text, prop_value, role_of, EvLine};
 
 /// Whether one VEVENT is kept, and if not why (what the editor's sample browser shows).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,10 +53,17 @@ pub(crate) struct Plan {
     /// Per VTODO/VJOURNAL (every BEGIN of one, in order): whether it is written.
     pub components: Vec<bool>,
     pub kept_events: usize,
+    /// Whether the counts come from a survey (else every event is kept, nothing counted).
+    pub surveyed: bool,
     pub tz: TzFacts,
 }
 
 impl Plan {
+    /// The plan of a config that drops nothing: every component is written.
+    pub(crate) fn keep_all() -> Plan {
+        Plan::default()
+    }
+
     pub(crate) fn decisions(&self, config: &CompiledConfig) -> Vec<Decision> {
         self.events
             .iter()
@@ -151,7 +158,7 @@ struct Survey<'c, 'a> {
     /// Whether each VTODO/VJOURNAL is kept, in order.
     components: Vec<bool>,
     /// Stack depths of the VTODO/VJOURNALs being read and whether each is kept.
-    component_at: Vec<(usize, bool)>,
+    component_at: Vec<(usize, Option<Cause>)>,
     /// TZIDs used outside events and time zones, by kept components.
     other_tzids: Vec<String>,
     x_wr_timezone: Option<String>,
@@ -160,6 +167,11 @@ struct Survey<'c, 'a> {
 
 /// The TZID parameter of a line, if it has one (read from its head only).
 fn tzid_of(line: &LogicalLine<'_>) -> Option<String> {
+    // Most lines have no parameters: the name ends at ':' before any ';'.
+    let first = line.first_segment();
+    if memchr::memchr2(b';', b':', first).is_some_and(|i| first[i] == b':') {
+        return None;
+    }
     let head = head_text(line);
     if !contains_ignore_case(head.as_bytes(), b"TZID") {
         return None;
@@ -191,22 +203,42 @@ impl<'a> Survey<'_, 'a> {
     }
 
     fn component_kept(&self) -> bool {
-        self.component_at.iter().all(|(_, kept)| *kept)
+        self.enclosing_drop().is_none()
+    }
+
+    /// Why the VTODO/VJOURNAL around the current line is dropped, if it is.
+    fn enclosing_drop(&self) -> Option<Cause> {
+        self.component_at.iter().find_map(|(_, cause)| *cause)
     }
 
     fn finish_event(&mut self) {
         let lines = std::mem::take(&mut self.event);
-        let view = StreamEvent::new(&lines, &self.names);
-        let get = |name: &str| -> Option<Cow<'_, str>> { view.property(name) };
+        // Only the properties' values, joined as templates see repeats; no parameter fallback
+        // (an absent property is "" to a filter).
+        let mut found: Vec<Option<Cow<'a, str>>> = vec![None; self.names.len()];
+        for l in &lines {
+            let EvLine::Prop(line, _, name) = l else {
+                continue;
+            };
+            let Some(i) = self.names.iter().position(|n| n.eq_ignore_ascii_case(name)) else {
+                continue;
+            };
+            let v = prop_value(line);
+            found[i] = Some(match found[i].take() {
+                None => v,
+                Some(prev) => Cow::Owned(format!("{prev}, {v}")),
+            });
+        }
+        let get = |name: &str| -> Option<&str> {
+            let i = self.names.iter().position(|n| n == name)?;
+            found[i].as_deref()
+        };
         let text = |name: &str| get(name).map(|v| v.trim().to_owned());
-        let values = self
-            .config
-            .property_names
-            .iter()
-            .map(|n| get(n).map(Cow::into_owned).unwrap_or_default())
+        let values = (0..self.config.property_names.len())
+            .map(|i| found[i].as_deref().unwrap_or("").to_owned())
             .collect();
-        let start = get("DTSTART").and_then(|v| parse_date_time(&v));
-        let end = get("DTEND").and_then(|v| parse_date_time(&v));
+        let start = get("DTSTART").and_then(parse_date_time);
+        let end = get("DTEND").and_then(parse_date_time);
         let rdates = get("RDATE")
             .map(|v| {
                 v.split(',')
@@ -218,19 +250,23 @@ impl<'a> Survey<'_, 'a> {
             values,
             start,
             end,
-            duration: get("DURATION").and_then(|v| parse_duration(&v)),
+            duration: get("DURATION").and_then(parse_duration),
             status: text("STATUS").map(|s| s.to_ascii_uppercase()),
             uid: text("UID"),
             recurrence_id: text("RECURRENCE-ID").map(|s| s.to_ascii_uppercase()),
             rrule: text("RRULE"),
             rdates,
         };
-        let own = self.config.judge(&facts, self.now);
+        // An event inside a dropped VTODO/VJOURNAL (odd, but the parser counts it) goes with it.
+        let own = self
+            .enclosing_drop()
+            .or_else(|| self.config.judge(&facts, self.now));
         let occurrence = self.config.occurrence_cause(&facts);
         let mut tzids = Vec::new();
         let mut floating = false;
         let mut start_tzid = None;
-        if self.track_tz || !self.config.rules.is_empty() {
+        // Zones matter when events may go (which VTIMEZONEs stay, EXDATEs) or are repaired.
+        if self.track_tz {
             for l in &lines {
                 let (line, name) = match l {
                     EvLine::Prop(line, _, name) => (line, Some(name)),
@@ -352,6 +388,7 @@ impl<'a> Survey<'_, 'a> {
             vtimezones,
             components: self.components,
             kept_events,
+            surveyed: true,
             tz,
         }
     }
@@ -388,9 +425,11 @@ impl<'a> Visitor<'a> for Survey<'_, 'a> {
             self.vtimezone_ids.push(None);
         }
         if (name == "VTODO" || name == "VJOURNAL") && !in_vevent {
-            let kept = self.component_kept() && self.config.judge_component(name).is_none();
-            self.components.push(kept);
-            self.component_at.push((self.stack.len(), kept));
+            let cause = self
+                .enclosing_drop()
+                .or_else(|| self.config.judge_component(name));
+            self.components.push(cause.is_none());
+            self.component_at.push((self.stack.len(), cause));
         } else if name == "VTODO" || name == "VJOURNAL" {
             // Inside an event it shares the event's fate.
             self.components.push(true);
