@@ -10,7 +10,7 @@ UI_SOURCES := $(shell find ui/src ui/public -type f 2>/dev/null) ui/index.html u
 BIN := $(abspath $(or $(CARGO_TARGET_DIR),target))/release/hearth
 
 .DEFAULT_GOAL := help
-.PHONY: help run build ui test prereqs test-rust lint-rust equiv test-ui lint-ui e2e bench clean pi pi32 pi-check check-unit test-install
+.PHONY: help run build ui test prereqs test-rust lint-rust equiv test-ui lint-ui e2e bench fuzz clean pi pi32 pi-check check-unit test-install
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  make %-13s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -46,8 +46,9 @@ lint-rust: ## rustfmt and clippy (warnings denied)
 test-rust: ui ## Rust unit and integration tests (real server on free ports)
 	$(CARGO) test --locked
 
-equiv: ## The engine against an independent parser (Python icalendar) on the shared ICS corpus
+equiv: ## The engine against independent tools (Python icalendar, recurring-ical-events) on the shared ICS corpus, also with time-zone repair
 	bash tests/equiv/run.sh
+	bash tests/equiv/run_repaired.sh
 
 lint-ui: ui/node_modules/.package-lock.json ## TypeScript type check and eslint
 	cd ui && $(NPM) run --silent typecheck
@@ -61,6 +62,9 @@ e2e: build ## End-to-end tests: the release binary driven through Debian's Chrom
 
 bench: build ## Benchmarks: binary size, memory, load tests against nginx, attacks, engine throughput
 	bash bench/run.sh
+
+fuzz: ## Fuzz the parser, then the templates, FUZZ_TIME seconds each (default 1800), seeded with the ICS corpus
+	bash scripts/fuzz.sh
 
 # --- Deployment (deploy/): Raspberry Pi builds, the systemd unit, the installer ---------------
 # Cross builds use their own target directory so they never wait on (or block) the host build.

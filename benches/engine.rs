@@ -1,6 +1,6 @@
 //! Criterion benchmarks of the calendar engine on generated feeds: parse, default remap, a
 //! realistic mapping (SUMMARY with LOCATION, a global regex on DESCRIPTION), and a realistic
-//! config (that mapping plus three filters).
+//! config (that mapping plus three filters), also with time-zone repair on.
 
 mod feedgen;
 
@@ -26,15 +26,16 @@ fn realistic() -> CompiledConfig {
         .into()
 }
 
-/// The realistic mapping plus three filters of the kinds owners use most.
-fn realistic_config() -> CompiledConfig {
-    let mut config: CalendarConfig = serde_json::from_str(
-        r#"{"mapping": {}, "filters": [
+/// The realistic mapping plus three filters of the kinds owners use most; `timezones` is
+/// `keep` or `repair`.
+fn realistic_config(timezones: &str) -> CompiledConfig {
+    let json = r#"{"mapping": {}, "timezones": "TIMEZONES", "filters": [
             {"action": "exclude", "field": "SUMMARY", "pattern": "^(canceled|retro)\\b", "flags": "i"},
             {"action": "exclude", "weekdays": ["SA", "SU"]},
-            {"action": "exclude", "status": "CANCELLED"}]}"#,
-    )
-    .expect("the benchmark config reads");
+            {"action": "exclude", "status": "CANCELLED"}]}"#
+        .replace("TIMEZONES", timezones);
+    let mut config: CalendarConfig =
+        serde_json::from_str(&json).expect("the benchmark config reads");
     config.mapping = realistic_mapping();
     CompiledConfig::compile(&config).expect("the benchmark config compiles")
 }
@@ -44,7 +45,8 @@ fn engine(c: &mut Criterion) {
     let options = RemapOptions::default();
     let default = CompiledConfig::default();
     let real = realistic();
-    let config = realistic_config();
+    let config = realistic_config("keep");
+    let repair = realistic_config("repair");
     for events in [1_000usize, 10_000] {
         let input = feedgen::feed(events);
         let mut group = c.benchmark_group(format!("{events}_events"));
@@ -61,6 +63,9 @@ fn engine(c: &mut Criterion) {
         });
         group.bench_function("remap_config", |b| {
             b.iter(|| remap(&input, &config, &options, &limits).expect("remaps"))
+        });
+        group.bench_function("remap_config_repair", |b| {
+            b.iter(|| remap(&input, &repair, &options, &limits).expect("remaps"))
         });
         group.finish();
     }

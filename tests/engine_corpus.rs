@@ -284,8 +284,10 @@ fn a_realistic_config_gives_every_corpus_file_clean_output_that_follows_decide()
     });
     // 2024-06-01T00:00:00Z.
     let now = 1_717_200_000;
+    // tests/equiv/options.sh reads the outputs with python icalendar and recurring-ical-events.
+    let dump = std::env::var_os("HEARTH_OPTIONS_OUT").map(PathBuf::from);
     let mut dropped = 0;
-    for config in [config, with_window] {
+    for (tag, config) in [("filters", config), ("window", with_window)] {
         let compiled = CompiledConfig::compile(&config).expect("compiles");
         for (name, bytes) in corpus() {
             let (before, warnings_before) = parse(&bytes, &limits).expect("parses");
@@ -295,6 +297,12 @@ fn a_realistic_config_gives_every_corpus_file_clean_output_that_follows_decide()
             };
             let out = remap(&bytes, &compiled, &options, &limits)
                 .unwrap_or_else(|e| panic!("{name}: {e}"));
+            if let Some(dir) = &dump {
+                let path = dir.join(format!("{tag}__{name}"));
+                std::fs::write(&path, &out.bytes).expect("output written");
+                std::fs::write(path.with_extension("kept"), out.kept_events.to_string())
+                    .expect("count written");
+            }
             if out.bytes.is_empty() {
                 // A bare VEVENT file (no VCALENDAR) whose every event was dropped.
                 assert_eq!(out.kept_events, 0, "{name}");

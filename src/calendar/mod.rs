@@ -1,5 +1,7 @@
 //! The calendar engine: ICS parsing, templates with regular expressions, and the writer.
-//! Pure: no I/O, no async, no globals; bytes in, bytes out.
+//! Pure: no async, bytes in, bytes out; the one exception is the tz database that time-zone
+//! repair reads (the system's zoneinfo files, loaded once and cached by jiff, else the copy
+//! built in).
 //!
 //! What the server and the command line call:
 //! - [`parse`]`(bytes, &Limits) -> Result<(Document, Vec<Warning>), ParseError>`: the component
@@ -21,12 +23,16 @@
 //! - [`remap`]`(bytes, &CompiledConfig, &RemapOptions, &Limits) -> Result<RemapOutput, RemapError>`,
 //!   or [`remap_into`] to stream into any `io::Write`; [`decide`] gives the keep/drop
 //!   [`Decision`] of every event by the same first pass the remap follows.
+//! - [`tz`]: time-zone repair, which the remap applies for `"timezones": "repair"`:
+//!   [`tz::windows_to_iana`], [`tz::vtimezone`]`(iana, from_year)`, and the pass on its own,
+//!   [`tz::repair_timezones`]`(bytes, &Limits)`.
 
 pub mod config;
 pub mod ics;
 pub mod mapping;
 pub mod remap;
 pub mod template;
+pub mod tz;
 
 pub use config::{
     AlarmMode, CalendarConfig, CompiledConfig, ConfigError, FilterAction, FilterRule, Matcher,

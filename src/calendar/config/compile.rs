@@ -126,14 +126,10 @@ impl CompiledConfig {
             let path = format!("filters[{i}]");
             let (test, what) =
                 compile_matcher(&rule.matcher, &path, &mut budget, &mut property_names)?;
-            let action = match rule.action {
-                FilterAction::Include => "include",
-                FilterAction::Exclude => "exclude",
-            };
             rules.push(CompiledRule {
                 action: rule.action,
                 test,
-                label: format!("{action} {what}"),
+                label: format!("{} {what}", rule.action),
             });
         }
         let window = match config.window {
@@ -410,6 +406,7 @@ fn parse_hhmm(s: &str, end: bool) -> Option<u32> {
     Some(h * 60 + m)
 }
 
+/// The JSON word: `include` or `exclude`.
 impl fmt::Display for FilterAction {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {

@@ -134,9 +134,53 @@ enum LineKind {
     Other,
 }
 
-/// Lossy text of a byte slice, reporting invalid UTF-8 once per line.
+/// The text of (an unfolded) line: UTF-8 when it is valid UTF-8; else each byte that is not part
+/// of a valid UTF-8 sequence is read as Windows-1252, the usual encoding of feeds that are not
+/// UTF-8 (a superset of Latin-1 for printable text). A Latin-1 feed keeps its accents, and a line
+/// that mixes both keeps both. Decoding is byte-local, so decoding a prefix cut at an ASCII byte
+/// gives a prefix of the whole line's text.
 pub(crate) fn text(bytes: &[u8]) -> Cow<'_, str> {
-    String::from_utf8_lossy(bytes)
+    let first = match std::str::from_utf8(bytes) {
+        Ok(s) => return Cow::Borrowed(s),
+        Err(e) => e,
+    };
+    let mut out = String::with_capacity(bytes.len() + 8);
+    let mut rest = bytes;
+    let mut err = first;
+    loop {
+        let (valid, after) = rest.split_at(err.valid_up_to());
+        out.push_str(std::str::from_utf8(valid).unwrap_or_default());
+        // An invalid sequence (or a truncated one at the end) is read one byte at a time.
+        let bad = err.error_len().unwrap_or(1);
+        for &b in &after[..bad] {
+            out.push(windows_1252(b));
+        }
+        rest = &after[bad..];
+        match std::str::from_utf8(rest) {
+            Ok(s) => {
+                out.push_str(s);
+                return Cow::Owned(out);
+            }
+            Err(e) => err = e,
+        }
+    }
+}
+
+/// What Windows-1252 puts at 0x80..=0x9F (WHATWG's table); its five unassigned bytes map to
+/// the C1 controls of the same number, as in WHATWG's decoder. Every other byte is Latin-1.
+const CP1252_HIGH: [char; 32] = [
+    '\u{20AC}', '\u{81}', '\u{201A}', '\u{192}', '\u{201E}', '\u{2026}', '\u{2020}', '\u{2021}',
+    '\u{2C6}', '\u{2030}', '\u{160}', '\u{2039}', '\u{152}', '\u{8D}', '\u{17D}', '\u{8F}',
+    '\u{90}', '\u{2018}', '\u{2019}', '\u{201C}', '\u{201D}', '\u{2022}', '\u{2013}', '\u{2014}',
+    '\u{2DC}', '\u{2122}', '\u{161}', '\u{203A}', '\u{153}', '\u{9D}', '\u{17E}', '\u{178}',
+];
+
+/// One byte as Windows-1252.
+fn windows_1252(b: u8) -> char {
+    match b {
+        0x80..=0x9F => CP1252_HIGH[usize::from(b - 0x80)],
+        _ => char::from(b),
+    }
 }
 
 /// The name of a line as written, trimmed; borrowed from the input when it can be.
@@ -170,8 +214,9 @@ fn starts_with_name(bytes: &[u8], word: &[u8]) -> bool {
 fn classify(line: &LogicalLine<'_>) -> LineKind {
     let first = line.first_segment();
     let content;
-    let head: &[u8] = if line.folded && first.len() < 8 {
-        // A fold inside the name itself: read the unfolded line.
+    let head: &[u8] = if line.folded && line::name_end(first).is_none() {
+        // A fold before the end of the name (inside it, or in blanks after it, as the writer
+        // folds `BEGIN` followed by 70 tabs): only the unfolded line shows the name's end.
         content = line.content();
         &content
     } else {
@@ -230,8 +275,12 @@ pub(crate) fn walk<'a, V: Visitor<'a>>(
                 limit: limits.max_line_bytes,
             });
         }
-        if !all_utf8 && std::str::from_utf8(line.body).is_err() {
-            warnings.push(line.line_no, "invalid UTF-8 replaced with U+FFFD");
+        // Folds may split a character: only the unfolded line says whether it is UTF-8.
+        if !all_utf8
+            && std::str::from_utf8(line.body).is_err()
+            && std::str::from_utf8(&line.content()).is_err()
+        {
+            warnings.push(line.line_no, "not valid UTF-8: read as Windows-1252");
         }
         match classify(&line) {
             LineKind::Begin(comp) => {
@@ -692,8 +741,64 @@ END:VEVENT\nBEGIN:VTODO\nEND:VTODO\nBEGIN:X-THING\nEND:X-THING\nEND:VCALENDAR\n"
             &Limits::default(),
         )
         .expect("parses");
-        assert_eq!(d.calendar_properties()[0].1, "a\u{FFFD}b");
+        assert_eq!(d.calendar_properties()[0].1, "a\u{FF}b");
         assert_eq!(w[0].line, 2);
+    }
+
+    #[test]
+    fn a_line_that_is_not_utf8_reads_as_windows_1252_with_one_warning() {
+        let (d, w) = parse(
+            b"BEGIN:VCALENDAR\nX-A:Caf\xE9 M\xFCller \x80 \x93q\x94\nX-B:ok\nEND:VCALENDAR\n",
+            &Limits::default(),
+        )
+        .expect("parses");
+        assert_eq!(
+            d.calendar_properties()[0].1,
+            "Café Müller € \u{201C}q\u{201D}"
+        );
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert_eq!(w[0].line, 2);
+        assert!(w[0].message.contains("Windows-1252"), "{w:?}");
+    }
+
+    #[test]
+    fn a_line_mixing_utf8_and_windows_1252_keeps_both() {
+        assert_eq!(text(b"\xC3\xA9t\xE9 \xE2\x82\xAC\x80\xC3"), "été €€Ã");
+        assert_eq!(
+            text(b"\x81\x8D\x8F\x90\x9D"),
+            "\u{81}\u{8D}\u{8F}\u{90}\u{9D}"
+        );
+    }
+
+    #[test]
+    fn a_fold_that_splits_a_character_is_not_invalid_utf8() {
+        let (d, w) = parse(
+            b"BEGIN:VCALENDAR\nX-A:\xC3\n \xA9t\xC3\xA9\nX-B:a\xFF\nEND:VCALENDAR\n",
+            &Limits::default(),
+        )
+        .expect("parses");
+        assert_eq!(d.calendar_properties()[0].1, "été");
+        assert_eq!(w.len(), 1, "only X-B is not UTF-8: {w:?}");
+        assert_eq!(w[0].line, 4);
+    }
+
+    #[test]
+    fn a_begin_line_folded_in_the_blanks_after_its_name_is_still_a_begin() {
+        // The fuzzer's find: `BEGIN`, 70 tabs, `:n` is a BEGIN; the writer folds it after the
+        // tabs, and the folded form must read back as the same BEGIN.
+        let mut folded = b"BEGIN".to_vec();
+        folded.extend_from_slice(&[b'\t'; 70]);
+        folded.extend_from_slice(b"\r\n :n\r\nEND:N\r\n");
+        let (d, _) = parse(&folded, &Limits::default()).expect("parses");
+        assert_eq!(d.components.len(), 1);
+        assert_eq!(d.components[0].name, "N");
+        let (d, _) = parse(
+            b"BE\r\n GIN:VCALENDAR\r\nE\r\n ND :VCALENDAR\r\n",
+            &Limits::default(),
+        )
+        .expect("parses");
+        assert_eq!(d.components[0].name, "VCALENDAR");
+        assert!(d.components[0].items.is_empty());
     }
 
     #[test]

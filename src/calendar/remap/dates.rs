@@ -1,7 +1,9 @@
 //! DTSTART and DTEND values: what counts as a valid DATE or DATE-TIME, and the parameters a
 //! rewritten date line keeps.
 
+use super::event::{head_text, Role, StreamEvent};
 use crate::calendar::ics::line::{name_end, split_line};
+use crate::calendar::mapping::MappedField;
 
 /// A valid DATE (`YYYYMMDD`) or DATE-TIME (`YYYYMMDDTHHMMSS[Z]`), upper-cased; else `None`.
 pub(super) fn date_value(v: &str) -> Option<(String, bool, bool)> {
@@ -47,8 +49,41 @@ pub(super) fn raw_params(text: &str) -> &str {
     &text[start..value_at - 1]
 }
 
-/// Parameters for a new DTSTART/DTEND value: the original ones, TZID dropped for UTC, VALUE set
-/// for a DATE and dropped for a DATE-TIME.
+/// Parameters for a DTSTART/DTEND the event did not have: VALUE=DATE for a DATE; a local
+/// DATE-TIME DTEND takes DTSTART's TZID, so that it is not floating beside a zoned start.
+pub(super) fn added_date_params(
+    field: MappedField,
+    view: &StreamEvent<'_, '_>,
+    is_date: bool,
+    utc: bool,
+) -> String {
+    if is_date {
+        return ";VALUE=DATE".to_owned();
+    }
+    if utc || field != MappedField::Dtend {
+        return String::new();
+    }
+    let start = view
+        .props()
+        .find(|(_, r, _)| *r == Role::Mapped(MappedField::Dtstart))
+        .map(|(l, _, _)| head_text(l));
+    let Some(start) = start else {
+        return String::new();
+    };
+    let parts = split_line(&start);
+    if !parts.well_formed {
+        return String::new();
+    }
+    parts
+        .params
+        .iter()
+        .find(|p| p.name.eq_ignore_ascii_case("TZID"))
+        .map_or_else(String::new, |p| format!(";TZID={}", p.values.join(",")))
+}
+
+/// Parameters for a new DTSTART/DTEND value: the original ones, with VALUE set for a DATE and
+/// dropped for a DATE-TIME, and TZID dropped for UTC and for a DATE (RFC 5545 §3.2.19 allows a
+/// TZID only on a local DATE-TIME).
 pub(super) fn date_params(text: &str, is_date: bool, utc: bool) -> String {
     let parts = split_line(text);
     let mut out = String::new();
@@ -59,7 +94,9 @@ pub(super) fn date_params(text: &str, is_date: bool, utc: bool) -> String {
         return out;
     }
     for p in &parts.params {
-        if p.name.eq_ignore_ascii_case("VALUE") || (utc && p.name.eq_ignore_ascii_case("TZID")) {
+        if p.name.eq_ignore_ascii_case("VALUE")
+            || ((utc || is_date) && p.name.eq_ignore_ascii_case("TZID"))
+        {
             continue;
         }
         out.push(';');

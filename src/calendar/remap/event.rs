@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 
+use crate::calendar::ics;
 use crate::calendar::ics::lexer::LogicalLine;
 use crate::calendar::ics::line::{self, split_line, unescape_text};
 use crate::calendar::ics::view::{resolve, PropertyLike, Resolved};
@@ -15,6 +16,8 @@ pub(super) enum Role {
     Mapped(MappedField),
     Sequence,
     AltDesc,
+    /// Replaced by a DTEND the mapping writes (RFC 5545 allows one or the other).
+    Duration,
     Other,
 }
 
@@ -25,6 +28,8 @@ pub(super) fn role_of(name: &str) -> Role {
         Role::Sequence
     } else if name.eq_ignore_ascii_case("X-ALT-DESC") {
         Role::AltDesc
+    } else if name.eq_ignore_ascii_case("DURATION") {
+        Role::Duration
     } else {
         Role::Other
     }
@@ -41,13 +46,13 @@ pub(super) enum EvLine<'a> {
     End(String),
 }
 
-/// The unfolded text of a line, borrowed from the input when possible.
+/// The unfolded text of a line (decoded as the parser does), borrowed from the input when possible.
 pub(super) fn line_text<'l>(line: &LogicalLine<'l>) -> Cow<'l, str> {
     match line.content() {
-        Cow::Borrowed(b) => String::from_utf8_lossy(b),
+        Cow::Borrowed(b) => ics::text(b),
         Cow::Owned(v) => match String::from_utf8(v) {
             Ok(s) => Cow::Owned(s),
-            Err(e) => Cow::Owned(String::from_utf8_lossy(e.as_bytes()).into_owned()),
+            Err(e) => Cow::Owned(ics::text(e.as_bytes()).into_owned()),
         },
     }
 }

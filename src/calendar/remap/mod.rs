@@ -1,5 +1,6 @@
 //! Remapping a feed: streams the input back out, copying every line it does not have to change
-//! and rewriting only the mapped properties of each VEVENT, within an output limit.
+//! and rewriting only the mapped properties of each VEVENT, within an output limit. A config
+//! with filters or a window first surveys the feed (`survey`), then writes what it keeps.
 
 mod dates;
 mod event;
@@ -10,20 +11,22 @@ mod writer;
 use std::io::{self, Write};
 use std::time::Duration;
 
-use crate::calendar::config::CompiledConfig;
+use crate::calendar::config::{CompiledConfig, TimezoneMode};
 use crate::calendar::ics::lexer::LogicalLine;
 use crate::calendar::ics::line::escape_text;
 use crate::calendar::ics::{
     self, line_name, Flow, Limits, ParseError, Visitor, Warning, Warnings, GO_ON,
 };
 pub use crate::calendar::mapping::{CompiledMapping, MappedField, Mapping};
-use dates::{date_params, date_value, raw_params, truncate_for_message};
+use dates::{added_date_params, date_params, date_value, raw_params, truncate_for_message};
 use event::{head_text, role_of, EvLine, Role, StreamEvent};
 pub use options::BUSY_REMOVED;
 use options::{event_edit, EventEdit, LineEdit, PlanCursor};
 pub use survey::{decide, Decision};
 use survey::{survey, Plan};
 use writer::Writer;
+
+use crate::calendar::tz::{self, TzPlan, TzUse};
 pub use writer::{format_duration, write_folded};
 
 /// What the server adds to a hosted feed besides the mapping.
@@ -127,14 +130,24 @@ pub fn remap_into<W: Write>(
     out: W,
 ) -> Result<RemapStats, RemapError> {
     let mapping = config.mapping();
-    let plan = if config.has_options() {
+    // Privacy and alarms alone decide nothing per feed: only filters, a window or the repair
+    // need the first pass.
+    let mut plan = if config.may_drop() || config.timezones == TimezoneMode::Repair {
         Some(survey(input, config, options.now, limits)?)
+    } else if config.has_options() {
+        Some(Plan::keep_all())
     } else {
         None
     };
-    // Hook for `TimezoneMode::Repair`: `plan.tz` holds the TZIDs kept events use, the
-    // VTIMEZONEs the feed defines, floating DATE-TIMEs and X-WR-TIMEZONE; the repair of
-    // TZIDs and the VTIMEZONEs to add are decided from it here and applied in the writing pass.
+    let mut warnings = Warnings::default();
+    // Time-zone repair: decided from what the survey found kept events use, applied to every
+    // line as it is written.
+    let tz_repair = match plan.as_mut() {
+        Some(plan) if config.timezones == TimezoneMode::Repair => {
+            Some(repair_plan(plan, &mut warnings))
+        }
+        _ => None,
+    };
     let mut managed = Vec::new();
     if let Some(name) = &options.calendar_name {
         let v = escape_text(name);
@@ -159,7 +172,14 @@ pub fn remap_into<W: Write>(
         limit: options.max_output_bytes.unwrap_or(usize::MAX),
         over: false,
         field_bytes: [0; 5],
+        in_vtimezone: false,
+        vtimezones_to_add: Vec::new(),
+        tz: None,
     };
+    if let Some(repair) = tz_repair {
+        writer.vtimezones_to_add = repair.add.into_iter().map(|(_, text)| text).collect();
+        writer.tz = Some(repair.rewrite).filter(|r| !r.is_empty());
+    }
     let mut visitor = RemapVisitor {
         mapping,
         config,
@@ -176,7 +196,6 @@ pub fn remap_into<W: Write>(
         changed_events: 0,
         w: &mut writer,
     };
-    let mut warnings = Warnings::default();
     let stats = ics::walk(input, limits, &mut visitor, &mut warnings)?;
     let changed_events = visitor.changed_events;
     let event_warnings = std::mem::take(&mut visitor.event_warnings);
@@ -208,8 +227,35 @@ pub fn remap_into<W: Write>(
         warnings: list,
         event_count: stats.events,
         changed_events,
-        kept_events: plan.as_ref().map_or(stats.events, |p| p.kept_events),
+        kept_events: plan
+            .as_ref()
+            .filter(|p| p.surveyed)
+            .map_or(stats.events, |p| p.kept_events),
     })
+}
+
+/// The time-zone repair for a surveyed feed: what to rename and add, with the VTIMEZONEs that
+/// a rename makes duplicates left out of the plan; unresolved zones become warnings.
+fn repair_plan(plan: &mut Plan, warnings: &mut Warnings) -> TzPlan {
+    let facts = &plan.tz;
+    let year = facts.first_year.unwrap_or(i32::MAX);
+    let used = TzUse {
+        used: facts.used.iter().map(|t| (t.clone(), year)).collect(),
+        defined: facts.vtimezone_ids.clone(),
+        floating: (facts.floating_events > 0).then_some(year),
+        x_wr_timezone: facts.x_wr_timezone.clone(),
+        in_calendar: true,
+    };
+    let repair = tz::plan(&used);
+    for &i in &repair.drop_vtimezones {
+        if let Some(written) = plan.vtimezones.get_mut(i) {
+            *written = false;
+        }
+    }
+    for message in &repair.warnings {
+        warnings.push(0, message.clone());
+    }
+    repair
 }
 
 struct RemapVisitor<'m, 'a, 'w, W: Write> {
@@ -297,16 +343,10 @@ impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
                     }
                     continue;
                 };
-                let params = first.as_deref().map_or_else(
-                    || {
-                        if is_date {
-                            ";VALUE=DATE".to_owned()
-                        } else {
-                            String::new()
-                        }
-                    },
-                    |t| date_params(t, is_date, utc),
-                );
+                let params = match first.as_deref() {
+                    Some(t) => date_params(t, is_date, utc),
+                    None => added_date_params(field, &view, is_date, utc),
+                };
                 replace[field as usize] = Some(Some(format!("{}{params}:{value}", field.name())));
             } else {
                 if first.is_none() && rendered.is_empty() {
@@ -335,7 +375,10 @@ impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
         if changed {
             self.changed_events += 1;
         }
-        let drop_alt = !self.mapping.is_identity(MappedField::Description);
+        // The HTML twin of DESCRIPTION goes only when DESCRIPTION really changed.
+        let drop_alt = replace[MappedField::Description as usize].is_some();
+        // A written DTEND replaces DURATION: an event may not have both.
+        let drop_duration = replace[MappedField::Dtend as usize].is_some();
         let mut sequence = None;
         if changed && self.options.sequence_offset > 0 {
             let original = view.property("SEQUENCE");
@@ -408,6 +451,7 @@ impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
                         }
                     },
                     Role::AltDesc if drop_alt => {}
+                    Role::Duration if drop_duration => {}
                     Role::Sequence if sequence.is_some() => {
                         if !sequence_done {
                             sequence_done = true;
@@ -432,6 +476,7 @@ impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
     fn on_begin(&mut self, line: &LogicalLine<'a>, name: &str) {
         if self.in_calendar_header() {
             self.write_unwritten_managed();
+            self.w.added_vtimezones();
         }
         if name == "VCALENDAR" && self.stack.is_empty() {
             self.managed_written = vec![false; self.managed.len()];
@@ -441,6 +486,9 @@ impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
             return;
         }
         self.stack.push(name.to_owned());
+        if name == "VTIMEZONE" {
+            self.w.in_vtimezone = true;
+        }
         if self.in_event {
             self.event.push(EvLine::Pass(*line));
         } else if name == "VEVENT" && !self.passthrough {
@@ -454,8 +502,12 @@ impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
     fn on_end(&mut self, line: Option<&LogicalLine<'a>>, name: &str) {
         if self.in_calendar_header() && name == "VCALENDAR" {
             self.write_unwritten_managed();
+            self.w.added_vtimezones();
         }
         self.stack.pop();
+        if name == "VTIMEZONE" {
+            self.w.in_vtimezone = false;
+        }
         if self.plan_skips_end() {
             return;
         }

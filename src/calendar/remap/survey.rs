@@ -34,6 +34,11 @@ pub(crate) struct TzFacts {
     pub floating_events: usize,
     /// The calendar's X-WR-TIMEZONE, when it declares one.
     pub x_wr_timezone: Option<String>,
+    /// The TZID of every VTIMEZONE, in order (`None` for one without), as `Plan::vtimezones`
+    /// counts them.
+    pub vtimezone_ids: Vec<Option<String>>,
+    /// The earliest year a kept event starts in (a synthesised VTIMEZONE starts there).
+    pub first_year: Option<i32>,
 }
 
 /// The outcome of the first pass, which the writing pass follows.
@@ -48,14 +53,17 @@ pub(crate) struct Plan {
     /// Per VTODO/VJOURNAL (every BEGIN of one, in order): whether it is written.
     pub components: Vec<bool>,
     pub kept_events: usize,
-    #[expect(
-        dead_code,
-        reason = "read by the TimezoneMode::Repair hook in remap_into once the tz module lands"
-    )]
+    /// Whether the counts come from a survey (else every event is kept, nothing counted).
+    pub surveyed: bool,
     pub tz: TzFacts,
 }
 
 impl Plan {
+    /// The plan of a config that drops nothing: every component is written.
+    pub(crate) fn keep_all() -> Plan {
+        Plan::default()
+    }
+
     pub(crate) fn decisions(&self, config: &CompiledConfig) -> Vec<Decision> {
         self.events
             .iter()
@@ -89,6 +97,8 @@ struct EventRecord {
     floating: bool,
     /// DTSTART's TZID and whether it is a DATE, for EXDATEs added to a master.
     start_tzid: Option<String>,
+    /// DTSTART as written, in days since 1970-01-01.
+    start_days: Option<i64>,
 }
 
 /// Runs the first pass.
@@ -255,7 +265,8 @@ impl<'a> Survey<'_, 'a> {
         let mut tzids = Vec::new();
         let mut floating = false;
         let mut start_tzid = None;
-        if self.track_tz || !self.config.rules.is_empty() {
+        // Zones matter when events may go (which VTIMEZONEs stay, EXDATEs) or are repaired.
+        if self.track_tz {
             for l in &lines {
                 let (line, name) = match l {
                     EvLine::Prop(line, _, name) => (line, Some(name)),
@@ -288,6 +299,7 @@ impl<'a> Survey<'_, 'a> {
             tzids,
             floating,
             start_tzid,
+            start_days: facts.start.map(|s| s.days),
         });
         self.event = lines;
         self.event.clear();
@@ -336,14 +348,23 @@ impl<'a> Survey<'_, 'a> {
             x_wr_timezone: self.x_wr_timezone,
             ..TzFacts::default()
         };
+        let mut first_days: Option<i64> = None;
         for (r, cause) in self.records.iter().zip(&events) {
             if cause.is_none() {
                 for t in &r.tzids {
                     push_unique(&mut tz.used, t.clone());
                 }
                 tz.floating_events += usize::from(r.floating);
+                if let Some(d) = r.start_days {
+                    first_days = Some(first_days.map_or(d, |f| f.min(d)));
+                }
             }
         }
+        // A year early rather than late: the estimate may be off by one near New Year.
+        tz.first_year = first_days
+            .and_then(|d| i32::try_from(1969 + d.div_euclid(365)).ok())
+            .map(|y| y.min(2099));
+        tz.vtimezone_ids.clone_from(&self.vtimezone_ids);
         for t in self.other_tzids {
             push_unique(&mut tz.used, t);
         }
@@ -367,6 +388,7 @@ impl<'a> Survey<'_, 'a> {
             vtimezones,
             components: self.components,
             kept_events,
+            surveyed: true,
             tz,
         }
     }
@@ -452,7 +474,11 @@ impl<'a> Visitor<'a> for Survey<'_, 'a> {
         }
         if self.stack.last().is_some_and(|c| c == "VTIMEZONE") {
             if line_name(line).eq_ignore_ascii_case("TZID") {
-                let value = split_line(&head_text(line)).value.trim().to_owned();
+                // A TEXT value: `Kuala Lumpur\, Singapore` is what events name `Kuala Lumpur, Singapore`.
+                let text = ics::text(&line.content()).into_owned();
+                let value = ics::line::unescape_text(split_line(&text).value)
+                    .trim()
+                    .to_owned();
                 if let Some(slot) = self.vtimezone_ids.last_mut() {
                     slot.get_or_insert(value);
                 }

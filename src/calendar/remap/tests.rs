@@ -147,15 +147,159 @@ fn dtstart_in_utc_drops_tzid() {
 }
 
 #[test]
-fn dtstart_as_a_date_sets_value_date() {
+fn a_date_sets_value_date_and_drops_tzid() {
+    // RFC 5545 §3.2.19: TZID is only for a local DATE-TIME.
     let out = run(
         &with(MappedField::Dtend, "${DTEND|re:s/T.*//}"),
         &RemapOptions::default(),
         FEED,
     );
+    assert!(out.contains("DTEND;VALUE=DATE:20240105\r\n"), "{out}");
+    let out = run(
+        &with(MappedField::Dtstart, "${DTSTART|re:s/T\\d{6}//}"),
+        &RemapOptions::default(),
+        FEED,
+    );
+    assert!(out.contains("DTSTART;VALUE=DATE:20240105\r\n"), "{out}");
+    assert!(!out.contains("DTSTART;TZID"), "{out}");
+}
+
+#[test]
+fn a_date_time_from_an_all_day_date_drops_value_date_and_keeps_other_parameters() {
+    let input = FEED.replace(
+        "DTSTART;TZID=Europe/Paris:20240105T100000",
+        "DTSTART;VALUE=DATE;X-P=1:20240105",
+    );
+    let out = run(
+        &with(MappedField::Dtstart, "${DTSTART}T080000"),
+        &RemapOptions::default(),
+        &input,
+    );
+    assert!(out.contains("DTSTART;X-P=1:20240105T080000\r\n"), "{out}");
+}
+
+#[test]
+fn a_dtend_template_replaces_duration() {
+    let input = FEED.replace(
+        "DTEND;TZID=Europe/Paris:20240105T110000\r\n",
+        "DURATION:PT1H\r\n",
+    );
+    let out = run(
+        &with(MappedField::Dtend, "20240105T120000"),
+        &RemapOptions::default(),
+        &input,
+    );
+    assert!(!out.contains("DURATION"), "{out}");
+    // The added DTEND takes DTSTART's zone rather than floating beside it.
     assert!(
-        out.contains("DTEND;VALUE=DATE;TZID=Europe/Paris:20240105\r\n"),
+        out.contains("DTEND;TZID=Europe/Paris:20240105T120000\r\nBEGIN:VALARM"),
         "{out}"
+    );
+    let (doc, _) = ics::parse(out.as_bytes(), &Limits::default()).expect("parses");
+    let ev = doc.event(0).expect("event");
+    assert_eq!(
+        ev.component()
+            .properties()
+            .filter(|p| p.name == "DTEND")
+            .count(),
+        1
+    );
+    // A DTEND template that leaves the event without a DTEND keeps DURATION.
+    let out = run(
+        &with(MappedField::Dtend, "${DTEND}"),
+        &RemapOptions::default(),
+        &input,
+    );
+    assert!(out.contains("DURATION:PT1H\r\n"), "{out}");
+    let out = run(
+        &with(MappedField::Dtend, "nonsense"),
+        &RemapOptions::default(),
+        &input,
+    );
+    assert!(out.contains("DURATION:PT1H\r\n"), "{out}");
+}
+
+#[test]
+fn x_alt_desc_stays_when_the_description_template_renders_the_original() {
+    // A regex that matches nothing leaves DESCRIPTION as it was: its HTML twin stays.
+    let out = run(
+        &with(MappedField::Description, "${DESCRIPTION|re:s/nomatch/x/}"),
+        &RemapOptions::default(),
+        FEED,
+    );
+    assert_eq!(out, FEED);
+    let out = run(
+        &with(MappedField::Description, "${DESCRIPTION|re:s/one/1/}"),
+        &RemapOptions::default(),
+        FEED,
+    );
+    assert!(!out.contains("X-ALT-DESC"), "{out}");
+}
+
+#[test]
+fn a_windows_1252_feed_comes_out_as_utf8_with_its_accents() {
+    let input = b"BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nSUMMARY:Caf\xE9 \x96 M\xFCller\r\n\
+END:VEVENT\r\nEND:VCALENDAR\r\n";
+    let out = remap(
+        input,
+        &CompiledConfig::default(),
+        &RemapOptions::default(),
+        &Limits::default(),
+    )
+    .expect("remaps");
+    let text = String::from_utf8(out.bytes).expect("utf-8");
+    assert!(text.contains("SUMMARY:Café – Müller\r\n"), "{text}");
+    assert_eq!(out.warnings.len(), 1, "{:?}", out.warnings);
+    let compiled = CompiledConfig::from(
+        CompiledMapping::compile(&with(MappedField::Summary, "${SUMMARY}!")).expect("compiles"),
+    );
+    let out = remap(
+        input,
+        &compiled,
+        &RemapOptions::default(),
+        &Limits::default(),
+    )
+    .expect("ok");
+    let text = String::from_utf8(out.bytes).expect("utf-8");
+    assert!(text.contains("SUMMARY:Café – Müller!\r\n"), "{text}");
+}
+
+#[test]
+fn fuzz_regression_begin_with_70_tabs_round_trips() {
+    // `BEGIN`, 70 tabs, `:n`, no line ending: the writer folds after the tabs, and the folded
+    // line must read back as the same BEGIN (parse -> remap -> parse gives the same tree).
+    let mut input = b"BEGIN".to_vec();
+    input.extend_from_slice(&[b'\t'; 70]);
+    input.extend_from_slice(b":n");
+    assert_default_round_trip(&input);
+    // The same with blanks before the `;` of a parameter and around other names.
+    let mut input = b"BEGIN:VCALENDAR\r\nX-NAME".to_vec();
+    input.extend_from_slice(&[b' '; 80]);
+    input.extend_from_slice(b";P=1:v\r\nEND");
+    input.extend_from_slice(&[b'\t'; 75]);
+    input.extend_from_slice(b":VCALENDAR\r\n");
+    assert_default_round_trip(&input);
+}
+
+fn assert_default_round_trip(input: &[u8]) {
+    let limits = Limits::default();
+    let (before, _) = ics::parse(input, &limits).expect("parses");
+    let out = remap(
+        input,
+        &CompiledConfig::default(),
+        &RemapOptions::default(),
+        &limits,
+    )
+    .expect("remaps");
+    for line in out.bytes.split_inclusive(|&b| b == b'\n') {
+        assert!(line.ends_with(b"\r\n") && line.len() <= 77, "{line:?}");
+    }
+    let (after, _) = ics::parse(&out.bytes, &limits).expect("output parses");
+    assert_eq!(
+        after.without_line_numbers(),
+        before.without_line_numbers(),
+        "{:?}",
+        String::from_utf8_lossy(&out.bytes)
     );
 }
 

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use crate::calendar::ics;
 use crate::calendar::ics::lexer::{LogicalLine, MAX_LINE_OCTETS};
+use crate::calendar::tz::TzRewrite;
 
 /// RFC 5545 DURATION for a refresh interval, e.g. `PT15M`, `P1DT12H`.
 pub fn format_duration(d: Duration) -> String {
@@ -90,6 +91,12 @@ pub(super) struct Writer<'a, W: Write> {
     pub(super) over: bool,
     /// Bytes of rendered lines per mapped field, to name the field behind an oversized feed.
     pub(super) field_bytes: [usize; 5],
+    /// Time-zone repair: how lines change as they are written (input lines and made ones).
+    pub(super) tz: Option<TzRewrite>,
+    /// Inside a VTIMEZONE (its observances' local times are not floating times).
+    pub(super) in_vtimezone: bool,
+    /// VTIMEZONEs the repair adds, written once after the first calendar's properties.
+    pub(super) vtimezones_to_add: Vec<String>,
 }
 
 impl<'a, W: Write> Writer<'a, W> {
@@ -121,7 +128,8 @@ impl<'a, W: Write> Writer<'a, W> {
 
     /// An input line written as it is: copied when already clean, else unfolded and re-folded.
     pub(super) fn original(&mut self, line: &LogicalLine<'a>) {
-        if line.clean {
+        let repaired = self.tz.as_ref().is_some_and(|tz| tz.may_change(line));
+        if line.clean && !repaired {
             let start = line.start;
             let end = start + line.raw.len();
             match &mut self.pending {
@@ -139,13 +147,31 @@ impl<'a, W: Write> Writer<'a, W> {
         self.text_line(text.trim_start_matches([' ', '\t']).as_bytes());
     }
 
-    /// A line the writer made (without terminator).
+    /// A line the writer made (without terminator). With time-zone repair on, it names zones
+    /// as the repair does, like the input lines.
     pub(super) fn text_line(&mut self, line: &[u8]) {
         self.flush_pending();
+        let repaired = self
+            .tz
+            .as_ref()
+            .filter(|tz| tz.may_change_text(line))
+            .and_then(|tz| tz.rewrite(std::str::from_utf8(line).ok()?, self.in_vtimezone));
+        let line = repaired.as_deref().map_or(line, str::as_bytes);
         let mut scratch = std::mem::take(&mut self.scratch);
         scratch.clear();
         write_folded(&mut scratch, line);
         self.write_raw(&scratch);
         self.scratch = scratch;
+    }
+
+    /// Writes the VTIMEZONEs the repair adds (already folded CRLF text), the first time only.
+    pub(super) fn added_vtimezones(&mut self) {
+        if self.vtimezones_to_add.is_empty() {
+            return;
+        }
+        self.flush_pending();
+        for text in std::mem::take(&mut self.vtimezones_to_add) {
+            self.write_raw(text.as_bytes());
+        }
     }
 }

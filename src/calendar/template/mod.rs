@@ -219,6 +219,40 @@ fn find_unescaped(bytes: &[u8], from: usize, delim: u8) -> Option<usize> {
     None
 }
 
+/// Length of a counted repetition `{n}`, `{n,}` or `{n,m}` starting at `bytes[0]` (a `{`).
+fn quantifier_len(bytes: &[u8]) -> Option<usize> {
+    let digits = |from: usize| {
+        bytes[from..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count()
+    };
+    let n = digits(1);
+    if n == 0 {
+        return None;
+    }
+    let mut i = 1 + n;
+    if bytes.get(i) == Some(&b',') {
+        i += 1 + digits(i + 1);
+    }
+    (bytes.get(i) == Some(&b'}')).then_some(i + 1)
+}
+
+/// Byte offset of the `}` that closes a token, from `from`: like [`find_unescaped`], but the
+/// braces of a counted repetition (`\d{6}`, `{2,}`, `{1,3}`) are part of the pattern.
+fn find_token_close(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut i = from;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'{' => i += quantifier_len(&bytes[i..]).unwrap_or(1),
+            b'}' => return Some(i),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
 /// Undoes the token escapes `\/`, `\\`, `\}`; any other backslash pair stays as written.
 pub(crate) fn unescape_part(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -257,7 +291,7 @@ fn scan_token(src: &str, start: usize) -> Scan {
             regex: None,
         },
         Some(b'|') => {
-            let Some(close) = find_unescaped(bytes, j + 1, b'}') else {
+            let Some(close) = find_token_close(bytes, j + 1) else {
                 return Scan::Literal;
             };
             let end = close + 1;

@@ -82,6 +82,25 @@ fn escaped_slash_backslash_and_brace_inside_the_token() {
 }
 
 #[test]
+fn counted_repetitions_need_no_escaping() {
+    assert_eq!(
+        render(
+            r"${DTSTART|re:s/T\d{6}//}",
+            &[("DTSTART", "20240105T100000")]
+        ),
+        "20240105"
+    );
+    assert_eq!(render(r"${A|re:s/a{2,}/x/}", &[("A", "baaab")]), "bxb");
+    assert_eq!(render(r"${A|re:s/a{1,2}/x/g}", &[("A", "aaa")]), "xx");
+    // `\}` still escapes, and a lone `{` in the replacement does not hide the closing brace.
+    assert_eq!(render(r"${A|re:s/b/\}{/} end", &[("A", "abc")]), "a}{c end");
+    assert_eq!(render(r"${A|re:s/b/{2}/}", &[("A", "abc")]), "a{2}c");
+    // Unbalanced: the first `}` closes the token, as before.
+    let (_, errors) = Template::compile_lenient(r"${A|re:s/a{2/x/}");
+    assert_eq!(errors.len(), 1, "{errors:?}");
+}
+
+#[test]
 fn empty_pattern_means_no_transform() {
     assert_eq!(render("${A|re:s///g}", &[("A", "v")]), "v");
 }
