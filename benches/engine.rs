@@ -6,8 +6,8 @@ mod feedgen;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use hearth::calendar::{
-    parse, remap, CalendarConfig, CompiledConfig, CompiledMapping, Limits, MappedField, Mapping,
-    RemapOptions,
+    decide, parse, remap, CalendarConfig, CompiledConfig, CompiledMapping, Limits, MappedField,
+    Mapping, RemapOptions,
 };
 
 fn realistic_mapping() -> Mapping {
@@ -66,6 +66,10 @@ fn engine(c: &mut Criterion) {
         });
         group.bench_function("remap_config_repair", |b| {
             b.iter(|| remap(&input, &repair, &options, &limits).expect("remaps"))
+        });
+        // The first pass alone, as the editor's preview runs it.
+        group.bench_function("decide_config", |b| {
+            b.iter(|| decide(&input, &config, None, &limits).expect("decides"))
         });
         group.finish();
     }
