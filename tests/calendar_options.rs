@@ -281,12 +281,19 @@ fn remap_cli(args: &[&str], input: &str) -> std::process::Output {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("hearth runs");
-    child
+    // A refused config ends the process before it reads stdin: a broken pipe is not a failure.
+    if let Err(e) = child
         .stdin
         .take()
         .expect("stdin")
         .write_all(input.as_bytes())
-        .expect("input written");
+    {
+        assert_eq!(
+            e.kind(),
+            std::io::ErrorKind::BrokenPipe,
+            "input written: {e}"
+        );
+    }
     child.wait_with_output().expect("exits")
 }
 
