@@ -74,7 +74,7 @@ describe('flashcards: spaced repetition', () => {
     await mark(page, true, '3 / 3');
     await page.getByRole('heading', { name: 'Practice complete' }).waitFor();
     // The completion screen leads with the unknown card and says when the deck is next due.
-    await expect(page.locator('.completion__actions > *').first().textContent()).resolves.toBe('Practice unknown again');
+    await expect(page.locator('.completion__primary > *').first().textContent()).resolves.toBe('Practice unknown again');
     await page.getByText('This deck is next due in 1 minute.').waitFor();
 
     const reviews = (await readStorage(page, 'reviews:deck-french')) as StoredReviews;
