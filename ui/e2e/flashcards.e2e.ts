@@ -200,7 +200,15 @@ describe('flashcards: deck list and editor', () => {
     await page.getByRole('button', { name: 'Add another' }).click();
     await page.keyboard.type('tree');
     await page.waitForFunction(() => localStorage.getItem('deck:create:draft')?.includes('tree'));
+    // Unsaved work: the browser asks before the reload (beforeunload); the test says leave.
+    const asked: string[] = [];
+    page.once('dialog', (dialog) => {
+      asked.push(dialog.type());
+      void dialog.accept();
+    });
     await page.reload();
+    expect(asked).toEqual(['beforeunload']);
+    await page.getByText(/^Restored your unsaved changes/).waitFor();
     await expect(page.getByLabel('Deck name').inputValue()).resolves.toBe('Half done');
     await expect(frontValues(page)).resolves.toEqual(['house', 'tree']);
     await expect(page.getByRole('switch', { name: 'Bidirectional practice' }).isChecked()).resolves.toBe(true);
@@ -208,6 +216,7 @@ describe('flashcards: deck list and editor', () => {
     // Leaving the page within the debounce still keeps the last keystrokes.
     await back(page, 1).fill('maison');
     await page.getByRole('link', { name: 'Flashcards' }).first().click();
+    await page.getByRole('dialog', { name: 'Leave with unsaved changes?' }).getByRole('button', { name: 'Leave', exact: true }).click();
     await page.waitForURL(url('/flashcards'));
     await page.getByRole('link', { name: 'New Deck' }).first().click();
     await expect(back(page, 1).inputValue()).resolves.toBe('maison');
