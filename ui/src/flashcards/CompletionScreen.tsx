@@ -3,7 +3,7 @@
 // cards', which the spec leaves open: a list of this round's cards, the unknown first.
 import { useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
-import { Check, ListChecks, Pencil, Repeat, RotateCcw, X } from 'lucide-react';
+import { ArrowLeft, Check, ListChecks, Pencil, Repeat, RotateCcw, X } from 'lucide-react';
 import { langLabel, type Deck } from './deck';
 import { faces, reviewList, type PracticeState, type Summary } from './practice';
 
@@ -66,6 +66,7 @@ export function CompletionScreen({ deck, state, summary, nextDue, onRestart, onP
           Edit deck
         </Link>
         <Link className="button button--quiet" to="/flashcards">
+          <ArrowLeft aria-hidden="true" size={16} />
           Back to decks
         </Link>
         <button
