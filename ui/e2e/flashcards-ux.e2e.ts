@@ -211,6 +211,10 @@ describe('flashcards on a phone (360×740)', () => {
     await expect(back(page, 5).evaluate((el) => el === document.activeElement)).resolves.toBe(true);
     const save = page.getByRole('button', { name: 'Save Deck' });
     await expect(inView(page, save)).resolves.toBe(true);
+    // The field being typed in sits mid-screen, as a phone puts it above its keyboard; Save Deck
+    // is still there, and does not cover it.
+    await back(page, 5).evaluate((el) => el.scrollIntoView({ block: 'center' }));
+    await expect(inView(page, save)).resolves.toBe(true);
     await expect(inView(page, back(page, 5))).resolves.toBe(true);
     // Field captions stand in for the hidden header row.
     const row = page.locator('.card-row[data-card-id]').nth(4);
