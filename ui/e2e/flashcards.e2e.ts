@@ -54,8 +54,8 @@ describe('flashcards: deck list and editor', () => {
     await page.goto(url('/flashcards/new'));
     const save = page.getByRole('button', { name: 'Save Deck' });
     await expect(save.isDisabled()).resolves.toBe(true);
-    await expect(page.locator('.card-table').getByText('EN (Front)').isVisible()).resolves.toBe(true);
-    await page.getByText('FR (Back)').waitFor();
+    await expect(page.getByRole('columnheader', { name: 'EN (Front)', exact: true }).isVisible()).resolves.toBe(true);
+    await page.getByRole('columnheader', { name: 'FR (Back)', exact: true }).waitFor();
     await page.getByText('Tab to move across fields • Enter on last field adds a new row').waitFor();
     await expect(front(page, 1).getAttribute('placeholder')).resolves.toBe('Front of the card');
     await expect(back(page, 1).getAttribute('placeholder')).resolves.toBe('Back of the card');
@@ -70,7 +70,7 @@ describe('flashcards: deck list and editor', () => {
     await page.getByLabel('Deck name').fill('Animals');
     await page.getByLabel('Deck author').fill('Grace');
     await page.getByLabel('Target language').selectOption('nl');
-    await page.getByText('NL (Back)').waitFor();
+    await page.getByRole('columnheader', { name: 'NL (Back)', exact: true }).waitFor();
     // Optional columns follow their switches.
     await page.getByRole('switch', { name: 'Gender field' }).uncheck();
     await page.getByRole('switch', { name: 'Example field' }).uncheck();
