@@ -252,6 +252,27 @@ describe('flashcards on a phone (360×740)', () => {
     await page.getByText('Imported “French verbs” with 12 cards.').waitFor();
   });
 
+  it('tells touch users about swiping, and answers a swipe before the flip by flipping the card', async () => {
+    const page = b.page;
+    await seed(page, url(), [FRENCH]);
+    await page.goto(url('/flashcards/deck-french/practice'));
+    await page.getByText('Click card or press Space to flip • ←/→ to mark').waitFor();
+    await page.getByText('On touch screens: tap the card to flip, then swipe right for Knew it, left for Didn’t know.').waitFor();
+    const card = page.locator('.flipcard--current');
+    await expect(card.getAttribute('class')).resolves.not.toContain('is-flipped');
+    const box = await card.boundingBox();
+    if (!box) throw new Error('no card');
+    const y = box.y + box.height / 2;
+    await page.mouse.move(box.x + 60, y);
+    await page.mouse.down();
+    for (let step = 1; step <= 8; step += 1) await page.mouse.move(box.x + 60 + step * 15, y);
+    await page.mouse.up();
+    await page.getByText('Flipped for you: now swipe right for Knew it, left for Didn’t know.').waitFor();
+    await expect(card.getAttribute('class')).resolves.toContain('is-flipped');
+    // Nothing was marked by that swipe.
+    await expect(page.locator('.practice__progress .count').textContent()).resolves.toBe('0 / 3');
+  });
+
   it('names a deck after its file when the text has no #deck: header', async () => {
     const page = b.page;
     await seed(page, url(), []);

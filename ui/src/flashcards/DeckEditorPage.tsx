@@ -251,6 +251,8 @@ function DeckEditor({ routeId, onCreated }: { routeId: string | null; onCreated:
     // Only a completed save lets the navigation go on; a failed one keeps the visitor here.
     if (saveDeck(false)) {
       leaving.current = true;
+      // Saved: nothing is left for the way out to keep as a draft.
+      discarded.current = true;
       guard.proceed?.();
     } else guard.reset?.();
   };

@@ -88,8 +88,8 @@ function PracticeSession({ deck, mode }: { deck: Deck; mode: SessionMode }) {
   const [reviews, setReviews] = useState(start.reviews);
   const reviewsRef = useRef(start.reviews);
   const [storageError, setStorageError] = useState<string | null>(null);
-  /** Bumped by a swipe before the card was flipped: the touch hint then says what happened. */
-  const [swipeHint, setSwipeHint] = useState(0);
+  /** The position of a card swiped before it was flipped: the touch hint says what happened there. */
+  const [earlySwipeAt, setEarlySwipeAt] = useState<number | null>(null);
   const section = useRef<HTMLElement>(null);
   // The card keeps the focus after a tap so the keys keep working, but a ring shows only for the
   // keyboard: the last kind of input is kept on the section for the CSS.
@@ -239,6 +239,7 @@ function PracticeSession({ deck, mode }: { deck: Deck; mode: SessionMode }) {
   const marking = canMark(state);
   const suggestion = current && check?.key === current.key && check.position === state.position ? (check.correct ? 'known' : 'unknown') : null;
   const keys = useMemo(() => deckKeys(deck), [deck]);
+  const swipedEarly = earlySwipeAt === state.position;
 
   return (
     <section ref={section} className="page practice" aria-labelledby="practice-title">
@@ -349,7 +350,7 @@ function PracticeSession({ deck, mode }: { deck: Deck; mode: SessionMode }) {
                 onSwipe={(mark) => dispatch({ type: 'mark', mark })}
                 onEarlySwipe={() => {
                   if (!state.flipped && state.animating === null) dispatch({ type: 'flip' });
-                  setSwipeHint((n) => n + 1);
+                  setEarlySwipeAt(state.position);
                 }}
               />
             )}
@@ -413,8 +414,8 @@ function PracticeSession({ deck, mode }: { deck: Deck; mode: SessionMode }) {
           <div className="practice__footer">
             <p className="hint">Click card or press Space to flip • ←/→ to mark</p>
             {/* Added for touch screens (shown by a pointer: coarse / any-hover: none query). */}
-            <p className={swipeHint > 0 ? 'hint practice__touch-hint is-shown' : 'hint practice__touch-hint'} aria-live="polite">
-              {swipeHint > 0
+            <p className={swipedEarly ? 'hint practice__touch-hint is-shown' : 'hint practice__touch-hint'} aria-live="polite">
+              {swipedEarly
                 ? 'Flipped for you: now swipe right for Knew it, left for Didn’t know.'
                 : 'On touch screens: tap the card to flip, then swipe right for Knew it, left for Didn’t know.'}
             </p>
