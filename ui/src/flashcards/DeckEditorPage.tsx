@@ -285,7 +285,7 @@ function DeckEditor({ routeId, onCreated }: { routeId: string | null; onCreated:
             disabled={!valid}
             onClick={save}
             aria-keyshortcuts="Control+S Meta+S"
-            aria-describedby="save-rule"
+            aria-describedby={blocker ? 'save-rule' : undefined}
           >
             <Save aria-hidden="true" size={16} />
             Save Deck
