@@ -74,7 +74,7 @@ describe('flashcards: spaced repetition', () => {
     await mark(page, true, '3 / 3');
     await page.getByRole('heading', { name: 'Practice complete' }).waitFor();
     // The completion screen leads with the unknown card and says when the deck is next due.
-    await expect(page.locator('.completion__actions > *').first().textContent()).resolves.toBe('Practice unknown again');
+    await expect(page.locator('.completion__primary > *').first().textContent()).resolves.toBe('Practice unknown again');
     await page.getByText('This deck is next due in 1 minute.').waitFor();
 
     const reviews = (await readStorage(page, 'reviews:deck-french')) as StoredReviews;
@@ -254,7 +254,7 @@ describe('flashcards: spaced repetition', () => {
     const text = await readFile(await download.path(), 'utf8');
     expect(JSON.parse(text)).toMatchObject({ type: 'hearth-decks', reviews: { 'deck-french': { type: 'reviews', version: 1, log: original.log } } });
 
-    const [anki] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export French basics as Anki text' }).click()]);
+    const [anki] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export French basics', exact: true }).click().then(() => page.getByRole('menuitem', { name: 'Export as Anki text' }).click())]);
     const ankiText = await readFile(await anki.path(), 'utf8');
     expect(ankiText.trim().split('\n')).toHaveLength(3 + 3);
     expect(ankiText).not.toMatch(/good|reviews/);

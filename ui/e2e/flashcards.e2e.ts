@@ -54,8 +54,8 @@ describe('flashcards: deck list and editor', () => {
     await page.goto(url('/flashcards/new'));
     const save = page.getByRole('button', { name: 'Save Deck' });
     await expect(save.isDisabled()).resolves.toBe(true);
-    await expect(page.locator('.card-table').getByText('EN (Front)').isVisible()).resolves.toBe(true);
-    await page.getByText('FR (Back)').waitFor();
+    await expect(page.getByRole('columnheader', { name: 'EN (Front)', exact: true }).isVisible()).resolves.toBe(true);
+    await page.getByRole('columnheader', { name: 'FR (Back)', exact: true }).waitFor();
     await page.getByText('Tab to move across fields • Enter on last field adds a new row').waitFor();
     await expect(front(page, 1).getAttribute('placeholder')).resolves.toBe('Front of the card');
     await expect(back(page, 1).getAttribute('placeholder')).resolves.toBe('Back of the card');
@@ -70,7 +70,7 @@ describe('flashcards: deck list and editor', () => {
     await page.getByLabel('Deck name').fill('Animals');
     await page.getByLabel('Deck author').fill('Grace');
     await page.getByLabel('Target language').selectOption('nl');
-    await page.getByText('NL (Back)').waitFor();
+    await page.getByRole('columnheader', { name: 'NL (Back)', exact: true }).waitFor();
     // Optional columns follow their switches.
     await page.getByRole('switch', { name: 'Gender field' }).uncheck();
     await page.getByRole('switch', { name: 'Example field' }).uncheck();
@@ -200,7 +200,15 @@ describe('flashcards: deck list and editor', () => {
     await page.getByRole('button', { name: 'Add another' }).click();
     await page.keyboard.type('tree');
     await page.waitForFunction(() => localStorage.getItem('deck:create:draft')?.includes('tree'));
+    // Unsaved work: the browser asks before the reload (beforeunload); the test says leave.
+    const asked: string[] = [];
+    page.once('dialog', (dialog) => {
+      asked.push(dialog.type());
+      void dialog.accept();
+    });
     await page.reload();
+    expect(asked).toEqual(['beforeunload']);
+    await page.getByText(/^Restored your unsaved changes/).waitFor();
     await expect(page.getByLabel('Deck name').inputValue()).resolves.toBe('Half done');
     await expect(frontValues(page)).resolves.toEqual(['house', 'tree']);
     await expect(page.getByRole('switch', { name: 'Bidirectional practice' }).isChecked()).resolves.toBe(true);
@@ -208,6 +216,7 @@ describe('flashcards: deck list and editor', () => {
     // Leaving the page within the debounce still keeps the last keystrokes.
     await back(page, 1).fill('maison');
     await page.getByRole('link', { name: 'Flashcards' }).first().click();
+    await page.getByRole('dialog', { name: 'Leave with unsaved changes?' }).getByRole('button', { name: 'Leave', exact: true }).click();
     await page.waitForURL(url('/flashcards'));
     await page.getByRole('link', { name: 'New Deck' }).first().click();
     await expect(back(page, 1).inputValue()).resolves.toBe('maison');

@@ -1,6 +1,7 @@
-// Every route of the spec under the shared layout. The tools load on first visit.
-import { lazy, Suspense, useEffect } from 'react';
-import { BrowserRouter, Outlet, Route, Routes, useLocation, useNavigate } from 'react-router';
+// Every route of the spec under the shared layout. The tools load on first visit. A data router
+// (not <BrowserRouter>), so a screen can hold navigation back (useBlocker) while it has unsaved work.
+import { lazy, Suspense, useEffect, useState } from 'react';
+import { createBrowserRouter, Outlet, RouterProvider, useLocation, useNavigate } from 'react-router';
 import { Layout } from './layout/Layout';
 import { Loading } from './layout/Loading';
 import { NotFoundPage } from './layout/NotFoundPage';
@@ -38,18 +39,22 @@ function RoutedLayout() {
   );
 }
 
+const createRouter = () =>
+  createBrowserRouter([
+    {
+      element: <RoutedLayout />,
+      children: [
+        { index: true, element: <LandingPage /> },
+        { path: 'flashcards/*', element: <FlashcardRoutes /> },
+        { path: 'calendars/*', element: <CalendarRoutes /> },
+        { path: 'sync/*', element: <SyncRoutes /> },
+        { path: '*', element: <NotFoundPage /> },
+      ],
+    },
+  ]);
+
 export default function RouterApp() {
-  return (
-    <BrowserRouter>
-      <Routes>
-        <Route element={<RoutedLayout />}>
-          <Route index element={<LandingPage />} />
-          <Route path="flashcards/*" element={<FlashcardRoutes />} />
-          <Route path="calendars/*" element={<CalendarRoutes />} />
-          <Route path="sync/*" element={<SyncRoutes />} />
-          <Route path="*" element={<NotFoundPage />} />
-        </Route>
-      </Routes>
-    </BrowserRouter>
-  );
+  // Created on first render, not on import: it reads the address the app starts at.
+  const [router] = useState(createRouter);
+  return <RouterProvider router={router} />;
 }

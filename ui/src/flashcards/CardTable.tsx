@@ -1,7 +1,7 @@
 // The editor's cards table (SPEC.md 2, "Deck editor"). Rows are memoised on their card, so typing
 // re-renders one row; Enter moves to the next visible input, then to the next row's front, adding
 // a row from the last field of the last row. Focus follows rows as they move and disappear.
-import { memo, startTransition, useCallback, useEffect, useImperativeHandle, useRef, useState, type Dispatch, type KeyboardEvent, type Ref } from 'react';
+import { memo, startTransition, useCallback, useEffect, useImperativeHandle, useMemo, useRef, useState, type Dispatch, type KeyboardEvent, type Ref } from 'react';
 import { ArrowDown, ArrowUp, Trash2 } from 'lucide-react';
 import { emptyCard, type Card, type CardField } from './deck';
 import type { EditorAction } from './editor';
@@ -13,9 +13,17 @@ export interface Columns {
   example: boolean;
 }
 
+/** The language labels of the front and back columns ('EN', 'FR'). */
+interface Labels {
+  source: string;
+  target: string;
+}
+
 export interface CardTableHandle {
   /** Adds an empty row at the end and puts the cursor in its front field. */
   addRow(): void;
+  /** Puts the cursor in the front field of card `id` once it is in the table. */
+  focusCard(id: string): void;
 }
 
 type FocusTarget = 'front' | 'up' | 'down' | 'remove' | 'add';
@@ -29,15 +37,21 @@ interface RowProps {
   index: number;
   isLast: boolean;
   columns: Columns;
+  labels: Labels;
   dispatch: Dispatch<EditorAction>;
   onMove: (id: string, delta: -1 | 1) => void;
   onRemove: (id: string) => void;
 }
 
-const CardRow = memo(function CardRow({ card, index, isLast, columns, dispatch, onMove, onRemove }: RowProps) {
+const CardRow = memo(function CardRow({ card, index, isLast, columns, labels, dispatch, onMove, onRemove }: RowProps) {
   const n = index + 1;
-  const field = (name: CardField, placeholder: string, label: string, className = '') => (
+  const field = (name: CardField, placeholder: string, label: string, caption: string, className = '') => (
     <div role="cell" className={`card-row__cell card-row__cell--${name}`}>
+      {/* The column header's words over each field on phones, where the header row is hidden;
+          the input's own label already says it to screen readers. */}
+      <span className="card-row__caption" aria-hidden="true">
+        {caption}
+      </span>
       <input
         className={`input ${className}`}
         data-field={name}
@@ -55,11 +69,11 @@ const CardRow = memo(function CardRow({ card, index, isLast, columns, dispatch, 
       <span role="cell" className="card-row__number" aria-label={`Card ${n}`}>
         {n}
       </span>
-      {field('front', 'Front of the card', 'front')}
-      {field('back', 'Back of the card', 'back')}
-      {columns.gender && field('gender', 'm/f/n', 'gender')}
-      {columns.pronunciation && field('pronunciation', '/IPA/', 'pronunciation')}
-      {columns.example && field('example', 'Use the word in a sentence...', 'example')}
+      {field('front', 'Front of the card', 'front', `${labels.source} (Front)`)}
+      {field('back', 'Back of the card', 'back', `${labels.target} (Back)`)}
+      {columns.gender && field('gender', 'm/f/n', 'gender', 'Gender')}
+      {columns.pronunciation && field('pronunciation', '/IPA/', 'pronunciation', 'Pronunciation')}
+      {columns.example && field('example', 'Use the word in a sentence...', 'example', 'Example')}
       <div role="cell" className="card-row__actions">
         <button
           type="button"
@@ -139,10 +153,12 @@ interface TableProps {
   sourceLabel: string;
   targetLabel: string;
   dispatch: Dispatch<EditorAction>;
+  /** Told before a card is removed, so the screen can offer Undo. */
+  onRemoved?: (id: string) => void;
   ref: Ref<CardTableHandle>;
 }
 
-export function CardTable({ cards, columns, sourceLabel, targetLabel, dispatch, ref }: TableProps) {
+export function CardTable({ cards, columns, sourceLabel, targetLabel, dispatch, onRemoved, ref }: TableProps) {
   const table = useRef<HTMLDivElement>(null);
   const addButton = useRef<HTMLButtonElement>(null);
   const cardsRef = useRef(cards);
@@ -157,6 +173,8 @@ export function CardTable({ cards, columns, sourceLabel, targetLabel, dispatch, 
     setBlockCache({ cards, blocks });
   }
   const [mounted, setMounted] = useState(FIRST_BLOCKS);
+  // One object per language pair, so the memoised rows re-render only when a language changes.
+  const labels = useMemo(() => ({ source: sourceLabel, target: targetLabel }), [sourceLabel, targetLabel]);
 
   // Large decks: mount the remaining blocks after the first paint, without blocking input.
   useEffect(() => {
@@ -197,7 +215,16 @@ export function CardTable({ cards, columns, sourceLabel, targetLabel, dispatch, 
     dispatch({ type: 'addCard', card });
   }, [dispatch]);
 
-  useImperativeHandle(ref, () => ({ addRow }), [addRow]);
+  useImperativeHandle(
+    ref,
+    () => ({
+      addRow,
+      focusCard(id: string) {
+        pendingFocus.current = { id, target: 'front' };
+      },
+    }),
+    [addRow],
+  );
 
   const onMove = useCallback(
     (id: string, delta: -1 | 1) => {
@@ -213,9 +240,10 @@ export function CardTable({ cards, columns, sourceLabel, targetLabel, dispatch, 
       const index = list.findIndex((card) => card.id === id);
       const neighbour = list[index + 1] ?? list[index - 1];
       pendingFocus.current = neighbour ? { id: neighbour.id, target: 'front' } : { id: null, target: 'add' };
+      onRemoved?.(id);
       dispatch({ type: 'removeCard', id });
     },
-    [dispatch],
+    [dispatch, onRemoved],
   );
 
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
@@ -281,6 +309,7 @@ export function CardTable({ cards, columns, sourceLabel, targetLabel, dispatch, 
               offset={b * BLOCK_SIZE}
               lastIndex={cards.length - 1}
               columns={columns}
+              labels={labels}
               dispatch={dispatch}
               onMove={onMove}
               onRemove={onRemove}

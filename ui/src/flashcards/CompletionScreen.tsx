@@ -3,7 +3,7 @@
 // cards', which the spec leaves open: a list of this round's cards, the unknown first.
 import { useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
-import { Check, ListChecks, Pencil, Repeat, RotateCcw, X } from 'lucide-react';
+import { ArrowLeft, Check, ListChecks, Pencil, Repeat, RotateCcw, X } from 'lucide-react';
 import { langLabel, type Deck } from './deck';
 import { faces, reviewList, type PracticeState, type Summary } from './practice';
 
@@ -48,6 +48,7 @@ export function CompletionScreen({ deck, state, summary, nextDue, onRestart, onP
       </dl>
       <p className="completion__next-due">{nextDue}</p>
       <div className="completion__actions">
+        <div className="completion__primary">
         {summary.unknown > 0 && (
           <button type="button" className="button button--primary" onClick={onPracticeUnknown}>
             <Repeat aria-hidden="true" size={16} />
@@ -58,11 +59,14 @@ export function CompletionScreen({ deck, state, summary, nextDue, onRestart, onP
           <RotateCcw aria-hidden="true" size={16} />
           Restart
         </button>
-        <Link className="button" to={`/flashcards/${deck.id}/edit`}>
+        </div>
+        <div className="completion__secondary">
+        <Link className="button button--quiet" to={`/flashcards/${deck.id}/edit`}>
           <Pencil aria-hidden="true" size={16} />
           Edit deck
         </Link>
-        <Link className="button" to="/flashcards">
+        <Link className="button button--quiet" to="/flashcards">
+          <ArrowLeft aria-hidden="true" size={16} />
           Back to decks
         </Link>
         <button
@@ -75,6 +79,7 @@ export function CompletionScreen({ deck, state, summary, nextDue, onRestart, onP
           <ListChecks aria-hidden="true" size={16} />
           Review cards
         </button>
+        </div>
       </div>
       {reviewing && (
         <table id="review-list" className="review">

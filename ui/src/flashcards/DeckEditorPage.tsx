@@ -2,13 +2,25 @@
 // deck's metadata and switches, the cards table, Save (button and Ctrl/Cmd+S) with the save-toast,
 // Delete with confirmation, and a draft written shortly after every change and restored on return.
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState, type ReactNode } from 'react';
-import { useNavigate, useParams } from 'react-router';
-import { Plus, Save, Trash2 } from 'lucide-react';
+import { useBlocker, useNavigate, useParams } from 'react-router';
+import { Plus, Save, Trash2, Undo2, X } from 'lucide-react';
 import { DeckEditorActionsSlot } from '../lib/slots';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
 import { CardTable, type CardTableHandle, type Columns } from './CardTable';
 import { cardCount, defaultMeta, emptyCard, langLabel, metaOf, normaliseForSave, type DeckMeta } from './deck';
-import { canSave, editorReducer, filledCount, initialEditorState, isDirty, type EditorState } from './editor';
+import { canSave, editorReducer, filledCount, isDirty, saveBlocker, type EditorState } from './editor';
+import {
+  canUndo,
+  editorStart,
+  removalOf,
+  restoredMessage,
+  restoreRemoved,
+  shouldConfirmLeave,
+  UNDO_MS,
+  type EditorStart,
+  type RemovedCard,
+} from './editorSession';
+import { LeaveDialog } from './LeaveDialog';
 import type { DeckListNotice } from './DeckListPage';
 import { LanguageSelect } from './LanguageSelect';
 import { deckStore } from './storage';
@@ -18,21 +30,17 @@ export const TOAST_MS = 1600;
 /** Typing pauses this long before the draft is written: serialising 5,000 cards per key is waste. */
 const DRAFT_DELAY_MS = 400;
 
-/**
- * The editor's starting point (SPEC.md 4): the stored deck when it is readable, else the draft
- * (when it belongs to a new deck or to this id), else one empty card and default metadata.
- */
-function loadEditor(routeId: string | null): EditorState {
-  const withRow = (cards: EditorState['cards']) => (cards.length > 0 ? cards : [emptyCard(newId())]);
-  const deck = routeId === null ? null : deckStore.readDeck(routeId);
-  if (deck) {
-    return initialEditorState(deck.id, metaOf(deck), withRow(deck.cards));
-  }
-  const draft = deckStore.readDraft();
-  if (draft && (draft.deckId === null || draft.deckId === routeId)) {
-    return initialEditorState(null, draft.meta, withRow(draft.cards));
-  }
-  return initialEditorState(null, defaultMeta(), withRow([]));
+/** The editor's starting point (editorSession.ts), read from the store. */
+function loadEditor(routeId: string | null): EditorStart {
+  return editorStart(
+    routeId,
+    {
+      deck: routeId === null ? null : deckStore.readDeck(routeId),
+      deckDraft: routeId === null ? null : deckStore.readDraft(routeId),
+      newDraft: deckStore.readDraft(null),
+    },
+    newId,
+  );
 }
 
 /**
@@ -69,7 +77,10 @@ function Switch({ label, checked, onChange, hint }: { label: string; checked: bo
 
 function DeckEditor({ routeId, onCreated }: { routeId: string | null; onCreated: (id: string) => void }) {
   const navigate = useNavigate();
-  const [state, dispatch] = useReducer(editorReducer, routeId, loadEditor);
+  const [start] = useState(() => loadEditor(routeId));
+  const [state, dispatch] = useReducer(editorReducer, start.state);
+  const [restored, setRestored] = useState(start.restored);
+  const [removed, setRemoved] = useState<RemovedCard | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [draftError, setDraftError] = useState<string | null>(null);
   const [toast, setToast] = useState(0);
@@ -79,6 +90,8 @@ function DeckEditor({ routeId, onCreated }: { routeId: string | null; onCreated:
   const nameInput = useRef<HTMLInputElement>(null);
   /** Set once the deck is deleted, so no draft of it is written on the way out. */
   const discarded = useRef(false);
+  /** Set when the editor itself navigates (after a save or a delete): no question asked then. */
+  const leaving = useRef(false);
 
   const { meta, cards, deckId } = state;
   const isExisting = deckId !== null;
@@ -100,7 +113,7 @@ function DeckEditor({ routeId, onCreated }: { routeId: string | null; onCreated:
     latest.current = state;
     if (!isDirty(state)) return;
     const handle = window.setTimeout(() => {
-      const result = deckStore.writeDraft({ deckId: state.deckId, meta: state.meta, cards: [...state.cards] });
+      const result = deckStore.writeDraft(draftOf(state));
       setDraftError(result.ok ? null : result.error);
     }, DRAFT_DELAY_MS);
     return () => window.clearTimeout(handle);
@@ -109,7 +122,7 @@ function DeckEditor({ routeId, onCreated }: { routeId: string | null; onCreated:
     const flush = () => {
       const current = latest.current;
       if (discarded.current || !isDirty(current)) return;
-      deckStore.writeDraft({ deckId: current.deckId, meta: current.meta, cards: [...current.cards] });
+      deckStore.writeDraft(draftOf(current));
     };
     const onHide = () => {
       if (document.visibilityState === 'hidden') flush();
@@ -129,29 +142,35 @@ function DeckEditor({ routeId, onCreated }: { routeId: string | null; onCreated:
     return () => window.clearTimeout(handle);
   }, [toast]);
 
-  const save = useCallback(() => {
+  /** Saves the deck; a new deck's address becomes its own unless the visitor is leaving. */
+  const saveDeck = useCallback((replaceUrl: boolean): boolean => {
     if (!canSave(state)) {
       setTriedInvalid(true);
-      return;
+      return false;
     }
     const id = state.deckId ?? newId();
     const result = deckStore.saveDeck(normaliseForSave(id, state.meta, state.cards, new Date()));
     if (!result.ok) {
       setError(result.error);
       setAnnouncement(result.error);
-      return;
+      return false;
     }
     setError(null);
     setTriedInvalid(false);
-    deckStore.clearDraft();
+    setRestored(null);
+    deckStore.clearDraft(null);
+    deckStore.clearDraft(id);
     dispatch({ type: 'saved', deckId: id, revision: state.revision });
     setToast((n) => n + 1);
     setAnnouncement(`Deck saved at ${new Date().toLocaleTimeString()}`);
-    if (state.deckId === null) {
+    if (state.deckId === null && replaceUrl) {
       onCreated(id);
+      leaving.current = true;
       void navigate(`/flashcards/${id}/edit`, { replace: true });
     }
+    return true;
   }, [state, navigate, onCreated]);
+  const save = useCallback(() => void saveDeck(true), [saveDeck]);
 
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent) => {
@@ -168,9 +187,10 @@ function DeckEditor({ routeId, onCreated }: { routeId: string | null; onCreated:
     if (deckId === null) return;
     if (!window.confirm('Delete this deck? This cannot be undone.')) return;
     discarded.current = true;
+    leaving.current = true;
     try {
       deckStore.deleteDeck(deckId);
-      if (deckStore.readDraft()?.deckId === deckId) deckStore.clearDraft();
+      if (deckStore.readDraft(null)?.deckId === deckId) deckStore.clearDraft(null);
     } catch {
       // SPEC.md 8: a failed delete is not reported; the visitor still returns to the list.
     }
@@ -179,6 +199,64 @@ function DeckEditor({ routeId, onCreated }: { routeId: string | null; onCreated:
   };
 
   const showInvalid = triedInvalid && !valid;
+  const blocker = saveBlocker(state);
+  const dirty = isDirty(state);
+
+  // Leaving with unsaved changes: in-app navigation asks (the draft is kept either way), closing
+  // or reloading the tab gets the browser's own question.
+  const guard = useBlocker(({ currentLocation, nextLocation }) =>
+    shouldConfirmLeave({
+      dirty: isDirty(latest.current),
+      allowed: leaving.current || discarded.current,
+      from: currentLocation.pathname,
+      to: nextLocation.pathname,
+    }),
+  );
+  useEffect(() => {
+    if (!dirty) return;
+    const onBeforeUnload = (event: BeforeUnloadEvent) => {
+      event.preventDefault();
+    };
+    window.addEventListener('beforeunload', onBeforeUnload);
+    return () => window.removeEventListener('beforeunload', onBeforeUnload);
+  }, [dirty]);
+
+  const discardChanges = () => {
+    const stored = state.deckId === null ? null : deckStore.readDeck(state.deckId);
+    deckStore.clearDraft(state.deckId);
+    if (state.deckId === null) deckStore.clearDraft(null);
+    const cards = stored && stored.cards.length > 0 ? stored.cards : [emptyCard(newId())];
+    dispatch({ type: 'load', deckId: state.deckId, meta: stored ? metaOf(stored) : defaultMeta(), cards });
+    setRestored(null);
+    setRemoved(null);
+    setAnnouncement('Unsaved changes discarded.');
+    nameInput.current?.focus();
+  };
+
+  const onRemoveCard = useCallback((id: string) => {
+    setRemoved(removalOf(latest.current.cards, id, Date.now()));
+  }, []);
+  const undoRemove = () => {
+    if (!canUndo(removed, Date.now())) return;
+    dispatch({ type: 'replaceCards', cards: restoreRemoved(latest.current.cards, removed) });
+    table.current?.focusCard(removed.card.id);
+    setRemoved(null);
+  };
+  useEffect(() => {
+    if (!removed) return;
+    const handle = window.setTimeout(() => setRemoved(null), UNDO_MS);
+    return () => window.clearTimeout(handle);
+  }, [removed]);
+
+  const saveAndLeave = () => {
+    // Only a completed save lets the navigation go on; a failed one keeps the visitor here.
+    if (saveDeck(false)) {
+      leaving.current = true;
+      // Saved: nothing is left for the way out to keep as a draft.
+      discarded.current = true;
+      guard.proceed?.();
+    } else guard.reset?.();
+  };
 
   return (
     <section className="page deck-editor" aria-labelledby="editor-title">
@@ -189,33 +267,47 @@ function DeckEditor({ routeId, onCreated }: { routeId: string | null; onCreated:
           <span className="count" aria-live="polite">
             {cardCount(count)}
           </span>
+          {dirty && <span className="unsaved-marker">Unsaved changes</span>}
         </div>
-        {isExisting && (
-          <button type="button" className="button button--danger" onClick={remove}>
-            <Trash2 aria-hidden="true" size={16} />
-            Delete
+        <div className="editor-actions" role="group" aria-label="Deck actions">
+          {isExisting && (
+            <button type="button" className="button button--danger" onClick={remove}>
+              <Trash2 aria-hidden="true" size={16} />
+              <span className="editor-actions__label">Delete</span>
+            </button>
+          )}
+          <button type="button" className="button" onClick={() => table.current?.addRow()}>
+            <Plus aria-hidden="true" size={16} />
+            Add Card
           </button>
-        )}
-        <button type="button" className="button" onClick={() => table.current?.addRow()}>
-          <Plus aria-hidden="true" size={16} />
-          Add Card
-        </button>
-        <button
-          type="button"
-          className="button button--primary"
-          disabled={!valid}
-          onClick={save}
-          aria-keyshortcuts="Control+S Meta+S"
-          aria-describedby="save-rule"
-        >
-          <Save aria-hidden="true" size={16} />
-          Save Deck
-        </button>
-        {isExisting && <DeckEditorActionsSlot deckId={deckId} />}
+          <button
+            type="button"
+            className="button button--primary"
+            disabled={!valid}
+            onClick={save}
+            aria-keyshortcuts="Control+S Meta+S"
+            aria-describedby={blocker ? 'save-rule' : undefined}
+          >
+            <Save aria-hidden="true" size={16} />
+            Save Deck
+          </button>
+          {isExisting && <DeckEditorActionsSlot deckId={deckId} />}
+          {blocker && (
+            <p id="save-rule" className={showInvalid ? 'save-rule save-rule--warning' : 'save-rule'}>
+              {blocker}
+            </p>
+          )}
+        </div>
       </div>
-      <p id="save-rule" className={showInvalid ? 'alert alert--warning' : 'visually-hidden'}>
-        To save, give the deck a name and at least one card with both a front and a back.
-      </p>
+      {restored && (
+        <div className="notice draft-notice" role="status">
+          <p>{restoredMessage(restored.savedAt)}</p>
+          <button type="button" className="button button--quiet" onClick={discardChanges}>
+            <X aria-hidden="true" size={16} />
+            Discard changes
+          </button>
+        </div>
+      )}
       {error && (
         <p className="alert" role="alert">
           {error}
@@ -273,7 +365,37 @@ function DeckEditor({ routeId, onCreated }: { routeId: string | null; onCreated:
         </fieldset>
       </div>
 
-      <CardTable ref={table} cards={cards} columns={columns} sourceLabel={source} targetLabel={target} dispatch={dispatch} />
+      <CardTable
+        ref={table}
+        cards={cards}
+        columns={columns}
+        sourceLabel={source}
+        targetLabel={target}
+        dispatch={dispatch}
+        onRemoved={onRemoveCard}
+      />
+
+      {removed && (
+        <div className="undo-toast" role="status">
+          <span>Card removed.</span>
+          <button type="button" className="button button--quiet" onClick={undoRemove}>
+            <Undo2 aria-hidden="true" size={16} />
+            Undo
+          </button>
+        </div>
+      )}
+      {guard.state === 'blocked' && (
+        <LeaveDialog
+          name={meta.name}
+          canSave={valid}
+          onStay={() => guard.reset()}
+          onLeave={() => {
+            leaving.current = true;
+            guard.proceed();
+          }}
+          onSave={saveAndLeave}
+        />
+      )}
 
       {toast > 0 && (
         <div id="save-toast" className="toast" key={toast}>
@@ -285,4 +407,8 @@ function DeckEditor({ routeId, onCreated }: { routeId: string | null; onCreated:
       </p>
     </section>
   );
+}
+
+function draftOf(state: EditorState) {
+  return { deckId: state.deckId, meta: state.meta, cards: [...state.cards], savedAt: new Date().toISOString() };
 }

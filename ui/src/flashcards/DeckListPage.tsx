@@ -3,11 +3,13 @@
 // Beyond the spec: export (all decks, or one deck as JSON or Anki text), import, and a gentle
 // reminder when no backup was exported for 30 days; and from the review log, 'N due' per deck, a
 // 'Review due (N)' action beside Practice and a link to the deck's progress.
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { Link, useLocation } from 'react-router';
-import { ChartColumn, Download, FileBraces, FileText, CalendarClock, Pencil, Play, Plus, Upload, X } from 'lucide-react';
+import { ChartColumn, Download, FileBraces, FileText, CalendarClock, Pencil, Play, Plus, Search, Upload, X } from 'lucide-react';
 import { onSynced } from '../lib/localChanges';
 import { DeckListActionsSlot } from '../lib/slots';
+import { COMPACT_FROM, filterDecks } from './deckSearch';
+import { MenuButton } from './MenuButton';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
 import { cardCount, displayName, langLabel, sortNewestFirst, type Deck } from './deck';
 import { exportAllDecks, exportDeckAnki, exportDeckJson } from './exportFiles';
@@ -39,23 +41,12 @@ function DeckCard({ deck }: { deck: ListedDeck }) {
   return (
     <li className="card deck-card" aria-labelledby={titleId}>
       <div className="deck-card__head">
-        <h2 className="deck-card__name" id={titleId}>
+        <h2 className="deck-card__name" id={titleId} title={name}>
           {name}
         </h2>
-        <div className="deck-card__icons">
-          <button type="button" className="icon-button" aria-label={`Export ${name} as JSON`} title="Export as JSON" onClick={() => exportDeckJson(deck)}>
-            <FileBraces aria-hidden="true" size={18} />
-          </button>
-          <button type="button" className="icon-button" aria-label={`Export ${name} as Anki text`} title="Export as Anki text" onClick={() => exportDeckAnki(deck)}>
-            <FileText aria-hidden="true" size={18} />
-          </button>
-          <Link className="icon-button" to={`/flashcards/${deck.id}/progress`} aria-label={`Progress of ${name}`} title="Progress">
-            <ChartColumn aria-hidden="true" size={18} />
-          </Link>
-          <Link className="icon-button" to={`/flashcards/${deck.id}/edit`} aria-label={`Edit ${name}`} title="Edit deck">
-            <Pencil aria-hidden="true" size={18} />
-          </Link>
-        </div>
+        <Link className="icon-button" to={`/flashcards/${deck.id}/edit`} aria-label={`Edit ${name}`} title="Edit deck">
+          <Pencil aria-hidden="true" size={18} />
+        </Link>
       </div>
       <div className="deck-card__pills">
         <span className="pill pill--accent">
@@ -85,7 +76,22 @@ function DeckCard({ deck }: { deck: ListedDeck }) {
             </button>
           )}
         </div>
-        {created && <span className="deck-card__date">Created: {created}</span>}
+        <div className="deck-card__more">
+          {created && <span className="deck-card__date">Created: {created}</span>}
+          <Link className="icon-button" to={`/flashcards/${deck.id}/progress`} aria-label={`Progress of ${name}`} title="Progress">
+            <ChartColumn aria-hidden="true" size={18} />
+          </Link>
+          {/* One menu for the two export formats: two look-alike icons were easy to confuse. */}
+          <MenuButton
+            label={`Export ${name}`}
+            items={[
+              { label: 'Export as JSON', icon: <FileBraces aria-hidden="true" size={16} />, onSelect: () => exportDeckJson(deck) },
+              { label: 'Export as Anki text', icon: <FileText aria-hidden="true" size={16} />, onSelect: () => exportDeckAnki(deck) },
+            ]}
+          >
+            <Download aria-hidden="true" size={18} />
+          </MenuButton>
+        </div>
       </div>
     </li>
   );
@@ -102,6 +108,10 @@ export function DeckListPage() {
   const notice = importNotice ?? routeNotice;
   const heading = useRef<HTMLHeadingElement>(null);
   const importDialog = useRef<ImportDialogHandle>(null);
+  const searchId = useId();
+  const [query, setQuery] = useState('');
+  const shown = filterDecks(decks, query);
+  const compact = decks.length >= COMPACT_FROM;
 
   const exportAll = () => {
     exportAllDecks(decks);
@@ -184,11 +194,40 @@ export function DeckListPage() {
           </Link>
         </div>
       ) : (
-        <ul className="deck-grid" aria-label="Decks">
-          {decks.map((deck) => (
-            <DeckCard key={deck.id} deck={deck} />
-          ))}
-        </ul>
+        <>
+          <div className="deck-search" role="search">
+            <label htmlFor={searchId} className="visually-hidden">
+              Search decks
+            </label>
+            <Search aria-hidden="true" size={18} className="deck-search__icon" />
+            <input
+              id={searchId}
+              className="input deck-search__input"
+              type="search"
+              value={query}
+              placeholder="Search by name, author or language"
+              autoComplete="off"
+              onChange={(event) => setQuery(event.target.value)}
+            />
+            <span className="deck-search__count" aria-live="polite">
+              {query.trim() !== '' && `${shown.length} of ${decks.length}`}
+            </span>
+          </div>
+          {shown.length === 0 ? (
+            <div className="card empty-state deck-search__empty">
+              <p>No decks match “{query.trim()}”.</p>
+              <button type="button" className="button" onClick={() => setQuery('')}>
+                Clear search
+              </button>
+            </div>
+          ) : (
+            <ul className={compact ? 'deck-grid deck-grid--compact' : 'deck-grid'} aria-label="Decks">
+              {shown.map((deck) => (
+                <DeckCard key={deck.id} deck={deck} />
+              ))}
+            </ul>
+          )}
+        </>
       )}
       <ImportDialog
         ref={importDialog}

@@ -21,6 +21,8 @@ interface Props {
   canSwipe: boolean;
   onFlip: () => void;
   onSwipe: (mark: Mark) => void;
+  /** A swipe that came before the card could be marked: the screen answers it rather than ignore it. */
+  onEarlySwipe: () => void;
   ref: Ref<FlipCardHandle>;
 }
 
@@ -33,9 +35,11 @@ interface Drag {
   y: number;
   dx: number;
   active: boolean;
+  /** A sideways swipe while marking is not possible yet (card not flipped). */
+  early: boolean;
 }
 
-export function FlipCard({ item, flipped, leaving, sourceLabel, targetLabel, canSwipe, onFlip, onSwipe, ref }: Props) {
+export function FlipCard({ item, flipped, leaving, sourceLabel, targetLabel, canSwipe, onFlip, onSwipe, onEarlySwipe, ref }: Props) {
   const button = useRef<HTMLButtonElement>(null);
   const drag = useRef<Drag | null>(null);
   const suppressClick = useRef(false);
@@ -79,6 +83,12 @@ export function FlipCard({ item, flipped, leaving, sourceLabel, targetLabel, can
     const current = drag.current;
     drag.current = null;
     const el = button.current;
+    if (current?.early && !cancelled) {
+      // The click that follows the swipe must not flip the card a second time.
+      suppressClick.current = true;
+      onEarlySwipe();
+      return;
+    }
     if (!current?.active || !el) return;
     suppressClick.current = true;
     el.classList.remove('is-dragging');
@@ -91,15 +101,20 @@ export function FlipCard({ item, flipped, leaving, sourceLabel, targetLabel, can
 
   const onPointerDown = (event: PointerEvent<HTMLButtonElement>) => {
     if (!event.isPrimary || event.button !== 0) return;
-    drag.current = { pointerId: event.pointerId, x: event.clientX, y: event.clientY, dx: 0, active: false };
+    drag.current = { pointerId: event.pointerId, x: event.clientX, y: event.clientY, dx: 0, active: false, early: false };
   };
 
   const onPointerMove = (event: PointerEvent<HTMLButtonElement>) => {
     const current = drag.current;
     const el = button.current;
-    // No swipe before the card is flipped: until then a touch is only ever a tap.
-    if (current?.pointerId !== event.pointerId || !el || !canSwipe) return;
+    if (current?.pointerId !== event.pointerId || !el) return;
     const dx = event.clientX - current.x;
+    if (!canSwipe) {
+      // No marking before the card is flipped, but the swipe is noticed and answered on release.
+      const dy = event.clientY - current.y;
+      if (Math.abs(dx) >= 2 * DRAG_SLOP && Math.abs(dx) > Math.abs(dy)) current.early = true;
+      return;
+    }
     if (!current.active) {
       const dy = event.clientY - current.y;
       if (Math.abs(dx) < DRAG_SLOP || Math.abs(dx) < Math.abs(dy)) return;

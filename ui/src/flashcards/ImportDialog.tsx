@@ -2,7 +2,7 @@
 // separators, see the first rows and any problem with its line, name the deck and pick its
 // languages, then confirm. Parsing is io/importPlan.ts; nothing is stored before Import is pressed.
 import { useId, useImperativeHandle, useMemo, useRef, useState, type ChangeEvent, type Ref } from 'react';
-import { X } from 'lucide-react';
+import { FileUp, X } from 'lucide-react';
 import { cardCount, defaultMeta, displayName, type Deck, type Language } from './deck';
 import { describeProblem } from './io/columns';
 import {
@@ -10,8 +10,9 @@ import {
   DELIMITER_LABELS,
   decksToSave,
   FORMAT_LABELS,
-  nameFromFileName,
+  importBlocker,
   planImport,
+  suggestedDeckName,
   reviewsToSave,
   type DelimiterChoice,
   type FormatChoice,
@@ -42,7 +43,8 @@ export function ImportDialog({ onImported, ref }: Props) {
   const id = useId();
   const [request, setRequest] = useState<ImportRequest>(DEFAULT_REQUEST);
   const [fileName, setFileName] = useState<string | null>(null);
-  const [name, setName] = useState('');
+  /** The name the visitor typed; until then the dialog proposes one (suggestedDeckName). */
+  const [typedName, setTypedName] = useState<string | null>(null);
   const [sourceLang, setSourceLang] = useState<Language>(defaultMeta().sourceLang);
   const [targetLang, setTargetLang] = useState<Language>(defaultMeta().targetLang);
   const [saveError, setSaveError] = useState<string | null>(null);
@@ -51,7 +53,7 @@ export function ImportDialog({ onImported, ref }: Props) {
   const reset = () => {
     setRequest(DEFAULT_REQUEST);
     setFileName(null);
-    setName('');
+    setTypedName(null);
     setSaveError(null);
     setFileError(null);
   };
@@ -77,7 +79,6 @@ export function ImportDialog({ onImported, ref }: Props) {
       const text = await file.text();
       setFileError(null);
       setFileName(file.name);
-      if (name.trim() === '') setName(nameFromFileName(file.name));
       update({ text });
     } catch (error) {
       setFileError(`The file could not be read: ${error instanceof Error ? error.message : String(error)}`);
@@ -86,8 +87,10 @@ export function ImportDialog({ onImported, ref }: Props) {
 
   const close = () => dialog.current?.close();
 
+  const name = typedName ?? suggestedDeckName(request.text, fileName);
   const needsName = plan.status === 'cards';
-  const canImport = plan.status === 'decks' || (plan.status === 'cards' && name.trim() !== '');
+  const blocker = importBlocker(plan, name);
+  const canImport = blocker === null;
 
   const confirm = () => {
     if (!canImport) return;
@@ -132,6 +135,7 @@ export function ImportDialog({ onImported, ref }: Props) {
           </button>
         </div>
 
+        <div className="import-dialog__body">
         <label className="field">
           Paste text
           <textarea
@@ -147,12 +151,26 @@ export function ImportDialog({ onImported, ref }: Props) {
             }}
           />
         </label>
-        <label className="field">
-          Or choose a file
-          <input className="input" type="file" accept=".json,.txt,.csv,.tsv,text/plain,text/csv,application/json" onChange={(event) => void onFile(event)} />
-          {fileName && <span className="hint">Loaded {fileName}</span>}
+        <div className="field">
+          <span id={`${id}-file`}>Or choose a file</span>
+          <div className="file-picker">
+            {/* The input stays in the page (keyboard, screen readers, drops); the label is its face. */}
+            <input
+              id={`${id}-file-input`}
+              className="file-picker__input"
+              type="file"
+              aria-labelledby={`${id}-file`}
+              accept=".json,.txt,.csv,.tsv,text/plain,text/csv,application/json"
+              onChange={(event) => void onFile(event)}
+            />
+            <label htmlFor={`${id}-file-input`} className="button file-picker__button" aria-hidden="true">
+              <FileUp aria-hidden="true" size={16} />
+              Choose file…
+            </label>
+            <span className="hint file-picker__name">{fileName ? `Loaded ${fileName}` : 'JSON backup, Anki, Quizlet or CSV text'}</span>
+          </div>
           {fileError && <span className="error-text">{fileError}</span>}
-        </label>
+        </div>
 
         <div className="import-dialog__options">
           <label className="field">
@@ -245,11 +263,20 @@ export function ImportDialog({ onImported, ref }: Props) {
           )}
         </div>
 
+        </div>
+
+        <div className="import-dialog__footer">
         {needsName && (
           <div className="import-dialog__deck">
             <label className="field import-dialog__name">
               Deck name
-              <input className="input" value={name} required onChange={(event) => setName(event.target.value)} />
+              <input
+                className="input"
+                value={name}
+                required
+                aria-describedby={blocker ? `${id}-blocker` : undefined}
+                onChange={(event) => setTypedName(event.target.value)}
+              />
             </label>
             <LanguageSelect label="Source language" value={sourceLang} onChange={setSourceLang} />
             <LanguageSelect label="Target language" value={targetLang} onChange={setTargetLang} />
@@ -263,12 +290,18 @@ export function ImportDialog({ onImported, ref }: Props) {
         )}
 
         <div className="dialog__actions import-dialog__actions">
+          {blocker && (
+            <p id={`${id}-blocker`} className="import-dialog__blocker">
+              {blocker}
+            </p>
+          )}
           <button type="button" className="button button--quiet" onClick={close}>
             Cancel
           </button>
-          <button type="submit" className="button button--primary" disabled={!canImport}>
+          <button type="submit" className="button button--primary" disabled={!canImport} aria-describedby={blocker ? `${id}-blocker` : undefined}>
             Import
           </button>
+        </div>
         </div>
       </form>
     </dialog>

@@ -5,7 +5,7 @@
 // can be typed. All rules live in practice.ts and srs/; this screen wires input and animation.
 import { useEffect, useMemo, useReducer, useRef, useState } from 'react';
 import { Link, Navigate, useParams } from 'react-router';
-import { Check, Pencil, RotateCcw, Undo2, X } from 'lucide-react';
+import { ArrowLeft, Check, Pencil, RotateCcw, Undo2, X } from 'lucide-react';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
 import { displayName, langLabel, type Deck } from './deck';
 import {
@@ -88,6 +88,24 @@ function PracticeSession({ deck, mode }: { deck: Deck; mode: SessionMode }) {
   const [reviews, setReviews] = useState(start.reviews);
   const reviewsRef = useRef(start.reviews);
   const [storageError, setStorageError] = useState<string | null>(null);
+  /** The position of a card swiped before it was flipped: the touch hint says what happened there. */
+  const [earlySwipeAt, setEarlySwipeAt] = useState<number | null>(null);
+  const section = useRef<HTMLElement>(null);
+  // The card keeps the focus after a tap so the keys keep working, but a ring shows only for the
+  // keyboard: the last kind of input is kept on the section for the CSS.
+  useEffect(() => {
+    const mark = (input: 'pointer' | 'keyboard') => () => {
+      if (section.current) section.current.dataset.input = input;
+    };
+    const onPointer = mark('pointer');
+    const onKey = mark('keyboard');
+    document.addEventListener('pointerdown', onPointer, true);
+    document.addEventListener('keydown', onKey, true);
+    return () => {
+      document.removeEventListener('pointerdown', onPointer, true);
+      document.removeEventListener('keydown', onKey, true);
+    };
+  }, []);
   // The time "next due" is told from: when the page opened, then the time of the latest mark.
   const [now, setNow] = useState(() => Date.now());
   const [options, setOptions] = useState<PracticeOptions>(() => deckStore.readPracticeOptions());
@@ -221,24 +239,28 @@ function PracticeSession({ deck, mode }: { deck: Deck; mode: SessionMode }) {
   const marking = canMark(state);
   const suggestion = current && check?.key === current.key && check.position === state.position ? (check.correct ? 'known' : 'unknown') : null;
   const keys = useMemo(() => deckKeys(deck), [deck]);
+  const swipedEarly = earlySwipeAt === state.position;
 
   return (
-    <section className="page practice" aria-labelledby="practice-title">
-      <div className="toolbar">
-        <div className="toolbar__title practice__title">
-          <h1 id="practice-title">{name}</h1>
-          <span className="pill pill--accent">
-            {source} → {target}
-          </span>
-          {mode === 'due' && <span className="pill">Review due</span>}
-        </div>
+    <section ref={section} className="page practice" aria-labelledby="practice-title">
+      {/* Links first, on a line of their own as in the calendar editor: a long deck name no longer
+          decides where they wrap. */}
+      <nav className="practice__links" aria-label="Deck">
+        <Link className="practice__back" to="/flashcards">
+          <ArrowLeft aria-hidden="true" size={16} />
+          All decks
+        </Link>
         <Link className="button button--quiet" to={`/flashcards/${deck.id}/edit`}>
           <Pencil aria-hidden="true" size={16} />
           Edit deck
         </Link>
-        <Link className="button button--quiet" to="/flashcards">
-          All decks
-        </Link>
+      </nav>
+      <div className="toolbar__title practice__title">
+        <h1 id="practice-title">{name}</h1>
+        <span className="pill pill--accent">
+          {source} → {target}
+        </span>
+        {mode === 'due' && <span className="pill">Review due</span>}
       </div>
 
       <div className="practice__progress">
@@ -326,6 +348,10 @@ function PracticeSession({ deck, mode }: { deck: Deck; mode: SessionMode }) {
                 canSwipe={marking}
                 onFlip={() => dispatch({ type: 'flip' })}
                 onSwipe={(mark) => dispatch({ type: 'mark', mark })}
+                onEarlySwipe={() => {
+                  if (!state.flipped && state.animating === null) dispatch({ type: 'flip' });
+                  setEarlySwipeAt(state.position);
+                }}
               />
             )}
             {current && state.animating === null && (
@@ -387,6 +413,12 @@ function PracticeSession({ deck, mode }: { deck: Deck; mode: SessionMode }) {
           )}
           <div className="practice__footer">
             <p className="hint">Click card or press Space to flip • ←/→ to mark</p>
+            {/* Added for touch screens (shown by a pointer: coarse / any-hover: none query). */}
+            <p className={swipedEarly ? 'hint practice__touch-hint is-shown' : 'hint practice__touch-hint'} aria-live="polite">
+              {swipedEarly
+                ? 'Flipped for you: now swipe right for Knew it, left for Didn’t know.'
+                : 'On touch screens: tap the card to flip, then swipe right for Knew it, left for Didn’t know.'}
+            </p>
             <button
               type="button"
               className="button button--quiet"

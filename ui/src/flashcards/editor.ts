@@ -1,7 +1,7 @@
 // The deck editor's state machine (SPEC.md 4, "Deck editor"): the card operations as pure list
 // functions, and a reducer over metadata, cards and a revision counter that tells the screen when
 // there is something new to write as a draft. New card ids come in with the actions.
-import { countFilledCards, isDeckValid, type Card, type CardField, type DeckMeta } from './deck';
+import { countFilledCards, isCompleteCard, isDeckValid, type Card, type CardField, type DeckMeta } from './deck';
 
 export function addCard(cards: readonly Card[], card: Card, at: number = cards.length): Card[] {
   const index = Math.max(0, Math.min(at, cards.length));
@@ -53,7 +53,7 @@ export interface EditorState {
 }
 
 export type EditorAction =
-  | { type: 'load'; deckId: string | null; meta: DeckMeta; cards: readonly Card[] }
+  | { type: 'load'; deckId: string | null; meta: DeckMeta; cards: readonly Card[]; unsaved?: boolean }
   | { type: 'setMeta'; patch: Partial<DeckMeta> }
   | { type: 'addCard'; card: Card; at?: number }
   | { type: 'removeCard'; id: string }
@@ -63,8 +63,9 @@ export type EditorAction =
   | { type: 'moveCardTo'; from: number; to: number }
   | { type: 'saved'; deckId: string; revision: number };
 
-export function initialEditorState(deckId: string | null, meta: DeckMeta, cards: readonly Card[]): EditorState {
-  return { deckId, meta, cards, revision: 0, savedRevision: 0 };
+/** `unsaved` starts the editor with changes not yet saved (a restored draft). */
+export function initialEditorState(deckId: string | null, meta: DeckMeta, cards: readonly Card[], unsaved = false): EditorState {
+  return { deckId, meta, cards, revision: unsaved ? 1 : 0, savedRevision: 0 };
 }
 
 function withCards(state: EditorState, cards: readonly Card[]): EditorState {
@@ -74,7 +75,7 @@ function withCards(state: EditorState, cards: readonly Card[]): EditorState {
 export function editorReducer(state: EditorState, action: EditorAction): EditorState {
   switch (action.type) {
     case 'load':
-      return initialEditorState(action.deckId, action.meta, action.cards);
+      return initialEditorState(action.deckId, action.meta, action.cards, action.unsaved);
     case 'setMeta':
       return { ...state, meta: { ...state.meta, ...action.patch }, revision: state.revision + 1 };
     case 'addCard':
@@ -98,3 +99,16 @@ export function editorReducer(state: EditorState, action: EditorAction): EditorS
 export const isDirty = (state: EditorState) => state.revision !== state.savedRevision;
 export const canSave = (state: EditorState) => isDeckValid(state.meta.name, state.cards);
 export const filledCount = (state: EditorState) => countFilledCards(state.cards);
+
+/**
+ * Why Save Deck is disabled, in words shown beside it (SPEC.md 5: a name and one complete card);
+ * null when the deck can be saved.
+ */
+export function saveBlocker(state: EditorState): string | null {
+  if (canSave(state)) return null;
+  const named = state.meta.name.trim() !== '';
+  const complete = state.cards.some(isCompleteCard);
+  if (!named && !complete) return 'To save, give the deck a name and at least one card with both a front and a back.';
+  if (!named) return 'To save, give the deck a name.';
+  return 'To save, fill in both the front and the back of at least one card.';
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { defaultMeta, emptyCard, normaliseForSave, type Deck } from './deck';
-import { createDeckStore, deckKey, DRAFT_KEY, INDEX_KEY, LAST_SAVED_KEY } from './storage';
+import { createDeckStore, deckDraftKey, deckKey, DRAFT_KEY, INDEX_KEY, LAST_SAVED_KEY } from './storage';
 import { MemoryStorage } from '../lib/memoryStorage';
 
 
@@ -177,6 +177,36 @@ describe('deck store: drafts', () => {
     expect(store.readDraft()).toBeNull();
     storage.setItem(DRAFT_KEY, JSON.stringify({ cards: 'nope' }));
     expect(store.readDraft()).toBeNull();
+  });
+
+  it('keeps one draft per saved deck beside the new deck’s, each cleared on its own', () => {
+    const storage = new MemoryStorage();
+    const store = createDeckStore(storage, makeId);
+    const meta = (name: string) => ({ ...defaultMeta(), name });
+    const savedAt = '2026-01-02T10:00:00.000Z';
+    store.writeDraft({ deckId: null, meta: meta('New'), cards: [] });
+    store.writeDraft({ deckId: 'a', meta: meta('A edited'), cards: [], savedAt });
+    store.writeDraft({ deckId: 'b', meta: meta('B edited'), cards: [] });
+    expect(storage.getItem(deckDraftKey('a'))).not.toBeNull();
+    expect(store.readDraft(null)?.meta.name).toBe('New');
+    expect(store.readDraft('a')).toMatchObject({ deckId: 'a', meta: { name: 'A edited' }, savedAt });
+    expect(store.readDraft('b')?.meta.name).toBe('B edited');
+    store.clearDraft('a');
+    expect(store.readDraft('a')).toBeNull();
+    expect(store.readDraft('b')).not.toBeNull();
+    expect(store.readDraft()).not.toBeNull();
+  });
+
+  it('drops a deck’s draft with the deck, and ignores a draft time that is not one', () => {
+    const storage = new MemoryStorage();
+    const store = createDeckStore(storage, makeId);
+    store.saveDeck(deck('a', 'A'));
+    store.writeDraft({ deckId: 'a', meta: defaultMeta(), cards: [] });
+    store.deleteDeck('a');
+    expect(store.readDraft('a')).toBeNull();
+    storage.setItem(DRAFT_KEY, JSON.stringify({ deckId: null, meta: defaultMeta(), cards: [], savedAt: 'yesterday' }));
+    expect(store.readDraft()).not.toBeNull();
+    expect(store.readDraft()?.savedAt).toBeUndefined();
   });
 
   it('reports a draft that does not fit', () => {

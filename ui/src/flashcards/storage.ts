@@ -25,6 +25,8 @@ export const INDEX_KEY = 'decks:index';
 export const DRAFT_KEY = 'deck:create:draft';
 export const LAST_SAVED_KEY = 'deck:lastSaved';
 export const deckKey = (id: string) => `decks:${id}`;
+/** Unsaved changes to a saved deck, one per deck, so editing one deck never overwrites another's. */
+export const deckDraftKey = (id: string) => `deck:draft:${id}`;
 /** A deck's review log and schedule (srs/reviewLog.ts). */
 export const reviewsKey = (deckId: string) => `reviews:${deckId}`;
 /** A deck's unfinished practice session (srs/session.ts). */
@@ -41,6 +43,8 @@ export interface Draft {
   deckId: string | null;
   meta: DeckMeta;
   cards: Card[];
+  /** ISO time of the last change, for the "restored" notice; absent in older drafts. */
+  savedAt?: string;
 }
 
 export type WriteResult = { ok: true } | { ok: false; error: string };
@@ -63,9 +67,11 @@ export interface DeckStore {
   /** Writes the deck and moves its id to the front of the index; on failure nothing changes. */
   saveDeck(deck: Deck): WriteResult;
   deleteDeck(id: string): WriteResult;
-  readDraft(): Draft | null;
+  /** The draft of the saved deck `deckId` (deck:draft:{id}), or of a new deck (deck:create:draft). */
+  readDraft(deckId?: string | null): Draft | null;
+  /** Writes under the key of the draft's own deck id. */
   writeDraft(draft: Draft): WriteResult;
-  clearDraft(): void;
+  clearDraft(deckId?: string | null): void;
   readLastSaved(): Deck | null;
   /**
    * Adds decks (ids already free) in one step: records and their review logs (by deck id) first,
@@ -140,6 +146,7 @@ const DraftSchema = record({
   deckId: orNull(nonEmpty),
   meta: orNull(DeckMetaSchema),
   cards: v.nullish(v.array(v.unknown())),
+  savedAt: v.fallback(v.optional(v.pipe(v.string(), v.isoTimestamp())), undefined),
 });
 
 /** The deck stored under `id`, or null when it has not the shape of one. */
@@ -154,7 +161,8 @@ export function parseDraft(value: unknown, makeId: () => string): Draft | null {
   const draft = parseOrNull(DraftSchema, value);
   const cards = draft && parseCards(draft.cards, makeId);
   if (!draft || !cards) return null;
-  return { deckId: draft.deckId, meta: draft.meta ?? parseMeta(value), cards };
+  const parsed: Draft = { deckId: draft.deckId, meta: draft.meta ?? parseMeta(value), cards };
+  return draft.savedAt === undefined ? parsed : { ...parsed, savedAt: draft.savedAt };
 }
 
 function isQuotaError(error: unknown): boolean {
@@ -277,6 +285,7 @@ export function createDeckStore(storage: Storage | null, makeId: () => string = 
         storage.removeItem(deckKey(id));
         storage.removeItem(reviewsKey(id));
         storage.removeItem(sessionKey(id));
+        storage.removeItem(deckDraftKey(id));
         write(
           INDEX_KEY,
           JSON.stringify(readIndex().filter((other) => other !== id)),
@@ -287,19 +296,19 @@ export function createDeckStore(storage: Storage | null, makeId: () => string = 
         return { ok: false, error: describeWriteError(error, 'the deck list') };
       }
     },
-    readDraft() {
-      return parseDraft(read(DRAFT_KEY), makeId);
+    readDraft(deckId = null) {
+      return parseDraft(read(deckId === null ? DRAFT_KEY : deckDraftKey(deckId)), makeId);
     },
     writeDraft(draft) {
       try {
-        write(DRAFT_KEY, JSON.stringify({ type: 'deck-draft', version: DECK_VERSION, ...draft }));
+        write(draft.deckId === null ? DRAFT_KEY : deckDraftKey(draft.deckId), JSON.stringify({ type: 'deck-draft', version: DECK_VERSION, ...draft }));
         return { ok: true };
       } catch (error) {
         return { ok: false, error: describeWriteError(error, 'your latest changes') };
       }
     },
-    clearDraft() {
-      remove(DRAFT_KEY);
+    clearDraft(deckId = null) {
+      remove(deckId === null ? DRAFT_KEY : deckDraftKey(deckId));
     },
     readLastSaved() {
       const value = read(LAST_SAVED_KEY);

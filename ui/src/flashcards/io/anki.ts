@@ -40,6 +40,26 @@ export function looksLikeAnki(text: string): boolean {
   return /^#(separator|html|columns|notetype|deck|tags)( column)?:/im.test(stripBom(text).split(/\r?\n/).slice(0, 10).join('\n'));
 }
 
+/**
+ * The deck an Anki export names in its `#deck:` header line, or null. Anki writes nested decks as
+ * `Parent::Child`; the path is kept, readably, as "Parent › Child".
+ */
+export function ankiDeckName(text: string): string | null {
+  for (const line of stripBom(text).split(/\r\n|\n|\r/)) {
+    if (!line.startsWith('#')) break;
+    const match = /^#deck:(.*)$/i.exec(line);
+    if (match) {
+      const name = (match[1] ?? '')
+        .split('::')
+        .map((part) => part.trim())
+        .filter((part) => part !== '')
+        .join(' › ');
+      return name === '' ? null : name;
+    }
+  }
+  return null;
+}
+
 export interface AnkiOptions {
   /** The separator to use when the text has no #separator: line (default tab). */
   fallbackSeparator?: string;

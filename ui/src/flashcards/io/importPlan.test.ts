@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { defaultMeta, emptyCard, normaliseForSave } from '../deck';
 import { emptyReviews, recordMark } from '../srs/reviewLog';
 import { writeBackup } from './backup';
-import { DEFAULT_REQUEST, decksToSave, detectFormat, fileNameFor, nameFromFileName, planImport, readDelimited, reviewsToSave, type ImportRequest } from './importPlan';
+import { DEFAULT_REQUEST, decksToSave, detectFormat, fileNameFor, importBlocker, nameFromFileName, planImport, readDelimited, reviewsToSave, suggestedDeckName, type ImportRequest } from './importPlan';
+import { ankiDeckName } from './anki';
 
 const counter = () => {
   let n = 0;
@@ -133,5 +134,29 @@ describe('reviewsToSave', () => {
     const saved = decksToSave(plan, defaultMeta(), ['taken'], () => 'fresh', NOW);
     expect(reviewsToSave(plan, saved)).toEqual({ fresh: log });
     expect(reviewsToSave({ status: 'empty' }, [])).toEqual({});
+  });
+});
+
+describe('the proposed deck name and why Import waits', () => {
+  it('reads an Anki export’s #deck: header, nested decks kept readable', () => {
+    expect(ankiDeckName('#separator:tab\n#html:false\n#deck:French::Verbs\ncat\tchat')).toBe('French › Verbs');
+    expect(ankiDeckName('\ufeff#deck: Basics \ncat\tchat')).toBe('Basics');
+    expect(ankiDeckName('#deck column:3\ncat\tchat\tDeck')).toBeNull();
+    expect(ankiDeckName('cat\tchat\n#deck:Late')).toBeNull();
+    expect(ankiDeckName('#deck:\ncat\tchat')).toBeNull();
+  });
+
+  it('proposes the #deck: name first, then the file name', () => {
+    expect(suggestedDeckName('#deck:Anki name\ncat\tchat', 'file_name.txt')).toBe('Anki name');
+    expect(suggestedDeckName('cat\tchat', 'my_words.txt')).toBe('my words');
+    expect(suggestedDeckName('cat\tchat', null)).toBe('');
+  });
+
+  it('says why Import is disabled', () => {
+    const plan = planImport({ ...DEFAULT_REQUEST, text: 'cat\tchat' }, () => 'id');
+    expect(importBlocker(planImport(DEFAULT_REQUEST, () => 'id'), '')).toBe('Paste text or choose a file to import.');
+    expect(importBlocker(plan, ' ')).toBe('Give the deck a name to import it.');
+    expect(importBlocker(plan, 'Words')).toBeNull();
+    expect(importBlocker(planImport({ ...DEFAULT_REQUEST, text: 'only fronts' }, () => 'id'), 'x')).toMatch(/problem above/);
   });
 });

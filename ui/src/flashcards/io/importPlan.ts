@@ -2,7 +2,7 @@
 // dialog can preview it live and save only on confirmation: the format (detected where it can
 // be), the decks or cards read, the rows left out, or the error that stops it.
 import { DECK_VERSION, normaliseForSave, type Card, type Deck, type DeckMeta } from '../deck';
-import { looksLikeAnki, readAnki } from './anki';
+import { ankiDeckName, looksLikeAnki, readAnki } from './anki';
 import { looksLikeJson, readBackup, withFreshIds } from './backup';
 import { headerColumns, rowsToCards, type CardsResult, type ImportedCard, type ImportProblem } from './columns';
 import { detectDelimiter, ImportError, tokenize, type DetectedDelimiter } from './delimited';
@@ -120,6 +120,28 @@ export function nameFromFileName(fileName: string): string {
     .replace(/\.[^.]*$/, '')
     .replace(/[_]+/g, ' ')
     .trim();
+}
+
+/**
+ * The deck name the dialog proposes until the visitor types one: the `#deck:` header of an Anki
+ * export, else the chosen file's name, else nothing.
+ */
+export function suggestedDeckName(text: string, fileName: string | null): string {
+  return ankiDeckName(text) ?? (fileName === null ? '' : nameFromFileName(fileName));
+}
+
+/** Why Import is disabled, in words shown beside it; null when the plan can be imported. */
+export function importBlocker(plan: ImportPlan, name: string): string | null {
+  switch (plan.status) {
+    case 'empty':
+      return 'Paste text or choose a file to import.';
+    case 'error':
+      return 'Nothing to import until the problem above is solved.';
+    case 'cards':
+      return name.trim() === '' ? 'Give the deck a name to import it.' : null;
+    case 'decks':
+      return null;
+  }
 }
 
 /** A file name for a deck's export: its name reduced to safe characters. */
