@@ -6,6 +6,7 @@ import { Loading } from './layout/Loading';
 import { NotFoundPage } from './layout/NotFoundPage';
 import { LandingPage } from './landing/LandingPage';
 import { NavigationContext } from './lib/navigation';
+import { RouteFocus } from './lib/routeFocus';
 
 const FlashcardRoutes = lazy(() => import('./flashcards/FlashcardRoutes'));
 const CalendarRoutes = lazy(() => import('./calendars/CalendarRoutes'));
@@ -16,6 +17,7 @@ function RoutedLayout() {
   return (
     <NavigationContext.Provider value={{ path: location.pathname, navigate: (to) => void navigate(to) }}>
       <Layout>
+        <RouteFocus path={location.pathname} />
         <Suspense fallback={<Loading />}>
           <Outlet />
         </Suspense>
