@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make bench`: every benchmark, one after the other (they share two cores): the server against
 # nginx, the server under attack, `hearth remap` end to end, the engine's criterion benchmarks,
-# and the flashcard tool at scale in Chromium.
+# the flashcard tool at scale in Chromium, and Lighthouse on every screen (mobile and desktop).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,6 +17,7 @@ echo
 echo "### engine, criterion (benches/engine.rs)"
 cargo bench --bench engine -- --noplot
 echo
-echo "### flashcards at scale in Chromium, and the size of a sync vault (ui/e2e/bench)"
+echo "### flashcards at scale, the size of a sync vault, and Lighthouse on every screen, in Chromium (ui/e2e/bench)"
 bin="${HEARTH_BIN:-$(realpath -m "${CARGO_TARGET_DIR:-target}")/release/hearth}"
-(cd ui && HEARTH_BIN="$bin" npx vitest run --config e2e/bench/vitest.config.ts)
+# Lighthouse drives Debian's Chromium (CHROME_PATH); nothing downloads a browser.
+(cd ui && HEARTH_BIN="$bin" CHROME_PATH="${CHROME_PATH:-/usr/bin/chromium}" npx vitest run --config e2e/bench/vitest.config.ts)

@@ -283,7 +283,9 @@ describe('calendars: list, editor and publishing', () => {
     });
     await page.getByRole('button', { name: 'Build & Host' }).click();
     await page.getByRole('button', { name: 'Publishing...' }).waitFor();
-    await expect(page.getByRole('button', { name: 'Publishing...' }).isDisabled()).resolves.toBe(true);
+    // Busy, the button stays focusable (aria-disabled) so focus does not fall to <body>.
+    await expect(page.getByRole('button', { name: 'Publishing...' }).getAttribute('aria-disabled')).resolves.toBe('true');
+    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Publishing...');
     release();
     const banner = page.getByRole('region', { name: 'Hosted feed' });
     await banner.waitFor();
@@ -420,7 +422,10 @@ describe('calendars: list, editor and publishing', () => {
     const [, tooLong] = await dialogs.waitFor(2);
     expect(tooLong?.message).toBe('Publish failed: name: at most 200 characters are allowed');
     await page.getByRole('button', { name: 'Build & Host' }).waitFor();
-    await expect(stored(page)).resolves.toHaveLength(1);
+    // Build & Host saves first (issue 16): the refused calendar is kept in the list, not hosted.
+    const kept = await stored(page);
+    expect(kept).toHaveLength(2);
+    expect(kept.find((c) => c.id === 'long-name')?.hostedUrl).toBeUndefined();
   });
 
   it('asks for the publish key when the server wants one, keeps it and retries', async () => {
@@ -562,8 +567,9 @@ describe('calendars: list, editor and publishing', () => {
     await page.keyboard.type('Building');
     await page.keyboard.press('Enter');
     await dialog.waitFor({ state: 'detached' });
-    await expect(field(page, 'DESCRIPTION').inputValue()).resolves.toBe('${DESCRIPTION}${LOCATION|re:s/Building//}');
-    await waitPreview(page, 'DESCRIPTION', 'Weekly sync\nAgenda: roadmap A, Room 101');
+    // Added to the template, spaced from the token before it.
+    await expect(field(page, 'DESCRIPTION').inputValue()).resolves.toBe('${DESCRIPTION} ${LOCATION|re:s/Building//}');
+    await waitPreview(page, 'DESCRIPTION', 'Weekly sync\nAgenda: roadmap  A, Room 101');
 
     // Without a pattern the token is plain.
     await page.getByRole('button', { name: 'Insert CN', exact: true }).click();
@@ -572,7 +578,7 @@ describe('calendars: list, editor and publishing', () => {
     await waitText(page, '.cal-regex__result', 'Ada Lovelace');
     await cnDialog.getByRole('button', { name: 'Insert token' }).click();
     await cnDialog.waitFor({ state: 'detached' });
-    await expect(field(page, 'DESCRIPTION').inputValue()).resolves.toBe('${DESCRIPTION}${LOCATION|re:s/Building//}${CN}');
+    await expect(field(page, 'DESCRIPTION').inputValue()).resolves.toBe('${DESCRIPTION} ${LOCATION|re:s/Building//} ${CN}');
   });
 
   it('pages through a feed larger than one page and warns about a feed above 1 MB', async () => {

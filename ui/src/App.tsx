@@ -6,6 +6,7 @@ import { Layout } from './layout/Layout';
 import { Loading } from './layout/Loading';
 import { LandingPage } from './landing/LandingPage';
 import { NavigationContext } from './lib/navigation';
+import { markInAppNavigation } from './lib/routeFocus';
 import { ProfileProvider } from './lib/ProfileContext';
 
 const loadRouter = () => import('./RouterApp');
@@ -31,6 +32,7 @@ export function App() {
   const [routed, setRouted] = useState(() => window.location.pathname !== '/');
   const navigate = (to: string) => {
     if (to === '/') return;
+    markInAppNavigation();
     window.history.pushState(null, '', to);
     setRouted(true);
   };

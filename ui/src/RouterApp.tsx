@@ -7,6 +7,7 @@ import { Loading } from './layout/Loading';
 import { NotFoundPage } from './layout/NotFoundPage';
 import { LandingPage } from './landing/LandingPage';
 import { NavigationContext } from './lib/navigation';
+import { RouteFocus } from './lib/routeFocus';
 import { SlotsContext, type Slots } from './lib/slots';
 import { readVault, startBackgroundSync } from './sync/engine';
 import { ShareDeckButton } from './sync/ShareDeckButton';
@@ -30,6 +31,7 @@ function RoutedLayout() {
     <NavigationContext.Provider value={{ path: location.pathname, navigate: (to) => void navigate(to) }}>
       <SlotsContext.Provider value={slots}>
         <Layout>
+          <RouteFocus path={location.pathname} />
           <Suspense fallback={<Loading />}>
             <Outlet />
           </Suspense>

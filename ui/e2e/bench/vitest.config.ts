@@ -6,7 +6,7 @@ export default defineConfig({
   test: {
     include: ['e2e/bench/**/*.bench-e2e.ts'],
     environment: 'node',
-    testTimeout: 300_000,
+    testTimeout: 1_200_000,
     hookTimeout: 60_000,
     reporters: ['verbose'],
   },

@@ -1,10 +1,11 @@
 // The calendar editor (SPEC.md 2, 4, 8): reads the feed through the server, shows sample events,
 // edits the five templates with a live preview from the real engine, saves locally, and publishes
 // (Build & Host) to a hosted address, or takes it down again.
-import { useCallback, useLayoutEffect, useMemo, useReducer, useRef } from 'react';
+import { useCallback, useLayoutEffect, useMemo, useReducer, useRef, useState, type MouseEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { ArrowLeft, CloudUpload, Plus, RefreshCw, Save, TriangleAlert } from 'lucide-react';
+import { ArrowLeft, CloudUpload, Plus, RefreshCw, Save, TriangleAlert, WifiOff } from 'lucide-react';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
+import { useOnline } from '../lib/useOnline';
 import { previewConfig, renderMapping, type MappingRender, type PreviewAnswer } from './api';
 import {
   DEFAULT_NAME,
@@ -19,16 +20,17 @@ import {
 import { askNewCalendar } from './addCalendar';
 import { editorReducer, initialEditorState, savedCalendar } from './editor';
 import { HostedBanner } from './HostedBanner';
+import { liveState, publishFingerprint } from './live';
 import { browserHostingDeps, runPublish, runUnpublish } from './hosting';
 import { MappingPanel } from './MappingPanel';
 import { buildConfig, checkOptions, occurrenceOf, problemFromServer, type CalendarConfig } from './options';
 import { OptionsPanel } from './OptionsPanel';
 import { PreviewPanel } from './PreviewPanel';
-import { RegexDialog } from './RegexDialog';
+import { EMPTY_DRAFT, RegexDialog, type RegexDraft } from './RegexDialog';
 import { currentEvent, orderedKeys, type SampleEvent } from './samples';
 import { SamplePanel } from './SamplePanel';
 import { calendarStore } from './storage';
-import { insertAt } from './token';
+import { insertSpaced, placeToken, type PlaceMode } from './token';
 import { useEditorFeed } from './useEditorFeed';
 import { useLatestRender } from './useLatest';
 
@@ -89,8 +91,11 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
   useDocumentTitle(`Editor · ${name}`);
 
   const [state, dispatch] = useReducer(editorReducer, stored, initialEditorState);
-  const { mapping, options, hosting, feed, samples, loading, pageLoading, publishing, unpublishing, regexField, lastFocused } = state;
+  const { mapping, options, hosting, feed, samples, loading, pageLoading, publishing, unpublishing, regexField, lastFocused, unreachable } = state;
+  const online = useOnline();
   const { refetch, moveSample } = useEditorFeed(url, dispatch);
+  // What a backdrop tap closed the regex dialog on, per sample field, for the next opening.
+  const [regexDrafts, setRegexDrafts] = useState<Partial<Record<string, RegexDraft>>>({});
   const fieldRefs = useRef<Partial<Record<MappingField, HTMLTextAreaElement | null>>>({});
   const pendingCaret = useRef<{ field: MappingField; caret: number; focus: boolean } | null>(null);
 
@@ -129,15 +134,27 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
     area.setSelectionRange(pending.caret, pending.caret);
   }, [mapping]);
 
-  /** Inserts at the caret of the field last used (DESCRIPTION if none), or appends. */
-  const insertToken = (token: string, focus: boolean) => {
-    const field = lastFocused ?? 'DESCRIPTION';
+  /** The caret of a field if it is the one last used, else its end. */
+  const selectionOf = (field: MappingField) => {
     const area = fieldRefs.current[field];
     const value = mapping[field];
-    const [start, end] = lastFocused && area ? [area.selectionStart, area.selectionEnd] : [value.length, value.length];
-    const inserted = insertAt(value, start, end, token);
-    pendingCaret.current = { field, caret: inserted.caret, focus };
+    return lastFocused === field && area ? { start: area.selectionStart, end: area.selectionEnd } : { start: value.length, end: value.length };
+  };
+
+  /** A token chip: inserted, spaced, at the caret of the field last used (DESCRIPTION if none). */
+  const insertChip = (token: string) => {
+    const field = lastFocused ?? 'DESCRIPTION';
+    const { start, end } = selectionOf(field);
+    const inserted = insertSpaced(mapping[field], start, end, token);
+    pendingCaret.current = { field, caret: inserted.caret, focus: true };
     dispatch({ type: 'setTemplate', field, value: inserted.value });
+  };
+
+  /** The regex dialog's token, into the field and in the way chosen there. */
+  const insertRegexToken = (token: string, target: MappingField, mode: PlaceMode) => {
+    const placed = placeToken(mapping[target], token, mode, regexField ?? '', selectionOf(target));
+    pendingCaret.current = { field: target, caret: placed.caret, focus: false };
+    dispatch({ type: 'setTemplate', field: target, value: placed.value });
   };
 
   const save = () => {
@@ -149,11 +166,26 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
     void navigate('/calendars');
   };
 
-  const publish = () => void runPublish(state, { id, name, url }, dispatch, browserHostingDeps);
+  // Busy buttons stay focusable (aria-disabled, not disabled), so focus never falls to <body>.
+  const publish = (e: MouseEvent) => {
+    e.preventDefault();
+    if (publishing) return;
+    void runPublish(state, { id, name, url }, dispatch, browserHostingDeps);
+  };
+  const live = liveState(hosting.publishedConfig, publishFingerprint({ name, url }, mapping, options));
   const unpublish = () => void runUnpublish(state, id, dispatch, browserHostingDeps);
-  const closeRegex = useCallback(() => dispatch({ type: 'closeRegex' }), []);
-  const openRegex = useCallback((field: string) => dispatch({ type: 'openRegex', field }), []);
-  const focusField = useCallback((field: MappingField) => dispatch({ type: 'focusField', field }), []);
+  const closeRegex = useCallback(
+    (draft: RegexDraft, keep: boolean) => {
+      if (regexField !== null) {
+        const kept = keep && (draft.pattern !== '' || draft.replacement !== '');
+        setRegexDrafts((drafts) => ({ ...drafts, [regexField]: kept ? draft : undefined }));
+      }
+      dispatch({ type: 'closeRegex' });
+    },
+    [regexField, dispatch, setRegexDrafts],
+  );
+  const openRegex = useCallback((field: string) => dispatch({ type: 'openRegex', field }), [dispatch]);
+  const focusField = useCallback((field: MappingField) => dispatch({ type: 'focusField', field }), [dispatch]);
   const large = feed !== null && feed.sizeBytes > LARGE_FEED_BYTES;
 
   return (
@@ -167,7 +199,14 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
           <div className="toolbar__title">
             <h1>Editor</h1>
           </div>
-          <button type="button" className="button" onClick={refetch} disabled={loading}>
+          <button
+            type="button"
+            className="button"
+            onClick={() => {
+              if (!loading) refetch();
+            }}
+            aria-disabled={loading || undefined}
+          >
             <RefreshCw aria-hidden="true" size={16} className={loading ? 'cal-spin' : undefined} />
             {loading ? 'Loading…' : 'Refetch'}
           </button>
@@ -175,13 +214,21 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
             <Save aria-hidden="true" size={16} />
             Save
           </button>
-          <button type="button" className="button button--primary" onClick={publish} disabled={publishing}>
+          <button type="button" className="button button--primary" onClick={publish} aria-disabled={publishing || undefined}>
             <CloudUpload aria-hidden="true" size={16} />
             {publishing ? 'Publishing...' : 'Build & Host'}
           </button>
         </div>
         <p className="cal-editor__name">{name}</p>
         <p className="cal-editor__url">{url}</p>
+        {(!online || unreachable) && (
+          <p className="alert alert--warning cal-warning cal-editor__offline" role="status">
+            <WifiOff aria-hidden="true" size={16} />
+            {online
+              ? 'This page could not reach the Hearth server, so the feed was not read. Check your connection, then press Refetch.'
+              : 'You are offline, so the feed cannot be read, previewed or published. Your edits stay here: Save keeps them in this browser; Refetch once you are back online.'}
+          </p>
+        )}
         {feed && (
           <p className="cal-editor__meta" aria-label="Feed size">
             <span>{formatEventCount(feed.eventCount)}</span>
@@ -205,8 +252,9 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
         {feed && feed.warningCount > 0 && (
           <details className="cal-parse-warnings">
             <summary>
-              {feed.warningCount === 1 ? '1 line' : `${feed.warningCount} lines`} of the feed could not be read and are passed through
-              unchanged
+              {feed.warningCount === 1
+                ? '1 line of the feed could not be read and is passed through unchanged'
+                : `${feed.warningCount} lines of the feed could not be read and are passed through unchanged`}
             </summary>
             <ul>
               {feed.warnings.map((warning, i) => (
@@ -223,6 +271,7 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
           canUnpublish={Boolean(hosting.editToken)}
           unpublishing={unpublishing}
           onUnpublish={unpublish}
+          live={live}
         />
       )}
 
@@ -242,7 +291,8 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
           fieldRefs={fieldRefs}
           onChange={(field, value) => dispatch({ type: 'setTemplate', field, value })}
           onFocusField={focusField}
-          onToken={(token) => insertToken(token, true)}
+          onToken={insertChip}
+          rendered={event ? preview : null}
         />
         <PreviewPanel rendered={preview} hasSample={event !== undefined} decision={decision} />
         <OptionsPanel
@@ -257,8 +307,10 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
         <RegexDialog
           field={regexField}
           target={lastFocused ?? 'DESCRIPTION'}
+          mapping={mapping}
           event={event}
-          onInsert={(token) => insertToken(token, false)}
+          draft={regexDrafts[regexField] ?? EMPTY_DRAFT}
+          onInsert={insertRegexToken}
           onClose={closeRegex}
         />
       )}

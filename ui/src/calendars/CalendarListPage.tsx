@@ -7,6 +7,7 @@ import { useDocumentTitle } from '../lib/useDocumentTitle';
 import { unpublishCalendar } from './api';
 import { askNewCalendar } from './addCalendar';
 import { DEFAULT_NAME, editorPath, type SavedCalendar } from './calendar';
+import { maskFeedUrl } from './feedUrl';
 import { browserKeyDeps } from './publishKeyPrompt';
 import { withPublishKey } from './publish';
 import { calendarStore } from './storage';
@@ -21,7 +22,8 @@ function CalendarItem({ calendar, onDelete }: { calendar: SavedCalendar; onDelet
           {name}
           {calendar.hostedUrl && <span className="pill pill--accent">Hosted</span>}
         </h2>
-        <p className="cal-item__url">{calendar.url}</p>
+        {/* Private feeds carry an access token in the query: shown masked, never in full. */}
+        <p className="cal-item__url">{maskFeedUrl(calendar.url)}</p>
       </div>
       <div className="cal-item__actions">
         <Link className="button" to={editorPath(calendar)} aria-label={`Edit ${name}`}>

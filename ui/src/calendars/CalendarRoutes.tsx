@@ -1,19 +1,38 @@
 // Routes of the calendar tool (SPEC.md 2): the list, and the editor at /calendars/new?id=&url=&name=.
+// The editor (with its panels and dialogs) is its own chunk: the list and a phone's first visit do
+// not parse it.
+import { lazy, Suspense } from 'react';
 import { Route, Routes } from 'react-router';
-import { CalendarEditorRoute } from './CalendarEditorPage';
+import { Loading } from '../layout/Loading';
 import { CalendarListPage } from './CalendarListPage';
 import { OfflineNotice } from './OfflineNotice';
 import './calendars.css';
 
-export default function CalendarRoutes() {
+const CalendarEditorRoute = lazy(() => import('./CalendarEditorPage').then((m) => ({ default: m.CalendarEditorRoute })));
+
+function ListWithNotice() {
+  // The editor says what offline means for it in its own words.
   return (
     <>
       <OfflineNotice />
-      <Routes>
-        <Route index element={<CalendarListPage />} />
-        <Route path="new" element={<CalendarEditorRoute />} />
-        <Route path="*" element={<CalendarListPage />} />
-      </Routes>
+      <CalendarListPage />
     </>
+  );
+}
+
+export default function CalendarRoutes() {
+  return (
+    <Routes>
+      <Route index element={<ListWithNotice />} />
+      <Route
+        path="new"
+        element={
+          <Suspense fallback={<Loading />}>
+            <CalendarEditorRoute />
+          </Suspense>
+        }
+      />
+      <Route path="*" element={<ListWithNotice />} />
+    </Routes>
   );
 }

@@ -4,15 +4,18 @@ import { useEffect, useState } from 'react';
 import { Check, Copy, Trash2 } from 'lucide-react';
 import { toWebcal } from './calendar';
 import { copyText } from './clipboard';
+import { LIVE_TEXT, type LiveState } from './live';
 
 interface Props {
   hostedUrl: string;
   canUnpublish: boolean;
   unpublishing: boolean;
   onUnpublish: () => void;
+  /** Whether the hosted feed is built from what the editor shows. */
+  live: LiveState;
 }
 
-export function HostedBanner({ hostedUrl, canUnpublish, unpublishing, onUnpublish }: Props) {
+export function HostedBanner({ hostedUrl, canUnpublish, unpublishing, onUnpublish, live }: Props) {
   const webcal = toWebcal(hostedUrl);
   const [copied, setCopied] = useState<'yes' | 'failed' | null>(null);
 
@@ -29,7 +32,7 @@ export function HostedBanner({ hostedUrl, canUnpublish, unpublishing, onUnpublis
   };
 
   return (
-    <div className="cal-hosted" role="region" aria-label="Hosted feed">
+    <div className={`cal-hosted cal-hosted--${live}`} role="region" aria-label="Hosted feed">
       <p className="cal-hosted__link">
         <strong>Hosted:</strong>{' '}
         <a href={hostedUrl} target="_blank" rel="noreferrer">
@@ -48,8 +51,11 @@ export function HostedBanner({ hostedUrl, canUnpublish, unpublishing, onUnpublis
           </button>
         )}
       </div>
+      <p className="cal-hosted__live" role="status" data-live={live}>
+        {LIVE_TEXT[live]}
+      </p>
       <p className="hint" role="status">
-        {copied === 'yes' ? 'Copied. Paste it into your calendar app to subscribe.' : 'Changed the mapping? Build & Host again to update the hosted feed.'}
+        {copied === 'yes' ? 'Copied. Paste it into your calendar app to subscribe.' : copied === 'failed' ? 'Copy the link from the box that opened.' : ''}
       </p>
     </div>
   );

@@ -1,7 +1,8 @@
 // 'Template Mapping' (SPEC.md 2): one template per mapped field, the server's error for a field
 // under it, and a cloud of the sample's tokens that insert at the cursor of the field last used.
 import type { RefObject } from 'react';
-import type { TemplateError } from './api';
+import type { MappingRender, TemplateError } from './api';
+import type { Rendered } from './useLatest';
 import { MAPPING_FIELDS, type Mapping, type MappingField } from './calendar';
 
 export const MAPPING_PLACEHOLDER = 'Use tokens like ${SUMMARY} ${LOCATION}';
@@ -16,9 +17,11 @@ interface Props {
   onChange: (field: MappingField, value: string) => void;
   onFocusField: (field: MappingField) => void;
   onToken: (token: string) => void;
+  /** The sample rendered with the mapping; null before there is a sample. */
+  rendered: Rendered<MappingRender> | null;
 }
 
-export function MappingPanel({ mapping, errors, tokens, fieldRefs, onChange, onFocusField, onToken }: Props) {
+export function MappingPanel({ mapping, errors, tokens, fieldRefs, onChange, onFocusField, onToken, rendered }: Props) {
   return (
     <section className="card cal-panel cal-mapping" aria-labelledby="cal-mapping-title">
       <div className="cal-panel__head">
@@ -27,6 +30,8 @@ export function MappingPanel({ mapping, errors, tokens, fieldRefs, onChange, onF
       {MAPPING_FIELDS.map((field) => {
         const fieldErrors = errors.filter((e) => e.field === field);
         const errorId = `cal-map-${field}-error`;
+        const resultId = `cal-map-${field}-result`;
+        const result = rendered?.state === 'ready' ? rendered.value.fields[field] : undefined;
         return (
           <div className="field" key={field}>
             <label htmlFor={`cal-map-${field}`} className="cal-mono">
@@ -50,6 +55,13 @@ export function MappingPanel({ mapping, errors, tokens, fieldRefs, onChange, onF
             {fieldErrors.length > 0 && (
               <p id={errorId} className="error-text cal-field-error">
                 {fieldErrors.map((e) => `At character ${e.position + 1}: ${e.message}`).join(' · ')}
+              </p>
+            )}
+            {/* On a phone the preview panel is far below: each field shows its own result under it. */}
+            {rendered && (
+              <p id={resultId} className="cal-map__result" data-field={field}>
+                <span className="cal-map__result-label">Result: </span>
+                {result === undefined ? '…' : result === '' ? <span className="hint">(empty)</span> : result}
               </p>
             )}
           </div>

@@ -1,14 +1,15 @@
 // The regex dialog (SPEC.md 2): builds a token for one sample field with an optional
 // substitution, shows the server's live result for the sample, and inserts the token into the
-// target mapping field. A native modal <dialog> traps focus and closes on Escape; a click on the
-// backdrop closes it too; focus goes back to the button that opened it.
+// chosen mapping field, replacing the field's plain token or adding to it. A native modal
+// <dialog> traps focus and closes on Escape; a click on the backdrop closes it too (the editor
+// keeps what was typed for the next opening); focus goes back to the button that opened it.
 import { useEffect, useId, useLayoutEffect, useMemo, useRef, useState, type SyntheticEvent } from 'react';
 import { TriangleAlert, X } from 'lucide-react';
 import { renderTemplate, type TemplateRender } from './api';
-import type { MappingField } from './calendar';
+import { isMappingField, MAPPING_FIELDS, type Mapping, type MappingField } from './calendar';
 import type { SampleEvent } from './samples';
 import { calendarStore } from './storage';
-import { buildToken, FLAG_LIST } from './token';
+import { buildToken, FLAG_LIST, plainToken, replaceLabel, type PlaceMode } from './token';
 import { useLatestRender } from './useLatest';
 
 const FLAG_HINTS: Record<string, string> = {
@@ -21,25 +22,48 @@ const FLAG_HINTS: Record<string, string> = {
 
 export const REPLACEMENT_PLACEHOLDER = 'Use $1..$9 for groups, $& for the whole match, \\n for a new line, \\t for a tab';
 
+/** What was typed in the dialog, kept by the editor when a stray tap closes it. */
+export interface RegexDraft {
+  pattern: string;
+  replacement: string;
+  flags: string;
+}
+
+export const EMPTY_DRAFT: RegexDraft = { pattern: '', replacement: '', flags: '' };
+
 interface Props {
   field: string;
+  /** The mapping field last focused (DESCRIPTION if none): the first choice of target. */
   target: MappingField;
+  mapping: Mapping;
   event: SampleEvent;
-  onInsert: (token: string) => void;
-  onClose: () => void;
+  draft: RegexDraft;
+  onInsert: (token: string, target: MappingField, mode: PlaceMode) => void;
+  /** `keep`: closed by the backdrop, so the draft is worth restoring next time. */
+  onClose: (draft: RegexDraft, keep: boolean) => void;
 }
 
 const renderRequest = (request: { event: SampleEvent; template: string }) =>
   renderTemplate(request.event, request.template, calendarStore.readPublishKey());
 
-export function RegexDialog({ field, target, event, onInsert, onClose }: Props) {
+/** Replace when the target already holds the source field's plain token, else add to it. */
+const defaultMode = (mapping: Mapping, target: MappingField, field: string): PlaceMode =>
+  mapping[target].includes(plainToken(field)) ? 'replace' : 'append';
+
+export function RegexDialog({ field, target: initialTarget, mapping, event, draft, onInsert, onClose }: Props) {
   const dialog = useRef<HTMLDialogElement>(null);
   const patternInput = useRef<HTMLInputElement>(null);
-  const [pattern, setPattern] = useState('');
-  const [replacement, setReplacement] = useState('');
-  const [flags, setFlags] = useState('');
+  const [pattern, setPattern] = useState(draft.pattern);
+  const [replacement, setReplacement] = useState(draft.replacement);
+  const [flags, setFlags] = useState(draft.flags);
+  const [target, setTarget] = useState<MappingField>(initialTarget);
+  const [mode, setMode] = useState<PlaceMode>(() => defaultMode(mapping, initialTarget, field));
+  const restored = draft.pattern !== '' || draft.replacement !== '';
+  const closing = useRef<{ keep: boolean }>({ keep: false });
   const ids = useId();
   const titleId = `${ids}-title`;
+  const errorId = `${ids}-error`;
+  const reasonId = `${ids}-reason`;
 
   useLayoutEffect(() => {
     const element = dialog.current;
@@ -64,22 +88,39 @@ export function RegexDialog({ field, target, event, onInsert, onClose }: Props) 
     if (!element) return;
     // A close queued by an unmount that React undid (StrictMode) finds the dialog open again.
     const closed = () => {
-      if (!element.open) onClose();
+      if (!element.open) onClose({ pattern, replacement, flags }, closing.current.keep);
     };
     element.addEventListener('close', closed);
     return () => element.removeEventListener('close', closed);
-  }, [onClose]);
+  }, [onClose, pattern, replacement, flags]);
 
-  const toggleFlag = (flag: string) => setFlags((current) => (current.includes(flag) ? current.replace(flag, '') : current + flag));
-
-  const submit = (e: SyntheticEvent) => {
-    e.preventDefault();
-    onInsert(token);
+  const close = (keep: boolean) => {
+    closing.current = { keep };
     dialog.current?.close();
   };
 
+  const toggleFlag = (flag: string) => setFlags((current) => (current.includes(flag) ? current.replace(flag, '') : current + flag));
+
   const source = event[field] ?? '';
   const error = rendered.state === 'ready' ? rendered.value.errors[0] : undefined;
+  const invalid = pattern !== '' && error !== undefined;
+
+  const submit = (e: SyntheticEvent) => {
+    e.preventDefault();
+    // An invalid pattern would leave the field unchanged for every subscriber: refuse it.
+    if (invalid) {
+      patternInput.current?.focus();
+      return;
+    }
+    onInsert(token, target, mode);
+    close(false);
+  };
+
+  const chooseTarget = (value: string) => {
+    if (!isMappingField(value)) return;
+    setTarget(value);
+    setMode(defaultMode(mapping, value, field));
+  };
 
   return (
     <dialog
@@ -88,18 +129,24 @@ export function RegexDialog({ field, target, event, onInsert, onClose }: Props) 
       aria-labelledby={titleId}
       onClick={(e) => {
         // Clicks inside the panel land on its children; only the backdrop hits the dialog itself.
-        if (e.target === dialog.current) dialog.current.close();
+        if (e.target === dialog.current) close(true);
       }}
     >
-      <form className="dialog__panel" onSubmit={submit}>
+      <form className="dialog__panel" onSubmit={submit} noValidate>
         <div className="dialog__header">
           <h2 id={titleId}>
             Regex transform for {field} → insert into {target}
           </h2>
-          <button type="button" className="icon-button" aria-label="Close" onClick={() => dialog.current?.close()}>
+          <button type="button" className="icon-button" aria-label="Close" onClick={() => close(false)}>
             <X aria-hidden="true" size={18} />
           </button>
         </div>
+
+        {restored && (
+          <p className="hint" role="status">
+            Your last pattern for {field} is back, as you left it.
+          </p>
+        )}
 
         <div className="field">
           <span id={`${ids}-source`}>Sample {field}</span>
@@ -108,9 +155,10 @@ export function RegexDialog({ field, target, event, onInsert, onClose }: Props) 
           </pre>
         </div>
 
-        <label className="field">
-          Pattern
+        <div className="field">
+          <label htmlFor={`${ids}-pattern`}>Pattern</label>
           <input
+            id={`${ids}-pattern`}
             ref={patternInput}
             className="input cal-mono"
             value={pattern}
@@ -118,8 +166,14 @@ export function RegexDialog({ field, target, event, onInsert, onClose }: Props) 
             placeholder="Leave empty to insert the value as it is"
             spellCheck={false}
             autoComplete="off"
+            autoCapitalize="off"
+            aria-invalid={invalid || undefined}
+            aria-describedby={invalid ? errorId : `${ids}-pattern-hint`}
           />
-        </label>
+          <span id={`${ids}-pattern-hint`} className="hint cal-regex__hint">
+            Leave empty to insert the value as it is.
+          </span>
+        </div>
 
         <fieldset className="cal-regex__flags">
           <legend>Flags</legend>
@@ -136,24 +190,31 @@ export function RegexDialog({ field, target, event, onInsert, onClose }: Props) 
           ))}
         </fieldset>
 
-        <label className="field">
-          Replacement
+        <div className="field">
+          <label htmlFor={`${ids}-replacement`}>Replacement</label>
           <input
+            id={`${ids}-replacement`}
             className="input cal-mono"
             value={replacement}
             onChange={(e) => setReplacement(e.target.value)}
             placeholder={REPLACEMENT_PLACEHOLDER}
             spellCheck={false}
             autoComplete="off"
+            autoCapitalize="off"
+            aria-describedby={`${ids}-replacement-hint`}
           />
-        </label>
+          {/* The placeholder is cut on a phone and gone once typing starts: the same words stay here. */}
+          <span id={`${ids}-replacement-hint`} className="hint cal-regex__hint">
+            {REPLACEMENT_PLACEHOLDER}.
+          </span>
+        </div>
 
         <div className="field">
           <span id={`${ids}-result`}>Result</span>
           <output className={`cal-regex__result${error ? ' cal-regex__result--error' : ''}`} aria-labelledby={`${ids}-result`} aria-live="polite">
             {rendered.state === 'failed' && <span className="error-text">Could not render: {rendered.message}</span>}
             {error && (
-              <span className="cal-regex__error">
+              <span className="cal-regex__error" id={errorId}>
                 <TriangleAlert aria-hidden="true" size={16} />
                 <span>
                   <span className="visually-hidden">Warning: </span>
@@ -165,15 +226,44 @@ export function RegexDialog({ field, target, event, onInsert, onClose }: Props) 
           </output>
         </div>
 
+        <div className="cal-regex__place">
+          <label className="field">
+            Insert into
+            <select className="select" value={target} onChange={(e) => chooseTarget(e.target.value)}>
+              {MAPPING_FIELDS.map((name) => (
+                <option key={name} value={name}>
+                  {name}
+                </option>
+              ))}
+            </select>
+          </label>
+          <fieldset className="cal-regex__mode">
+            <legend>How</legend>
+            <label className="cal-check">
+              <input type="radio" name={`${ids}-mode`} checked={mode === 'replace'} onChange={() => setMode('replace')} />
+              {replaceLabel(mapping[target], field, target)}
+            </label>
+            <label className="cal-check">
+              <input type="radio" name={`${ids}-mode`} checked={mode === 'append'} onChange={() => setMode('append')} />
+              Add to {target} (at the cursor, or at the end)
+            </label>
+          </fieldset>
+        </div>
+
         <p className="hint cal-regex__token">
           Token: <code>{token}</code>
         </p>
 
         <div className="cal-regex__actions">
-          <button type="button" className="button" onClick={() => dialog.current?.close()}>
+          {invalid && (
+            <p id={reasonId} className="error-text cal-regex__reason">
+              Fix the pattern to insert the token: it is not a valid regular expression.
+            </p>
+          )}
+          <button type="button" className="button" onClick={() => close(false)}>
             Cancel
           </button>
-          <button type="submit" className="button button--primary">
+          <button type="submit" className="button button--primary" disabled={invalid} aria-describedby={invalid ? reasonId : undefined}>
             Insert token
           </button>
         </div>

@@ -3,6 +3,7 @@
 import { ChevronLeft, ChevronRight, EyeOff, Regex } from 'lucide-react';
 import { MAPPING_FIELDS } from './calendar';
 import { DecisionNote } from './DecisionNote';
+import { readableIcsDate } from './icsDate';
 import type { Decision } from './options';
 import { canMove, counter, currentEvent, orderedKeys, type Samples } from './samples';
 
@@ -70,11 +71,15 @@ export function SamplePanel({ samples, loading, decision, onMove, onInsert, onHi
               </button>
             </div>
           )}
+          <p className="hint cal-fields__count">
+            {keys.length === 1 ? '1 field' : `${keys.length} fields`} in this event
+          </p>
           <dl className="cal-fields" aria-label="Fields of the sample event">
             {keys.map((key) => (
               <div className="cal-fields__row" key={key}>
                 <dt className="cal-fields__key">{key}</dt>
                 <dd className="cal-fields__value">{event[key] ? event[key] : <span className="hint">(empty)</span>}</dd>
+                {event[key] && readableIcsDate(event[key]) !== null && <dd className="cal-fields__readable">{readableIcsDate(event[key])}</dd>}
                 <dd className="cal-fields__action">
                   <button type="button" className="icon-button" aria-label={`Insert ${key}`} title={`Insert ${key} (with an optional regex)`} onClick={() => onInsert(key)}>
                     <Regex aria-hidden="true" size={16} />

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { askNewCalendar, NAME_PROMPT, URL_PROMPT, type Ask } from './addCalendar';
+import { askNewCalendar, NAME_PROMPT, retryPrompt, URL_PROMPT, type Ask } from './addCalendar';
 
 function script(...answers: (string | null)[]) {
   const asked: [string, string | undefined][] = [];
@@ -30,6 +30,20 @@ describe('askNewCalendar', () => {
   it('opens the editor with a new id, the address and the trimmed name', () => {
     const { ask } = script('webcal://x.example/cal.ics', ' Work ');
     expect(askNewCalendar(ask, () => 'abc')).toBe('/calendars/new?id=abc&url=webcal%3A%2F%2Fx.example%2Fcal.ics&name=Work');
+  });
+
+  it('asks again, with the reason and the typed text, until the address can be a feed', () => {
+    const { ask, asked } = script('calendar.example.com/a.ics', 'ftp://x/a.ics', 'https://x/a.ics', 'A');
+    expect(askNewCalendar(ask, () => 'id')).toBe('/calendars/new?id=id&url=https%3A%2F%2Fx%2Fa.ics&name=A');
+    expect(asked[1]?.[0]).toMatch(/^The address needs to start with https:\/\//);
+    expect(asked[1]?.[0].endsWith(URL_PROMPT)).toBe(true);
+    expect(asked[1]?.[1]).toBe('calendar.example.com/a.ics');
+    expect(asked[2]).toEqual([retryPrompt('Only http, https and webcal addresses can be subscribed to, not ftp:'), 'ftp://x/a.ics']);
+  });
+
+  it('gives up when the second prompt is cancelled: the editor does not open', () => {
+    const { ask } = script('nonsense', null);
+    expect(askNewCalendar(ask, () => 'id')).toBeNull();
   });
 
   it('makes v4 UUIDs by default', () => {

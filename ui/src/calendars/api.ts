@@ -130,6 +130,9 @@ export function errorText(status: number, body: string): string {
   return text !== '' && text.length <= 300 ? text : `the server answered with status ${status}`;
 }
 
+/** The message of a request that never reached the server (offline, or the server is down). */
+export const UNREACHABLE = 'the server could not be reached';
+
 async function call(path: string, init: RequestInit = {}): Promise<unknown> {
   let response: Response;
   try {
@@ -138,7 +141,7 @@ async function call(path: string, init: RequestInit = {}): Promise<unknown> {
     response = await fetch(path, { ...init, headers });
   } catch (error) {
     if (error instanceof DOMException && error.name === 'AbortError') throw error;
-    throw new ApiError(0, 'the server could not be reached');
+    throw new ApiError(0, UNREACHABLE);
   }
   if (!response.ok) throw new ApiError(response.status, errorText(response.status, await response.text()));
   if (response.status === 204) return null;

@@ -68,15 +68,18 @@ export const SavedCalendarSchema = v.pipe(
     /** Given by the server on the first publish; needed to republish or unpublish. */
     editToken: hostingField,
     hostedUrl: hostingField,
+    /** What the last Build & Host sent, as comparable text (src/calendars/live.ts). */
+    publishedConfig: hostingField,
     /** Filters, window, time zones, alarms, privacy (issue 14); absent before they existed. */
     options: v.fallback(v.optional(CalendarOptionsSchema), undefined),
   }),
   // A hosted address without the token to manage it is still worth showing; a token alone is kept
   // so a republish can reclaim the id.
-  v.transform(({ editToken, hostedUrl, options, ...calendar }) => ({
+  v.transform(({ editToken, hostedUrl, publishedConfig, options, ...calendar }) => ({
     ...calendar,
     ...(editToken ? { editToken } : {}),
     ...(hostedUrl ? { hostedUrl } : {}),
+    ...(publishedConfig ? { publishedConfig } : {}),
     ...(options ? { options } : {}),
   })),
 );

@@ -9,6 +9,8 @@ import { firstSample, withPage, type Page, type Samples } from './samples';
 export interface Hosting {
   hostedUrl?: string;
   editToken?: string;
+  /** What the live feed was built from (see live.ts); absent when not known. */
+  publishedConfig?: string;
 }
 
 export interface EditorState {
@@ -27,6 +29,8 @@ export interface EditorState {
   unpublishing: boolean;
   /** The sample field whose regex dialog is open. */
   regexField: string | null;
+  /** The last feed request never reached the server (offline): the editor says so inline. */
+  unreachable: boolean;
   /** The template last focused: tokens insert there. */
   lastFocused: MappingField | null;
 }
@@ -34,11 +38,11 @@ export interface EditorState {
 export type EditorAction =
   | { type: 'refetch' }
   | { type: 'feedLoaded'; answer: FeedAnswer }
-  | { type: 'feedFailed' }
+  | { type: 'feedFailed'; unreachable?: boolean }
   | { type: 'showSamples'; samples: Samples }
   | { type: 'pageRequested' }
   | { type: 'pageLoaded'; answer: FeedAnswer; index: number }
-  | { type: 'pageFailed' }
+  | { type: 'pageFailed'; unreachable?: boolean }
   | { type: 'setTemplate'; field: MappingField; value: string }
   | { type: 'options'; action: OptionsAction }
   | { type: 'focusField'; field: MappingField }
@@ -46,7 +50,7 @@ export type EditorAction =
   | { type: 'closeRegex' }
   | { type: 'publishStarted' }
   /** `answer` null: cancelled or failed, the hosting stays as it was. */
-  | { type: 'publishEnded'; answer: PublishAnswer | null }
+  | { type: 'publishEnded'; answer: PublishAnswer | null; publishedConfig?: string }
   | { type: 'unpublishStarted' }
   | { type: 'unpublishEnded'; done: boolean };
 
@@ -56,7 +60,7 @@ export function initialEditorState(stored: SavedCalendar | null): EditorState {
     mapping: stored?.mapping ?? defaultMapping(),
     // A calendar saved before options existed keeps its behaviour; a new one repairs time zones.
     options: stored ? (stored.options ?? emptyOptions()) : newCalendarOptions(),
-    hosting: { hostedUrl: stored?.hostedUrl, editToken: stored?.editToken },
+    hosting: { hostedUrl: stored?.hostedUrl, editToken: stored?.editToken, publishedConfig: stored?.publishedConfig },
     feed: null,
     samples: null,
     loading: true,
@@ -64,6 +68,7 @@ export function initialEditorState(stored: SavedCalendar | null): EditorState {
     publishing: false,
     unpublishing: false,
     regexField: null,
+    unreachable: false,
     lastFocused: null,
   };
 }
@@ -71,8 +76,8 @@ export function initialEditorState(stored: SavedCalendar | null): EditorState {
 const pageOf = (answer: FeedAnswer): Page => ({ total: answer.eventCount, offset: answer.offset, events: answer.events });
 
 /** The hosting after a publish: the edit token comes only on an id's first publish, so keep ours. */
-export function hostingAfterPublish(hosting: Hosting, answer: PublishAnswer): Hosting {
-  return { hostedUrl: answer.hostedUrl, editToken: answer.editToken ?? hosting.editToken };
+export function hostingAfterPublish(hosting: Hosting, answer: PublishAnswer, publishedConfig?: string): Hosting {
+  return { hostedUrl: answer.hostedUrl, editToken: answer.editToken ?? hosting.editToken, publishedConfig };
 }
 
 export function editorReducer(state: EditorState, action: EditorAction): EditorState {
@@ -82,17 +87,17 @@ export function editorReducer(state: EditorState, action: EditorAction): EditorS
       return { ...state, loading: true, pageLoading: false };
     case 'feedLoaded':
       // SPEC.md 4: a (re)loaded feed shows its first event.
-      return { ...state, feed: action.answer, samples: firstSample(pageOf(action.answer)), loading: false };
+      return { ...state, feed: action.answer, samples: firstSample(pageOf(action.answer)), loading: false, unreachable: false };
     case 'feedFailed':
-      return { ...state, loading: false };
+      return { ...state, loading: false, unreachable: action.unreachable ?? false };
     case 'showSamples':
       return { ...state, samples: action.samples };
     case 'pageRequested':
       return { ...state, pageLoading: true };
     case 'pageLoaded':
-      return { ...state, feed: action.answer, samples: withPage(pageOf(action.answer), action.index), pageLoading: false };
+      return { ...state, feed: action.answer, samples: withPage(pageOf(action.answer), action.index), pageLoading: false, unreachable: false };
     case 'pageFailed':
-      return { ...state, pageLoading: false };
+      return { ...state, pageLoading: false, unreachable: action.unreachable ?? false };
     case 'setTemplate':
       return { ...state, mapping: { ...state.mapping, [action.field]: action.value } };
     case 'options':
@@ -109,7 +114,7 @@ export function editorReducer(state: EditorState, action: EditorAction): EditorS
       return {
         ...state,
         publishing: false,
-        hosting: action.answer ? hostingAfterPublish(state.hosting, action.answer) : state.hosting,
+        hosting: action.answer ? hostingAfterPublish(state.hosting, action.answer, action.publishedConfig) : state.hosting,
       };
     case 'unpublishStarted':
       return { ...state, unpublishing: true };
@@ -133,6 +138,7 @@ export function savedCalendar(
     ...(isEmptyOptions(state.options) ? {} : { options: state.options }),
     ...(hosting.editToken ? { editToken: hosting.editToken } : {}),
     ...(hosting.hostedUrl ? { hostedUrl: hosting.hostedUrl } : {}),
+    ...(hosting.hostedUrl && hosting.publishedConfig ? { publishedConfig: hosting.publishedConfig } : {}),
   };
 }
 

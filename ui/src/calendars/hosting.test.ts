@@ -4,6 +4,7 @@ import { ApiError, type PublishAnswer, type PublishRequest } from './api';
 import { defaultMapping, type SavedCalendar } from './calendar';
 import { editorReducer, initialEditorState, type EditorAction, type EditorState } from './editor';
 import { runPublish, runUnpublish, type HostingDeps } from './hosting';
+import { liveState, publishFingerprint } from './live';
 import { createCalendarStore } from './storage';
 
 const calendar = { id: 'a', name: 'A', url: 'https://x/cal.ics' };
@@ -23,6 +24,7 @@ function setup(options: { publish?: () => Promise<PublishAnswer>; unpublish?: ()
       return options.publish?.() ?? Promise.reject(new Error('no publish'));
     },
     unpublish: () => options.unpublish?.() ?? Promise.resolve(),
+    now: () => new Date('2026-01-02T03:04:05.000Z'),
   };
   const dispatch = (action: EditorAction) => actions.push(action);
   const final = (state: EditorState) => actions.reduce(editorReducer, state);
@@ -35,12 +37,13 @@ describe('Build & Host', () => {
     const state = initialEditorState(null);
     await runPublish(state, calendar, t.dispatch, t.deps);
     expect(t.actions.map((a) => a.type)).toEqual(['publishStarted', 'publishEnded']);
-    expect(t.final(state).hosting).toEqual({ hostedUrl: 'http://h/cal/a.ics', editToken: 'tok' });
-    expect(t.store.get('a')).toMatchObject({ ...calendar, hostedUrl: 'http://h/cal/a.ics', editToken: 'tok' });
+    const fingerprint = publishFingerprint(calendar, state.mapping, state.options);
+    expect(t.final(state).hosting).toEqual({ hostedUrl: 'http://h/cal/a.ics', editToken: 'tok', publishedConfig: fingerprint });
+    expect(t.store.get('a')).toMatchObject({ ...calendar, hostedUrl: 'http://h/cal/a.ics', editToken: 'tok', publishedConfig: fingerprint });
     expect(t.alerts).toEqual([]);
   });
 
-  it('changes only the hosting of a stored calendar, keeping its saved mapping', async () => {
+  it('saves the edited mapping before publishing, so the list holds what subscribers get', async () => {
     const t = setup({ publish: () => Promise.resolve({ hostedUrl: 'http://h/cal/a.ics', editToken: null }) });
     const saved: SavedCalendar = { ...calendar, mapping: defaultMapping(), lastBuiltAt: 'then', editToken: 'tok' };
     t.store.upsert(saved);
@@ -48,16 +51,27 @@ describe('Build & Host', () => {
     await runPublish(state, calendar, t.dispatch, t.deps);
     expect(t.sent[0]?.editToken).toBe('tok');
     expect(t.sent[0]?.mapping.SUMMARY).toBe('unsaved');
-    expect(t.store.get('a')).toEqual({ ...saved, hostedUrl: 'http://h/cal/a.ics' });
+    expect(t.store.get('a')).toMatchObject({
+      mapping: { ...defaultMapping(), SUMMARY: 'unsaved' },
+      lastBuiltAt: '2026-01-02T03:04:05.000Z',
+      editToken: 'tok',
+      hostedUrl: 'http://h/cal/a.ics',
+      publishedConfig: publishFingerprint(calendar, state.mapping, state.options),
+    });
+    // Reopened, the editor shows the live mapping and says the feed matches it.
+    const reopened = initialEditorState(t.store.get('a'));
+    expect(reopened.mapping.SUMMARY).toBe('unsaved');
+    expect(liveState(reopened.hosting.publishedConfig, publishFingerprint(calendar, reopened.mapping, reopened.options))).toBe('live');
   });
 
-  it('says why a publish failed and stores nothing', async () => {
+  it('says why a publish failed; the calendar is saved but not hosted', async () => {
     const t = setup({ publish: () => Promise.reject(new ApiError(502, 'upstream down')) });
     const state = initialEditorState(null);
     await runPublish(state, calendar, t.dispatch, t.deps);
     expect(t.alerts).toEqual(['Publish failed: upstream down']);
     expect(t.final(state)).toMatchObject({ publishing: false, hosting: state.hosting });
-    expect(t.store.get('a')).toBeNull();
+    expect(t.store.get('a')).toMatchObject({ ...calendar, mapping: state.mapping });
+    expect(t.store.get('a')).not.toHaveProperty('hostedUrl');
   });
 });
 

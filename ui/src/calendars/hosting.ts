@@ -4,6 +4,7 @@
 import type { Dispatch } from 'react';
 import { publishCalendar, unpublishCalendar, type PublishAnswer, type PublishRequest } from './api';
 import { hostingAfterPublish, publishRequest, savedCalendar, type EditorAction, type EditorState } from './editor';
+import { publishFingerprint } from './live';
 import { withPublishKey, type KeyDeps } from './publish';
 import { browserKeyDeps } from './publishKeyPrompt';
 import { calendarStore, type CalendarStore } from './storage';
@@ -17,6 +18,7 @@ export interface HostingDeps {
   confirm(message: string): boolean;
   publish(request: PublishRequest, publishKey: string | null): Promise<PublishAnswer>;
   unpublish(id: string, editToken: string, publishKey: string | null): Promise<void>;
+  now(): Date;
 }
 
 export const browserHostingDeps: HostingDeps = {
@@ -26,6 +28,7 @@ export const browserHostingDeps: HostingDeps = {
   confirm: (message) => window.confirm(message),
   publish: publishCalendar,
   unpublish: unpublishCalendar,
+  now: () => new Date(),
 };
 
 interface Calendar {
@@ -34,21 +37,29 @@ interface Calendar {
   url: string;
 }
 
-/** Publishes the calendar as edited; the hosted address and edit token are stored at once. */
+/**
+ * Saves, then publishes the calendar as edited: what subscribers get is always what the list
+ * holds, so reopening the editor shows the live mapping and a later Build & Host cannot revert
+ * it. The hosted address, edit token and what was published are stored at once.
+ */
 export async function runPublish(state: EditorState, calendar: Calendar, dispatch: Dispatch<EditorAction>, deps: HostingDeps) {
+  const saved = deps.store.upsert(savedCalendar(state, calendar, deps.now()));
+  if (!saved.ok) {
+    deps.alert(saved.error);
+    return;
+  }
   dispatch({ type: 'publishStarted' });
+  const fingerprint = publishFingerprint(calendar, state.mapping, state.options);
   const outcome = await withPublishKey((key) => deps.publish(publishRequest(state, calendar), key), deps.keys);
-  dispatch({ type: 'publishEnded', answer: outcome.kind === 'done' ? outcome.value : null });
+  dispatch({ type: 'publishEnded', answer: outcome.kind === 'done' ? outcome.value : null, publishedConfig: fingerprint });
   if (outcome.kind === 'cancelled') return;
   if (outcome.kind === 'failed') {
     deps.alert(`Publish failed: ${outcome.message}`);
     return;
   }
-  const next = hostingAfterPublish(state.hosting, outcome.value);
+  const next = hostingAfterPublish(state.hosting, outcome.value, fingerprint);
   // The edit token is the only way to republish or take the feed down: keep it at once.
-  const kept = deps.store.get(calendar.id)
-    ? deps.store.update(calendar.id, (c) => ({ ...c, ...next }))
-    : deps.store.upsert({ ...savedCalendar(state, calendar, new Date()), ...next });
+  const kept = deps.store.update(calendar.id, (c) => ({ ...c, ...next }));
   if (!kept.ok) deps.alert(kept.error);
 }
 
@@ -68,6 +79,7 @@ export async function runUnpublish(state: EditorState, id: string, dispatch: Dis
     const rest = { ...c };
     delete rest.editToken;
     delete rest.hostedUrl;
+    delete rest.publishedConfig;
     return rest;
   });
   if (!kept.ok) deps.alert(kept.error);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildToken, canonicalFlags, insertAt, parseToken } from './token';
+import { buildToken, canonicalFlags, insertAt, insertSpaced, parseToken, placeToken, replaceLabel } from './token';
 
 // The same cases as the engine's tests in src/calendar/template/tests.rs and tests/engine_props.rs.
 describe('buildToken and parseToken', () => {
@@ -73,5 +73,28 @@ describe('insertAt', () => {
   it('appends when the position is past the end and clamps odd selections', () => {
     expect(insertAt('ab', 99, 99, '${A}')).toEqual({ value: 'ab${A}', caret: 6 });
     expect(insertAt('ab', 2, 0, 'X')).toEqual({ value: 'abX', caret: 3 });
+  });
+});
+
+describe('placing a token', () => {
+  it('spaces a token from the words and tokens around it', () => {
+    expect(insertSpaced('${SUMMARY}', 10, 10, '${LOCATION}')).toEqual({ value: '${SUMMARY} ${LOCATION}', caret: 22 });
+    expect(insertSpaced('ab', 1, 1, 'X')).toEqual({ value: 'a X b', caret: 3 });
+    expect(insertSpaced('', 0, 0, 'X')).toEqual({ value: 'X', caret: 1 });
+    expect(insertSpaced('a ', 2, 2, 'X')).toEqual({ value: 'a X', caret: 3 });
+  });
+  it('replace swaps the plain token of the source field, so the value does not show twice', () => {
+    const token = '${SUMMARY|re:s/x/y/}';
+    expect(placeToken('[${SUMMARY}] ${LOCATION}', token, 'replace', 'SUMMARY', { start: 0, end: 0 }).value).toBe(`[${token}] \${LOCATION}`);
+  });
+  it('replace without the plain token replaces the whole template', () => {
+    expect(placeToken('fixed text', 'T', 'replace', 'SUMMARY', { start: 0, end: 0 })).toEqual({ value: 'T', caret: 1 });
+  });
+  it('append inserts at the selection, spaced', () => {
+    expect(placeToken('${SUMMARY}', 'T', 'append', 'SUMMARY', { start: 10, end: 10 }).value).toBe('${SUMMARY} T');
+  });
+  it('names what replace will do', () => {
+    expect(replaceLabel('${SUMMARY}', 'SUMMARY', 'SUMMARY')).toBe('Replace ${SUMMARY} in SUMMARY');
+    expect(replaceLabel('x', 'SUMMARY', 'DESCRIPTION')).toBe('Replace the whole DESCRIPTION template');
   });
 });

@@ -108,3 +108,50 @@ export function insertAt(value: string, start: number, end: number, insert: stri
   const to = Math.max(from, Math.min(end, value.length));
   return { value: value.slice(0, from) + insert + value.slice(to), caret: from + insert.length };
 }
+
+/** How the regex dialog puts its token into the target template. */
+export type PlaceMode = 'replace' | 'append';
+
+/** The plain token of a field, `${FIELD}`. */
+export const plainToken = (field: string) => `\${${field}}`;
+
+/**
+ * Inserts a token at `start..end` with a space on each side where it would otherwise touch a
+ * word or another token, so `${A}${B}` never renders as one run of text.
+ */
+export function insertSpaced(value: string, start: number, end: number, insert: string): { value: string; caret: number } {
+  const from = Math.max(0, Math.min(start, value.length));
+  const to = Math.max(from, Math.min(end, value.length));
+  const before = value.slice(0, from);
+  const after = value.slice(to);
+  const lead = before !== '' && !/\s$/.test(before) ? ' ' : '';
+  const trail = after !== '' && !/^\s/.test(after) ? ' ' : '';
+  const text = lead + insert + trail;
+  return { value: before + text + after, caret: from + lead.length + insert.length };
+}
+
+/**
+ * The regex dialog's result in the target template. `replace` swaps the source field's plain token
+ * (`${SUMMARY}`) for the new one when the template has it, else the whole template; `append`
+ * inserts at the selection, spaced.
+ */
+export function placeToken(
+  template: string,
+  token: string,
+  mode: PlaceMode,
+  field: string,
+  selection: { start: number; end: number },
+): { value: string; caret: number } {
+  if (mode === 'replace') {
+    const plain = plainToken(field);
+    const at = template.indexOf(plain);
+    if (at < 0) return { value: token, caret: token.length };
+    return { value: template.slice(0, at) + token + template.slice(at + plain.length), caret: at + token.length };
+  }
+  return insertSpaced(template, selection.start, selection.end, token);
+}
+
+/** What `replace` would do, in words for the dialog's choice. */
+export function replaceLabel(template: string, field: string, target: string): string {
+  return template.includes(plainToken(field)) ? `Replace ${plainToken(field)} in ${target}` : `Replace the whole ${target} template`;
+}

@@ -2,7 +2,7 @@
 // the newest request's answer reaches the state; one that comes after a newer request was made,
 // or after the editor closed, is dropped.
 import { useCallback, useEffect, useRef, type Dispatch } from 'react';
-import { fetchFeed, type FeedAnswer, type FeedOptions } from './api';
+import { fetchFeed, UNREACHABLE, type FeedAnswer, type FeedOptions } from './api';
 import type { EditorAction } from './editor';
 import { aboutTheVisitor, withPublishKey } from './publish';
 import { browserKeyDeps } from './publishKeyPrompt';
@@ -10,8 +10,15 @@ import { move, PAGE_SIZE, type Samples } from './samples';
 
 export const FEED_ERROR = 'Failed to fetch/parse ICS. Check CORS or URL.';
 
-// Being throttled or refused the key is not a problem with the feed: those words stand alone.
-const feedFailure = (message: string, status: number) => (aboutTheVisitor(status) ? message : `${FEED_ERROR}\n${message}`);
+/**
+ * The alert for a failed feed read: the spec's text, then the server's reason in words on its own
+ * line. Being throttled or refused the key is not a problem with the feed: those words stand alone.
+ * Null when the server itself could not be reached (offline): the editor says so inline instead.
+ */
+export function feedFailure(message: string, status: number): string | null {
+  if (status === 0 && message === UNREACHABLE) return null;
+  return aboutTheVisitor(status) ? message : `${FEED_ERROR}\n${message}`;
+}
 
 export interface EditorFeed {
   /** Reads the whole feed again, asking upstream rather than the server's recent copy. */
@@ -25,7 +32,7 @@ export function useEditorFeed(url: string, dispatch: Dispatch<EditorAction>): Ed
   const newest = useRef(0);
 
   const load = useCallback(
-    async (options: FeedOptions, loaded: (answer: FeedAnswer) => EditorAction, failed: EditorAction) => {
+    async (options: FeedOptions, loaded: (answer: FeedAnswer) => EditorAction, failed: (unreachable: boolean) => EditorAction) => {
       const mine = (newest.current += 1);
       // On a keyed site the key is asked for (once) and kept; a cancelled prompt just stops.
       const outcome = await withPublishKey((key) => fetchFeed(url, options, key), browserKeyDeps);
@@ -34,15 +41,16 @@ export function useEditorFeed(url: string, dispatch: Dispatch<EditorAction>): Ed
         dispatch(loaded(outcome.value));
         return;
       }
-      if (outcome.kind === 'failed') window.alert(feedFailure(outcome.message, outcome.status));
-      dispatch(failed);
+      const alertText = outcome.kind === 'failed' ? feedFailure(outcome.message, outcome.status) : undefined;
+      if (typeof alertText === 'string') window.alert(alertText);
+      dispatch(failed(alertText === null));
     },
     [url, dispatch],
   );
 
   useEffect(() => {
     // The state changes only when the answer comes (never synchronously in the opening effect).
-    void load({ limit: PAGE_SIZE }, (answer) => ({ type: 'feedLoaded', answer }), { type: 'feedFailed' });
+    void load({ limit: PAGE_SIZE }, (answer) => ({ type: 'feedLoaded', answer }), (unreachable) => ({ type: 'feedFailed', unreachable }));
     return () => {
       newest.current += 1;
     };
@@ -51,7 +59,7 @@ export function useEditorFeed(url: string, dispatch: Dispatch<EditorAction>): Ed
   return {
     refetch() {
       dispatch({ type: 'refetch' });
-      void load({ limit: PAGE_SIZE, refresh: true }, (answer) => ({ type: 'feedLoaded', answer }), { type: 'feedFailed' });
+      void load({ limit: PAGE_SIZE, refresh: true }, (answer) => ({ type: 'feedLoaded', answer }), (unreachable) => ({ type: 'feedFailed', unreachable }));
     },
     moveSample(samples, delta) {
       if (!samples) return;
@@ -65,7 +73,7 @@ export function useEditorFeed(url: string, dispatch: Dispatch<EditorAction>): Ed
       void load(
         { offset: next.offset, limit: PAGE_SIZE },
         (answer) => ({ type: 'pageLoaded', answer, index: next.index }),
-        { type: 'pageFailed' },
+        (unreachable) => ({ type: 'pageFailed', unreachable }),
       );
     },
   };

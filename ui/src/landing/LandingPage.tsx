@@ -18,7 +18,7 @@ export function LandingPage() {
 
   return (
     <section className="landing">
-      <img className="landing__avatar" src={profile.avatarUrl} alt="Profile picture" width={128} height={128} />
+      <img className="landing__avatar" src={profile.avatarUrl} alt="Profile picture" width={128} height={128} fetchPriority="high" decoding="async" />
       <h1 className="landing__name">{profile.name}</h1>
       <button type="button" className="button button--quiet" onClick={() => about.current?.open()}>
         <Info aria-hidden="true" size={18} />

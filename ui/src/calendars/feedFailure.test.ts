@@ -1,0 +1,16 @@
+import { describe, expect, it } from 'vitest';
+import { UNREACHABLE } from './api';
+import { FEED_ERROR, feedFailure } from './useEditorFeed';
+
+describe('the alert of a failed feed read', () => {
+  it("is the spec's text, then the server's reason on its own line", () => {
+    expect(feedFailure("the feed's host could not be found", 502)).toBe(`${FEED_ERROR}\nthe feed's host could not be found`);
+  });
+  it('is only the reason when the visitor is throttled or refused', () => {
+    expect(feedFailure('too many requests', 429)).toBe('too many requests');
+  });
+  it('is none when the server could not be reached: the editor says it inline', () => {
+    expect(feedFailure(UNREACHABLE, 0)).toBeNull();
+    expect(feedFailure('something else broke', 0)).toBe(`${FEED_ERROR}\nsomething else broke`);
+  });
+});

@@ -1,0 +1,50 @@
+// What the calendar tool says about a feed address before any request: whether it can be one at
+// all (SPEC.md 5: non-empty; http, https or webcal), and how the list shows it without leaking
+// the secret tokens that private feed addresses carry in their query.
+
+export type UrlCheck = { ok: true; url: string } | { ok: false; reason: string };
+
+const SCHEMES = ['http:', 'https:', 'webcal:', 'webcals:'];
+
+/** Checks a typed subscription address: syntax, scheme and host, with the reason in words. */
+export function checkFeedUrl(input: string): UrlCheck {
+  const url = input.trim();
+  if (url === '') return { ok: false, reason: 'The address is empty.' };
+  if (!/^[a-z][a-z0-9+.-]*:/i.test(url)) {
+    return { ok: false, reason: 'The address needs to start with https:// or webcal:// (copy it from your calendar app).' };
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return { ok: false, reason: 'This is not a web address: check it for spaces or missing parts.' };
+  }
+  if (!SCHEMES.includes(parsed.protocol.toLowerCase())) {
+    return { ok: false, reason: `Only http, https and webcal addresses can be subscribed to, not ${parsed.protocol}` };
+  }
+  if (parsed.hostname === '') return { ok: false, reason: 'The address names no server (nothing after //).' };
+  return { ok: true, url };
+}
+
+const SECRET_MASK = '•••';
+
+/**
+ * The address as the list shows it: scheme, host and path, and each query value masked (private
+ * feeds from Google, Outlook or iCloud put their access token there). User info is dropped too.
+ */
+export function maskFeedUrl(input: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(input);
+  } catch {
+    return input;
+  }
+  const query = [...parsed.searchParams.keys()].map((key) => `${key}=${SECRET_MASK}`).join('&');
+  const base = `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+  return query === '' ? base : `${base}?${query}`;
+}
+
+/** Whether the list hides part of the address (its full form then goes in a title only on demand). */
+export function hasSecretParts(input: string): boolean {
+  return maskFeedUrl(input) !== input;
+}

@@ -1,0 +1,37 @@
+// Whether the hosted feed is what the editor shows: Build & Host keeps a fingerprint of what it
+// published (name, address, mapping and options) with the calendar, and the banner compares the
+// editor's current fingerprint with it.
+import type { Mapping } from './calendar';
+import { buildConfig, type CalendarOptions } from './options';
+
+/** JSON with object keys sorted, so equal configs give equal text whatever order they were built in. */
+export function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
+  }
+  return value === undefined ? 'null' : JSON.stringify(value);
+}
+
+/** What a publish of this calendar would send, as comparable text. */
+export function publishFingerprint(calendar: { name: string; url: string }, mapping: Mapping, options: CalendarOptions): string {
+  return stableJson({ name: calendar.name, url: calendar.url, config: buildConfig(mapping, options) });
+}
+
+/** `unknown`: published before fingerprints were kept (or elsewhere), so the editor cannot tell. */
+export type LiveState = 'live' | 'changed' | 'unknown';
+
+export function liveState(published: string | undefined, current: string): LiveState {
+  if (!published) return 'unknown';
+  return published === current ? 'live' : 'changed';
+}
+
+/** The banner's line for each state (added to the spec's 'Hosted:' banner). */
+export const LIVE_TEXT: Record<LiveState, string> = {
+  live: 'The live feed matches this editor.',
+  changed: 'You have changes that are not live yet: Build & Host to update.',
+  unknown: 'Changed the mapping? Build & Host again to update the hosted feed.',
+};
