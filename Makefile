@@ -46,9 +46,10 @@ lint-rust: ## rustfmt and clippy (warnings denied)
 test-rust: ui ## Rust unit and integration tests (real server on free ports)
 	$(CARGO) test --locked
 
-equiv: ## The engine against independent tools (Python icalendar, recurring-ical-events) on the shared ICS corpus, also with time-zone repair
+equiv: ## The engine against independent tools (Python icalendar, recurring-ical-events) on the shared ICS corpus, also with time-zone repair and with calendar options
 	bash tests/equiv/run.sh
 	bash tests/equiv/run_repaired.sh
+	bash tests/equiv/options.sh
 
 lint-ui: ui/node_modules/.package-lock.json ## TypeScript type check and eslint
 	cd ui && $(NPM) run --silent typecheck
