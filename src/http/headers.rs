@@ -1,6 +1,6 @@
-//! Headers every response carries: security policy and the request id.
+//! Headers every response carries (security policy, the request id), and reading a bearer token.
 
-use axum::http::{header, HeaderName, HeaderValue};
+use axum::http::{header, HeaderMap, HeaderName, HeaderValue};
 use tower_http::set_header::SetResponseHeaderLayer;
 
 /// The page may load only its own scripts, styles and images; nothing may frame it.
@@ -10,6 +10,19 @@ pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'
      form-action 'self'; frame-ancestors 'none'";
 
 pub const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+/// The token of `Authorization: Bearer <token>` (edit tokens, sync write tokens), if any.
+pub fn bearer_token(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            v.strip_prefix("Bearer ")
+                .or_else(|| v.strip_prefix("bearer "))
+        })
+        .map(|t| t.trim().to_owned())
+        .filter(|t| !t.is_empty())
+}
 
 /// Layers that set the security headers unless a handler chose its own.
 pub fn security_layers() -> [SetResponseHeaderLayer<HeaderValue>; 6] {

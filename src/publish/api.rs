@@ -28,6 +28,7 @@ use crate::config::Config;
 use crate::http::client::ClientAddr;
 use crate::http::error::AppError;
 use crate::http::extract::{JsonBody, QueryParams};
+use crate::http::headers::bearer_token;
 use crate::http::limits::{Action, RateLimiters};
 use crate::store::Db;
 
@@ -241,19 +242,6 @@ pub struct PublishRequest {
     privacy: Privacy,
 }
 
-/// `Authorization: Bearer <token>`.
-fn bearer(headers: &HeaderMap) -> Option<String> {
-    headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| {
-            v.strip_prefix("Bearer ")
-                .or_else(|| v.strip_prefix("bearer "))
-        })
-        .map(|t| t.trim().to_owned())
-        .filter(|t| !t.is_empty())
-}
-
 /// The owner, with the right key, is never throttled. Anyone else is counted first (so wrong
 /// keys cannot be guessed quickly), then must show the key if the site has one.
 fn admit(
@@ -325,7 +313,7 @@ pub async fn publish(
 ) -> Result<Response, AppError> {
     admit(&state, &headers, client, Action::Publish)?;
     let base = public_base(&state, &headers)?;
-    let token = bearer(&headers).or(request.edit_token);
+    let token = bearer_token(&headers).or(request.edit_token);
     // Checking the config compiles it: on an engine thread, once.
     let options = PublishOptions {
         filters: request.filters,
@@ -552,7 +540,7 @@ pub async fn unpublish(
 ) -> Result<Response, AppError> {
     admit(&state, &headers, client, Action::Unpublish)?;
     calendars::validate_id(&id)?;
-    match calendars::delete(&state.db, id.clone(), bearer(&headers)).await? {
+    match calendars::delete(&state.db, id.clone(), bearer_token(&headers)).await? {
         DeleteOutcome::Deleted => {
             state.publisher.forget(&id);
             Ok(StatusCode::NO_CONTENT.into_response())

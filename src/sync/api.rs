@@ -15,6 +15,7 @@ use super::blobs::{self, DeleteOutcome, Kind, Quotas, UpdateOutcome};
 use super::SyncState;
 use crate::http::client::ClientAddr;
 use crate::http::error::AppError;
+use crate::http::headers::bearer_token;
 use crate::http::limits::Action;
 
 /// `GET /api/sync`: sync is on (with `--no-sync` this answers 404 like every sync route).
@@ -46,19 +47,6 @@ fn checked_id(id: &str) -> Result<String, AppError> {
 
 fn not_found() -> AppError {
     AppError::NotFound("no such vault or shared deck: it was never made, or it was revoked".into())
-}
-
-/// `Authorization: Bearer <token>`.
-fn bearer(headers: &HeaderMap) -> Option<String> {
-    headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| {
-            v.strip_prefix("Bearer ")
-                .or_else(|| v.strip_prefix("bearer "))
-        })
-        .map(|t| t.trim().to_owned())
-        .filter(|t| !t.is_empty())
 }
 
 /// The owner, with the right key, is never throttled. Anyone else is counted first (so wrong
@@ -205,7 +193,7 @@ pub async fn update(
         })?;
     let quotas = Quotas::of(&state.config);
     let body = body_of(body, quotas)?;
-    let token = bearer(&headers);
+    let token = bearer_token(&headers);
     match blobs::update(&state.db, kind, id, token, base, body, quotas).await? {
         UpdateOutcome::Updated { version } => {
             let mut response = Json(json!({ "version": version })).into_response();
@@ -241,7 +229,7 @@ pub async fn remove(
     let kind = kind_of(&segment)?;
     admit(&state, &headers, client, Action::SyncWrite)?;
     let id = checked_id(&id)?;
-    match blobs::delete(&state.db, kind, id, bearer(&headers)).await? {
+    match blobs::delete(&state.db, kind, id, bearer_token(&headers)).await? {
         DeleteOutcome::Deleted => Ok(StatusCode::NO_CONTENT.into_response()),
         DeleteOutcome::NotFound => Err(not_found()),
         DeleteOutcome::Forbidden => Err(AppError::Forbidden(
