@@ -14,6 +14,7 @@ use serde_json::json;
 use super::blobs::{self, DeleteOutcome, Kind, Quotas, UpdateOutcome};
 use super::SyncState;
 use crate::http::client::ClientAddr;
+use crate::http::conditional::etag_matches;
 use crate::http::error::AppError;
 use crate::http::headers::bearer_token;
 use crate::http::limits::Action;
@@ -95,8 +96,13 @@ fn body_of(body: Result<Bytes, BytesRejection>, quotas: Quotas) -> Result<Vec<u8
     Ok(body.to_vec())
 }
 
+/// A blob's version as its entity tag, `"v7"`.
+fn version_tag(version: i64) -> String {
+    format!("\"v{version}\"")
+}
+
 fn etag(version: i64) -> HeaderValue {
-    HeaderValue::from_str(&format!("\"v{version}\"")).unwrap_or(HeaderValue::from_static("\"\""))
+    HeaderValue::from_str(&version_tag(version)).unwrap_or(HeaderValue::from_static("\"\""))
 }
 
 /// `"v7"` (or `W/"v7"`, or a bare `7`) as 7.
@@ -140,15 +146,11 @@ pub async fn read(
     let kind = kind_of(&segment)?;
     admit(&state, &headers, client, Action::SyncRead)?;
     let id = checked_id(&id)?;
-    let known = headers
-        .get(header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(parse_version);
-    if let Some(known) = known {
+    if headers.contains_key(header::IF_NONE_MATCH) {
         let current = blobs::version(&state.db, kind, id.clone())
             .await?
             .ok_or_else(not_found)?;
-        if current == known {
+        if etag_matches(&headers, &version_tag(current)) {
             let mut response = StatusCode::NOT_MODIFIED.into_response();
             response.headers_mut().insert(header::ETAG, etag(current));
             return Ok(response);
