@@ -1,5 +1,7 @@
-//! `index.html` with the owner's profile written in: a JSON data block (not a script, so the
-//! strict Content-Security-Policy holds) and the owner's name as the page title.
+//! `index.html` with the owner's profile and whether the server syncs written in, as JSON data
+//! blocks (not scripts, so the strict Content-Security-Policy holds), and the owner's name as the
+//! page title. Both are known before the app's first render: nothing on screen moves when they
+//! would otherwise arrive.
 
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::Response;
@@ -16,13 +18,15 @@ pub struct IndexPage {
 }
 
 impl IndexPage {
-    pub fn new(html: &[u8], profile: &Profile) -> IndexPage {
+    /// `sync` is `GET /api/sync`'s answer, `None` when sync is turned off (written as `null`).
+    pub fn new(html: &[u8], profile: &Profile, sync: Option<&serde_json::Value>) -> IndexPage {
         let html = String::from_utf8_lossy(html);
-        let json = serde_json::to_string(profile).unwrap_or_else(|_| "{}".to_owned());
-        // Inside a data block only `</script` could end it early; escaping `<` rules that out.
+        let profile_json = serde_json::to_string(profile).unwrap_or_else(|_| "{}".to_owned());
+        let sync_json = serde_json::to_string(&sync).unwrap_or_else(|_| "null".to_owned());
         let data = format!(
-            "<script type=\"application/json\" id=\"hearth-profile\">{}</script>",
-            json.replace('<', "\\u003c")
+            "{}\n  {}",
+            data_block("hearth-profile", &profile_json),
+            data_block("hearth-sync", &sync_json)
         );
         let title = format!("<title>{}</title>", escape_html(&profile.name));
         let with_title = replace_title(&html, &title);
@@ -50,6 +54,14 @@ impl IndexPage {
         );
         respond(request, headers, &self.etag, status, self.body.clone())
     }
+}
+
+/// A JSON data block; inside one only `</script` could end it early, and escaping `<` rules that out.
+fn data_block(id: &str, json: &str) -> String {
+    format!(
+        "<script type=\"application/json\" id=\"{id}\">{}</script>",
+        json.replace('<', "\\u003c")
+    )
 }
 
 fn replace_title(html: &str, title: &str) -> String {
@@ -92,6 +104,7 @@ mod tests {
         let page = IndexPage::new(
             b"<html><head><title>Hearth</title></head><body></body></html>",
             &profile("Ada </script><b>"),
+            None,
         );
         let body = String::from_utf8(page.body).expect("utf8");
         assert!(body.contains("<title>Ada &lt;/script&gt;&lt;b&gt;</title>"));
@@ -99,5 +112,21 @@ mod tests {
         assert!(
             body.find("hearth-profile").expect("present") < body.find("</head>").expect("head")
         );
+        assert!(body.contains("<script type=\"application/json\" id=\"hearth-sync\">null</script>"));
+    }
+
+    #[test]
+    fn sync_info_is_a_data_block_when_sync_is_on() {
+        let info = serde_json::json!({"maxBytes": 8, "keyRequired": false});
+        let page = IndexPage::new(
+            b"<html><head><title>Hearth</title></head><body></body></html>",
+            &profile("Ada"),
+            Some(&info),
+        );
+        let body = String::from_utf8(page.body).expect("utf8");
+        assert!(body.contains(
+            "<script type=\"application/json\" id=\"hearth-sync\">{\"keyRequired\":false,\"maxBytes\":8}</script>"
+        ));
+        assert!(body.find("hearth-sync").expect("present") < body.find("</head>").expect("head"));
     }
 }

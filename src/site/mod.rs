@@ -39,7 +39,8 @@ pub struct Site {
 }
 
 impl Site {
-    pub fn new(config: &Config) -> Site {
+    /// `sync` is what the index page tells the app about sync (`None`: turned off).
+    pub fn new(config: &Config, sync: Option<serde_json::Value>) -> Site {
         let (avatar, avatar_type) = match &config.avatar {
             Some(a) => (a.bytes.clone(), a.content_type),
             None => (DEFAULT_AVATAR.to_vec(), "image/svg+xml"),
@@ -54,7 +55,7 @@ impl Site {
             beehive_url: config.beehive_url.clone(),
             version: crate::config::VERSION,
         };
-        let index = assets::index_html().map(|html| IndexPage::new(&html, &profile));
+        let index = assets::index_html().map(|html| IndexPage::new(&html, &profile, sync.as_ref()));
         Site {
             profile,
             avatar,

@@ -13,19 +13,30 @@ use serde_json::json;
 
 use super::blobs::{self, DeleteOutcome, Kind, Quotas, UpdateOutcome};
 use super::SyncState;
+use crate::config::Config;
 use crate::http::client::ClientAddr;
 use crate::http::conditional::etag_matches;
 use crate::http::error::AppError;
 use crate::http::headers::bearer_token;
 use crate::http::limits::Action;
 
+/// What `GET /api/sync` answers, or `None` with `--no-sync`. The index page carries the same
+/// value, so the app knows before its first render whether to show sync's controls.
+pub fn public_info(config: &Config) -> Option<serde_json::Value> {
+    config.sync_enabled.then(|| {
+        json!({
+            "maxBytes": config.max_vault_size,
+            "keyRequired": config.publish_key.is_some(),
+        })
+    })
+}
+
 /// `GET /api/sync`: sync is on (with `--no-sync` this answers 404 like every sync route).
 pub async fn status(State(state): State<SyncState>) -> Response {
-    Json(json!({
-        "maxBytes": state.config.max_vault_size,
-        "keyRequired": state.config.publish_key.is_some(),
-    }))
-    .into_response()
+    match public_info(&state.config) {
+        Some(info) => Json(info).into_response(),
+        None => turned_off().await.into_response(),
+    }
 }
 
 /// Every sync route with `--no-sync`.

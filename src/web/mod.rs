@@ -56,7 +56,7 @@ pub struct AppState {
 
 impl AppState {
     pub fn new(config: Config, db: Db) -> Result<AppState, FetchError> {
-        let site = Arc::new(Site::new(&config));
+        let site = Arc::new(Site::new(&config, crate::sync::api::public_info(&config)));
         let publisher = Arc::new(Publisher::new(db.clone(), &config)?);
         let trusted_proxies = Arc::new(TrustedProxies::new(config.trusted_proxies.clone()));
         let limits = Arc::new(RateLimiters::new(&config.rate_limits));

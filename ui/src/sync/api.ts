@@ -53,6 +53,29 @@ async function write(url: string, init: RequestInit): Promise<Response> {
   }
 }
 
+/**
+ * What the page says about sync: the server writes `GET /api/sync`'s answer into index.html
+ * (`null` with --no-sync), so the controls are there in the first render. undefined when the page
+ * carries no such block (the dev server) or it is unreadable: then ask with syncInfo().
+ */
+export function embeddedSyncInfo(doc: Document): SyncInfo | null | undefined {
+  return parseSyncInfo(doc.getElementById('hearth-sync')?.textContent);
+}
+
+/** The data block's text: `null` (sync off), the info, or undefined when absent or malformed. */
+export function parseSyncInfo(text: string | null | undefined): SyncInfo | null | undefined {
+  if (!text) return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    if (value === null) return null;
+    if (typeof value !== 'object') return undefined;
+    const { maxBytes, keyRequired } = value as Record<string, unknown>;
+    return typeof maxBytes === 'number' && typeof keyRequired === 'boolean' ? { maxBytes, keyRequired } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Whether the server syncs (null with --no-sync, which answers 404). */
 export async function syncInfo(): Promise<SyncInfo | null> {
   const response = await fetch('/api/sync');

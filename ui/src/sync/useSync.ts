@@ -1,16 +1,28 @@
-// The sync status for screens, and whether this server syncs at all (asked once per page).
+// The sync status for screens, and whether this server syncs at all (written into the page by the
+// server; asked once per page where it is not).
 import { useEffect, useState, useSyncExternalStore } from 'react';
-import { syncInfo, type SyncInfo } from './api';
+import { embeddedSyncInfo, syncInfo, type SyncInfo } from './api';
 import { currentStatus, subscribe, type SyncStatus } from './engine';
 
 export const useSyncStatus = (): SyncStatus => useSyncExternalStore(subscribe, currentStatus, currentStatus);
 
 let info: Promise<SyncInfo | null> | null = null;
+let embedded: SyncInfo | null | undefined;
+let embeddedRead = false;
+
+function fromPage(): SyncInfo | null | undefined {
+  if (!embeddedRead) {
+    embedded = embeddedSyncInfo(document);
+    embeddedRead = true;
+  }
+  return embedded;
+}
 
 /** undefined while asking; null when sync is off (or the server cannot be reached). */
 export function useSyncInfo(): SyncInfo | null | undefined {
-  const [value, setValue] = useState<SyncInfo | null | undefined>(undefined);
+  const [value, setValue] = useState<SyncInfo | null | undefined>(fromPage);
   useEffect(() => {
+    if (fromPage() !== undefined) return;
     let live = true;
     info ??= syncInfo().catch(() => {
       info = null;
