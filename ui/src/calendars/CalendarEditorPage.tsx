@@ -116,6 +116,8 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
   const serverProblem = configPreview.state === 'failed' ? problemFromServer(configPreview.message) : null;
   const problems = serverProblem ? [...localProblems, serverProblem] : localProblems;
   const decision = configPreview.state === 'ready' && samples ? configPreview.value.decisions[samples.index] : undefined;
+  // Before the server's first answer the notes hold their place (see DecisionNote).
+  const decisionPending = configRequest !== null && configPreview.state === 'idle';
 
   const hide = (what: 'occurrence' | 'series') => {
     if (!event) return;
@@ -208,7 +210,10 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
             aria-disabled={loading || undefined}
           >
             <RefreshCw aria-hidden="true" size={16} className={loading ? 'cal-spin' : undefined} />
-            {loading ? 'Loading…' : 'Refetch'}
+            <span className="stable-label">
+              <span aria-hidden={!loading}>Loading…</span>
+              <span aria-hidden={loading}>Refetch</span>
+            </span>
           </button>
           <button type="button" className="button" onClick={save}>
             <Save aria-hidden="true" size={16} />
@@ -229,12 +234,15 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
               : 'You are offline, so the feed cannot be read, previewed or published. Your edits stay here: Save keeps them in this browser; Refetch once you are back online.'}
           </p>
         )}
-        {feed && (
+        {/* Shown while the feed loads too, so the page below does not move when it arrives. */}
+        {feed && !loading ? (
           <p className="cal-editor__meta" aria-label="Feed size">
             <span>{formatEventCount(feed.eventCount)}</span>
             <span aria-hidden="true">·</span>
             <span>{formatBytes(feed.sizeBytes)}</span>
           </p>
+        ) : (
+          loading && <p className="cal-editor__meta">Reading the feed…</p>
         )}
         {large && (
           <p className="alert alert--warning cal-warning" role="note">
@@ -280,6 +288,7 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
           samples={samples}
           loading={loading || pageLoading}
           decision={decision}
+          decisionPending={decisionPending}
           onMove={(delta) => moveSample(samples, delta)}
           onInsert={openRegex}
           onHide={hide}
@@ -294,7 +303,7 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
           onToken={insertChip}
           rendered={event ? preview : null}
         />
-        <PreviewPanel rendered={preview} hasSample={event !== undefined} decision={decision} />
+        <PreviewPanel rendered={preview} hasSample={event !== undefined} decision={decision} decisionPending={decisionPending} />
         <OptionsPanel
           options={options}
           problems={problems}

@@ -11,9 +11,11 @@ interface Props {
   hasSample: boolean;
   /** Whether the hosted feed keeps this sample at all. */
   decision?: Decision;
+  /** The server has not decided yet: the note holds its place. */
+  decisionPending: boolean;
 }
 
-export function PreviewPanel({ rendered, hasSample, decision }: Props) {
+export function PreviewPanel({ rendered, hasSample, decision, decisionPending }: Props) {
   return (
     <section className="card cal-panel cal-preview" aria-labelledby="cal-preview-title">
       <div className="cal-panel__head">
@@ -23,13 +25,17 @@ export function PreviewPanel({ rendered, hasSample, decision }: Props) {
         <p className="hint">The preview shows once the feed has a sample event.</p>
       ) : rendered.state === 'failed' ? (
         <p className="error-text">The preview could not be rendered: {rendered.message}</p>
+      ) : rendered.state === 'idle' ? (
+        // The fields appear together with their values: rows of '…' would be pushed about as the
+        // values arrive. Later renders update the rows in place.
+        <p className="hint">Rendering the preview…</p>
       ) : (
         <>
-          <DecisionNote decision={decision} />
+          <DecisionNote decision={decision} pending={decisionPending} />
           <dl className="cal-preview__list">
             {PREVIEW_FIELDS.map((field) => {
-              const value = rendered.state === 'ready' ? rendered.value.fields[field] : undefined;
-              const errors = rendered.state === 'ready' ? rendered.value.errors.filter((e) => e.field === field) : [];
+              const value = rendered.value.fields[field];
+              const errors = rendered.value.errors.filter((e) => e.field === field);
               return (
                 <div className="cal-preview__row" key={field}>
                   <dt className="cal-mono">{field}</dt>

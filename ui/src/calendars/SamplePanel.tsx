@@ -12,13 +12,15 @@ interface Props {
   loading: boolean;
   /** Whether the hosted feed keeps the sample shown, and why not (from the server's preview). */
   decision?: Decision;
+  /** The server has not answered yet: the note holds its place. */
+  decisionPending: boolean;
   onMove: (delta: number) => void;
   onInsert: (field: string) => void;
   /** Adds a rule hiding the sample (`occurrence`) or every event with its UID (`series`). */
   onHide: (what: 'occurrence' | 'series') => void;
 }
 
-export function SamplePanel({ samples, loading, decision, onMove, onInsert, onHide }: Props) {
+export function SamplePanel({ samples, loading, decision, decisionPending, onMove, onInsert, onHide }: Props) {
   const event = samples ? currentEvent(samples) : undefined;
   const keys = event ? orderedKeys(event, MAPPING_FIELDS) : [];
   const uid = event?.UID ?? '';
@@ -51,14 +53,16 @@ export function SamplePanel({ samples, loading, decision, onMove, onInsert, onHi
         </div>
       </div>
       {!samples ? (
-        <p className="hint">{loading ? 'Loading…' : 'No sample: the feed could not be read. Try Refetch.'}</p>
+        // While loading, the hint holds about the room the fields will take, so the panels below
+        // do not jump down when they arrive.
+        <p className={loading ? 'hint cal-samples__loading' : 'hint'}>{loading ? 'Loading…' : 'No sample: the feed could not be read. Try Refetch.'}</p>
       ) : samples.total === 0 ? (
         <p className="hint">The feed has no events.</p>
       ) : !event ? (
         <p className="hint">Loading…</p>
       ) : (
         <>
-          <DecisionNote decision={decision} />
+          <DecisionNote decision={decision} pending={decisionPending} />
           {uid !== '' && (
             <div className="cal-samples__hide">
               <button type="button" className="button button--quiet" onClick={() => onHide('occurrence')}>
