@@ -93,6 +93,8 @@ describe('flashcards: practice', () => {
     await back.getByText('“Le chat dort.”').waitFor();
     await back.getByText('Gender: m').waitFor();
     await page.getByRole('status').filter({ hasText: 'Back, FR: chat' }).waitFor({ state: 'attached' });
+    // The card is named by the face on screen: every visible word, in order, and nothing of the other face.
+    await page.getByRole('button', { name: /^Back, FR\s?: chat\s?, \/ʃa\/\s?, “Le chat dort\.”\s?, Gender: m\s?\. Press to show the front\.$/ }).waitFor();
     // Clicking again turns it back.
     await card(page).click();
     await expect(isFlipped(page)).resolves.toBe(false);

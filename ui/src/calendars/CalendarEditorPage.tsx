@@ -192,7 +192,7 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
 
   return (
     <section className="page cal-editor">
-      <Link className="cal-back" to="/calendars">
+      <Link className="back-link" to="/calendars">
         <ArrowLeft aria-hidden="true" size={16} />
         All calendars
       </Link>

@@ -52,22 +52,36 @@ export function FlipCard({ item, flipped, leaving, sourceLabel, targetLabel, can
   // The target-language word carries its pronunciation, gender and example: on the back normally,
   // on the front when the card is asked in reverse.
   const { pronunciation, gender, example } = item.card;
+  // Screen readers hear the separators between the extras; sighted visitors see the layout.
+  const sep = <span className="visually-hidden">, </span>;
   const extras = (
     <>
-      {pronunciation.trim() !== '' && <span className="flipcard__pronunciation">{pronunciation}</span>}
-      {example.trim() !== '' && <span className="flipcard__example">“{example}”</span>}
-      {gender.trim() !== '' && <span className="pill flipcard__gender">Gender: {gender}</span>}
+      {pronunciation.trim() !== '' && (
+        <>
+          {sep}
+          <span className="flipcard__pronunciation">{pronunciation}</span>
+        </>
+      )}
+      {example.trim() !== '' && (
+        <>
+          {sep}
+          <span className="flipcard__example">“{example}”</span>
+        </>
+      )}
+      {gender.trim() !== '' && (
+        <>
+          {sep}
+          <span className="pill flipcard__gender">Gender: {gender}</span>
+        </>
+      )}
     </>
   );
-  const extrasText = [pronunciation, example && `“${example}”`, gender && `Gender: ${gender}`]
-    .filter((part) => part.trim() !== '')
-    .join(', ');
 
   // During the swipe-out the state is already unflipped (SPEC.md 4); the leaving card keeps its face.
+  // The button is named by the face shown ("Front, EN: cat. Press to flip."), its visible words and
+  // a few hidden ones, not by an aria-label: its name always holds what is on screen (WCAG 2.5.3).
+  // The face turned away is hidden from everyone once the flip passes halfway (flashcards.css).
   const showBack = flipped || leaving !== null;
-  const label = showBack
-    ? `Back, ${answerLang}: ${answer}${item.reverse || !extrasText ? '' : `, ${extrasText}`}. Press to show the front.`
-    : `Front, ${promptLang}: ${prompt}${item.reverse && extrasText ? `, ${extrasText}` : ''}. Press to flip.`;
 
   const setDrag = (dx: number) => {
     const el = button.current;
@@ -133,7 +147,6 @@ export function FlipCard({ item, flipped, leaving, sourceLabel, targetLabel, can
       ref={button}
       type="button"
       className={`flipcard flipcard--current${showBack ? ' is-flipped' : ''}${canSwipe ? ' can-swipe' : ''}${leavingClass}`}
-      aria-label={label}
       onClick={() => {
         if (suppressClick.current) {
           suppressClick.current = false;
@@ -147,15 +160,21 @@ export function FlipCard({ item, flipped, leaving, sourceLabel, targetLabel, can
       onPointerCancel={() => endDrag(true)}
     >
       <span className="flipcard__inner">
-        <span className="flipcard__face flipcard__face--front" aria-hidden="true">
+        <span className="flipcard__face flipcard__face--front" aria-hidden={showBack}>
+          <span className="visually-hidden">Front, </span>
           <span className="flipcard__lang">{promptLang}</span>
+          <span className="visually-hidden">: </span>
           <span className="flipcard__text">{prompt}</span>
           {item.reverse && extras}
+          <span className="visually-hidden">. Press to flip.</span>
         </span>
-        <span className="flipcard__face flipcard__face--back" aria-hidden="true">
+        <span className="flipcard__face flipcard__face--back" aria-hidden={!showBack}>
+          <span className="visually-hidden">Back, </span>
           <span className="flipcard__lang">{answerLang}</span>
+          <span className="visually-hidden">: </span>
           <span className="flipcard__text">{answer}</span>
           {!item.reverse && extras}
+          <span className="visually-hidden">. Press to show the front.</span>
         </span>
       </span>
       <span className="flipcard__stamp flipcard__stamp--known" aria-hidden="true">

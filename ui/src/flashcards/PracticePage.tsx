@@ -246,7 +246,7 @@ function PracticeSession({ deck, mode }: { deck: Deck; mode: SessionMode }) {
       {/* Links first, on a line of their own as in the calendar editor: a long deck name no longer
           decides where they wrap. */}
       <nav className="practice__links" aria-label="Deck">
-        <Link className="practice__back" to="/flashcards">
+        <Link className="back-link" to="/flashcards">
           <ArrowLeft aria-hidden="true" size={16} />
           All decks
         </Link>
