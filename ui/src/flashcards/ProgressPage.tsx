@@ -72,9 +72,10 @@ function Progress({ deck }: { deck: Deck }) {
         <div className="progress-stat">
           <dt>Retention, last {RETENTION_DAYS} days</dt>
           <dd>{retention.reviews === 0 ? '–' : `${Math.round((retention.knew / retention.reviews) * 100)}%`}</dd>
-          <span className="hint">
+          {/* A second dd, not a span: a dl's groups hold only dt and dd (axe definition-list). */}
+          <dd className="hint progress-stat__note">
             {retention.reviews === 0 ? 'No repeat reviews yet' : `Knew it in ${retention.knew} of ${retention.reviews} repeat reviews`}
-          </span>
+          </dd>
         </div>
         <div className="progress-stat">
           <dt>Current streak</dt>
