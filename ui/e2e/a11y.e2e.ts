@@ -85,6 +85,20 @@ describe('accessibility: axe on every screen', () => {
               await check('regex dialog (invalid pattern)');
               await page.keyboard.press('Escape');
             }
+            if (screen.name === 'deck edit') {
+              // Sharing: the dialog before and after making a link, then the shared deck's own page.
+              await page.getByRole('button', { name: 'Share' }).click();
+              await page.getByRole('button', { name: 'Create share link' }).waitFor();
+              await check('share dialog');
+              await page.getByRole('button', { name: 'Create share link' }).click();
+              const link = await page.getByRole('textbox', { name: 'Share link' }).inputValue();
+              await page.waitForTimeout(300);
+              await check('share dialog (link made)');
+              await page.keyboard.press('Escape');
+              await page.goto(link);
+              await page.getByRole('button', { name: 'Add to my decks' }).waitFor();
+              await check('shared deck');
+            }
             if (screen.name === 'practice') {
               await page.keyboard.press('Space');
               await page.waitForTimeout(700);
