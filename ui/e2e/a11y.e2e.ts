@@ -2,12 +2,10 @@
 // its regex dialog), light and dark, on a 360×740 phone and a desktop: zero violations.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { useBrowser } from './support/browser';
-import { startServer, type RunningServer } from './support/server';
-import { startUpstream, WORK_FEED, type Upstream } from './calendars-support/upstream';
-import { screens, seedEntries } from './support/screens';
+import { screens, seedEntries, useScreensSite } from './support/screens';
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -35,26 +33,13 @@ const DEVICES = [
 const SCHEMES = ['light', 'dark'] as const;
 
 describe('accessibility: axe on every screen', () => {
-  let server: RunningServer | undefined;
-  let upstream: Upstream | undefined;
+  const site = useScreensSite();
   const b = useBrowser();
-
-  beforeAll(async () => {
-    upstream = await startUpstream();
-    upstream.set('/work.ics', { body: WORK_FEED });
-    server = await startServer(['--allow-private-feeds', '--owner-name', 'Ada Lovelace']);
-  });
-  afterAll(async () => {
-    await server?.stop();
-    await upstream?.close();
-  });
 
   for (const device of DEVICES) {
     for (const scheme of SCHEMES) {
       it(`has no violations on ${device.name}, ${scheme}`, async () => {
-        if (!server || !upstream) throw new Error('not started');
-        const origin = server.url;
-        const feedUrl = upstream.url('/work.ics');
+        const { origin, feedUrl } = site();
         const context: BrowserContext = await b.browser.newContext({ ...device.options, colorScheme: scheme });
         const found: string[] = [];
         try {

@@ -6,12 +6,10 @@
 // moves" keeps its target safe. Its causes are caught here, in make test.
 // Every API answer is held back a little, as from a Pi over a home uplink: on loopback they would
 // come before the first frame and hide anything that moves when they arrive.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { BrowserContext } from 'playwright-core';
 import { useBrowser } from './support/browser';
-import { startServer, type RunningServer } from './support/server';
-import { startUpstream, WORK_FEED, type Upstream } from './calendars-support/upstream';
-import { screens, seedEntries } from './support/screens';
+import { screens, seedEntries, useScreensSite } from './support/screens';
 
 const DEVICES = [
   { name: 'phone', options: { viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true } },
@@ -31,25 +29,12 @@ interface Shift {
 }
 
 describe('layout shift while screens load', () => {
-  let server: RunningServer | undefined;
-  let upstream: Upstream | undefined;
+  const site = useScreensSite();
   const b = useBrowser();
-
-  beforeAll(async () => {
-    upstream = await startUpstream();
-    upstream.set('/work.ics', { body: WORK_FEED });
-    server = await startServer(['--allow-private-feeds', '--owner-name', 'Ada Lovelace']);
-  });
-  afterAll(async () => {
-    await server?.stop();
-    await upstream?.close();
-  });
 
   for (const device of DEVICES) {
     it(`keeps every screen still on a ${device.name}`, async () => {
-      if (!server || !upstream) throw new Error('not started');
-      const origin = server.url;
-      const feedUrl = upstream.url('/work.ics');
+      const { origin, feedUrl } = site();
       // No service worker, so every request passes the route below.
       const context: BrowserContext = await b.browser.newContext({ ...device.options, serviceWorkers: 'block' });
       await context.route(/\/api\//, async (route) => {

@@ -11,14 +11,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, describe, it } from 'vitest';
 import * as chromeLauncher from 'chrome-launcher';
 import lighthouse, { desktopConfig, type Config, type Flags } from 'lighthouse';
 import puppeteer from 'puppeteer-core';
 import { CHROMIUM } from '../support/browser';
-import { startServer, type RunningServer } from '../support/server';
-import { startUpstream, WORK_FEED, type Upstream } from '../calendars-support/upstream';
-import { screens, seedEntries } from '../support/screens';
+import { screens, seedEntries, useScreensSite } from '../support/screens';
 
 // The flags the e2e suite uses; Lighthouse itself never downloads a browser.
 const CHROME_FLAGS = [
@@ -70,22 +68,12 @@ function details(lhr: Result | undefined): string {
 }
 
 describe('lighthouse', () => {
-  let server: RunningServer | undefined;
-  let upstream: Upstream | undefined;
+  const site = useScreensSite();
   const userDataDir = mkdtempSync(join(tmpdir(), 'hearth-lighthouse-'));
   const launch = () =>
     chromeLauncher.launch({ chromePath: process.env.CHROME_PATH ?? CHROMIUM, chromeFlags: CHROME_FLAGS, userDataDir });
 
-  beforeAll(async () => {
-    upstream = await startUpstream();
-    upstream.set('/work.ics', { body: WORK_FEED });
-    server = await startServer(['--allow-private-feeds', '--owner-name', 'Ada Lovelace']);
-  });
-  afterAll(async () => {
-    await server?.stop();
-    await upstream?.close();
-    rmSync(userDataDir, { recursive: true, force: true });
-  });
+  afterAll(() => rmSync(userDataDir, { recursive: true, force: true }));
 
   /** One Lighthouse run in a browser of its own. */
   async function run(url: string, preset: 'mobile' | 'desktop'): Promise<Result | undefined> {
@@ -101,9 +89,7 @@ describe('lighthouse', () => {
   }
 
   it('scores every screen on mobile and desktop', async () => {
-    if (!server || !upstream) throw new Error('not started');
-    const origin = server.url;
-    const feedUrl = upstream.url('/work.ics');
+    const { origin, feedUrl } = site();
     // The decks and calendar live in localStorage: written once into the shared profile (and the
     // service worker installed); Lighthouse is told to keep storage.
     const chrome = await launch();
