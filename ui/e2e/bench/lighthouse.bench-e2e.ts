@@ -1,5 +1,6 @@
 // Lighthouse on every screen (the same list as the axe sweep: a seeded deck, its practice, the
-// calendar editor with a feed), mobile and desktop presets, against the real binary in Debian's
+// calendar editor with a feed; and a shared deck's page, from a share made first), mobile and
+// desktop presets, against the real binary in Debian's
 // Chromium. Prints the four category scores and CLS per screen; the targets are 100 and ≤ 0.02.
 // Performance depends on the machine's load: read it as a trend, not a verdict. Like the
 // Lighthouse CLI, every run gets a browser of its own (one profile, so the seeded storage and the
@@ -16,7 +17,7 @@ import * as chromeLauncher from 'chrome-launcher';
 import lighthouse, { desktopConfig, type Config, type Flags } from 'lighthouse';
 import puppeteer from 'puppeteer-core';
 import { CHROMIUM } from '../support/browser';
-import { screens, seedEntries, useScreensSite } from '../support/screens';
+import { screens, SEED_DECK_ID, seedEntries, useScreensSite } from '../support/screens';
 
 // The flags the e2e suite uses; Lighthouse itself never downloads a browser.
 const CHROME_FLAGS = [
@@ -54,6 +55,9 @@ function details(lhr: Result | undefined): string {
     const d = lhr.audits[id]?.details as { items?: Record<string, unknown>[] } | undefined;
     return d?.items ?? [];
   };
+  const lcp = items('largest-contentful-paint-element')[0]?.items as Record<string, unknown>[] | undefined;
+  const lcpNode = lcp?.[0]?.node as { snippet?: string } | undefined;
+  if (lcpNode?.snippet) lines.push(`  largest paint: ${lcpNode.snippet.slice(0, 120)}`);
   for (const item of items('layout-shifts')) {
     const node = item.node as { selector?: string; snippet?: string } | undefined;
     lines.push(`  shift ${String(item.score)} ${node?.selector ?? ''} ${node?.snippet?.slice(0, 120) ?? ''}`);
@@ -90,6 +94,7 @@ describe('lighthouse', () => {
 
   it('scores every screen on mobile and desktop', async () => {
     const { origin, feedUrl } = site();
+    let sharedDeckPath: string;
     // The decks and calendar live in localStorage: written once into the shared profile (and the
     // service worker installed); Lighthouse is told to keep storage.
     const chrome = await launch();
@@ -102,6 +107,12 @@ describe('lighthouse', () => {
         for (const [key, value] of pairs) localStorage.setItem(key, value);
       }, seedEntries(feedUrl, origin));
       await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
+      // A shared deck's page needs a real share: made here, through the deck editor's Share dialog.
+      await page.goto(`${origin}/flashcards/${SEED_DECK_ID}/edit`);
+      await page.locator('::-p-aria(Share[role="button"])').click();
+      await page.locator('::-p-aria(Create share link[role="button"])').click();
+      const link = await page.waitForFunction(() => document.querySelector<HTMLInputElement>('.sync-link__url')?.value);
+      sharedDeckPath = String(await link.jsonValue()).replace(origin, '');
       await page.close();
       // Closed and waited for, not killed: a killed browser may not have written the storage to disk.
       const exited = new Promise((resolve) => chrome.process.once('exit', resolve));
@@ -111,11 +122,12 @@ describe('lighthouse', () => {
       chrome.kill();
     }
 
+    const all = [...screens(feedUrl), { name: 'shared deck', path: sharedDeckPath }];
     const runs = Math.max(1, Number(process.env.LIGHTHOUSE_RUNS ?? '3'));
     const perf = (r: Result | undefined) => r?.categories.performance?.score ?? 0;
     const rows: Row[] = [];
     const only = process.env.LIGHTHOUSE_SCREENS?.split(',');
-    for (const screen of screens(feedUrl).filter((s) => !only || only.includes(s.name))) {
+    for (const screen of all.filter((s) => !only || only.includes(s.name))) {
       for (const preset of ['mobile', 'desktop'] as const) {
         const results: (Result | undefined)[] = [];
         for (let i = 0; i < runs; i += 1) {
@@ -127,7 +139,8 @@ describe('lighthouse', () => {
           }
           // A screen that sent the browser elsewhere (a deck not found) would be scored by mistake.
           const final = lhr ? new URL(lhr.finalDisplayedUrl) : null;
-          if (final && `${final.pathname}${final.search}` !== screen.path) {
+          // (The shared deck's page takes its key out of the address: the fragment is not compared.)
+          if (final && `${final.pathname}${final.search}` !== screen.path.replace(/#.*/, '')) {
             throw new Error(`${screen.name} ended at ${lhr?.finalDisplayedUrl ?? ''}, not ${screen.path}`);
           }
           results.push(lhr);
