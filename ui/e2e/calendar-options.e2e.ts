@@ -1,12 +1,12 @@
 // The 'Filters & options' panel in Chromium against the real binary and a loopback upstream: a
 // rule changes the live count and the sample's kept/dropped note, the sample browser hides a
 // series, and Build & Host publishes the options so the hosted feed leaves those events out.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useBrowser } from './support/browser';
-import { startServer, type RunningServer } from './support/server';
 import { DialogScript } from './calendars-support/dialogs';
-import { startUpstream, WORK_FEED, type Upstream } from './calendars-support/upstream';
+import { useCalendarSite } from './calendars-support/site';
+import { WORK_FEED } from './calendars-support/upstream';
 
 interface StoredCalendar {
   id: string;
@@ -15,28 +15,12 @@ interface StoredCalendar {
 }
 
 describe('calendars: filters and options', () => {
-  let server: RunningServer | undefined;
-  let upstream: Upstream | undefined;
   const b = useBrowser();
-  const url = (path = '') => {
-    if (!server) throw new Error('server not started');
-    return `${server.url}${path}`;
-  };
-
-  beforeAll(async () => {
-    upstream = await startUpstream();
-    upstream.set('/work.ics', { body: WORK_FEED });
-    server = await startServer(['--allow-private-feeds']);
-  });
-  afterAll(async () => {
-    await server?.stop();
-    await upstream?.close();
-  });
+  const { url, up } = useCalendarSite({ '/work.ics': { body: WORK_FEED } });
 
   /** Opens the editor of a new calendar on the work feed and waits for its first sample. */
   async function openEditor(page: Page, id: string) {
-    if (!upstream) throw new Error('upstream not started');
-    const query = new URLSearchParams({ id, url: upstream.url('/work.ics'), name: 'Work' });
+    const query = new URLSearchParams({ id, url: up().url('/work.ics'), name: 'Work' });
     await page.goto(url(`/calendars/new?${query.toString()}`));
     await page.getByRole('heading', { name: 'Filters & options' }).waitFor();
     await waitForText(page, '.cal-samples__counter', '1/3');

@@ -2,39 +2,19 @@
 // address first, feed errors say why in words, offline is said inline, Build & Host saves and the
 // banner says whether the live feed matches, focus after route changes and busy buttons, and the
 // regex dialog's validation, target and replace-or-append.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useBrowser } from './support/browser';
-import { startServer, type RunningServer } from './support/server';
 import { DialogScript } from './calendars-support/dialogs';
-import { startUpstream, WORK_FEED, type Upstream } from './calendars-support/upstream';
+import { useCalendarSite } from './calendars-support/site';
+import { WORK_FEED } from './calendars-support/upstream';
 
 const FEED_ERROR = 'Failed to fetch/parse ICS. Check CORS or URL.';
 const URL_PROMPT = 'Subscription URL of the calendar (https:// or webcal://):';
 
 describe('calendar tool: checks, feedback, focus and the regex dialog', () => {
-  let server: RunningServer | undefined;
-  let upstream: Upstream | undefined;
   const b = useBrowser();
-  const url = (path = '') => {
-    if (!server) throw new Error('server not started');
-    return `${server.url}${path}`;
-  };
-  const up = () => {
-    if (!upstream) throw new Error('upstream not started');
-    return upstream;
-  };
-
-  beforeAll(async () => {
-    upstream = await startUpstream();
-    upstream.set('/work.ics', { body: WORK_FEED });
-    upstream.set('/gone.ics', { status: 404, body: 'no such calendar' });
-    server = await startServer(['--allow-private-feeds']);
-  });
-  afterAll(async () => {
-    await server?.stop();
-    await upstream?.close();
-  });
+  const { url, up } = useCalendarSite({ '/work.ics': { body: WORK_FEED }, '/gone.ics': { status: 404, body: 'no such calendar' } });
 
   const editorUrl = (id: string, feedUrl: string, name: string) =>
     url(`/calendars/new?${new URLSearchParams({ id, url: feedUrl, name }).toString()}`);

@@ -2,12 +2,13 @@
 // server on loopback: add → fetch → browse samples → map → regex dialog → preview → save →
 // Build & Host → the hosted feed itself, republishing with the edit token, unpublishing, the
 // failure alerts and delete.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useBrowser } from './support/browser';
-import { startServer, type RunningServer } from './support/server';
+import { startServer } from './support/server';
 import { DialogScript } from './calendars-support/dialogs';
-import { numberedFeed, startUpstream, WORK_FEED, type Upstream } from './calendars-support/upstream';
+import { useCalendarSite } from './calendars-support/site';
+import { numberedFeed, WORK_FEED } from './calendars-support/upstream';
 
 interface StoredCalendar {
   id: string;
@@ -24,27 +25,8 @@ const FEED_ERROR = 'Failed to fetch/parse ICS. Check CORS or URL.';
 const SUMMARY_TOKEN = String.raw`${'$'}{SUMMARY|re:s/ - Room (\\d+)/ (room $1\/A)/}`;
 
 describe('calendars: list, editor and publishing', () => {
-  let server: RunningServer | undefined;
-  let upstream: Upstream | undefined;
   const b = useBrowser();
-  const url = (path = '') => {
-    if (!server) throw new Error('server not started');
-    return `${server.url}${path}`;
-  };
-  const up = () => {
-    if (!upstream) throw new Error('upstream not started');
-    return upstream;
-  };
-
-  beforeAll(async () => {
-    upstream = await startUpstream();
-    upstream.set('/work.ics', { body: WORK_FEED });
-    server = await startServer(['--allow-private-feeds']);
-  });
-  afterAll(async () => {
-    await server?.stop();
-    await upstream?.close();
-  });
+  const { url, up } = useCalendarSite({ '/work.ics': { body: WORK_FEED } });
 
   const stored = (page: Page) =>
     page.evaluate(() => JSON.parse(localStorage.getItem('calendars:v1') ?? '[]') as unknown) as Promise<StoredCalendar[]>;

@@ -3,80 +3,12 @@
 // user's action (click or key event timestamp) to the first frame after the screen is complete.
 // Targets: deck list ≤ 300 ms, editor open ≤ 500 ms, keystroke < 50 ms, practice start ≤ 100 ms.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
 import { launchBrowser } from '../support/browser';
 import { startServer, type RunningServer } from '../support/server';
-import { deckRecord, type SeedDeck } from '../flashcards-support/seed';
+import { deckRecord } from '../flashcards-support/seed';
+import { BIG_CARDS, bigDeck, clickAndWait, DECKS, fmt, smallDeck } from './decks';
 
-const BIG_CARDS = 5000;
-const DECKS = 300;
 const RUNS = 3;
-
-function bigDeck(): SeedDeck {
-  return {
-    id: 'big',
-    name: 'Big deck',
-    author: 'Bench',
-    createdAt: '2030-01-01T00:00:00.000Z',
-    cards: Array.from({ length: BIG_CARDS }, (_, i) => ({
-      id: `big-${i}`,
-      front: `word number ${i}`,
-      back: `mot numéro ${i}`,
-      pronunciation: `/mo ${i}/`,
-      gender: i % 2 ? 'm' : 'f',
-      example: `Voici le mot numéro ${i} dans une phrase.`,
-    })),
-  };
-}
-
-function smallDeck(n: number): SeedDeck {
-  return {
-    id: `deck-${n}`,
-    name: `Deck ${n}`,
-    author: 'Bench',
-    description: `Deck number ${n} for the benchmark.`,
-    createdAt: new Date(Date.UTC(2025, 0, 1) + n * 60_000).toISOString(),
-    cards: Array.from({ length: 20 }, (_, i) => ({ front: `front ${n}.${i}`, back: `back ${n}.${i}` })),
-  };
-}
-
-/**
- * Clicks `selector` inside the page and resolves with the ms until at least `count` elements match
- * `doneSelector` and one more frame has run.
- */
-function clickAndWait(page: Page, selector: string, doneSelector: string, count = 1): Promise<number> {
-  return page.evaluate(
-    ({ selector, doneSelector, count }) =>
-      new Promise<number>((resolve, reject) => {
-        const target = document.querySelector<HTMLElement>(selector);
-        if (!target) {
-          reject(new Error(`no ${selector}`));
-          return;
-        }
-        const isDone = () => document.querySelectorAll(doneSelector).length >= count;
-        const start = performance.now();
-        target.click();
-        const poll = () => {
-          if (isDone()) {
-            // One more frame so style, layout and paint of the finished screen are included.
-            requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - start), 0));
-          } else if (performance.now() - start > 20_000) {
-            reject(new Error(`timed out waiting for ${String(count)} × ${doneSelector}`));
-          } else {
-            requestAnimationFrame(poll);
-          }
-        };
-        poll();
-      }),
-    { selector, doneSelector, count },
-  );
-}
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-};
-const fmt = (values: number[]) => `median ${median(values).toFixed(1)} ms (runs: ${values.map((v) => v.toFixed(1)).join(', ')})`;
 
 describe('flashcards at scale', () => {
   let server: RunningServer | undefined;

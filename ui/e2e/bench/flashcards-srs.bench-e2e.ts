@@ -5,48 +5,17 @@
 // deck from the click to the first card on screen. The same list without the logs is measured in
 // the same runs, so the logs' cost shows even on a busy machine.
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import type { Page } from 'playwright-core';
 import { launchBrowser } from '../support/browser';
 import { startServer, type RunningServer } from '../support/server';
-import { deckRecord, type SeedDeck } from '../flashcards-support/seed';
+import { deckRecord } from '../flashcards-support/seed';
+import { BIG_CARDS, bigDeck, clickAndWait, DECKS, fmt, smallDeck } from './decks';
 import { emptyReviews, recordMark, toStored, type ReviewRecord } from '../../src/flashcards/srs/reviewLog';
 
-const BIG_CARDS = 5000;
-const DECKS = 300;
-const SMALL_CARDS = 20;
 /** Marks per small deck, and on the big deck: 300 × 30 + 1,000 = 10,000. */
 const SMALL_REVIEWS = 30;
 const BIG_REVIEWS = 1000;
 const RUNS = 5;
 const DAY = 86_400_000;
-
-function bigDeck(): SeedDeck {
-  return {
-    id: 'big',
-    name: 'Big deck',
-    author: 'Bench',
-    createdAt: '2030-01-01T00:00:00.000Z',
-    cards: Array.from({ length: BIG_CARDS }, (_, i) => ({
-      id: `big-${i}`,
-      front: `word number ${i}`,
-      back: `mot numéro ${i}`,
-      pronunciation: `/mo ${i}/`,
-      gender: i % 2 ? 'm' : 'f',
-      example: `Voici le mot numéro ${i} dans une phrase.`,
-    })),
-  };
-}
-
-function smallDeck(n: number): SeedDeck {
-  return {
-    id: `deck-${n}`,
-    name: `Deck ${n}`,
-    author: 'Bench',
-    description: `Deck number ${n} for the benchmark.`,
-    createdAt: new Date(Date.UTC(2025, 0, 1) + n * 60_000).toISOString(),
-    cards: Array.from({ length: SMALL_CARDS }, (_, i) => ({ id: `deck-${n}-card-${i}`, front: `front ${n}.${i}`, back: `back ${n}.${i}` })),
-  };
-}
 
 /**
  * A log of `count` marks spread over the last 60 days, cycling through `keys` (so items get
@@ -61,39 +30,6 @@ function logFor(keys: readonly string[], count: number, now: number): ReviewReco
   }
   return log;
 }
-
-function clickAndWait(page: Page, selector: string, doneSelector: string, count = 1): Promise<number> {
-  return page.evaluate(
-    ({ selector, doneSelector, count }) =>
-      new Promise<number>((resolve, reject) => {
-        const target = document.querySelector<HTMLElement>(selector);
-        if (!target) {
-          reject(new Error(`no ${selector}`));
-          return;
-        }
-        const isDone = () => document.querySelectorAll(doneSelector).length >= count;
-        const start = performance.now();
-        target.click();
-        const poll = () => {
-          if (isDone()) {
-            requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - start), 0));
-          } else if (performance.now() - start > 20_000) {
-            reject(new Error(`timed out waiting for ${String(count)} × ${doneSelector}`));
-          } else {
-            requestAnimationFrame(poll);
-          }
-        };
-        poll();
-      }),
-    { selector, doneSelector, count },
-  );
-}
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-};
-const fmt = (values: number[]) => `median ${median(values).toFixed(1)} ms (runs: ${values.map((v) => v.toFixed(1)).join(', ')})`;
 
 describe('spaced repetition at scale', () => {
   let server: RunningServer | undefined;

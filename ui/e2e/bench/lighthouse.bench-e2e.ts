@@ -16,19 +16,10 @@ import { afterAll, describe, it } from 'vitest';
 import * as chromeLauncher from 'chrome-launcher';
 import lighthouse, { desktopConfig, type Config, type Flags } from 'lighthouse';
 import puppeteer from 'puppeteer-core';
-import { CHROMIUM } from '../support/browser';
+// The e2e suite's flags; Lighthouse itself never downloads a browser.
+import { CHROMIUM, CHROMIUM_ARGS } from '../support/browser';
 import { screens, SEED_DECK_ID, seedEntries, useScreensSite } from '../support/screens';
 
-// The flags the e2e suite uses; Lighthouse itself never downloads a browser.
-const CHROME_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 const CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo'] as const;
 
@@ -75,7 +66,7 @@ describe('lighthouse', () => {
   const site = useScreensSite();
   const userDataDir = mkdtempSync(join(tmpdir(), 'hearth-lighthouse-'));
   const launch = () =>
-    chromeLauncher.launch({ chromePath: process.env.CHROME_PATH ?? CHROMIUM, chromeFlags: CHROME_FLAGS, userDataDir });
+    chromeLauncher.launch({ chromePath: process.env.CHROME_PATH ?? CHROMIUM, chromeFlags: CHROMIUM_ARGS, userDataDir });
 
   afterAll(() => rmSync(userDataDir, { recursive: true, force: true }));
 

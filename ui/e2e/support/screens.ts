@@ -1,9 +1,8 @@
 // Every screen of the app with the data it needs, for the accessibility sweep (axe, in make test)
 // and the Lighthouse run (make bench): the same list, so both look at the same places.
-import { afterAll, beforeAll } from 'vitest';
 import { deckRecord, FRENCH } from '../flashcards-support/seed';
-import { startUpstream, WORK_FEED, type Upstream } from '../calendars-support/upstream';
-import { startServer, type RunningServer } from './server';
+import { useCalendarSite } from '../calendars-support/site';
+import { WORK_FEED } from '../calendars-support/upstream';
 
 export const SEED_DECK_ID = FRENCH.id;
 export const SEED_CALENDAR_ID = 'screens-calendar';
@@ -60,24 +59,8 @@ export interface ScreensSite {
   feedUrl: string;
 }
 
-/**
- * The site every screen check looks at: a hearth server that may read a loopback feed, and that
- * feed's upstream, started before the suite's tests and stopped after them.
- */
+/** The site every screen check looks at: the calendar suites' site, with the owner's name set. */
 export function useScreensSite(): () => ScreensSite {
-  let server: RunningServer | undefined;
-  let upstream: Upstream | undefined;
-  beforeAll(async () => {
-    upstream = await startUpstream();
-    upstream.set('/work.ics', { body: WORK_FEED });
-    server = await startServer(['--allow-private-feeds', '--owner-name', 'Ada Lovelace']);
-  });
-  afterAll(async () => {
-    await server?.stop();
-    await upstream?.close();
-  });
-  return () => {
-    if (!server || !upstream) throw new Error('not started');
-    return { origin: server.url, feedUrl: upstream.url('/work.ics') };
-  };
+  const site = useCalendarSite({ '/work.ics': { body: WORK_FEED } }, ['--owner-name', 'Ada Lovelace']);
+  return () => ({ origin: site.url(), feedUrl: site.up().url('/work.ics') });
 }
