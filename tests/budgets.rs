@@ -11,7 +11,7 @@ use std::io::Read;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::TestServer;
+use common::{error_of, TestServer};
 use hearth::calendar::MAX_REGEX_TRANSFORMS;
 use hearth::clock::Clock;
 use hearth::publish::calendars;
@@ -43,11 +43,6 @@ async fn post(server: &TestServer, path: &str, body: &Value) -> reqwest::Respons
         .send()
         .await
         .expect("sent")
-}
-
-async fn error_of(response: reqwest::Response) -> String {
-    let body: Value = response.json().await.expect("json error body");
-    body["error"].as_str().expect("error text").to_owned()
 }
 
 fn mapping_json(summary: &str, description: &str) -> Value {

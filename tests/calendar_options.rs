@@ -9,7 +9,7 @@ mod upstream;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use common::{hearth_bin, TestServer};
+use common::{error_of, hearth_bin, TestServer};
 use hearth::clock::Clock;
 use reqwest::header::ETAG;
 use reqwest::StatusCode;
@@ -24,11 +24,6 @@ async fn post(server: &TestServer, path: &str, body: &Value) -> reqwest::Respons
         .send()
         .await
         .expect("sent")
-}
-
-async fn error_of(response: reqwest::Response) -> String {
-    let body: Value = response.json().await.expect("json error body");
-    body["error"].as_str().expect("error text").to_owned()
 }
 
 async fn hosted(server: &TestServer, id: &str) -> (String, String) {

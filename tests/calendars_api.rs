@@ -8,7 +8,7 @@ mod upstream;
 
 use std::time::Duration;
 
-use common::TestServer;
+use common::{error_of, TestServer};
 use hearth::calendar::{self, CompiledConfig, CompiledMapping, Limits, Mapping, RemapOptions};
 use hearth::clock::Clock;
 use reqwest::header::{
@@ -29,11 +29,6 @@ fn enc(s: &str) -> String {
 
 async fn feed(server: &TestServer, url: &str) -> reqwest::Response {
     server.get(&format!("/api/feed?url={}", enc(url))).await
-}
-
-async fn error_of(response: reqwest::Response) -> String {
-    let body: Value = response.json().await.expect("json error body");
-    body["error"].as_str().expect("error text").to_owned()
 }
 
 async fn publish(server: &TestServer, body: Value) -> reqwest::Response {

@@ -10,7 +10,7 @@ mod upstream;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::{Duration, Instant};
 
-use common::TestServer;
+use common::{error_of, TestServer};
 use hearth::http::limits::{RateLimit, RateLimits};
 use reqwest::header::{CONTENT_TYPE, HOST, RETRY_AFTER};
 use reqwest::StatusCode;
@@ -58,21 +58,6 @@ async fn closed_within(stream: &mut TcpStream, within: Duration) -> bool {
 
 fn limits(burst: u32, every: Duration) -> RateLimits {
     RateLimits::all(RateLimit { burst, every })
-}
-
-async fn error_of(response: reqwest::Response) -> String {
-    let content_type = response
-        .headers()
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default()
-        .to_owned();
-    assert!(
-        content_type.starts_with("application/json"),
-        "JSON error, not {content_type}"
-    );
-    let body: Value = response.json().await.expect("json error body");
-    body["error"].as_str().expect("error text").to_owned()
 }
 
 fn render_body() -> Value {

@@ -6,7 +6,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::TestServer;
+use common::{json_error, TestServer};
 use hearth::http::limits::{RateLimit, RateLimits};
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, ETAG, IF_MATCH, IF_NONE_MATCH};
 use reqwest::StatusCode;
@@ -62,22 +62,6 @@ async fn put(
     request.send().await.expect("sent")
 }
 
-async fn error_of(response: reqwest::Response) -> Value {
-    let kind = response
-        .headers()
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default()
-        .to_owned();
-    assert!(
-        kind.starts_with("application/json"),
-        "JSON error, not {kind}"
-    );
-    let body: Value = response.json().await.expect("json error body");
-    assert!(body["error"].is_string(), "{body}");
-    body
-}
-
 async fn bytes_of(server: &TestServer, path: &str) -> (StatusCode, Vec<u8>) {
     let response = server.get(path).await;
     let status = response.status();
@@ -113,7 +97,7 @@ async fn a_vault_is_read_back_byte_for_byte_and_polled_with_a_304() {
     ] {
         let response = server.get(other).await;
         assert_eq!(response.status(), StatusCode::NOT_FOUND, "{other}");
-        error_of(response).await;
+        json_error(response).await;
     }
 }
 
@@ -126,7 +110,7 @@ async fn updates_need_the_write_token() {
     for token in [None, Some("wrong"), Some(other.token.as_str())] {
         let response = put(&server, &path, token, Some(1), b"stolen").await;
         assert_eq!(response.status(), StatusCode::FORBIDDEN, "{token:?}");
-        error_of(response).await;
+        json_error(response).await;
     }
     let response = put(&server, &path, Some(&vault.token), Some(1), b"second").await;
     assert_eq!(response.status(), StatusCode::OK);
@@ -145,7 +129,7 @@ async fn a_write_from_a_stale_version_is_a_409_naming_the_current_one() {
     assert_eq!(answer["version"], 2);
     let second = put(&server, &path, Some(&vault.token), Some(1), b"phone").await;
     assert_eq!(second.status(), StatusCode::CONFLICT);
-    let body = error_of(second).await;
+    let body = json_error(second).await;
     assert_eq!(body["version"], 2);
     assert_eq!(bytes_of(&server, &path).await.1, b"laptop");
     // After merging, the phone writes from version 2.
@@ -155,7 +139,7 @@ async fn a_write_from_a_stale_version_is_a_409_naming_the_current_one() {
     // A write must say which version it starts from.
     let blind = put(&server, &path, Some(&vault.token), None, b"blind").await;
     assert_eq!(blind.status(), StatusCode::BAD_REQUEST);
-    assert!(error_of(blind).await["error"]
+    assert!(json_error(blind).await["error"]
         .as_str()
         .unwrap_or_default()
         .contains("If-Match"));
@@ -166,7 +150,7 @@ async fn uploads_larger_than_the_limit_are_refused_with_a_413() {
     let server = TestServer::start(|c| c.max_vault_size = 2048).await;
     let response = create(&server, "vaults", &vec![7u8; 2049]).await;
     assert_eq!(response.status(), StatusCode::PAYLOAD_TOO_LARGE);
-    let body = error_of(response).await;
+    let body = json_error(response).await;
     assert!(body["error"]
         .as_str()
         .unwrap_or_default()
@@ -190,7 +174,7 @@ async fn vaults_and_shares_have_their_own_count_quotas() {
     let second = made(&server, "vaults", b"b").await;
     let third = create(&server, "vaults", b"c").await;
     assert_eq!(third.status(), StatusCode::INSUFFICIENT_STORAGE);
-    assert!(error_of(third).await["error"]
+    assert!(json_error(third).await["error"]
         .as_str()
         .unwrap_or_default()
         .contains("--max-vaults"));
@@ -230,7 +214,7 @@ async fn the_storage_budget_is_shared_and_refuses_growth_with_a_507() {
     let vault = made(&server, "vaults", &[0u8; 4000]).await;
     let share = create(&server, "shares", &[0u8; 3000]).await;
     assert_eq!(share.status(), StatusCode::INSUFFICIENT_STORAGE);
-    assert!(error_of(share).await["error"]
+    assert!(json_error(share).await["error"]
         .as_str()
         .unwrap_or_default()
         .contains("--max-sync-storage"));
@@ -275,7 +259,7 @@ async fn a_revoked_share_is_gone_and_only_its_token_revokes_it() {
     assert_eq!(revoked.status(), StatusCode::NO_CONTENT);
     let gone = server.get(&path).await;
     assert_eq!(gone.status(), StatusCode::NOT_FOUND);
-    error_of(gone).await;
+    json_error(gone).await;
 }
 
 #[tokio::test]
@@ -287,14 +271,14 @@ async fn with_no_sync_every_sync_route_is_a_json_404() {
     ] {
         let response = server.get(path).await;
         assert_eq!(response.status(), StatusCode::NOT_FOUND, "{path}");
-        assert!(error_of(response).await["error"]
+        assert!(json_error(response).await["error"]
             .as_str()
             .unwrap_or_default()
             .contains("turned off"));
     }
     let response = create(&server, "vaults", b"x").await;
     assert_eq!(response.status(), StatusCode::NOT_FOUND);
-    error_of(response).await;
+    json_error(response).await;
 }
 
 #[tokio::test]
@@ -304,7 +288,7 @@ async fn with_a_publish_key_writes_need_it_and_reads_do_not() {
     assert_eq!(status["keyRequired"], true);
     let refused = create(&server, "vaults", b"x").await;
     assert_eq!(refused.status(), StatusCode::UNAUTHORIZED);
-    error_of(refused).await;
+    json_error(refused).await;
     let response = server
         .client
         .post(server.url("/api/sync/shares"))
@@ -347,7 +331,7 @@ async fn sync_reads_and_writes_have_their_own_per_address_allowances() {
     let third = create(&server, "vaults", b"c").await;
     assert_eq!(third.status(), StatusCode::TOO_MANY_REQUESTS);
     assert!(third.headers().contains_key("retry-after"));
-    error_of(third).await;
+    json_error(third).await;
     let path = format!("/api/sync/vaults/{}", vault.id);
     for _ in 0..3 {
         assert_eq!(server.get(&path).await.status(), StatusCode::OK);

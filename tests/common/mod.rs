@@ -95,6 +95,29 @@ impl TestServer {
     }
 }
 
+/// A JSON error answer's body: `application/json` with an `error` string, as every 4xx/5xx is.
+pub async fn json_error(response: reqwest::Response) -> serde_json::Value {
+    let content_type = response
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        content_type.starts_with("application/json"),
+        "JSON error, not {content_type}"
+    );
+    let body: serde_json::Value = response.json().await.expect("json error body");
+    assert!(body["error"].is_string(), "{body}");
+    body
+}
+
+/// A JSON error answer's message.
+pub async fn error_of(response: reqwest::Response) -> String {
+    let body = json_error(response).await;
+    body["error"].as_str().unwrap_or_default().to_owned()
+}
+
 pub fn client() -> reqwest::Client {
     hearth::publish::fetch::install_crypto_provider();
     reqwest::Client::builder()
