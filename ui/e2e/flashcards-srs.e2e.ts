@@ -7,7 +7,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useBrowser } from './support/browser';
 import { useServer } from './support/server';
-import { FRENCH, readStorage, seed, type SeedDeck } from './flashcards-support/seed';
+import { fillStorage, FRENCH, readStorage, seed, type SeedDeck } from './flashcards-support/seed';
 
 const ANSWERS: Record<string, string> = { cat: 'chat', dog: 'chien', one: 'un', school: 'école' };
 
@@ -217,17 +217,7 @@ describe('flashcards: spaced repetition', () => {
     await mark(page, true, '1 / 3');
     const before = await page.evaluate(() => localStorage.getItem('reviews:deck-french'));
     // Fill the rest of the browser's quota so the log, one mark longer, cannot fit.
-    await page.evaluate(() => {
-      let chunk = 'x'.repeat(1 << 20);
-      for (let i = 0; ; i += 1) {
-        try {
-          localStorage.setItem(`filler:${i}`, chunk);
-        } catch {
-          if (chunk.length < 2) break;
-          chunk = chunk.slice(0, chunk.length / 2);
-        }
-      }
-    });
+    await fillStorage(page, 2);
     await mark(page, false, '2 / 3');
     await page
       .getByRole('alert')

@@ -5,7 +5,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useBrowser } from './support/browser';
 import { useServer } from './support/server';
-import { FRENCH, readStorage, seed } from './flashcards-support/seed';
+import { fillStorage, FRENCH, readStorage, seed } from './flashcards-support/seed';
 
 interface StoredDeck {
   id: string;
@@ -294,17 +294,7 @@ describe('flashcards: deck list and editor', () => {
     await page.goto(url('/flashcards/deck-french/edit'));
     await page.getByLabel('Description').fill('x'.repeat(100));
     // Fill the rest of the browser's quota so the next save cannot fit.
-    await page.evaluate(() => {
-      let chunk = 'x'.repeat(1 << 20);
-      for (let i = 0; ; i += 1) {
-        try {
-          localStorage.setItem(`filler:${i}`, chunk);
-        } catch {
-          if (chunk.length < 16) break;
-          chunk = chunk.slice(0, chunk.length / 2);
-        }
-      }
-    });
+    await fillStorage(page, 16);
     await page.getByRole('button', { name: 'Save Deck' }).click();
     const alert = page.getByRole('alert').filter({ hasText: 'Storage is full: ' });
     await alert.waitFor();

@@ -77,3 +77,22 @@ export const FRENCH: SeedDeck = {
     { front: 'one', back: 'un' },
   ],
 };
+
+/**
+ * Fills the rest of the browser's storage quota with `filler:{i}` entries, halving the chunk on
+ * each refusal until it is below `smallest` characters: what is left is too little for a write
+ * larger than that.
+ */
+export async function fillStorage(page: Page, smallest: number): Promise<void> {
+  await page.evaluate((smallest) => {
+    let chunk = 'x'.repeat(1 << 20);
+    for (let i = 0; ; i += 1) {
+      try {
+        localStorage.setItem(`filler:${i}`, chunk);
+      } catch {
+        if (chunk.length < smallest) break;
+        chunk = chunk.slice(0, chunk.length / 2);
+      }
+    }
+  }, smallest);
+}
