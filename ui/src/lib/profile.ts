@@ -2,7 +2,7 @@
 // known before the first render; the dev server has no such block and falls back to /api/site.
 // Parsed by hand rather than with a schema (lib/schema.ts): the landing page needs it, and the
 // validation library would add 2 kB (gzip) to its first download.
-import { isRecord } from './json';
+import { isRecord, parseJsonText } from './json';
 
 export interface Profile {
   name: string;
@@ -38,13 +38,7 @@ export function parseProfile(value: unknown): Profile | null {
 
 /** The profile embedded in the page, if any. */
 export function readEmbeddedProfile(doc: Document): Profile | null {
-  const block = doc.getElementById('hearth-profile');
-  if (!block?.textContent) return null;
-  try {
-    return parseProfile(JSON.parse(block.textContent));
-  } catch {
-    return null;
-  }
+  return parseProfile(parseJsonText(doc.getElementById('hearth-profile')?.textContent));
 }
 
 /** Fetches the profile from the server (used only when the page carries none). */

@@ -5,28 +5,16 @@ import { Share2, X } from 'lucide-react';
 import { shareUrl } from './links';
 import { LinkBox } from './LinkBox';
 import { revokeShare, shareDeck, shareOf, type MadeShare } from './shares';
+import { useBusyAction } from './useBusyAction';
 import { useSyncInfo } from './useSync';
 
 export function ShareDeckButton({ deckId }: { deckId: string }) {
   const info = useSyncInfo();
   const dialog = useRef<HTMLDialogElement>(null);
   const [share, setShare] = useState<MadeShare | null>(() => shareOf(deckId));
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, run } = useBusyAction();
   const id = useId();
   if (!info) return null;
-
-  const run = async (action: () => Promise<void>) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await action();
-    } catch (failure) {
-      setError(failure instanceof Error ? failure.message : String(failure));
-    } finally {
-      setBusy(false);
-    }
-  };
 
   return (
     <>

@@ -7,6 +7,7 @@ import { useDocumentTitle } from '../lib/useDocumentTitle';
 import { createVault, forgetVault, joinVault, readVault, startBackgroundSync, syncNow } from './engine';
 import { parseVaultHash, vaultUrl, type VaultLink } from './links';
 import { LinkBox } from './LinkBox';
+import { useBusyAction } from './useBusyAction';
 import { syncedWhen, useSyncInfo, useSyncStatus } from './useSync';
 
 export function SyncPage() {
@@ -19,21 +20,7 @@ export function SyncPage() {
     if (window.location.hash) window.history.replaceState(window.history.state, '', window.location.pathname);
   }, []);
   const [vault, setVault] = useState(readVault);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-
-  const run = async (action: () => Promise<void>) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await action();
-    } catch (failure) {
-      setError(failure instanceof Error ? failure.message : String(failure));
-    } finally {
-      setBusy(false);
-      setVault(readVault());
-    }
-  };
+  const { busy, error, run } = useBusyAction(() => setVault(readVault()));
 
   if (info === undefined) return <section className="page sync-page" aria-busy="true" />;
   if (info === null) {

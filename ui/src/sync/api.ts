@@ -1,5 +1,6 @@
 // The server's sync API (src/sync/api.rs): opaque blobs by id. Only ciphertext passes here; the
 // write token goes in the Authorization header, the version a write starts from in If-Match.
+import { isRecord, parseJsonText } from '../lib/json';
 
 export type BlobKind = 'vaults' | 'shares';
 
@@ -64,16 +65,11 @@ export function embeddedSyncInfo(doc: Document): SyncInfo | null | undefined {
 
 /** The data block's text: `null` (sync off), the info, or undefined when absent or malformed. */
 export function parseSyncInfo(text: string | null | undefined): SyncInfo | null | undefined {
-  if (!text) return undefined;
-  try {
-    const value: unknown = JSON.parse(text);
-    if (value === null) return null;
-    if (typeof value !== 'object') return undefined;
-    const { maxBytes, keyRequired } = value as Record<string, unknown>;
-    return typeof maxBytes === 'number' && typeof keyRequired === 'boolean' ? { maxBytes, keyRequired } : undefined;
-  } catch {
-    return undefined;
-  }
+  const value = parseJsonText(text);
+  if (value === null) return null;
+  if (!isRecord(value)) return undefined;
+  const { maxBytes, keyRequired } = value;
+  return typeof maxBytes === 'number' && typeof keyRequired === 'boolean' ? { maxBytes, keyRequired } : undefined;
 }
 
 /** Whether the server syncs (null with --no-sync, which answers 404). */
