@@ -235,14 +235,16 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
           </p>
         )}
         {/* Shown while the feed loads too, so the page below does not move when it arrives. */}
-        {feed && !loading ? (
-          <p className="cal-editor__meta" aria-label="Feed size">
-            <span>{formatEventCount(feed.eventCount)}</span>
-            <span aria-hidden="true">·</span>
-            <span>{formatBytes(feed.sizeBytes)}</span>
-          </p>
+        {loading ? (
+          <p className="cal-editor__meta">Reading the feed…</p>
         ) : (
-          loading && <p className="cal-editor__meta">Reading the feed…</p>
+          feed && (
+            <p className="cal-editor__meta" aria-label="Feed size">
+              <span>{formatEventCount(feed.eventCount)}</span>
+              <span aria-hidden="true">·</span>
+              <span>{formatBytes(feed.sizeBytes)}</span>
+            </p>
+          )
         )}
         {large && (
           <p className="alert alert--warning cal-warning" role="note">
