@@ -27,10 +27,24 @@ pub const DEFAULT_MAX_FEED_STORAGE: u64 = 256 * 1024 * 1024;
 /// Defaults of the sync quotas (`--max-vaults`, `--max-shares`, `--max-vault-size`,
 /// `--max-sync-storage`): a household's devices and shared decks; 300 decks with 10,000 reviews
 /// make a vault of well under 1 MiB once compressed and encrypted.
-pub const DEFAULT_MAX_VAULTS: usize = 50;
-pub const DEFAULT_MAX_SHARES: usize = 500;
+pub const DEFAULT_MAX_VAULTS: usize = 200;
+pub const DEFAULT_MAX_SHARES: usize = 1000;
 pub const DEFAULT_MAX_VAULT_SIZE: usize = 8 * 1024 * 1024;
 pub const DEFAULT_MAX_SYNC_STORAGE: u64 = 256 * 1024 * 1024;
+
+/// Defaults of `--vault-expiry` and `--share-expiry`: how long a vault or shared deck nobody
+/// reads stays on the server (every device of a learner reads its vault each time it opens).
+pub const DEFAULT_VAULT_EXPIRY: Duration = Duration::from_secs(180 * 24 * 60 * 60);
+pub const DEFAULT_SHARE_EXPIRY: Duration = Duration::from_secs(90 * 24 * 60 * 60);
+
+/// Default of `--max-bytes-in-flight`: request bodies being read and large answers being
+/// written from memory, all clients together; one client may use a quarter of it.
+pub const DEFAULT_BYTES_IN_FLIGHT: usize = 48 * 1024 * 1024;
+
+/// Requests under way at once per client (IPv4 address, IPv6 /64) on the routes that do work
+/// (the API, hosted feeds), and per IPv6 /48 in aggregate.
+pub const DEFAULT_IN_FLIGHT_PER_CLIENT: usize = 16;
+pub const DEFAULT_IN_FLIGHT_PER_NETWORK: usize = 32;
 
 /// Largest avatar image accepted, so a wrong path cannot make the server hold a huge file.
 const MAX_AVATAR_BYTES: u64 = 2 * 1024 * 1024;
@@ -164,12 +178,38 @@ pub struct ServeArgs {
     pub no_sync: bool,
 
     /// Most sync vaults (one per learner's set of devices); creating one more is refused (507).
-    #[arg(long, env = "HEARTH_MAX_VAULTS", default_value = "50", value_name = "COUNT", value_parser = parse_count)]
+    /// One client address may hold an eighth of them.
+    #[arg(long, env = "HEARTH_MAX_VAULTS", default_value_t = DEFAULT_MAX_VAULTS, value_name = "COUNT", value_parser = parse_count)]
     pub max_vaults: usize,
 
-    /// Most shared-deck links; sharing one more is refused (507).
-    #[arg(long, env = "HEARTH_MAX_SHARES", default_value = "500", value_name = "COUNT", value_parser = parse_count)]
+    /// Most shared-deck links; sharing one more is refused (507). One client address may hold
+    /// an eighth of them.
+    #[arg(long, env = "HEARTH_MAX_SHARES", default_value_t = DEFAULT_MAX_SHARES, value_name = "COUNT", value_parser = parse_count)]
     pub max_shares: usize,
+
+    /// A vault nobody reads for this long is removed (e.g. 180d, 1y); its learner's devices
+    /// keep their decks and can start a new one.
+    #[arg(long, env = "HEARTH_VAULT_EXPIRY", default_value = "180d", value_name = "DURATION", value_parser = parse_expiry)]
+    pub vault_expiry: Duration,
+
+    /// A shared-deck link nobody opens for this long is removed (e.g. 90d).
+    #[arg(long, env = "HEARTH_SHARE_EXPIRY", default_value = "90d", value_name = "DURATION", value_parser = parse_expiry)]
+    pub share_expiry: Duration,
+
+    /// Key that making a sync vault or a shared deck requires (an invitation for learners,
+    /// which is not the publish key). Unset: the publish key when one is set, else anyone.
+    #[arg(
+        long,
+        env = "HEARTH_SYNC_KEY",
+        value_name = "KEY",
+        conflicts_with = "sync_key_file",
+        hide_env_values = true
+    )]
+    pub sync_key: Option<String>,
+
+    /// File holding the sync key.
+    #[arg(long, env = "HEARTH_SYNC_KEY_FILE", value_name = "PATH")]
+    pub sync_key_file: Option<PathBuf>,
 
     /// Largest encrypted vault or shared deck accepted (e.g. 8MiB); larger uploads get 413.
     #[arg(long, env = "HEARTH_MAX_VAULT_SIZE", default_value = "8MiB", value_name = "SIZE", value_parser = parse_size)]
@@ -206,8 +246,9 @@ pub struct ServeArgs {
     )]
     pub max_connections: u32,
 
-    /// Most connections open at once from one client address (IPv6: one /64). Peers named with
-    /// --trusted-proxy are exempt, since all their visitors share their address.
+    /// Most connections open at once for one client (an IPv4 address, an IPv6 /64; a /48 gets
+    /// twice as many in aggregate). Behind a trusted proxy a connection counts for the visitor
+    /// it carries. When the table is full, the client holding the most loses its oldest.
     #[arg(
         long,
         env = "HEARTH_MAX_CONNECTIONS_PER_ADDRESS",
@@ -227,6 +268,24 @@ pub struct ServeArgs {
         action = clap::ArgAction::Append
     )]
     pub trusted_proxies: Vec<IpRange>,
+
+    /// Believe X-Forwarded-For/Forwarded from loopback peers (a reverse proxy on this
+    /// machine). Turn it off when nothing on this machine forwards visitors to Hearth, so that
+    /// every loopback connection counts as one client.
+    #[arg(
+        long,
+        env = "HEARTH_TRUST_LOOPBACK",
+        default_value_t = true,
+        value_name = "BOOL",
+        action = clap::ArgAction::Set,
+        value_parser = clap::builder::BoolishValueParser::new()
+    )]
+    pub trust_loopback: bool,
+
+    /// Memory for request bodies being read and large answers being written, all clients
+    /// together (e.g. 48MiB); one client may use a quarter of it. Past it: 429 or 503.
+    #[arg(long, env = "HEARTH_MAX_BYTES_IN_FLIGHT", default_value = "48MiB", value_name = "SIZE", value_parser = parse_in_flight)]
+    pub max_bytes_in_flight: usize,
 
     /// Log format: text or json.
     #[arg(
@@ -295,6 +354,13 @@ pub enum ConfigError {
     },
     #[error("the publish key is empty")]
     PublishKeyEmpty,
+    #[error("--sync-key-file {path}: {source}")]
+    SyncKeyUnreadable {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("the sync key is empty")]
+    SyncKeyEmpty,
 }
 
 /// An image the landing page shows as the profile picture.
@@ -331,17 +397,32 @@ pub struct Config {
     pub max_vault_size: usize,
     /// Bytes of all sync blobs together.
     pub max_sync_storage: u64,
+    /// `--sync-key`: what making a vault or shared deck needs (else the publish key, if any).
+    pub sync_key: Option<String>,
+    /// How long an unread vault, and an unopened shared deck, are kept.
+    pub vault_expiry: Duration,
+    pub share_expiry: Duration,
     pub log_format: LogFormat,
     /// Where time comes from: the system, or a manual clock in tests.
     pub clock: crate::clock::Clock,
     /// Connections open at once; more are closed on accept.
     pub max_connections: usize,
-    /// Connections open at once per client address (IPv6 /64); trusted proxies are exempt.
+    /// Connections open at once per client (IPv4 address, IPv6 /64; a /48 gets twice as many).
     pub max_connections_per_address: usize,
+    /// How fast clients must take their answers (no flag; tests shorten it).
+    pub write_rules: crate::http::pace::WriteRules,
+    /// How fast request bodies must arrive (no flag; tests shorten it).
+    pub body_rules: crate::http::pace::BodyRules,
+    /// Requests under way at once per client on the API and hosted feeds (no flag).
+    pub in_flight: crate::http::inflight::InFlightLimits,
+    /// `--max-bytes-in-flight`: bodies being read and answers being written, all together.
+    pub max_bytes_in_flight: usize,
     /// See `DEFAULT_HEADER_READ_TIMEOUT` (no flag; tests shorten it).
     pub header_read_timeout: Duration,
     /// `--trusted-proxy`: peers whose forwarding headers name the client (loopback always is).
     pub trusted_proxies: Vec<IpRange>,
+    /// `--trust-loopback`: loopback peers are proxies whose headers name the client.
+    pub trust_loopback: bool,
     /// Per-address allowances (no flags; README documents them, tests lower them).
     pub rate_limits: RateLimits,
     /// Fixed addresses for feed host names (no flag: tests point Outlook's names at loopback).
@@ -366,6 +447,22 @@ impl ServeArgs {
         if publish_key.as_deref() == Some("") {
             return Err(ConfigError::PublishKeyEmpty);
         }
+        let sync_key = match (&self.sync_key, &self.sync_key_file) {
+            (Some(key), _) => Some(key.trim().to_owned()),
+            (None, Some(path)) => Some(
+                std::fs::read_to_string(path)
+                    .map_err(|source| ConfigError::SyncKeyUnreadable {
+                        path: path.display().to_string(),
+                        source,
+                    })?
+                    .trim()
+                    .to_owned(),
+            ),
+            (None, None) => None,
+        };
+        if sync_key.as_deref() == Some("") {
+            return Err(ConfigError::SyncKeyEmpty);
+        }
         Ok(Config {
             listen: self.listen,
             data_dir: self.data_dir.resolve(),
@@ -386,12 +483,20 @@ impl ServeArgs {
             max_shares: self.max_shares,
             max_vault_size: self.max_vault_size,
             max_sync_storage: self.max_sync_storage,
+            sync_key,
+            vault_expiry: self.vault_expiry,
+            share_expiry: self.share_expiry,
             log_format: self.log_format,
             clock: crate::clock::Clock::system(),
             max_connections: self.max_connections as usize,
             max_connections_per_address: self.max_connections_per_address as usize,
+            write_rules: crate::http::pace::WriteRules::default(),
+            body_rules: crate::http::pace::BodyRules::default(),
+            in_flight: default_in_flight(),
+            max_bytes_in_flight: self.max_bytes_in_flight,
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
             trusted_proxies: self.trusted_proxies,
+            trust_loopback: self.trust_loopback,
             rate_limits: RateLimits::default(),
             feed_hosts: std::collections::HashMap::new(),
         })
@@ -421,15 +526,30 @@ impl Config {
             max_shares: DEFAULT_MAX_SHARES,
             max_vault_size: DEFAULT_MAX_VAULT_SIZE,
             max_sync_storage: DEFAULT_MAX_SYNC_STORAGE,
+            sync_key: None,
+            vault_expiry: DEFAULT_VAULT_EXPIRY,
+            share_expiry: DEFAULT_SHARE_EXPIRY,
             log_format: LogFormat::Text,
             clock: crate::clock::Clock::system(),
             max_connections: DEFAULT_MAX_CONNECTIONS as usize,
             max_connections_per_address: DEFAULT_MAX_CONNECTIONS_PER_ADDRESS as usize,
+            write_rules: crate::http::pace::WriteRules::default(),
+            body_rules: crate::http::pace::BodyRules::default(),
+            in_flight: default_in_flight(),
+            max_bytes_in_flight: DEFAULT_BYTES_IN_FLIGHT,
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
             trusted_proxies: Vec::new(),
+            trust_loopback: true,
             rate_limits: RateLimits::default(),
             feed_hosts: std::collections::HashMap::new(),
         }
+    }
+}
+
+fn default_in_flight() -> crate::http::inflight::InFlightLimits {
+    crate::http::inflight::InFlightLimits {
+        per_client: DEFAULT_IN_FLIGHT_PER_CLIENT,
+        per_network: DEFAULT_IN_FLIGHT_PER_NETWORK,
     }
 }
 
@@ -556,6 +676,25 @@ fn parse_storage(value: &str) -> Result<u64, String> {
         return Err(format!("'{value}' is outside 1MiB to 1024GiB"));
     }
     Ok(size)
+}
+
+/// `--vault-expiry`, `--share-expiry`: 1 day to 10 years.
+fn parse_expiry(value: &str) -> Result<Duration, String> {
+    let d = humantime::parse_duration(value.trim())
+        .map_err(|e| format!("'{value}' is not a duration like 90d or 1y ({e})"))?;
+    if d < Duration::from_secs(24 * 3600) || d > Duration::from_secs(3650 * 24 * 3600) {
+        return Err(format!("'{value}' is outside 1d to 10y"));
+    }
+    Ok(d)
+}
+
+/// `--max-bytes-in-flight`: 4 MiB to 4 GiB.
+fn parse_in_flight(value: &str) -> Result<usize, String> {
+    let size = parse_bytes(value)?;
+    if !(4 * 1024 * 1024..=4 * 1024 * 1024 * 1024).contains(&size) {
+        return Err(format!("'{value}' is outside 4MiB to 4GiB"));
+    }
+    usize::try_from(size).map_err(|_| format!("'{value}' is too large for this machine"))
 }
 
 /// `--max-calendars`: 1 to 100000.

@@ -52,11 +52,17 @@ where
 {
     let settings = web::conn::ConnectionSettings {
         max_connections: config.max_connections,
-        max_per_address: config.max_connections_per_address,
+        max_per_client: config.max_connections_per_address,
+        max_per_network: config.max_connections_per_address.saturating_mul(2),
         header_read_timeout: config.header_read_timeout,
-        proxies: http::client::TrustedProxies::new(config.trusted_proxies.clone()),
+        write: config.write_rules,
+        proxies: http::client::TrustedProxies::new(
+            config.trusted_proxies.clone(),
+            config.trust_loopback,
+        ),
     };
     let state = web::AppState::new(config, db.clone())?;
+    state.sync.spawn_expiry();
     let app = web::router(state);
     if let Ok(addr) = listener.local_addr() {
         tracing::info!(%addr, version = config::VERSION, "listening on http://{addr}");

@@ -1,5 +1,9 @@
-//! Comparing secrets (the publish key, edit-token hashes) in time that does not depend on where
-//! they differ, so an attacker cannot guess them a byte at a time.
+//! Secrets: comparing them (the publish key, token hashes) in time that does not depend on where
+//! they differ, so an attacker cannot guess them a byte at a time; and the one `Token` type that
+//! makes, hashes and checks the bearer tokens of calendars (edit tokens) and sync blobs (write
+//! tokens), which the server keeps only as their SHA-256.
+
+use sha2::{Digest, Sha256};
 
 /// Whether `a` and `b` are equal, looking at every byte either way.
 pub fn same(a: &str, b: &str) -> bool {
@@ -8,6 +12,67 @@ pub fn same(a: &str, b: &str) -> bool {
             .zip(b.bytes())
             .fold(0u8, |acc, (x, y)| acc | (x ^ y))
             == 0
+}
+
+/// A bearer token as a client holds it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Token(String);
+
+impl std::fmt::Debug for Token {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Token(…)")
+    }
+}
+
+/// Shortest and longest token a client may make itself (43 is 32 random bytes in base64url).
+pub const MIN_TOKEN_CHARS: usize = 32;
+pub const MAX_TOKEN_CHARS: usize = 128;
+
+impl Token {
+    /// A fresh token: 244 random bits as 64 hex digits.
+    pub fn generate() -> Token {
+        Token(format!(
+            "{}{}",
+            uuid::Uuid::new_v4().simple(),
+            uuid::Uuid::new_v4().simple()
+        ))
+    }
+
+    /// A token as a client sent it (trimmed); `None` when it is empty.
+    pub fn given(text: &str) -> Option<Token> {
+        let text = text.trim();
+        (!text.is_empty()).then(|| Token(text.to_owned()))
+    }
+
+    /// A token a client made itself, to be stored: long enough to be unguessable and of the
+    /// characters of base64url and hex only.
+    pub fn made_by_client(text: &str) -> Option<Token> {
+        let text = text.trim();
+        let ok = (MIN_TOKEN_CHARS..=MAX_TOKEN_CHARS).contains(&text.len())
+            && text
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+        ok.then(|| Token(text.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// What is stored: the SHA-256 of the token, in hex.
+    pub fn hash(&self) -> String {
+        crate::hex::encode(&Sha256::digest(self.0.as_bytes()))
+    }
+
+    /// Whether this is the token whose hash is `stored_hash`.
+    pub fn matches(&self, stored_hash: &str) -> bool {
+        same(&self.hash(), stored_hash)
+    }
+}
+
+/// Whether `token` (if any) is the one whose hash is `stored_hash`.
+pub fn token_matches(token: Option<&Token>, stored_hash: &str) -> bool {
+    token.is_some_and(|t| t.matches(stored_hash))
 }
 
 #[cfg(test)]
@@ -20,5 +85,30 @@ mod tests {
         assert!(!same("abc", "abd"));
         assert!(!same("abc", "abcd"));
         assert!(same("", ""));
+    }
+
+    #[test]
+    fn tokens_are_stored_hashed_and_checked_against_the_hash() {
+        let token = Token::generate();
+        assert_eq!(token.as_str().len(), 64);
+        let stored = token.hash();
+        assert_ne!(stored, token.as_str());
+        assert!(token.matches(&stored));
+        assert!(!Token::generate().matches(&stored));
+        assert!(token_matches(
+            Token::given(&format!(" {} ", token.as_str())).as_ref(),
+            &stored
+        ));
+        assert!(!token_matches(None, &stored));
+        assert_eq!(Token::given("  "), None);
+    }
+
+    #[test]
+    fn a_client_made_token_must_be_long_and_plain() {
+        let base64url = "q3Tz-0_aB1c2D3e4F5g6H7i8J9k0L1m2N3o4P5q6R7s";
+        assert!(Token::made_by_client(base64url).is_some());
+        assert!(Token::made_by_client("short").is_none());
+        assert!(Token::made_by_client(&"a".repeat(129)).is_none());
+        assert!(Token::made_by_client(&format!("{}{}", "a".repeat(40), "/+=")).is_none());
     }
 }

@@ -11,7 +11,7 @@ use std::io::Read;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{error_of, TestServer};
+use common::{field_error, TestServer};
 use hearth::calendar::MAX_REGEX_TRANSFORMS;
 use hearth::clock::Clock;
 use hearth::publish::calendars;
@@ -124,8 +124,8 @@ async fn a_regex_bomb_is_refused_by_the_mappings_budget_in_preview_and_publish()
     )
     .await;
     assert_eq!(response.status(), StatusCode::BAD_REQUEST);
-    let message = error_of(response).await;
-    assert!(message.starts_with("mapping.SUMMARY"), "{message}");
+    let (field, message) = field_error(response).await;
+    assert_eq!(field, "mapping.SUMMARY", "{message}");
     assert!(message.contains("together"), "{message}");
     assert_eq!(upstream.hits(), 0, "refused before any fetch");
     server.stop().await;
@@ -146,8 +146,8 @@ async fn a_mapping_that_multiplies_the_feed_is_refused_at_publish_naming_the_fie
     )
     .await;
     assert_eq!(response.status(), StatusCode::BAD_REQUEST);
-    let message = error_of(response).await;
-    assert!(message.starts_with("mapping.DESCRIPTION"), "{message}");
+    let (field, message) = field_error(response).await;
+    assert_eq!(field, "mapping.DESCRIPTION", "{message}");
     assert!(message.contains("larger than"), "{message}");
     assert_eq!(
         server.get("/cal/amp.ics").await.status(),

@@ -9,7 +9,7 @@ mod upstream;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use common::{error_of, hearth_bin, TestServer};
+use common::{error_of, field_error, hearth_bin, TestServer};
 use hearth::clock::Clock;
 use reqwest::header::ETAG;
 use reqwest::StatusCode;
@@ -228,8 +228,8 @@ async fn a_bad_config_is_400_naming_its_path_in_publish_and_preview() {
     );
     let response = post(&server, "/api/calendars", &bad_pattern).await;
     assert_eq!(response.status(), StatusCode::BAD_REQUEST);
-    let error = error_of(response).await;
-    assert!(error.starts_with("filters[1].pattern: "), "{error}");
+    let (field, error) = field_error(response).await;
+    assert_eq!(field, "filters[1].pattern", "{error}");
 
     let unknown = with_options("bad", &url, json!({"colour": "red"}));
     let response = post(&server, "/api/calendars", &unknown).await;
@@ -237,26 +237,26 @@ async fn a_bad_config_is_400_naming_its_path_in_publish_and_preview() {
     assert!(error_of(response).await.contains("colour"));
 
     let far = with_options("bad", &url, json!({"window": {"futureDays": 40000}}));
-    let error = error_of(post(&server, "/api/calendars", &far).await).await;
-    assert!(error.starts_with("window.futureDays: "), "{error}");
+    let (field, error) = field_error(post(&server, "/api/calendars", &far).await).await;
+    assert_eq!(field, "window.futureDays", "{error}");
 
     let two_matchers = json!({"url": url, "config": {"mapping": {}, "filters": [
         {"action": "exclude", "status": "CANCELLED", "allDay": true}
     ]}});
     let response = post(&server, "/api/preview", &two_matchers).await;
     assert_eq!(response.status(), StatusCode::BAD_REQUEST);
-    let error = error_of(response).await;
-    assert!(error.starts_with("filters[0]"), "{error}");
+    let (field, error) = field_error(response).await;
+    assert!(field.starts_with("filters[0]"), "{field}: {error}");
 
     let bad_alarm =
         json!({"url": url, "config": {"mapping": {}, "alarms": {"addMinutesBefore": 99999}}});
-    let error = error_of(post(&server, "/api/preview", &bad_alarm).await).await;
-    assert!(error.starts_with("alarms.addMinutesBefore: "), "{error}");
+    let (field, error) = field_error(post(&server, "/api/preview", &bad_alarm).await).await;
+    assert_eq!(field, "alarms.addMinutesBefore", "{error}");
 
     let bad_template =
         json!({"url": url, "config": {"mapping": {"SUMMARY": "${SUMMARY|re:s/(/x/}"}}});
-    let error = error_of(post(&server, "/api/preview", &bad_template).await).await;
-    assert!(error.starts_with("mapping.SUMMARY: "), "{error}");
+    let (field, error) = field_error(post(&server, "/api/preview", &bad_template).await).await;
+    assert_eq!(field, "mapping.SUMMARY", "{error}");
 
     // Nothing was published.
     assert_eq!(

@@ -8,7 +8,7 @@ mod upstream;
 
 use std::time::Duration;
 
-use common::{error_of, TestServer};
+use common::{error_of, field_error, json_error, TestServer};
 use hearth::calendar::{self, CompiledConfig, CompiledMapping, Limits, Mapping, RemapOptions};
 use hearth::clock::Clock;
 use reqwest::header::{
@@ -362,10 +362,13 @@ async fn malformed_wrong_and_huge_bodies_are_4xx_with_json() {
         let response = request.send().await.expect("sent");
         let status = response.status();
         assert!(status.is_client_error(), "{what}: {status}");
-        let error = error_of(response).await;
-        assert!(!error.is_empty(), "{what}");
+        let body = json_error(response).await;
+        assert!(
+            body["error"].as_str().is_some_and(|e| !e.is_empty()),
+            "{what}"
+        );
         if what == "wrong type" {
-            assert!(error.starts_with("id:"), "{error}");
+            assert_eq!(body["field"], "id", "{body}");
         }
     }
     server.stop().await;
@@ -396,8 +399,8 @@ async fn publish_validates_each_field_by_name() {
         body[key] = value;
         let response = publish(&server, body).await;
         assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{field}");
-        let error = error_of(response).await;
-        assert!(error.starts_with(field), "{field}: {error}");
+        let (named, error) = field_error(response).await;
+        assert_eq!(named, field, "{error}");
     }
     assert_eq!(upstream.hits(), 0, "nothing invalid reached upstream");
     server.stop().await;
@@ -1035,8 +1038,8 @@ async fn publishing_a_private_feed_is_refused_without_contacting_it() {
     ] {
         let response = publish(&server, calendar("lan", &url, "${SUMMARY}")).await;
         assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{url}");
-        let error = error_of(response).await;
-        assert!(error.starts_with("url:"), "{url}: {error}");
+        let (field, error) = field_error(response).await;
+        assert_eq!(field, "url", "{url}: {error}");
         if url.contains("localhost") {
             assert!(!error.contains("127.0.0.1"), "{url}: {error}");
         }

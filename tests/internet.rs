@@ -89,8 +89,10 @@ fn calendar(id: &str, url: &str) -> Value {
 
 #[tokio::test]
 async fn half_sent_connections_from_one_address_do_not_stop_another() {
+    // Clients on the internet, not behind a proxy on this machine.
     let server = TestServer::start(|c| {
         c.max_connections_per_address = 32;
+        c.trust_loopback = false;
     })
     .await;
     let attacker = loopback(1);
@@ -169,44 +171,46 @@ async fn an_idle_keep_alive_connection_is_closed_after_the_timeout() {
 }
 
 #[tokio::test]
-async fn connections_over_the_total_cap_are_closed_at_once() {
+async fn a_full_table_closes_the_heaviest_clients_oldest_connection_for_a_newcomer() {
     let server = TestServer::start(|c| {
         c.max_connections = 3;
         c.max_connections_per_address = 3;
+        c.trust_loopback = false;
     })
     .await;
+    // One client takes the whole table (the kernel hands them over in the order they came).
     let mut held = Vec::new();
     for _ in 0..3 {
         let mut stream = connect_from(loopback(3), server.addr).await;
         stream.write_all(HALF_SENT).await.expect("write");
         held.push(stream);
     }
-    // Let the server accept those three before the fourth arrives.
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    let mut fourth = connect_from(loopback(2), server.addr).await;
-    let _ = fourth.write_all(HALF_SENT).await;
+    // A newcomer is served: the heaviest client's oldest connection made room.
+    let newcomer = client_from(loopback(2));
+    let response = newcomer
+        .get(server.url("/healthz"))
+        .send()
+        .await
+        .expect("the newcomer is served");
+    assert_eq!(response.status(), StatusCode::OK);
+    response.bytes().await.expect("read");
+    let mut oldest = held.remove(0);
     assert!(
-        closed_within(&mut fourth, Duration::from_secs(1)).await,
-        "the fourth connection is closed, not queued"
+        closed_within(&mut oldest, Duration::from_secs(2)).await,
+        "the oldest connection of the heaviest client was closed"
+    );
+    // The newcomer's connection (kept alive) and the other two share the table now: another
+    // connection of the heavy client is refused at once rather than trade places.
+    let mut again = connect_from(loopback(3), server.addr).await;
+    let _ = again.write_all(HALF_SENT).await;
+    assert!(
+        closed_within(&mut again, Duration::from_secs(2)).await,
+        "a client as heavy as the heaviest is not given another place"
     );
     for stream in &mut held {
         assert!(!closed_within(stream, Duration::from_millis(50)).await);
     }
-    drop(held);
-    // Places free up as connections close.
-    let mut ok = false;
-    for _ in 0..20 {
-        if let Ok(response) = client_from(loopback(2))
-            .get(server.url("/healthz"))
-            .send()
-            .await
-        {
-            ok = response.status() == StatusCode::OK;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert!(ok, "served once the held connections closed");
+    drop(newcomer);
     server.stop().await;
 }
 

@@ -1,18 +1,23 @@
 //! The sync API against the real server: blobs only with their write token, compare-and-swap on
-//! the version, the size limit, the count quotas and the storage budget, the per-address
-//! allowances, the publish key, `--no-sync`, and `hearth backup` carrying the vaults.
+//! the version, the size limit, the count quotas and the storage budget with each client's share
+//! and the room kept for newcomers, allowances per vault and per client, creates that can be
+//! retried, expiry on the server's clock, the sync and publish keys, admission before the body,
+//! `--no-sync`, and `hearth backup` carrying the vaults.
 
 mod common;
 
 use std::time::Duration;
 
 use common::{json_error, TestServer};
+use hearth::clock::Clock;
 use hearth::http::limits::{RateLimit, RateLimits};
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, ETAG, IF_MATCH, IF_NONE_MATCH};
 use reqwest::StatusCode;
 use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 const OCTETS: &str = "application/octet-stream";
+const DAY: Duration = Duration::from_secs(24 * 60 * 60);
 
 struct Made {
     id: String,
@@ -24,6 +29,24 @@ async fn create(server: &TestServer, kind: &str, body: &[u8]) -> reqwest::Respon
         .client
         .post(server.url(&format!("/api/sync/{kind}")))
         .header(CONTENT_TYPE, OCTETS)
+        .body(body.to_vec())
+        .send()
+        .await
+        .expect("sent")
+}
+
+/// A create from the visitor at `from`, as a reverse proxy on this machine forwards it.
+async fn create_from(
+    server: &TestServer,
+    from: &str,
+    kind: &str,
+    body: &[u8],
+) -> reqwest::Response {
+    server
+        .client
+        .post(server.url(&format!("/api/sync/{kind}")))
+        .header(CONTENT_TYPE, OCTETS)
+        .header("X-Forwarded-For", from)
         .body(body.to_vec())
         .send()
         .await
@@ -170,9 +193,17 @@ async fn vaults_and_shares_have_their_own_count_quotas() {
         c.max_shares = 1;
     })
     .await;
-    made(&server, "vaults", b"a").await;
-    let second = made(&server, "vaults", b"b").await;
-    let third = create(&server, "vaults", b"c").await;
+    // Each from its own visitor: one visitor's share of two vaults is one.
+    assert_eq!(
+        create_from(&server, "198.51.100.1", "vaults", b"a")
+            .await
+            .status(),
+        StatusCode::CREATED
+    );
+    let second = create_from(&server, "198.51.100.2", "vaults", b"b").await;
+    assert_eq!(second.status(), StatusCode::CREATED);
+    let second: Value = second.json().await.expect("json");
+    let third = create_from(&server, "198.51.100.3", "vaults", b"c").await;
     assert_eq!(third.status(), StatusCode::INSUFFICIENT_STORAGE);
     assert!(json_error(third).await["error"]
         .as_str()
@@ -180,7 +211,9 @@ async fn vaults_and_shares_have_their_own_count_quotas() {
         .contains("--max-vaults"));
     let share = made(&server, "shares", b"deck").await;
     assert_eq!(
-        create(&server, "shares", b"deck2").await.status(),
+        create_from(&server, "198.51.100.9", "shares", b"deck2")
+            .await
+            .status(),
         StatusCode::INSUFFICIENT_STORAGE
     );
     // Revoking a share makes room for another; removing a vault likewise.
@@ -193,15 +226,22 @@ async fn vaults_and_shares_have_their_own_count_quotas() {
         .expect("sent");
     assert_eq!(revoke.status(), StatusCode::NO_CONTENT);
     made(&server, "shares", b"deck3").await;
+    let id = second["id"].as_str().expect("id");
+    let token = second["token"].as_str().expect("token");
     let removed = server
         .client
-        .delete(server.url(&format!("/api/sync/vaults/{}", second.id)))
-        .header(AUTHORIZATION, format!("Bearer {}", second.token))
+        .delete(server.url(&format!("/api/sync/vaults/{id}")))
+        .header(AUTHORIZATION, format!("Bearer {token}"))
         .send()
         .await
         .expect("sent");
     assert_eq!(removed.status(), StatusCode::NO_CONTENT);
-    made(&server, "vaults", b"c").await;
+    assert_eq!(
+        create_from(&server, "198.51.100.3", "vaults", b"c")
+            .await
+            .status(),
+        StatusCode::CREATED
+    );
 }
 
 #[tokio::test]
@@ -282,7 +322,7 @@ async fn with_no_sync_every_sync_route_is_a_json_404() {
 }
 
 #[tokio::test]
-async fn with_a_publish_key_writes_need_it_and_reads_do_not() {
+async fn with_a_publish_key_making_needs_it_and_using_with_the_token_does_not() {
     let server = TestServer::start(|c| c.publish_key = Some("k3y".into())).await;
     let status: Value = server.get("/api/sync").await.json().await.expect("json");
     assert_eq!(status["keyRequired"], true);
@@ -293,7 +333,7 @@ async fn with_a_publish_key_writes_need_it_and_reads_do_not() {
         .client
         .post(server.url("/api/sync/shares"))
         .header(CONTENT_TYPE, OCTETS)
-        .header("X-Publish-Key", "k3y")
+        .header("X-Sync-Key", "k3y")
         .body(b"deck".to_vec())
         .send()
         .await
@@ -301,13 +341,229 @@ async fn with_a_publish_key_writes_need_it_and_reads_do_not() {
     assert_eq!(response.status(), StatusCode::CREATED);
     let answer: Value = response.json().await.expect("json");
     let id = answer["id"].as_str().expect("id");
+    let token = answer["token"].as_str().expect("token");
     // A recipient of the link has no key and can still read the shared deck.
-    let (status, body) = bytes_of(&server, &format!("/api/sync/shares/{id}")).await;
+    let path = format!("/api/sync/shares/{id}");
+    let (status, body) = bytes_of(&server, &path).await;
     assert_eq!((status, body.as_slice()), (StatusCode::OK, &b"deck"[..]));
+    // Its maker changes it with the write token alone.
+    let changed = put(&server, &path, Some(token), Some(1), b"deck v2").await;
+    assert_eq!(changed.status(), StatusCode::OK);
 }
 
 #[tokio::test]
-async fn sync_reads_and_writes_have_their_own_per_address_allowances() {
+async fn a_sync_key_invites_learners_without_the_publish_key() {
+    let server = TestServer::start(|c| {
+        c.publish_key = Some("owner".into());
+        c.sync_key = Some("learners".into());
+    })
+    .await;
+    let with = |key: &'static str| {
+        server
+            .client
+            .post(server.url("/api/sync/vaults"))
+            .header(CONTENT_TYPE, OCTETS)
+            .header("X-Sync-Key", key)
+            .body(b"v".to_vec())
+            .send()
+    };
+    assert_eq!(
+        with("learners").await.expect("sent").status(),
+        StatusCode::CREATED
+    );
+    assert_eq!(
+        with("owner").await.expect("sent").status(),
+        StatusCode::CREATED
+    );
+    assert_eq!(
+        with("guess").await.expect("sent").status(),
+        StatusCode::UNAUTHORIZED
+    );
+    // The sync key opens nothing of the calendar editor.
+    let editor = server
+        .client
+        .get(server.url("/api/feed?url=https://example.org/a.ics"))
+        .header("X-Publish-Key", "learners")
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(editor.status(), StatusCode::UNAUTHORIZED);
+}
+
+#[tokio::test]
+async fn only_the_apps_content_type_makes_a_vault() {
+    let server = TestServer::start(|_| {}).await;
+    for kind in [
+        "text/plain",
+        "application/x-www-form-urlencoded",
+        "multipart/form-data; boundary=x",
+    ] {
+        let response = server
+            .client
+            .post(server.url("/api/sync/vaults"))
+            .header(CONTENT_TYPE, kind)
+            .body(b"v".to_vec())
+            .send()
+            .await
+            .expect("sent");
+        assert_eq!(
+            response.status(),
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "{kind}"
+        );
+        json_error(response).await;
+    }
+    let vault = made(&server, "vaults", b"v").await;
+    let plain = server
+        .client
+        .put(server.url(&format!("/api/sync/vaults/{}", vault.id)))
+        .header(CONTENT_TYPE, "text/plain")
+        .header(AUTHORIZATION, format!("Bearer {}", vault.token))
+        .header(IF_MATCH, "\"v1\"")
+        .body(b"w".to_vec())
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(plain.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
+}
+
+#[tokio::test]
+async fn a_create_retried_with_its_token_finds_the_vault_instead_of_making_another() {
+    let server = TestServer::start(|c| c.max_vaults = 8).await;
+    let token = "q3Tz-0_aB1c2D3e4F5g6H7i8J9k0L1m2N3o4P5q6R7s";
+    let send = || {
+        server
+            .client
+            .post(server.url("/api/sync/vaults"))
+            .header(CONTENT_TYPE, OCTETS)
+            .header(AUTHORIZATION, format!("Bearer {token}"))
+            .body(b"first".to_vec())
+            .send()
+    };
+    let first = send().await.expect("sent");
+    assert_eq!(first.status(), StatusCode::CREATED);
+    let first: Value = first.json().await.expect("json");
+    assert_eq!(first["token"], token);
+    // The answer was lost; the app sends the same create again.
+    let again = send().await.expect("sent");
+    assert_eq!(again.status(), StatusCode::OK);
+    let again: Value = again.json().await.expect("json");
+    assert_eq!(again["id"], first["id"]);
+    // The vault is the client's to remove: nothing is left that nobody can delete.
+    let id = first["id"].as_str().expect("id");
+    let removed = server
+        .client
+        .delete(server.url(&format!("/api/sync/vaults/{id}")))
+        .header(AUTHORIZATION, format!("Bearer {token}"))
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(removed.status(), StatusCode::NO_CONTENT);
+    let short = server
+        .client
+        .post(server.url("/api/sync/vaults"))
+        .header(CONTENT_TYPE, OCTETS)
+        .header(AUTHORIZATION, "Bearer short")
+        .body(b"x".to_vec())
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(short.status(), StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn a_client_holds_its_share_and_the_last_room_is_kept_for_newcomers() {
+    // 16 vaults: two per client, and the last two for clients that hold none.
+    let server = TestServer::start(|c| c.max_vaults = 16).await;
+    for n in 1..=7 {
+        for _ in 0..2 {
+            let from = format!("203.0.113.{n}");
+            let response = create_from(&server, &from, "vaults", b"v").await;
+            assert_eq!(response.status(), StatusCode::CREATED, "client {n}");
+        }
+    }
+    let greedy = create_from(&server, "203.0.113.1", "vaults", b"v").await;
+    assert_eq!(greedy.status(), StatusCode::INSUFFICIENT_STORAGE);
+    let message = error_text(greedy).await;
+    assert!(message.contains("share"), "{message}");
+    // A client holding one already may not take the room kept for newcomers.
+    assert_eq!(
+        create_from(&server, "203.0.113.8", "vaults", b"v")
+            .await
+            .status(),
+        StatusCode::CREATED
+    );
+    let second = create_from(&server, "203.0.113.8", "vaults", b"v").await;
+    assert_eq!(second.status(), StatusCode::INSUFFICIENT_STORAGE);
+    let message = error_text(second).await;
+    assert!(message.contains("kept for learners"), "{message}");
+    assert!(
+        !message.chars().any(|c| c.is_ascii_digit()),
+        "no totals: {message}"
+    );
+    // A new learner still starts.
+    assert_eq!(
+        create_from(&server, "203.0.113.9", "vaults", b"v")
+            .await
+            .status(),
+        StatusCode::CREATED
+    );
+}
+
+async fn error_text(response: reqwest::Response) -> String {
+    json_error(response).await["error"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[tokio::test]
+async fn vaults_nobody_reads_expire_on_the_servers_clock_and_reading_keeps_them() {
+    let clock = Clock::manual();
+    let server = TestServer::start({
+        let clock = clock.clone();
+        move |c| {
+            c.clock = clock;
+            c.vault_expiry = 10 * DAY;
+        }
+    })
+    .await;
+    let read = made(&server, "vaults", b"read").await;
+    let unread = made(&server, "vaults", b"unread").await;
+    let status: Value = server.get("/api/sync").await.json().await.expect("json");
+    assert_eq!(status["vaultExpiryDays"], 10);
+    clock.advance(6 * DAY);
+    let path = |m: &Made| format!("/api/sync/vaults/{}", m.id);
+    let polled = server
+        .client
+        .get(server.url(&path(&read)))
+        .header(IF_NONE_MATCH, "\"v1\"")
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(
+        polled.status(),
+        StatusCode::NOT_MODIFIED,
+        "a poll keeps it too"
+    );
+    clock.advance(6 * DAY);
+    assert_eq!(bytes_of(&server, &path(&read)).await.0, StatusCode::OK);
+    let gone = server.get(&path(&unread)).await;
+    assert_eq!(gone.status(), StatusCode::NOT_FOUND);
+    assert!(error_text(gone).await.contains("expired"));
+    let write = put(
+        &server,
+        &path(&unread),
+        Some(&unread.token),
+        Some(1),
+        b"late",
+    )
+    .await;
+    assert_eq!(write.status(), StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn each_vault_has_its_own_allowance_and_making_them_a_daily_one() {
     let server = TestServer::start(|c| {
         let ample = RateLimit {
             burst: 1000,
@@ -322,24 +578,107 @@ async fn sync_reads_and_writes_have_their_own_per_address_allowances() {
                 burst: 3,
                 every: Duration::from_secs(3600),
             },
+            vault_create: RateLimit {
+                burst: 2,
+                every: Duration::from_secs(12 * 3600),
+            },
             ..RateLimits::all(ample)
         };
     })
     .await;
-    let vault = made(&server, "vaults", b"a").await;
-    made(&server, "shares", b"b").await;
+    let first = made(&server, "vaults", b"a").await;
+    let second = made(&server, "vaults", b"b").await;
     let third = create(&server, "vaults", b"c").await;
     assert_eq!(third.status(), StatusCode::TOO_MANY_REQUESTS);
     assert!(third.headers().contains_key("retry-after"));
     json_error(third).await;
-    let path = format!("/api/sync/vaults/{}", vault.id);
+    // Shared decks have their own allowance.
+    made(&server, "shares", b"deck").await;
+    let path = |m: &Made| format!("/api/sync/vaults/{}", m.id);
     for _ in 0..3 {
-        assert_eq!(server.get(&path).await.status(), StatusCode::OK);
+        assert_eq!(server.get(&path(&first)).await.status(), StatusCode::OK);
     }
     assert_eq!(
-        server.get(&path).await.status(),
+        server.get(&path(&first)).await.status(),
         StatusCode::TOO_MANY_REQUESTS
     );
+    // Another vault of the same address is not held back by the first one's readers.
+    assert_eq!(server.get(&path(&second)).await.status(), StatusCode::OK);
+    for base in 1..=2 {
+        let response = put(&server, &path(&first), Some(&first.token), Some(base), b"x").await;
+        assert_eq!(response.status(), StatusCode::OK);
+    }
+    let throttled = put(&server, &path(&first), Some(&first.token), Some(3), b"x").await;
+    assert_eq!(throttled.status(), StatusCode::TOO_MANY_REQUESTS);
+    let other = put(&server, &path(&second), Some(&second.token), Some(1), b"y").await;
+    assert_eq!(other.status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn a_household_of_ten_learners_behind_one_router_is_never_refused() {
+    // The shipped allowances, not the tests' unlimited ones.
+    let server = TestServer::start(|c| c.rate_limits = RateLimits::default()).await;
+    let router = "198.51.100.77";
+    let mut vaults = Vec::new();
+    for _ in 0..10 {
+        let response = create_from(&server, router, "vaults", b"decks").await;
+        assert_eq!(response.status(), StatusCode::CREATED);
+        let answer: Value = response.json().await.expect("json");
+        vaults.push((
+            answer["id"].as_str().expect("id").to_owned(),
+            answer["token"].as_str().expect("token").to_owned(),
+        ));
+    }
+    // Each learner grades 20 cards in a row (a push each) and polls in between.
+    for round in 1..=20 {
+        for (id, token) in &vaults {
+            let path = format!("/api/sync/vaults/{id}");
+            let pushed = server
+                .client
+                .put(server.url(&path))
+                .header(CONTENT_TYPE, OCTETS)
+                .header("X-Forwarded-For", router)
+                .header(AUTHORIZATION, format!("Bearer {token}"))
+                .header(IF_MATCH, format!("\"v{round}\""))
+                .body(b"decks".to_vec())
+                .send()
+                .await
+                .expect("sent");
+            assert_eq!(pushed.status(), StatusCode::OK, "round {round}");
+            let polled = server
+                .client
+                .get(server.url(&path))
+                .header("X-Forwarded-For", router)
+                .header(IF_NONE_MATCH, format!("\"v{}\"", round + 1))
+                .send()
+                .await
+                .expect("sent");
+            assert_eq!(polled.status(), StatusCode::NOT_MODIFIED, "round {round}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_refused_create_is_answered_before_its_body_is_sent() {
+    let server = TestServer::start(|c| c.publish_key = Some("k3y".into())).await;
+    // Headers promise 8 MiB that never come: the refusal must not wait for them.
+    let mut stream = tokio::net::TcpStream::connect(server.addr)
+        .await
+        .expect("connect");
+    stream
+        .write_all(
+            b"POST /api/sync/vaults HTTP/1.1\r\nHost: localhost\r\n\
+              Content-Type: application/octet-stream\r\nContent-Length: 8388608\r\n\r\n",
+        )
+        .await
+        .expect("write");
+    let mut answer = vec![0u8; 1024];
+    let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut answer))
+        .await
+        .expect("answered at once")
+        .expect("read");
+    let head = String::from_utf8_lossy(&answer[..n]);
+    assert!(head.starts_with("HTTP/1.1 401"), "{head}");
 }
 
 #[tokio::test]

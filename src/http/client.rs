@@ -1,5 +1,7 @@
 //! Who is asking: the client address behind trusted reverse proxies (`X-Forwarded-For`, else
-//! `Forwarded`), used as the key of per-address limits. Headers are believed only from proxies.
+//! `Forwarded`), and the key every per-client budget counts it under (`ClientKey`: an IPv4
+//! address or an IPv6 /64, and in aggregate its /48). Headers are believed only from proxies,
+//! and only the hop a proxy appended itself.
 
 use std::convert::Infallible;
 use std::fmt;
@@ -74,15 +76,24 @@ impl fmt::Display for IpRange {
     }
 }
 
-/// Loopback peers and the `--trusted-proxy` ranges: whose forwarding headers are believed.
-#[derive(Debug, Clone, Default)]
+/// Loopback peers (unless `--trust-loopback false`) and the `--trusted-proxy` ranges: whose
+/// forwarding headers are believed.
+#[derive(Debug, Clone)]
 pub struct TrustedProxies {
     ranges: Vec<IpRange>,
+    loopback: bool,
+}
+
+impl Default for TrustedProxies {
+    /// Loopback only: a reverse proxy on the same machine.
+    fn default() -> Self {
+        TrustedProxies::new(Vec::new(), true)
+    }
 }
 
 impl TrustedProxies {
-    pub fn new(ranges: Vec<IpRange>) -> TrustedProxies {
-        TrustedProxies { ranges }
+    pub fn new(ranges: Vec<IpRange>, loopback: bool) -> TrustedProxies {
+        TrustedProxies { ranges, loopback }
     }
 
     /// Named with `--trusted-proxy` (loopback is trusted for headers but not listed).
@@ -91,23 +102,27 @@ impl TrustedProxies {
     }
 
     pub fn is_trusted(&self, ip: IpAddr) -> bool {
-        ip.to_canonical().is_loopback() || self.is_listed(ip)
+        (self.loopback && ip.to_canonical().is_loopback()) || self.is_listed(ip)
     }
 
     /// The client of a request from `peer`: the peer itself unless it is trusted, else the
-    /// right-most address of the forwarding chain that is not a trusted proxy (the left-most one
-    /// if all are). Entries left of an unreadable one are never believed.
+    /// address the peer appended last to the forwarding chain (the right-most entry). Entries
+    /// further left are believed only through proxies listed with `--trusted-proxy` (a chain of
+    /// proxies, each appending the address it saw), never through a loopback entry: a forwarder
+    /// on the same machine (ssh -L, socat) that passes a visitor's header through unchanged
+    /// then counts as itself, so the visitor cannot pick its address.
     pub fn client(&self, peer: IpAddr, headers: &HeaderMap) -> IpAddr {
-        let mut client = peer.to_canonical();
-        if !self.is_trusted(client) {
-            return client;
+        let peer = peer.to_canonical();
+        if !self.is_trusted(peer) {
+            return peer;
         }
+        let mut client = peer;
         for hop in forwarded_chain(headers).iter().rev() {
             let Some(ip) = hop else {
                 return client;
             };
             client = ip.to_canonical();
-            if !self.is_trusted(client) {
+            if !self.is_listed(client) {
                 return client;
             }
         }
@@ -162,8 +177,41 @@ fn parse_node(value: &str) -> Option<IpAddr> {
     Ipv6Addr::from_str(inner).ok().map(IpAddr::V6)
 }
 
-/// The key per-address limits count under: the address itself for IPv4, its /64 for IPv6
-/// (one household or server gets a whole /64, and could otherwise rotate through it).
+/// The key a client is counted under by every per-client budget: the address itself for IPv4,
+/// its /64 for IPv6 (one household or server gets a whole /64, and could otherwise rotate
+/// through it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ClientKey(IpAddr);
+
+impl ClientKey {
+    pub fn of(ip: IpAddr) -> ClientKey {
+        ClientKey(limit_key(ip))
+    }
+
+    /// The network this client is also counted under in aggregate: for IPv6 its /48 (what one
+    /// site is usually given, so 17 /64s of one /48 are one network), for IPv4 the address.
+    pub fn network(self) -> ClientKey {
+        match self.0 {
+            IpAddr::V4(_) => self,
+            IpAddr::V6(v6) => ClientKey(IpAddr::V6(Ipv6Addr::from(mask(u128::from(v6), 48, 128)))),
+        }
+    }
+
+    pub fn ip(self) -> IpAddr {
+        self.0
+    }
+}
+
+impl fmt::Display for ClientKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            IpAddr::V4(v4) => write!(f, "{v4}"),
+            IpAddr::V6(v6) => write!(f, "{v6}/64"),
+        }
+    }
+}
+
+/// The address per-client limits count under (see [`ClientKey`]).
 pub fn limit_key(ip: IpAddr) -> IpAddr {
     match ip.to_canonical() {
         IpAddr::V4(v4) => IpAddr::V4(v4),
@@ -171,10 +219,31 @@ pub fn limit_key(ip: IpAddr) -> IpAddr {
     }
 }
 
-/// The request's client address (see `TrustedProxies::client`). Requests that came without a
-/// peer address (only in unit tests of the router) count as the unspecified address.
-#[derive(Debug, Clone, Copy)]
+/// The request's client address (see `TrustedProxies::client`). The edge (`web`) works it out
+/// once per request and keeps it in the request's extensions, so every budget and handler
+/// counts the same client; requests that came without a peer address (only in unit tests of
+/// the router) count as the unspecified address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ClientAddr(pub IpAddr);
+
+impl ClientAddr {
+    pub fn key(self) -> ClientKey {
+        ClientKey::of(self.0)
+    }
+
+    /// The client of a request as the edge sees it, from its peer and headers.
+    pub fn resolve(proxies: &TrustedProxies, parts: &Parts) -> ClientAddr {
+        if let Some(known) = parts.extensions.get::<ClientAddr>() {
+            return *known;
+        }
+        let peer = parts
+            .extensions
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|c| c.0.ip())
+            .unwrap_or(IpAddr::V6(Ipv6Addr::UNSPECIFIED));
+        ClientAddr(proxies.client(peer, &parts.headers))
+    }
+}
 
 impl<S> FromRequestParts<S> for ClientAddr
 where
@@ -184,13 +253,8 @@ where
     type Rejection = Infallible;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
-        let peer = parts
-            .extensions
-            .get::<ConnectInfo<SocketAddr>>()
-            .map(|c| c.0.ip())
-            .unwrap_or(IpAddr::V6(Ipv6Addr::UNSPECIFIED));
         let proxies = Arc::<TrustedProxies>::from_ref(state);
-        Ok(ClientAddr(proxies.client(peer, &parts.headers)))
+        Ok(ClientAddr::resolve(&proxies, parts))
     }
 }
 
@@ -212,7 +276,18 @@ mod tests {
     }
 
     fn proxies(list: &[&str]) -> TrustedProxies {
-        TrustedProxies::new(list.iter().map(|r| r.parse().expect("range")).collect())
+        TrustedProxies::new(
+            list.iter().map(|r| r.parse().expect("range")).collect(),
+            true,
+        )
+    }
+
+    #[test]
+    fn loopback_can_be_a_client_like_any_other() {
+        let p = TrustedProxies::new(Vec::new(), false);
+        let h = headers(&[("x-forwarded-for", "198.51.100.2")]);
+        assert_eq!(p.client(ip("127.0.0.1"), &h), ip("127.0.0.1"));
+        assert!(!p.is_trusted(ip("::1")));
     }
 
     #[test]
@@ -257,6 +332,17 @@ mod tests {
     }
 
     #[test]
+    fn only_the_hop_a_loopback_proxy_appended_is_believed() {
+        let p = proxies(&[]);
+        // A forwarder on this machine passed a visitor's made-up chain through: the right-most
+        // entry is loopback, which is not a listed proxy, so the forwarder itself counts.
+        let h = headers(&[("x-forwarded-for", "203.0.113.50, 127.0.0.1")]);
+        assert_eq!(p.client(ip("127.0.0.1"), &h), ip("127.0.0.1"));
+        let h = headers(&[("x-forwarded-for", "203.0.113.50, ::1")]);
+        assert_eq!(p.client(ip("::1"), &h), ip("::1"));
+    }
+
+    #[test]
     fn listed_proxies_are_skipped_along_the_chain() {
         let p = proxies(&["10.0.0.0/8"]);
         let h = headers(&[
@@ -280,8 +366,11 @@ mod tests {
 
     #[test]
     fn an_unreadable_entry_stops_the_walk() {
+        let p = proxies(&["10.0.0.0/8"]);
+        let h = headers(&[("x-forwarded-for", "203.0.113.1, unknown, 10.0.0.9")]);
+        assert_eq!(p.client(ip("10.0.0.5"), &h), ip("10.0.0.9"));
         let p = proxies(&[]);
-        let h = headers(&[("x-forwarded-for", "203.0.113.1, unknown, 127.0.0.1")]);
+        let h = headers(&[("x-forwarded-for", "203.0.113.1, unknown")]);
         assert_eq!(p.client(ip("127.0.0.1"), &h), ip("127.0.0.1"));
         let h = headers(&[("x-forwarded-for", "198.51.100.7:5050")]);
         assert_eq!(p.client(ip("127.0.0.1"), &h), ip("198.51.100.7"));
@@ -296,8 +385,17 @@ mod tests {
     }
 
     #[test]
-    fn ipv6_clients_are_limited_per_64() {
+    fn ipv6_clients_are_limited_per_64_and_counted_per_48_in_aggregate() {
         assert_eq!(limit_key(ip("2001:db8:1:2:aaaa::1")), ip("2001:db8:1:2::"));
         assert_eq!(limit_key(ip("198.51.100.2")), ip("198.51.100.2"));
+        let a = ClientKey::of(ip("2001:db8:1:2::1"));
+        let b = ClientKey::of(ip("2001:db8:1:3::1"));
+        assert_ne!(a, b);
+        assert_eq!(a.network(), b.network());
+        assert_eq!(a.network().ip(), ip("2001:db8:1::"));
+        let v4 = ClientKey::of(ip("::ffff:198.51.100.2"));
+        assert_eq!(v4.network(), v4);
+        assert_eq!(v4.to_string(), "198.51.100.2");
+        assert_eq!(a.to_string(), "2001:db8:1:2::/64");
     }
 }

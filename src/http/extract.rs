@@ -1,20 +1,30 @@
 //! Extractors whose every rejection is a JSON error naming what is wrong: for JSON bodies the
 //! field (with its path) for a wrong type, the position for malformed JSON or trailing data, 413
-//! for a body too large, 415 for another content type; for query strings the parameter.
+//! for a body too large, 415 for another content type; for query strings the parameter. Bodies
+//! are read through the byte budget and the body rules (`body.rs`), never buffered whole first.
 
-use axum::body::Bytes;
-use axum::extract::{FromRequest, FromRequestParts, Query, Request};
+use std::sync::Arc;
+
+use axum::extract::{FromRef, FromRequest, FromRequestParts, Query, Request};
 use axum::http::request::Parts;
-use axum::http::StatusCode;
 use serde::de::DeserializeOwned;
 
+use super::admission::Admission;
+use super::body;
+use super::client::ClientAddr;
 use super::error::AppError;
 
-pub struct JsonBody<T>(pub T);
+/// Largest JSON body a route accepts unless it names its own limit.
+pub const DEFAULT_JSON_BYTES: usize = 1024 * 1024;
 
-impl<S, T> FromRequest<S> for JsonBody<T>
+/// A JSON body of at most `MAX` bytes. Put it last among a handler's extractors: those before it
+/// (the caller's admission) run first, so nothing is read for a request that is refused.
+pub struct JsonBody<T, const MAX: usize = DEFAULT_JSON_BYTES>(pub T);
+
+impl<S, T, const MAX: usize> FromRequest<S> for JsonBody<T, MAX>
 where
     S: Send + Sync,
+    Arc<Admission>: FromRef<S>,
     T: DeserializeOwned,
 {
     type Rejection = AppError;
@@ -30,21 +40,26 @@ where
                 "send the body as JSON (Content-Type: application/json)".into(),
             ));
         }
-        let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
-            if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                AppError::PayloadTooLarge("the request body is too large".into())
-            } else {
-                AppError::BadRequest(format!("the request body could not be read: {rejection}"))
-            }
-        })?;
-        let mut deserializer = serde_json::Deserializer::from_slice(&bytes);
+        let admission = Arc::<Admission>::from_ref(state);
+        let (parts, body) = req.into_parts();
+        let client = ClientAddr::resolve(&admission.proxies, &parts).key();
+        let reservation = admission.bytes.reserve(client, 0)?;
+        let read = body::read(body, &parts.headers, MAX, reservation, &admission.body)
+            .await
+            .map_err(|e| {
+                e.into_app_error(|limit| format!("the request body is larger than {limit} bytes"))
+            })?;
+        let mut deserializer = serde_json::Deserializer::from_slice(&read.bytes);
         let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner();
             if path == "." || path.is_empty() {
                 AppError::BadRequest(format!("invalid JSON: {inner}"))
             } else {
-                AppError::BadRequest(format!("{path}: {inner}"))
+                AppError::Invalid {
+                    field: path,
+                    message: inner.to_string(),
+                }
             }
         })?;
         // One JSON value and nothing after it but white space.

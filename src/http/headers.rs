@@ -3,6 +3,8 @@
 use axum::http::{header, HeaderMap, HeaderName, HeaderValue};
 use tower_http::set_header::SetResponseHeaderLayer;
 
+use crate::secret::Token;
+
 /// The page may load only its own scripts, styles and images; nothing may frame it.
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; \
      style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; \
@@ -12,7 +14,7 @@ pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'
 pub const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
 /// The token of `Authorization: Bearer <token>` (edit tokens, sync write tokens), if any.
-pub fn bearer_token(headers: &HeaderMap) -> Option<String> {
+pub fn bearer_token(headers: &HeaderMap) -> Option<Token> {
     headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
@@ -20,8 +22,7 @@ pub fn bearer_token(headers: &HeaderMap) -> Option<String> {
             v.strip_prefix("Bearer ")
                 .or_else(|| v.strip_prefix("bearer "))
         })
-        .map(|t| t.trim().to_owned())
-        .filter(|t| !t.is_empty())
+        .and_then(Token::given)
 }
 
 /// Layers that set the security headers unless a handler chose its own.

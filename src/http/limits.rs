@@ -1,26 +1,40 @@
-//! Per-address rate limits on the calls that cost the server something (publishing, fetching
-//! feeds for the editor, rendering previews, sync), kept by `governor`; answered 429 with Retry-After.
+//! Rate allowances, kept by `governor` on the server's clock: per client (an IPv4 address, an
+//! IPv6 /64) for the calls that cost the server work, and per stored blob for sync, so that a
+//! household of learners behind one router each has their own vault's allowance. Answered 429
+//! with Retry-After.
 
-use std::net::IpAddr;
+use std::hash::Hash;
 use std::num::NonZeroU32;
 use std::sync::RwLock;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use governor::clock::Clock;
-use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use governor::clock::Clock as GovernorClock;
+use governor::state::keyed::HashMapStateStore;
+use governor::{Quota, RateLimiter};
 
-use super::client::limit_key;
+use super::client::ClientKey;
 use super::error::AppError;
+use crate::clock::Clock;
 
-/// A per-address allowance: `burst` requests at once, then one more every `every`.
+/// An allowance: `burst` calls at once, then one more every `every`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RateLimit {
     pub burst: u32,
     pub every: Duration,
 }
 
-/// The allowances per client address of the calls that cost the server work. Anyone presenting
-/// the publish key is never counted.
+impl RateLimit {
+    const fn new(burst: u32, every: Duration) -> RateLimit {
+        RateLimit { burst, every }
+    }
+
+    /// `n` a day, all of them at once if need be.
+    const fn per_day(n: u32) -> RateLimit {
+        RateLimit::new(n, Duration::from_secs(24 * 60 * 60 / n as u64))
+    }
+}
+
+/// The allowances. Anyone presenting the publish key is never counted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RateLimits {
     /// `POST /api/calendars`: each one fetches a feed and writes to the SD card.
@@ -29,12 +43,21 @@ pub struct RateLimits {
     pub unpublish: RateLimit,
     /// `GET /api/feed`: may fetch upstream.
     pub feed: RateLimit,
-    /// `POST /api/render`: the editor's live preview, about four a second while typing.
+    /// `POST /api/render` and `/api/preview`: the editor's live preview.
     pub render: RateLimit,
-    /// `GET /api/sync/...`: every device of a household polls its vault, all behind one address.
+    /// `GET /cal/{id}.ics` per client: calendar apps poll every few minutes to hours.
+    pub poll: RateLimit,
+    /// Reads of one vault or shared deck (every device of its learner polls it).
     pub sync_read: RateLimit,
-    /// Creating, updating and removing vaults and shared decks: each one writes to the SD card.
+    /// Writes to one vault or shared deck (a push per graded card, roughly).
     pub sync_write: RateLimit,
+    /// Every sync call of one client together: a ceiling a household stays far below.
+    pub sync_client: RateLimit,
+    /// Sync calls of one client that name no stored blob (guessing ids).
+    pub sync_miss: RateLimit,
+    /// Vaults one client may make, and shared decks.
+    pub vault_create: RateLimit,
+    pub share_create: RateLimit,
 }
 
 impl RateLimits {
@@ -45,8 +68,13 @@ impl RateLimits {
             unpublish: limit,
             feed: limit,
             render: limit,
+            poll: limit,
             sync_read: limit,
             sync_write: limit,
+            sync_client: limit,
+            sync_miss: limit,
+            vault_create: limit,
+            share_create: limit,
         }
     }
 }
@@ -54,73 +82,91 @@ impl RateLimits {
 impl Default for RateLimits {
     fn default() -> Self {
         RateLimits {
-            publish: RateLimit {
-                burst: 10,
-                every: Duration::from_secs(20),
-            },
-            unpublish: RateLimit {
-                burst: 10,
-                every: Duration::from_secs(10),
-            },
-            feed: RateLimit {
-                burst: 40,
-                every: Duration::from_secs(2),
-            },
-            render: RateLimit {
-                burst: 60,
-                every: Duration::from_millis(200),
-            },
-            sync_read: RateLimit {
-                burst: 120,
-                every: Duration::from_millis(500),
-            },
-            sync_write: RateLimit {
-                burst: 60,
-                every: Duration::from_secs(2),
-            },
+            publish: RateLimit::new(10, Duration::from_secs(20)),
+            unpublish: RateLimit::new(10, Duration::from_secs(10)),
+            feed: RateLimit::new(40, Duration::from_secs(2)),
+            render: RateLimit::new(60, Duration::from_millis(200)),
+            poll: RateLimit::new(120, Duration::from_secs(1)),
+            sync_read: RateLimit::new(120, Duration::from_millis(500)),
+            sync_write: RateLimit::new(60, Duration::from_secs(2)),
+            sync_client: RateLimit::new(600, Duration::from_millis(50)),
+            sync_miss: RateLimit::new(30, Duration::from_secs(2)),
+            vault_create: RateLimit::per_day(20),
+            share_create: RateLimit::per_day(100),
         }
     }
 }
 
-/// Addresses remembered per limiter before forgotten ones are dropped; past it even after that
-/// (thousands of addresses active at once) the limiter starts afresh rather than grow.
+/// Keys remembered per limiter before those whose allowance is full again are dropped; past it
+/// even after that (thousands active at once) the limiter starts afresh rather than grow.
 const MAX_TRACKED: usize = 10_000;
 
-/// What a request is about to do; each has its own allowance.
+/// What a client is about to do; each has its own allowance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Action {
     Publish,
     Unpublish,
     Feed,
     Render,
-    SyncRead,
-    SyncWrite,
+    Poll,
+    SyncClient,
+    SyncMiss,
+    VaultCreate,
+    ShareCreate,
 }
 
-struct Limiter {
+/// What is done to one stored blob; keyed by its id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlobAction {
+    Read,
+    Write,
+}
+
+/// The server's clock as governor reads it, so a manual clock in tests moves the allowances too.
+#[derive(Clone)]
+struct ServerClock(Clock);
+
+impl GovernorClock for ServerClock {
+    type Instant = Instant;
+
+    fn now(&self) -> Instant {
+        self.0.now()
+    }
+}
+
+type Keyed<K> = RateLimiter<K, HashMapStateStore<K>, ServerClock>;
+
+struct Limiter<K: Hash + Eq + Clone> {
     quota: Quota,
+    clock: ServerClock,
     /// Replaced whole (write lock) only when it outgrows `MAX_TRACKED`.
-    inner: RwLock<DefaultKeyedRateLimiter<IpAddr>>,
+    inner: RwLock<Keyed<K>>,
 }
 
-impl Limiter {
-    fn new(limit: RateLimit) -> Limiter {
+impl<K: Hash + Eq + Clone> Limiter<K> {
+    fn new(limit: RateLimit, clock: &Clock) -> Limiter<K> {
         let quota = quota(limit);
+        let clock = ServerClock(clock.clone());
         Limiter {
             quota,
-            inner: RwLock::new(RateLimiter::keyed(quota)),
+            inner: RwLock::new(RateLimiter::new(
+                quota,
+                HashMapStateStore::default(),
+                clock.clone(),
+            )),
+            clock,
         }
     }
 
     /// `Err(wait)` when `key` has used its allowance.
-    fn check(&self, key: IpAddr) -> Result<(), Duration> {
+    fn check(&self, key: &K) -> Result<(), Duration> {
         let (outcome, full) = {
             let limiter = self.inner.read().unwrap_or_else(|e| e.into_inner());
             let outcome = limiter
-                .check_key(&key)
-                .map_err(|not_until| not_until.wait_time_from(limiter.clock().now()));
+                .check_key(key)
+                .map_err(|not_until| not_until.wait_time_from(self.clock.now()));
             if limiter.len() > MAX_TRACKED {
-                // Addresses whose allowance is full again are indistinguishable from new ones.
+                // Keys whose allowance is full again are indistinguishable from new ones.
                 limiter.retain_recent();
                 limiter.shrink_to_fit();
             }
@@ -128,10 +174,11 @@ impl Limiter {
         };
         if full {
             tracing::warn!(
-                addresses = MAX_TRACKED,
-                "rate limiter full of active addresses: starting afresh"
+                keys = MAX_TRACKED,
+                "rate limiter full of active clients: starting afresh"
             );
-            *self.inner.write().unwrap_or_else(|e| e.into_inner()) = RateLimiter::keyed(self.quota);
+            *self.inner.write().unwrap_or_else(|e| e.into_inner()) =
+                RateLimiter::new(self.quota, HashMapStateStore::default(), self.clock.clone());
         }
         outcome
     }
@@ -144,45 +191,59 @@ fn quota(limit: RateLimit) -> Quota {
         .allow_burst(burst)
 }
 
-/// One limiter per action, keyed by client address (IPv6 by /64).
+/// The limiters, one per action.
 pub struct RateLimiters {
-    publish: Limiter,
-    unpublish: Limiter,
-    feed: Limiter,
-    render: Limiter,
-    sync_read: Limiter,
-    sync_write: Limiter,
+    by_client: [(Action, Limiter<ClientKey>); 9],
+    blob_read: Limiter<String>,
+    blob_write: Limiter<String>,
 }
 
 impl RateLimiters {
-    pub fn new(limits: &RateLimits) -> RateLimiters {
+    pub fn new(limits: &RateLimits, clock: &Clock) -> RateLimiters {
+        let l = |limit| Limiter::new(limit, clock);
         RateLimiters {
-            publish: Limiter::new(limits.publish),
-            unpublish: Limiter::new(limits.unpublish),
-            feed: Limiter::new(limits.feed),
-            render: Limiter::new(limits.render),
-            sync_read: Limiter::new(limits.sync_read),
-            sync_write: Limiter::new(limits.sync_write),
+            by_client: [
+                (Action::Publish, l(limits.publish)),
+                (Action::Unpublish, l(limits.unpublish)),
+                (Action::Feed, l(limits.feed)),
+                (Action::Render, l(limits.render)),
+                (Action::Poll, l(limits.poll)),
+                (Action::SyncClient, l(limits.sync_client)),
+                (Action::SyncMiss, l(limits.sync_miss)),
+                (Action::VaultCreate, l(limits.vault_create)),
+                (Action::ShareCreate, l(limits.share_create)),
+            ],
+            blob_read: Limiter::new(limits.sync_read, clock),
+            blob_write: Limiter::new(limits.sync_write, clock),
         }
     }
 
-    /// Counts one `action` from `client`; a 429 error saying how long to wait once it is over.
-    pub fn check(&self, action: Action, client: IpAddr) -> Result<(), AppError> {
+    /// Counts one `action` of `client`; a 429 saying how long to wait once it is over.
+    pub fn check(&self, action: Action, client: ClientKey) -> Result<(), AppError> {
+        let limiter = self
+            .by_client
+            .iter()
+            .find(|(a, _)| *a == action)
+            .map(|(_, l)| l)
+            .ok_or_else(|| AppError::Internal(format!("no allowance for {action:?}")))?;
+        limiter.check(&client).map_err(too_many)
+    }
+
+    /// Counts one `action` on the blob `id` (whoever does it).
+    pub fn check_blob(&self, action: BlobAction, id: &str) -> Result<(), AppError> {
         let limiter = match action {
-            Action::Publish => &self.publish,
-            Action::Unpublish => &self.unpublish,
-            Action::Feed => &self.feed,
-            Action::Render => &self.render,
-            Action::SyncRead => &self.sync_read,
-            Action::SyncWrite => &self.sync_write,
+            BlobAction::Read => &self.blob_read,
+            BlobAction::Write => &self.blob_write,
         };
-        limiter.check(limit_key(client)).map_err(|wait| {
-            // Whole seconds, rounded up, and never 0 (which would invite an immediate retry).
-            let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
-            AppError::TooManyRequests {
-                retry_after: seconds.max(1),
-            }
-        })
+        limiter.check(&id.to_owned()).map_err(too_many)
+    }
+}
+
+fn too_many(wait: Duration) -> AppError {
+    // Whole seconds, rounded up, and never 0 (which would invite an immediate retry).
+    let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+    AppError::TooManyRequests {
+        retry_after: seconds.max(1),
     }
 }
 
@@ -194,10 +255,15 @@ mod tests {
         RateLimits::all(RateLimit { burst, every })
     }
 
+    fn key(ip: &str) -> ClientKey {
+        ClientKey::of(ip.parse().expect("ip"))
+    }
+
     #[test]
     fn the_burst_passes_then_the_wait_is_in_whole_seconds() {
-        let limiters = RateLimiters::new(&limits(2, Duration::from_secs(30)));
-        let me: IpAddr = "198.51.100.1".parse().expect("ip");
+        let clock = Clock::manual();
+        let limiters = RateLimiters::new(&limits(2, Duration::from_secs(30)), &clock);
+        let me = key("198.51.100.1");
         assert!(limiters.check(Action::Publish, me).is_ok());
         assert!(limiters.check(Action::Publish, me).is_ok());
         match limiters.check(Action::Publish, me) {
@@ -206,34 +272,62 @@ mod tests {
             }
             other => panic!("expected 429, got {other:?}"),
         }
-        // Other actions and other addresses have their own allowance.
+        // Other actions and other clients have their own allowance.
         assert!(limiters.check(Action::Feed, me).is_ok());
-        let other: IpAddr = "198.51.100.2".parse().expect("ip");
-        assert!(limiters.check(Action::Publish, other).is_ok());
+        assert!(limiters.check(Action::Publish, key("198.51.100.2")).is_ok());
+        // The server's clock refills it.
+        clock.advance(Duration::from_secs(30));
+        assert!(limiters.check(Action::Publish, me).is_ok());
     }
 
     #[test]
     fn an_ipv6_client_cannot_rotate_through_its_64() {
-        let limiters = RateLimiters::new(&limits(1, Duration::from_secs(60)));
-        let a: IpAddr = "2001:db8:0:1::1".parse().expect("ip");
-        let b: IpAddr = "2001:db8:0:1::2".parse().expect("ip");
-        assert!(limiters.check(Action::Render, a).is_ok());
-        assert!(limiters.check(Action::Render, b).is_err());
+        let limiters = RateLimiters::new(&limits(1, Duration::from_secs(60)), &Clock::manual());
+        assert!(limiters
+            .check(Action::Render, key("2001:db8:0:1::1"))
+            .is_ok());
+        assert!(limiters
+            .check(Action::Render, key("2001:db8:0:1::2"))
+            .is_err());
     }
 
     #[test]
-    fn the_number_of_remembered_addresses_stays_bounded() {
-        let limiters = RateLimiters::new(&limits(1, Duration::from_secs(3600)));
-        for n in 0..(MAX_TRACKED as u32 + 50) {
-            let ip = IpAddr::from(std::net::Ipv4Addr::from(0x0a00_0000 + n));
-            let _ = limiters.check(Action::Feed, ip);
+    fn each_blob_has_its_own_allowance() {
+        let limiters = RateLimiters::new(&limits(1, Duration::from_secs(60)), &Clock::manual());
+        assert!(limiters.check_blob(BlobAction::Write, "a").is_ok());
+        assert!(limiters.check_blob(BlobAction::Write, "a").is_err());
+        assert!(limiters.check_blob(BlobAction::Write, "b").is_ok());
+        assert!(limiters.check_blob(BlobAction::Read, "a").is_ok());
+    }
+
+    #[test]
+    fn creations_are_counted_per_day() {
+        let clock = Clock::manual();
+        let limiters = RateLimiters::new(&RateLimits::default(), &clock);
+        let me = key("198.51.100.1");
+        for _ in 0..20 {
+            assert!(limiters.check(Action::VaultCreate, me).is_ok());
         }
-        let len = limiters
-            .feed
+        assert!(limiters.check(Action::VaultCreate, me).is_err());
+        clock.advance(Duration::from_secs(24 * 60 * 60));
+        for _ in 0..20 {
+            assert!(limiters.check(Action::VaultCreate, me).is_ok());
+        }
+    }
+
+    #[test]
+    fn the_number_of_remembered_clients_stays_bounded() {
+        let limiters = RateLimiters::new(&limits(1, Duration::from_secs(3600)), &Clock::manual());
+        for n in 0..(MAX_TRACKED as u32 + 50) {
+            let ip = std::net::IpAddr::from(std::net::Ipv4Addr::from(0x0a00_0000 + n));
+            let _ = limiters.check(Action::Feed, ClientKey::of(ip));
+        }
+        let len = limiters.by_client[2]
+            .1
             .inner
             .read()
             .map(|l| l.len())
             .unwrap_or(usize::MAX);
-        assert!(len <= MAX_TRACKED, "{len} addresses remembered");
+        assert!(len <= MAX_TRACKED, "{len} clients remembered");
     }
 }

@@ -25,11 +25,13 @@ use crate::calendar::{
     RemapError, RemapOptions, Template, TemplateError, TimezoneMode, Window,
 };
 use crate::config::Config;
+use crate::http::admission::{Admission, Caller, KeyRule, Policy};
 use crate::http::client::ClientAddr;
 use crate::http::error::AppError;
 use crate::http::extract::{JsonBody, QueryParams};
 use crate::http::headers::bearer_token;
-use crate::http::limits::{Action, RateLimiters};
+use crate::http::limits::Action;
+use crate::secret::Token;
 use crate::store::Db;
 
 /// What the calendar tool's handlers share (the router gives it from the app's state).
@@ -38,7 +40,48 @@ pub struct CalendarState {
     pub config: Arc<Config>,
     pub db: Db,
     pub publisher: Arc<Publisher>,
-    pub limits: Arc<RateLimiters>,
+    pub admission: Arc<Admission>,
+}
+
+/// Largest publish request (`POST /api/calendars`): five 4 KiB templates and up to 50 filters of
+/// at most 2 KiB patterns, with room for the JSON around them.
+pub const MAX_PUBLISH_BYTES: usize = 256 * 1024;
+
+const EDITOR_NEEDS_KEY: &str =
+    "the calendar editor needs this site's publish key (X-Publish-Key header)";
+const PUBLISHING_NEEDS_KEY: &str =
+    "publishing needs this site's publish key (X-Publish-Key header)";
+
+/// Reading a feed in the editor (`GET /api/feed`): it may fetch upstream.
+pub struct ReadingFeeds;
+impl Policy for ReadingFeeds {
+    const ACTIONS: &'static [Action] = &[Action::Feed];
+    const KEY: KeyRule = KeyRule::Owner;
+    const NEEDS_KEY: &'static str = EDITOR_NEEDS_KEY;
+}
+
+/// The editor's previews (`POST /api/render`, `POST /api/preview`): engine work.
+pub struct Previewing;
+impl Policy for Previewing {
+    const ACTIONS: &'static [Action] = &[Action::Render];
+    const KEY: KeyRule = KeyRule::Owner;
+    const NEEDS_KEY: &'static str = EDITOR_NEEDS_KEY;
+}
+
+/// `POST /api/calendars`: a fetch, engine work and a write to the SD card.
+pub struct Publishing;
+impl Policy for Publishing {
+    const ACTIONS: &'static [Action] = &[Action::Publish];
+    const KEY: KeyRule = KeyRule::Owner;
+    const NEEDS_KEY: &'static str = PUBLISHING_NEEDS_KEY;
+}
+
+/// `DELETE /api/calendars/{id}` (which needs the calendar's edit token besides).
+pub struct Unpublishing;
+impl Policy for Unpublishing {
+    const ACTIONS: &'static [Action] = &[Action::Unpublish];
+    const KEY: KeyRule = KeyRule::Owner;
+    const NEEDS_KEY: &'static str = PUBLISHING_NEEDS_KEY;
 }
 
 /// Events sent per page of `/api/feed` unless the caller asks for fewer.
@@ -82,7 +125,7 @@ struct NameValue {
 /// A publish's feed errors, named as the editor shows them.
 fn publish_feed_error(error: FeedError) -> AppError {
     match AppError::from(error) {
-        AppError::BadRequest(m) => AppError::BadRequest(format!("url: {m}")),
+        AppError::BadRequest(message) => url_error(message),
         AppError::BadGateway(m) => {
             AppError::BadGateway(format!("the feed could not be fetched: {m}"))
         }
@@ -90,17 +133,23 @@ fn publish_feed_error(error: FeedError) -> AppError {
     }
 }
 
+/// An error about the request's feed address.
+fn url_error(message: impl Into<String>) -> AppError {
+    AppError::Invalid {
+        field: "url".into(),
+        message: message.into(),
+    }
+}
+
 pub async fn get_feed(
     State(state): State<CalendarState>,
-    headers: HeaderMap,
-    client: ClientAddr,
+    _caller: Caller<ReadingFeeds>,
     QueryParams(query): QueryParams<FeedQuery>,
 ) -> Result<Response, AppError> {
-    admit(&state, &headers, client, Action::Feed)?;
     let raw = query
         .url
-        .ok_or_else(|| AppError::BadRequest("url: the feed address is missing".into()))?;
-    let url = normalize_url(&raw).map_err(|e| AppError::BadRequest(format!("url: {e}")))?;
+        .ok_or_else(|| url_error("the feed address is missing"))?;
+    let url = normalize_url(&raw).map_err(|e| url_error(e.to_string()))?;
     let max_age = if query.refresh.unwrap_or(false) {
         Duration::from_secs(5)
     } else {
@@ -182,11 +231,9 @@ impl From<TemplateError> for RenderError {
 /// the machine and never stalls the async workers.
 pub async fn render(
     State(state): State<CalendarState>,
-    headers: HeaderMap,
-    client: ClientAddr,
+    _caller: Caller<Previewing>,
     JsonBody(request): JsonBody<RenderRequest>,
 ) -> Result<Response, AppError> {
-    admit(&state, &headers, client, Action::Render)?;
     state.publisher.run(move || render_now(request)).await?
 }
 
@@ -242,44 +289,6 @@ pub struct PublishRequest {
     privacy: Privacy,
 }
 
-/// The owner, with the right key, is never throttled. Anyone else is counted first (so wrong
-/// keys cannot be guessed quickly), then must show the key if the site has one.
-fn admit(
-    state: &CalendarState,
-    headers: &HeaderMap,
-    ClientAddr(client): ClientAddr,
-    action: Action,
-) -> Result<(), AppError> {
-    if state.config.publish_key.is_some() && check_publish_key(state, headers).is_ok() {
-        return Ok(());
-    }
-    state.limits.check(action, client)?;
-    check_publish_key(state, headers).map_err(|e| match action {
-        Action::Feed | Action::Render => AppError::Unauthorized(
-            "the calendar editor needs this site's publish key (X-Publish-Key header)".into(),
-        ),
-        _ => e,
-    })
-}
-
-fn check_publish_key(state: &CalendarState, headers: &HeaderMap) -> Result<(), AppError> {
-    let Some(expected) = &state.config.publish_key else {
-        return Ok(());
-    };
-    let given = headers
-        .get("x-publish-key")
-        .and_then(|v| v.to_str().ok())
-        .map(str::trim);
-    let ok = given.is_some_and(|g| crate::secret::same(g, expected));
-    if ok {
-        Ok(())
-    } else {
-        Err(AppError::Unauthorized(
-            "publishing needs this site's publish key (X-Publish-Key header)".into(),
-        ))
-    }
-}
-
 /// The site's public address: `--public-url`, else the request's Host and X-Forwarded-Proto.
 fn public_base(state: &CalendarState, headers: &HeaderMap) -> Result<String, AppError> {
     if let Some(url) = &state.config.public_url {
@@ -307,13 +316,13 @@ fn public_base(state: &CalendarState, headers: &HeaderMap) -> Result<String, App
 
 pub async fn publish(
     State(state): State<CalendarState>,
+    _caller: Caller<Publishing>,
     headers: HeaderMap,
-    client: ClientAddr,
-    JsonBody(request): JsonBody<PublishRequest>,
+    JsonBody(request): JsonBody<PublishRequest, MAX_PUBLISH_BYTES>,
 ) -> Result<Response, AppError> {
-    admit(&state, &headers, client, Action::Publish)?;
     let base = public_base(&state, &headers)?;
-    let token = bearer_token(&headers).or(request.edit_token);
+    let token =
+        bearer_token(&headers).or_else(|| request.edit_token.as_deref().and_then(Token::given));
     // Checking the config compiles it: on an engine thread, once.
     let options = PublishOptions {
         filters: request.filters,
@@ -398,13 +407,21 @@ async fn check_output_size(
         .await?;
     match checked {
         Ok(_) => Ok(()),
-        Err(RemapError::TooLarge { limit, field, .. }) => Err(AppError::BadRequest(format!(
-            "mapping.{field}: the remapped feed would be larger than {limit} bytes (at most four \
-             times the source feed plus 1 MiB, and 32 MiB): repeat the field's tokens less"
-        ))),
+        Err(RemapError::TooLarge { limit, field, .. }) => Err(too_large(field, limit)),
         Err(e) => Err(AppError::BadGateway(format!(
             "the feed could not be fetched: {e}"
         ))),
+    }
+}
+
+/// A mapping that makes the hosted feed larger than its bound, on the field that grows it.
+fn too_large(field: &str, limit: usize) -> AppError {
+    AppError::Invalid {
+        field: format!("mapping.{field}"),
+        message: format!(
+            "the remapped feed would be larger than {limit} bytes (at most four times the source \
+             feed plus 1 MiB, and 32 MiB): repeat the field's tokens less"
+        ),
     }
 }
 
@@ -454,10 +471,14 @@ pub fn read_config(value: Value) -> Result<CalendarConfig, AppError> {
     serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
-        if path == "." || path.is_empty() {
-            AppError::BadRequest(format!("config: {inner}"))
+        let field = if path == "." || path.is_empty() {
+            "config".to_owned()
         } else {
-            AppError::BadRequest(format!("{path}: {inner}"))
+            path
+        };
+        AppError::Invalid {
+            field,
+            message: inner.to_string(),
         }
     })
 }
@@ -468,12 +489,10 @@ pub fn read_config(value: Value) -> Result<CalendarConfig, AppError> {
 /// `/api/feed`. Rate-limited like `/api/render`.
 pub async fn preview(
     State(state): State<CalendarState>,
-    headers: HeaderMap,
-    client: ClientAddr,
+    _caller: Caller<Previewing>,
     JsonBody(request): JsonBody<PreviewRequest>,
 ) -> Result<Response, AppError> {
-    admit(&state, &headers, client, Action::Render)?;
-    let url = normalize_url(&request.url).map_err(|e| AppError::BadRequest(format!("url: {e}")))?;
+    let url = normalize_url(&request.url).map_err(|e| url_error(e.to_string()))?;
     let raw = request.config;
     let compiled = state
         .publisher
@@ -502,12 +521,7 @@ fn preview_now(body: &[u8], config: &CompiledConfig, now: i64) -> Result<Preview
     let mut counter = Counter::default();
     let stats = match calendar::remap_into(body, config, &options, &limits, &mut counter) {
         Ok(stats) => stats,
-        Err(RemapError::TooLarge { limit, field, .. }) => {
-            return Err(AppError::BadRequest(format!(
-                "mapping.{field}: the remapped feed would be larger than {limit} bytes (at most \
-                 four times the source feed plus 1 MiB, and 32 MiB): repeat the field's tokens less"
-            )))
-        }
+        Err(RemapError::TooLarge { limit, field, .. }) => return Err(too_large(field, limit)),
         Err(e) => return Err(AppError::BadGateway(format!("not a calendar: {e}"))),
     };
     let decisions = calendar::decide(body, config, Some(now), &limits)
@@ -534,11 +548,10 @@ fn preview_now(body: &[u8], config: &CompiledConfig, now: i64) -> Result<Preview
 
 pub async fn unpublish(
     State(state): State<CalendarState>,
+    _caller: Caller<Unpublishing>,
     headers: HeaderMap,
-    client: ClientAddr,
     Path(id): Path<String>,
 ) -> Result<Response, AppError> {
-    admit(&state, &headers, client, Action::Unpublish)?;
     calendars::validate_id(&id)?;
     match calendars::delete(&state.db, id.clone(), bearer_token(&headers)).await? {
         DeleteOutcome::Deleted => {
@@ -552,38 +565,28 @@ pub async fn unpublish(
     }
 }
 
-/// `GET|HEAD /cal/{file}` where file is `{id}.ics`.
+/// `GET|HEAD /cal/{file}` where file is `{id}.ics`. Open to anyone, within each client's
+/// allowance of polls.
 pub async fn hosted_feed(
     State(state): State<CalendarState>,
+    client: ClientAddr,
     Path(file): Path<String>,
     headers: HeaderMap,
 ) -> Response {
-    match hosted_feed_inner(&state, &file, &headers).await {
+    match hosted_feed_inner(&state, client, &file, &headers).await {
         Ok(response) => response,
         // Calendar apps show this text; JSON would mean nothing to them.
-        Err(e) => {
-            let status = e.status();
-            let text = if status == StatusCode::INTERNAL_SERVER_ERROR {
-                tracing::error!(error = %e, "hosted feed failed");
-                "internal error\n".to_owned()
-            } else {
-                format!("{e}\n")
-            };
-            (
-                status,
-                [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
-                text,
-            )
-                .into_response()
-        }
+        Err(e) => e.into_text_response(),
     }
 }
 
 async fn hosted_feed_inner(
     state: &CalendarState,
+    client: ClientAddr,
     file: &str,
     headers: &HeaderMap,
 ) -> Result<Response, AppError> {
+    state.admission.limits.check(Action::Poll, client.key())?;
     let id = file
         .strip_suffix(".ics")
         .filter(|id| calendars::validate_id(id).is_ok())

@@ -7,7 +7,6 @@ use std::time::SystemTime;
 
 use rusqlite::{params, OptionalExtension};
 use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
 
 use super::feeds::{from_millis, to_millis};
 use super::fetch::normalize_url;
@@ -16,7 +15,7 @@ use crate::calendar::{
     Privacy, TimezoneMode, Window,
 };
 use crate::config::Config;
-use crate::secret::same;
+use crate::secret::{token_matches, Token};
 use crate::store::{Db, StoreError};
 
 pub const MAX_ID_LEN: usize = 64;
@@ -306,24 +305,6 @@ pub fn check_template_size(what: &str, template: &str) -> Result<(), Invalid> {
     Ok(())
 }
 
-/// Edit tokens are random and stored only as their hash.
-pub fn new_token() -> String {
-    format!(
-        "{}{}",
-        uuid::Uuid::new_v4().simple(),
-        uuid::Uuid::new_v4().simple()
-    )
-}
-
-fn hash_token(token: &str) -> String {
-    crate::hex::encode(&Sha256::digest(token.as_bytes()))
-}
-
-/// Whether `token` (as the client sent it) is the one whose hash is stored.
-fn token_matches(token: Option<&str>, stored_hash: &str) -> bool {
-    token.is_some_and(|t| same(&hash_token(t.trim()), stored_hash))
-}
-
 fn mapping_json(mapping: &Mapping) -> String {
     serde_json::to_string(mapping).unwrap_or_else(|_| "{}".to_owned())
 }
@@ -377,7 +358,7 @@ const SELECT: &str =
 pub async fn publish(
     db: &Db,
     input: PublishInput,
-    token: Option<String>,
+    token: Option<Token>,
     quotas: Quotas,
 ) -> Result<PublishOutcome, QuotaError> {
     let outcome = db.write(move |conn| {
@@ -393,14 +374,14 @@ pub async fn publish(
                     tx.commit()?;
                     return Ok(Err(problem));
                 }
-                let token = new_token();
+                let token = Token::generate();
                 tx.execute(
                     "INSERT INTO calendars (id, name, url, mapping, token_hash, revision, created_at, updated_at, options)
                      VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6, ?6, ?7)",
-                    params![input.id, input.name, input.url.as_str(), mapping_json(&input.config.mapping), hash_token(&token), to_millis(now), options_json(&input.config)],
+                    params![input.id, input.name, input.url.as_str(), mapping_json(&input.config.mapping), token.hash(), to_millis(now), options_json(&input.config)],
                 )?;
                 PublishOutcome::Created {
-                    token,
+                    token: token.as_str().to_owned(),
                     record: Published {
                         id: input.id,
                         name: input.name,
@@ -412,7 +393,7 @@ pub async fn publish(
                 }
             }
             Some((old, stored_hash)) => {
-                if !token_matches(token.as_deref(), &stored_hash) {
+                if !token_matches(token.as_ref(), &stored_hash) {
                     remove_unused_copy(&tx, input.url.as_str())?;
                     tx.commit()?;
                     return Ok(Ok(PublishOutcome::Forbidden));
@@ -456,7 +437,7 @@ pub enum DeleteOutcome {
 pub async fn delete(
     db: &Db,
     id: String,
-    token: Option<String>,
+    token: Option<Token>,
 ) -> Result<DeleteOutcome, StoreError> {
     db.write(move |conn| {
         let tx = conn.transaction()?;
@@ -469,11 +450,7 @@ pub async fn delete(
             .optional()?;
         let outcome = match stored {
             None => DeleteOutcome::NotFound,
-            Some((hash, url))
-                if token
-                    .as_deref()
-                    .is_some_and(|t| same(&hash_token(t.trim()), &hash)) =>
-            {
+            Some((hash, url)) if token_matches(token.as_ref(), &hash) => {
                 tx.execute("DELETE FROM calendars WHERE id = ?1", [&id])?;
                 remove_unused_copy(&tx, &url)?;
                 DeleteOutcome::Deleted
@@ -692,9 +669,9 @@ mod tests {
         .expect("read")
     }
 
-    async fn created_token(db: &Db, input: PublishInput, quotas: Quotas) -> String {
+    async fn created_token(db: &Db, input: PublishInput, quotas: Quotas) -> Token {
         match publish(db, input, None, quotas).await.expect("publishes") {
-            PublishOutcome::Created { token, .. } => token,
+            PublishOutcome::Created { token, .. } => Token::given(&token).expect("a token"),
             other => panic!("not created: {other:?}"),
         }
     }
@@ -822,7 +799,7 @@ mod tests {
             publish(
                 &db,
                 input("b", "https://example.org/evil.ics"),
-                Some("wrong".into()),
+                Token::given("wrong"),
                 PLENTY
             )
             .await
@@ -845,13 +822,5 @@ mod tests {
             .await
             .expect("delete");
         assert!(copies(&db).await.is_empty());
-    }
-
-    #[test]
-    fn token_comparison_needs_the_same_token() {
-        let t = new_token();
-        assert_eq!(t.len(), 64);
-        assert!(same(&hash_token(&t), &hash_token(&t)));
-        assert!(!same(&hash_token(&t), &hash_token("other")));
     }
 }

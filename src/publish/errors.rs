@@ -19,7 +19,10 @@ impl From<QuotaError> for AppError {
 
 impl From<Invalid> for AppError {
     fn from(error: Invalid) -> AppError {
-        AppError::BadRequest(error.to_string())
+        AppError::Invalid {
+            field: error.field,
+            message: error.message,
+        }
     }
 }
 

@@ -51,6 +51,18 @@ const MIGRATIONS: &[&str] = &[
         created_at INTEGER NOT NULL,
         updated_at INTEGER NOT NULL
     ) STRICT;",
+    // 5: budgets. Who made each vault, shared deck and calendar, as a salted hash of the
+    // client's address (IPv4, IPv6 /64) so that no address takes more than its share; when each
+    // blob was last read, so that blobs nobody uses expire; the write token's hash is looked up
+    // when a client retries a create whose answer it lost.
+    "INSERT INTO meta (key, value) VALUES ('client_salt', lower(hex(randomblob(16))));
+    ALTER TABLE sync_blobs ADD COLUMN client TEXT NOT NULL DEFAULT '';
+    ALTER TABLE sync_blobs ADD COLUMN read_at INTEGER NOT NULL DEFAULT 0;
+    UPDATE sync_blobs SET read_at = updated_at;
+    CREATE INDEX sync_blobs_client ON sync_blobs (kind, client);
+    CREATE UNIQUE INDEX sync_blobs_token ON sync_blobs (kind, token_hash);
+    ALTER TABLE calendars ADD COLUMN client TEXT NOT NULL DEFAULT '';
+    CREATE INDEX calendars_client ON calendars (client);",
 ];
 
 /// The schema version this binary writes.

@@ -4,6 +4,7 @@
 
 mod backup;
 mod check;
+mod clients;
 mod migrations;
 
 use std::fs::{DirBuilder, OpenOptions};
@@ -18,6 +19,7 @@ use rusqlite::{Connection, ErrorCode, OpenFlags};
 use crate::lock::lock;
 pub use backup::{backup_to, BackupError};
 pub use check::{free_bytes, Checked, MIN_FREE_BYTES};
+pub use clients::client_tag;
 pub use migrations::SCHEMA_VERSION;
 
 /// File name of the database inside the data directory.

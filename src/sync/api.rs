@@ -1,24 +1,31 @@
-//! The sync API: `GET /api/sync` (on, and its limits), `POST /api/sync/{vaults|shares}` (store a
-//! new encrypted blob; answers its id and write token), `GET|PUT|DELETE /api/sync/{kind}/{id}`
-//! (read by id; replace with the token and `If-Match: "v{version}"`; remove with the token).
-//! Bodies are ciphertext as `application/octet-stream`: nothing here can or tries to read them.
+//! The sync API: `GET /api/sync` (on, its limits and expiries), `POST /api/sync/{vaults|shares}`
+//! (store a new encrypted blob under the write token the client made; answers its id), and
+//! `GET|PUT|DELETE /api/sync/{kind}/{id}` (read by id; replace with the token and
+//! `If-Match: "v{version}"`; remove with the token). Bodies are ciphertext as
+//! `application/octet-stream`: nothing here can or tries to read them. Every handler admits
+//! first (who, key, allowances, quotas) and reads a body only then.
 
-use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
+use axum::body::{Body, Bytes};
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
 
-use super::blobs::{self, DeleteOutcome, Kind, Quotas, UpdateOutcome};
+use super::blobs::{self, DeleteOutcome, UpdateOutcome};
+use super::quotas::Kind;
 use super::SyncState;
 use crate::config::Config;
+use crate::http::admission::{Caller, KeyRule, Policy};
+use crate::http::body;
 use crate::http::client::ClientAddr;
 use crate::http::conditional::etag_matches;
 use crate::http::error::AppError;
 use crate::http::headers::bearer_token;
-use crate::http::limits::Action;
+use crate::http::limits::{Action, BlobAction};
+use crate::secret::Token;
+
+const DAY_SECONDS: u64 = 24 * 60 * 60;
 
 /// What `GET /api/sync` answers, or `None` with `--no-sync`. The index page carries the same
 /// value, so the app knows before its first render whether to show sync's controls.
@@ -26,9 +33,28 @@ pub fn public_info(config: &Config) -> Option<serde_json::Value> {
     config.sync_enabled.then(|| {
         json!({
             "maxBytes": config.max_vault_size,
-            "keyRequired": config.publish_key.is_some(),
+            "keyRequired": config.sync_key.is_some() || config.publish_key.is_some(),
+            "vaultExpiryDays": config.vault_expiry.as_secs() / DAY_SECONDS,
+            "shareExpiryDays": config.share_expiry.as_secs() / DAY_SECONDS,
         })
     })
+}
+
+/// Making a vault or a shared deck: an invitation (the sync key, else the publish key) when the
+/// site has one.
+pub struct Creating;
+impl Policy for Creating {
+    const ACTIONS: &'static [Action] = &[Action::SyncClient];
+    const KEY: KeyRule = KeyRule::Invitation;
+    const NEEDS_KEY: &'static str =
+        "making a vault or a shared deck needs this site's sync key (X-Sync-Key header)";
+}
+
+/// Reading, changing or removing one: the id and the write token are the keys.
+pub struct UsingBlobs;
+impl Policy for UsingBlobs {
+    const ACTIONS: &'static [Action] = &[Action::SyncClient];
+    const KEY: KeyRule = KeyRule::Open;
 }
 
 /// `GET /api/sync`: sync is on (with `--no-sync` this answers 404 like every sync route).
@@ -49,62 +75,68 @@ fn kind_of(segment: &str) -> Result<Kind, AppError> {
         .ok_or_else(|| AppError::NotFound(format!("no API route for /api/sync/{segment}")))
 }
 
-fn checked_id(id: &str) -> Result<String, AppError> {
+/// A 404 for a blob that is not there, counted against the client's allowance of misses so
+/// that ids cannot be guessed quickly.
+fn missing(state: &SyncState, client: ClientAddr) -> AppError {
+    if let Err(throttled) = state.admission.limits.check(Action::SyncMiss, client.key()) {
+        return throttled;
+    }
+    AppError::NotFound(
+        "no such vault or shared deck: it was never made, it was revoked, or nobody opened it \
+         for too long and it expired"
+            .into(),
+    )
+}
+
+/// The id of a blob that may exist (anything else is a miss).
+fn existing_id(state: &SyncState, client: ClientAddr, id: &str) -> Result<String, AppError> {
     if blobs::valid_id(id) {
         Ok(id.to_owned())
     } else {
-        Err(not_found())
+        Err(missing(state, client))
     }
 }
 
-fn not_found() -> AppError {
-    AppError::NotFound("no such vault or shared deck: it was never made, or it was revoked".into())
-}
-
-/// The owner, with the right key, is never throttled. Anyone else is counted first (so wrong
-/// keys cannot be guessed quickly); writes then need the key when the site has one, as
-/// publishing does. Reads do not: the id is unguessable and the body is ciphertext, like a
-/// hosted feed that anyone with its address may fetch.
-fn admit(
-    state: &SyncState,
-    headers: &HeaderMap,
-    ClientAddr(client): ClientAddr,
-    action: Action,
-) -> Result<(), AppError> {
-    let Some(expected) = &state.config.publish_key else {
-        return state.limits.check(action, client);
-    };
-    let given = headers
-        .get("x-publish-key")
+/// Uploads are ciphertext, sent as the app sends them: no cross-site form can send this type,
+/// so no other web page can make vaults from its visitors' browsers.
+fn require_octets(headers: &HeaderMap) -> Result<(), AppError> {
+    let octets = headers
+        .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .map(str::trim);
-    if given.is_some_and(|g| crate::secret::same(g, expected)) {
-        return Ok(());
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/octet-stream"));
+    if octets {
+        Ok(())
+    } else {
+        Err(AppError::UnsupportedMediaType(
+            "send the upload as Content-Type: application/octet-stream".into(),
+        ))
     }
-    state.limits.check(action, client)?;
-    if action == Action::SyncWrite {
-        return Err(AppError::Unauthorized(
-            "sync needs this site's publish key (X-Publish-Key header)".into(),
-        ));
-    }
-    Ok(())
 }
 
-fn body_of(body: Result<Bytes, BytesRejection>, quotas: Quotas) -> Result<Vec<u8>, AppError> {
-    let body = body.map_err(|rejection| {
-        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            AppError::PayloadTooLarge(format!(
-                "the upload is larger than the {} bytes this server accepts (--max-vault-size)",
-                quotas.max_blob_bytes
-            ))
-        } else {
-            AppError::BadRequest(format!("the request body could not be read: {rejection}"))
-        }
-    })?;
-    if body.is_empty() {
+/// Reads an upload of at most the blob size, against the byte budget.
+async fn read_upload(
+    state: &SyncState,
+    client: ClientAddr,
+    headers: &HeaderMap,
+    raw: Body,
+) -> Result<body::ReadBody, AppError> {
+    let limit = state.blobs.quotas().max_blob_bytes;
+    let reservation = state.admission.bytes.reserve(client.key(), 0)?;
+    let read = body::read(raw, headers, limit, reservation, &state.admission.body)
+        .await
+        .map_err(|e| {
+            e.into_app_error(|limit| {
+                format!(
+                    "the upload is larger than the {limit} bytes this server accepts \
+                     (--max-vault-size)"
+                )
+            })
+        })?;
+    if read.bytes.is_empty() {
         return Err(AppError::BadRequest("the upload is empty".into()));
     }
-    Ok(body.to_vec())
+    Ok(read)
 }
 
 /// A blob's version as its entity tag, `"v7"`.
@@ -112,8 +144,11 @@ fn version_tag(version: i64) -> String {
     format!("\"v{version}\"")
 }
 
-fn etag(version: i64) -> HeaderValue {
-    HeaderValue::from_str(&version_tag(version)).unwrap_or(HeaderValue::from_static("\"\""))
+fn with_version(mut response: Response, version: i64) -> Response {
+    if let Ok(v) = HeaderValue::from_str(&version_tag(version)) {
+        response.headers_mut().insert(header::ETAG, v);
+    }
+    response
 }
 
 /// `"v7"` (or `W/"v7"`, or a bare `7`) as 7.
@@ -122,79 +157,134 @@ fn parse_version(value: &str) -> Option<i64> {
     v.strip_prefix('v').unwrap_or(v).parse().ok()
 }
 
-/// `POST /api/sync/{kind}`.
+/// `POST /api/sync/{kind}`, with `Authorization: Bearer TOKEN` carrying the write token the
+/// client made (a client that sends none gets one made here). Sending the same token again
+/// answers the blob it made (200) instead of making another: a create whose answer was lost
+/// is retried without leaving a blob nobody can remove.
 pub async fn create(
     State(state): State<SyncState>,
-    headers: HeaderMap,
-    client: ClientAddr,
+    caller: Caller<Creating>,
     Path(segment): Path<String>,
-    body: Result<Bytes, BytesRejection>,
+    headers: HeaderMap,
+    raw: Body,
 ) -> Result<Response, AppError> {
     let kind = kind_of(&segment)?;
-    admit(&state, &headers, client, Action::SyncWrite)?;
-    let quotas = Quotas::of(&state.config);
-    let body = body_of(body, quotas)?;
-    let created = blobs::create(&state.db, kind, body, quotas).await?;
-    let mut response = (
-        StatusCode::CREATED,
-        Json(json!({ "id": created.id, "token": created.token, "version": created.version })),
+    let client = caller.client;
+    if !caller.owner {
+        let allowance = match kind {
+            Kind::Vault => Action::VaultCreate,
+            Kind::Share => Action::ShareCreate,
+        };
+        state.admission.limits.check(allowance, client.key())?;
+    }
+    require_octets(&headers)?;
+    let token = match bearer_token(&headers) {
+        Some(given) => Token::made_by_client(given.as_str()).ok_or_else(|| {
+            AppError::BadRequest(
+                "the write token must be 32 to 128 letters, digits, '-' or '_'".into(),
+            )
+        })?,
+        None => Token::generate(),
+    };
+    if let Some(made) = state.blobs.made_with(kind, &token).await? {
+        return Ok(created_answer(StatusCode::OK, made, &token));
+    }
+    let declared = body::declared_length(&headers).map_or(1, |n| n as usize);
+    state
+        .blobs
+        .may_create(kind, client.key(), declared, caller.owner)
+        .await?;
+    let upload = read_upload(&state, client, &headers, raw).await?;
+    let made = state
+        .blobs
+        .create(
+            kind,
+            client.key(),
+            token.clone(),
+            upload.bytes,
+            caller.owner,
+        )
+        .await?;
+    let status = if made.new {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    Ok(created_answer(status, made, &token))
+}
+
+fn created_answer(status: StatusCode, made: blobs::Created, token: &Token) -> Response {
+    let version = made.version;
+    let response = (
+        status,
+        Json(json!({ "id": made.id, "token": token.as_str(), "version": version })),
     )
         .into_response();
-    response
-        .headers_mut()
-        .insert(header::ETAG, etag(created.version));
-    Ok(response)
+    with_version(response, version)
 }
 
 /// `GET|HEAD /api/sync/{kind}/{id}`: the ciphertext, or 304 when `If-None-Match` names the
-/// version stored (the cheap poll every device makes).
+/// version stored (the cheap poll every device makes). Either keeps the blob alive.
 pub async fn read(
     State(state): State<SyncState>,
-    headers: HeaderMap,
-    client: ClientAddr,
+    caller: Caller<UsingBlobs>,
     Path((segment, id)): Path<(String, String)>,
+    headers: HeaderMap,
 ) -> Result<Response, AppError> {
     let kind = kind_of(&segment)?;
-    admit(&state, &headers, client, Action::SyncRead)?;
-    let id = checked_id(&id)?;
-    if headers.contains_key(header::IF_NONE_MATCH) {
-        let current = blobs::version(&state.db, kind, id.clone())
-            .await?
-            .ok_or_else(not_found)?;
-        if etag_matches(&headers, &version_tag(current)) {
-            let mut response = StatusCode::NOT_MODIFIED.into_response();
-            response.headers_mut().insert(header::ETAG, etag(current));
-            return Ok(response);
-        }
+    let client = caller.client;
+    let id = existing_id(&state, client, &id)?;
+    state.admission.limits.check_blob(BlobAction::Read, &id)?;
+    let Some(head) = state.blobs.head(kind, id.clone()).await? else {
+        return Err(missing(&state, client));
+    };
+    state.blobs.touch(kind, id.clone()).await?;
+    if etag_matches(&headers, &version_tag(head.version)) {
+        return Ok(with_version(
+            StatusCode::NOT_MODIFIED.into_response(),
+            head.version,
+        ));
     }
-    let blob = blobs::get(&state.db, kind, id)
-        .await?
-        .ok_or_else(not_found)?;
-    let mut response = blob.body.into_response();
+    let body: Bytes = match state.copies.shared(&id, head.version) {
+        Some(shared) => shared,
+        None => {
+            let reservation = state.copies.reserve(client.key(), head.size)?;
+            let Some(loaded) = state.blobs.body(kind, id.clone(), head.version).await? else {
+                // Written or removed since the head was read: the client asks again.
+                return Err(AppError::Busy {
+                    message: "this vault changed while it was being read: try again".into(),
+                    retry_after: 1,
+                });
+            };
+            state.copies.keep(&id, head.version, loaded, reservation)
+        }
+    };
+    let mut response = Body::from(body).into_response();
     let h = response.headers_mut();
     h.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/octet-stream"),
     );
-    h.insert(header::ETAG, etag(blob.version));
     // Each poll must reach the server; nothing in between needs a copy of it.
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    Ok(response)
+    Ok(with_version(response, head.version))
 }
 
 /// `PUT /api/sync/{kind}/{id}` with `Authorization: Bearer <token>` and
 /// `If-Match: "v{version}"`: 200 `{version}`, or 409 `{error, version}` when another device
-/// wrote first (the client then pulls, merges and tries again).
+/// wrote first (the client then pulls, merges and tries again). The token, the version and the
+/// room are checked before the body is read.
 pub async fn update(
     State(state): State<SyncState>,
-    headers: HeaderMap,
-    client: ClientAddr,
+    caller: Caller<UsingBlobs>,
     Path((segment, id)): Path<(String, String)>,
-    body: Result<Bytes, BytesRejection>,
+    headers: HeaderMap,
+    raw: Body,
 ) -> Result<Response, AppError> {
     let kind = kind_of(&segment)?;
-    admit(&state, &headers, client, Action::SyncWrite)?;
-    let id = checked_id(&id)?;
+    let client = caller.client;
+    let id = existing_id(&state, client, &id)?;
+    state.admission.limits.check_blob(BlobAction::Write, &id)?;
     let base = headers
         .get(header::IF_MATCH)
         .and_then(|v| v.to_str().ok())
@@ -204,28 +294,42 @@ pub async fn update(
                 "send the version this write starts from as If-Match: \"v{version}\"".into(),
             )
         })?;
-    let quotas = Quotas::of(&state.config);
-    let body = body_of(body, quotas)?;
+    require_octets(&headers)?;
     let token = bearer_token(&headers);
-    match blobs::update(&state.db, kind, id, token, base, body, quotas).await? {
-        UpdateOutcome::Updated { version } => {
-            let mut response = Json(json!({ "version": version })).into_response();
-            response.headers_mut().insert(header::ETAG, etag(version));
-            Ok(response)
+    let refused = state
+        .blobs
+        .refuses_update(kind, id.clone(), token.clone(), base)
+        .await?;
+    let outcome = match refused {
+        Some(outcome) => outcome,
+        None => {
+            let upload = read_upload(&state, client, &headers, raw).await?;
+            let body::ReadBody { bytes, reservation } = upload;
+            let outcome = state
+                .blobs
+                .update(kind, id, token, base, bytes, caller.owner)
+                .await?;
+            drop(reservation);
+            outcome
         }
-        UpdateOutcome::Conflict { current } => {
-            let mut response = (
+    };
+    match outcome {
+        UpdateOutcome::Updated { version } => Ok(with_version(
+            Json(json!({ "version": version })).into_response(),
+            version,
+        )),
+        UpdateOutcome::Conflict { current } => Ok(with_version(
+            (
                 StatusCode::CONFLICT,
                 Json(json!({
                     "error": format!("another device wrote version {current} first: fetch it, merge and write again"),
                     "version": current,
                 })),
             )
-                .into_response();
-            response.headers_mut().insert(header::ETAG, etag(current));
-            Ok(response)
-        }
-        UpdateOutcome::NotFound => Err(not_found()),
+                .into_response(),
+            current,
+        )),
+        UpdateOutcome::NotFound => Err(missing(&state, client)),
         UpdateOutcome::Forbidden => Err(AppError::Forbidden(
             "writing needs the write token given when this was made (Authorization: Bearer)".into(),
         )),
@@ -235,16 +339,17 @@ pub async fn update(
 /// `DELETE /api/sync/{kind}/{id}` with the token: revokes a shared deck, or removes a vault.
 pub async fn remove(
     State(state): State<SyncState>,
-    headers: HeaderMap,
-    client: ClientAddr,
+    caller: Caller<UsingBlobs>,
     Path((segment, id)): Path<(String, String)>,
+    headers: HeaderMap,
 ) -> Result<Response, AppError> {
     let kind = kind_of(&segment)?;
-    admit(&state, &headers, client, Action::SyncWrite)?;
-    let id = checked_id(&id)?;
-    match blobs::delete(&state.db, kind, id, bearer_token(&headers)).await? {
+    let client = caller.client;
+    let id = existing_id(&state, client, &id)?;
+    state.admission.limits.check_blob(BlobAction::Write, &id)?;
+    match state.blobs.delete(kind, id, bearer_token(&headers)).await? {
         DeleteOutcome::Deleted => Ok(StatusCode::NO_CONTENT.into_response()),
-        DeleteOutcome::NotFound => Err(not_found()),
+        DeleteOutcome::NotFound => Err(missing(&state, client)),
         DeleteOutcome::Forbidden => Err(AppError::Forbidden(
             "removing needs the write token given when this was made (Authorization: Bearer)"
                 .into(),

@@ -1,105 +1,37 @@
-//! Stored blobs (vaults and shared decks): create with a fresh random id and write token, read by
-//! id, update only with the token and the version the writer started from (compare-and-swap),
-//! remove with the token. Counts and bytes stay within the owner's quotas.
+//! Stored blobs (vaults and shared decks): made with a random id and the write token the client
+//! chose (so a create whose answer was lost is retried, not repeated), read by id (which keeps a
+//! blob alive), updated only with the token and the version the writer started from
+//! (compare-and-swap), removed with the token, and forgotten once nobody has read them for their
+//! kind's expiry. Counts and bytes stay within the quotas and each client's share (`quotas`).
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use rusqlite::{params, OptionalExtension};
-use sha2::{Digest, Sha256};
+use rusqlite::{params, Connection, OptionalExtension};
 
-use crate::config::Config;
-use crate::secret::same;
-use crate::store::{Db, StoreError};
+use super::quotas::{check_create, check_growth, Holdings, Kind, Quotas, SyncError};
+use crate::clock::Clock;
+use crate::http::client::ClientKey;
+use crate::secret::{token_matches, Token};
+use crate::store::{client_tag, Db, StoreError};
 
-/// What a blob holds; each kind has its own count quota and its own routes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// All decks, review logs and calendars of one learner's devices.
-    Vault,
-    /// One deck, read-only for whoever has the link.
-    Share,
-}
+/// A blob's last read is written at most this often, so a device polling every few seconds
+/// costs the SD card one write a day.
+const TOUCH_EVERY: Duration = Duration::from_secs(24 * 60 * 60);
 
-impl Kind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Vault => "vault",
-            Kind::Share => "share",
-        }
-    }
-
-    /// The path segment of its routes (`vaults`, `shares`).
-    pub fn from_segment(segment: &str) -> Option<Kind> {
-        match segment {
-            "vaults" => Some(Kind::Vault),
-            "shares" => Some(Kind::Share),
-            _ => None,
-        }
-    }
-}
-
-/// Limits on what sync may store (`--max-vaults`, `--max-shares`, `--max-vault-size`,
-/// `--max-sync-storage`).
-#[derive(Debug, Clone, Copy)]
-pub struct Quotas {
-    pub max_vaults: usize,
-    pub max_shares: usize,
-    pub max_blob_bytes: usize,
-    pub max_storage: u64,
-}
-
-impl Quotas {
-    pub fn of(config: &Config) -> Quotas {
-        Quotas {
-            max_vaults: config.max_vaults,
-            max_shares: config.max_shares,
-            max_blob_bytes: config.max_vault_size,
-            max_storage: config.max_sync_storage,
-        }
-    }
-
-    fn max_count(&self, kind: Kind) -> usize {
-        match kind {
-            Kind::Vault => self.max_vaults,
-            Kind::Share => self.max_shares,
-        }
-    }
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum SyncError {
-    #[error(
-        "this server already holds its limit of {limit} {what}: ask the site's owner to raise {flag}"
-    )]
-    TooMany {
-        limit: usize,
-        what: &'static str,
-        flag: &'static str,
-    },
-    #[error(
-        "the server's storage for sync is full ({used} of {limit} bytes used): revoke shared decks \
-         you no longer need, or ask the site's owner to raise --max-sync-storage"
-    )]
-    StorageFull { used: u64, limit: u64 },
-    #[error("the upload is {size} bytes, more than the {limit} bytes this server accepts (--max-vault-size)")]
-    TooLarge { size: usize, limit: usize },
-    #[error(transparent)]
-    Store(#[from] StoreError),
-}
-
-/// A blob just created: the token is shown this once.
-#[derive(Debug)]
+/// A blob just made (or found again by its token): the client holds the token already.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Created {
     pub id: String,
-    pub token: String,
     pub version: i64,
+    /// False when a blob with this token existed: the create was a retry.
+    pub new: bool,
 }
 
-/// A stored blob as readers get it.
-#[derive(Debug)]
-pub struct Blob {
+/// What a reader needs before the body: its version and size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Head {
     pub version: i64,
-    pub body: Vec<u8>,
+    pub size: usize,
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -132,25 +64,8 @@ pub fn valid_id(id: &str) -> bool {
     id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
-fn new_token() -> String {
-    format!(
-        "{}{}",
-        uuid::Uuid::new_v4().simple(),
-        uuid::Uuid::new_v4().simple()
-    )
-}
-
-fn hash_token(token: &str) -> String {
-    crate::hex::encode(&Sha256::digest(token.trim().as_bytes()))
-}
-
-fn token_matches(token: Option<&str>, stored_hash: &str) -> bool {
-    token.is_some_and(|t| same(&hash_token(t), stored_hash))
-}
-
-fn now_millis() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
+fn millis(t: SystemTime) -> i64 {
+    t.duration_since(UNIX_EPOCH)
         .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
         .unwrap_or(0)
 }
@@ -159,240 +74,458 @@ fn to_u64(n: i64) -> u64 {
     u64::try_from(n).unwrap_or(0)
 }
 
-/// Bytes of all stored blobs (`length` of a blob reads its header, not its content).
-pub fn stored_bytes(conn: &rusqlite::Connection) -> Result<u64, StoreError> {
-    let used: i64 = conn.query_row(
-        "SELECT coalesce(sum(length(body)), 0) FROM sync_blobs",
-        [],
-        |r| r.get(0),
+/// The blobs in the database, on the server's clock.
+#[derive(Clone)]
+pub struct Blobs {
+    db: Db,
+    clock: Clock,
+    quotas: Quotas,
+}
+
+/// Times that decide what has expired, taken once per call.
+#[derive(Debug, Clone, Copy)]
+struct Now {
+    now: i64,
+    vault_cutoff: i64,
+    share_cutoff: i64,
+}
+
+impl Now {
+    fn cutoff(&self, kind: Kind) -> i64 {
+        match kind {
+            Kind::Vault => self.vault_cutoff,
+            Kind::Share => self.share_cutoff,
+        }
+    }
+}
+
+/// A blob is alive while it was read or written within its kind's expiry.
+const ALIVE: &str = "max(read_at, updated_at) >= ?";
+
+impl Blobs {
+    pub fn new(db: Db, clock: Clock, quotas: Quotas) -> Blobs {
+        Blobs { db, clock, quotas }
+    }
+
+    pub fn quotas(&self) -> &Quotas {
+        &self.quotas
+    }
+
+    fn now(&self) -> Now {
+        let wall = self.clock.wall();
+        let cutoff = |d: Duration| millis(wall.checked_sub(d).unwrap_or(UNIX_EPOCH));
+        Now {
+            now: millis(wall),
+            vault_cutoff: cutoff(self.quotas.vault_expiry),
+            share_cutoff: cutoff(self.quotas.share_expiry),
+        }
+    }
+
+    /// Removes every blob nobody read or wrote within its kind's expiry; how many went.
+    pub async fn expire(&self) -> Result<usize, StoreError> {
+        let now = self.now();
+        self.db.write(move |conn| expire_in(conn, now)).await
+    }
+
+    /// The blob of `kind` made with `token`, if it is alive: a create being retried.
+    pub async fn made_with(
+        &self,
+        kind: Kind,
+        token: &Token,
+    ) -> Result<Option<Created>, StoreError> {
+        let hash = token.hash();
+        let now = self.now();
+        self.db
+            .read(move |conn| {
+                Ok(conn
+                    .query_row(
+                        &format!(
+                            "SELECT id, version FROM sync_blobs
+                             WHERE kind = ?1 AND token_hash = ?2 AND {}",
+                            ALIVE.replace('?', "?3")
+                        ),
+                        params![kind.as_str(), hash, now.cutoff(kind)],
+                        |r| {
+                            Ok(Created {
+                                id: r.get(0)?,
+                                version: r.get(1)?,
+                                new: false,
+                            })
+                        },
+                    )
+                    .optional()?)
+            })
+            .await
+    }
+
+    /// Whether `client` may make a blob of `kind` of `size` bytes, as things stand: checked
+    /// before the body is read (and again, exactly, when it is stored).
+    pub async fn may_create(
+        &self,
+        kind: Kind,
+        client: ClientKey,
+        size: usize,
+        owner: bool,
+    ) -> Result<(), SyncError> {
+        let now = self.now();
+        let quotas = self.quotas;
+        self.db
+            .read(move |conn| {
+                let tag = client_tag(conn, &client.to_string())?;
+                Ok(check_create(
+                    kind,
+                    holdings(conn, kind, &tag, now)?,
+                    size,
+                    &quotas,
+                    owner,
+                ))
+            })
+            .await?
+    }
+
+    /// Stores a new blob at version 1 under `token`, or finds the one already made with it.
+    /// The quotas are checked in the write transaction, so concurrent creates cannot pass
+    /// them together; expired blobs are removed first.
+    pub async fn create(
+        &self,
+        kind: Kind,
+        client: ClientKey,
+        token: Token,
+        body: Vec<u8>,
+        owner: bool,
+    ) -> Result<Created, SyncError> {
+        let now = self.now();
+        let quotas = self.quotas;
+        self.db
+            .write(move |conn| {
+                let tx = conn.transaction()?;
+                expire_in(&tx, now)?;
+                let hash = token.hash();
+                let existing: Option<(String, i64)> = tx
+                    .query_row(
+                        "SELECT id, version FROM sync_blobs WHERE kind = ?1 AND token_hash = ?2",
+                        params![kind.as_str(), hash],
+                        |r| Ok((r.get(0)?, r.get(1)?)),
+                    )
+                    .optional()?;
+                if let Some((id, version)) = existing {
+                    tx.commit()?;
+                    return Ok(Ok(Created {
+                        id,
+                        version,
+                        new: false,
+                    }));
+                }
+                let tag = client_tag(&tx, &client.to_string())?;
+                let held = holdings(&tx, kind, &tag, now)?;
+                if let Err(e) = check_create(kind, held, body.len(), &quotas, owner) {
+                    return Ok(Err(e));
+                }
+                let id = new_id();
+                tx.execute(
+                    "INSERT INTO sync_blobs
+                       (id, kind, token_hash, version, body, created_at, updated_at, read_at, client)
+                     VALUES (?1, ?2, ?3, 1, ?4, ?5, ?5, ?5, ?6)",
+                    params![id, kind.as_str(), hash, body, now.now, tag],
+                )?;
+                tx.commit()?;
+                Ok(Ok(Created {
+                    id,
+                    version: 1,
+                    new: true,
+                }))
+            })
+            .await?
+    }
+
+    /// A live blob's version and size, without its body.
+    pub async fn head(&self, kind: Kind, id: String) -> Result<Option<Head>, StoreError> {
+        let now = self.now();
+        self.db
+            .read(move |conn| {
+                Ok(conn
+                    .query_row(
+                        &format!(
+                            "SELECT version, length(body) FROM sync_blobs
+                             WHERE id = ?1 AND kind = ?2 AND {}",
+                            ALIVE.replace('?', "?3")
+                        ),
+                        params![id, kind.as_str(), now.cutoff(kind)],
+                        |r| {
+                            Ok(Head {
+                                version: r.get(0)?,
+                                size: usize::try_from(r.get::<_, i64>(1)?).unwrap_or(0),
+                            })
+                        },
+                    )
+                    .optional()?)
+            })
+            .await
+    }
+
+    /// Notes that a blob was read (at most once a day), which keeps it from expiring.
+    pub async fn touch(&self, kind: Kind, id: String) -> Result<(), StoreError> {
+        let now = self.now();
+        let stale = now.now - i64::try_from(TOUCH_EVERY.as_millis()).unwrap_or(i64::MAX);
+        let due: bool = self
+            .db
+            .read({
+                let id = id.clone();
+                move |conn| {
+                    Ok(conn
+                        .query_row(
+                            "SELECT read_at < ?3 FROM sync_blobs WHERE id = ?1 AND kind = ?2",
+                            params![id, kind.as_str(), stale],
+                            |r| r.get(0),
+                        )
+                        .optional()?
+                        .unwrap_or(false))
+                }
+            })
+            .await?;
+        if due {
+            self.db
+                .write(move |conn| {
+                    conn.execute(
+                        "UPDATE sync_blobs SET read_at = ?3 WHERE id = ?1 AND kind = ?2",
+                        params![id, kind.as_str(), now.now],
+                    )?;
+                    Ok(())
+                })
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// A live blob's body at `version` (`None` when it is gone or has moved on).
+    pub async fn body(
+        &self,
+        kind: Kind,
+        id: String,
+        version: i64,
+    ) -> Result<Option<Vec<u8>>, StoreError> {
+        let now = self.now();
+        self.db
+            .read(move |conn| {
+                Ok(conn
+                    .query_row(
+                        &format!(
+                            "SELECT body FROM sync_blobs
+                             WHERE id = ?1 AND kind = ?2 AND version = ?3 AND {}",
+                            ALIVE.replace('?', "?4")
+                        ),
+                        params![id, kind.as_str(), version, now.cutoff(kind)],
+                        |r| r.get(0),
+                    )
+                    .optional()?)
+            })
+            .await
+    }
+
+    /// What an update would meet, before its body is read: the outcome it would have if it
+    /// cannot succeed, else `None`.
+    pub async fn refuses_update(
+        &self,
+        kind: Kind,
+        id: String,
+        token: Option<Token>,
+        base: i64,
+    ) -> Result<Option<UpdateOutcome>, StoreError> {
+        let now = self.now();
+        self.db
+            .read(move |conn| {
+                Ok(match stored_for_write(conn, &id, kind, now)? {
+                    None => Some(UpdateOutcome::NotFound),
+                    Some((hash, _, _, _)) if !token_matches(token.as_ref(), &hash) => {
+                        Some(UpdateOutcome::Forbidden)
+                    }
+                    Some((_, current, _, _)) if current != base => {
+                        Some(UpdateOutcome::Conflict { current })
+                    }
+                    Some(_) => None,
+                })
+            })
+            .await
+    }
+
+    /// Replaces the body when `token` is the blob's and `base` is the version stored now; the
+    /// version then rises by one. Otherwise nothing changes and the outcome says why.
+    pub async fn update(
+        &self,
+        kind: Kind,
+        id: String,
+        token: Option<Token>,
+        base: i64,
+        body: Vec<u8>,
+        owner: bool,
+    ) -> Result<UpdateOutcome, SyncError> {
+        let now = self.now();
+        let quotas = self.quotas;
+        self.db
+            .write(move |conn| {
+                let tx = conn.transaction()?;
+                let Some((hash, current, old_size, tag)) = stored_for_write(&tx, &id, kind, now)?
+                else {
+                    return Ok(Ok(UpdateOutcome::NotFound));
+                };
+                if !token_matches(token.as_ref(), &hash) {
+                    return Ok(Ok(UpdateOutcome::Forbidden));
+                }
+                if current != base {
+                    return Ok(Ok(UpdateOutcome::Conflict { current }));
+                }
+                let held = holdings(&tx, kind, &tag, now)?;
+                if let Err(e) = check_growth(held, old_size, body.len(), &quotas, owner) {
+                    return Ok(Err(e));
+                }
+                let version = current + 1;
+                tx.execute(
+                    "UPDATE sync_blobs SET body = ?2, version = ?3, updated_at = ?4, read_at = ?4
+                     WHERE id = ?1",
+                    params![id, body, version, now.now],
+                )?;
+                tx.commit()?;
+                Ok(Ok(UpdateOutcome::Updated { version }))
+            })
+            .await?
+    }
+
+    pub async fn delete(
+        &self,
+        kind: Kind,
+        id: String,
+        token: Option<Token>,
+    ) -> Result<DeleteOutcome, StoreError> {
+        let now = self.now();
+        self.db
+            .write(move |conn| {
+                let tx = conn.transaction()?;
+                let outcome = match stored_for_write(&tx, &id, kind, now)? {
+                    None => DeleteOutcome::NotFound,
+                    Some((hash, ..)) if token_matches(token.as_ref(), &hash) => {
+                        tx.execute("DELETE FROM sync_blobs WHERE id = ?1", [&id])?;
+                        DeleteOutcome::Deleted
+                    }
+                    Some(_) => DeleteOutcome::Forbidden,
+                };
+                tx.commit()?;
+                Ok(outcome)
+            })
+            .await
+    }
+}
+
+/// A live blob's token hash, version, size and maker.
+fn stored_for_write(
+    conn: &Connection,
+    id: &str,
+    kind: Kind,
+    now: Now,
+) -> Result<Option<(String, i64, usize, String)>, StoreError> {
+    Ok(conn
+        .query_row(
+            &format!(
+                "SELECT token_hash, version, length(body), client FROM sync_blobs
+                 WHERE id = ?1 AND kind = ?2 AND {}",
+                ALIVE.replace('?', "?3")
+            ),
+            params![id, kind.as_str(), now.cutoff(kind)],
+            |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    usize::try_from(r.get::<_, i64>(2)?).unwrap_or(0),
+                    r.get(3)?,
+                ))
+            },
+        )
+        .optional()?)
+}
+
+fn expire_in(conn: &Connection, now: Now) -> Result<usize, StoreError> {
+    Ok(conn.execute(
+        "DELETE FROM sync_blobs
+         WHERE (kind = 'vault' AND max(read_at, updated_at) < ?1)
+            OR (kind = 'share' AND max(read_at, updated_at) < ?2)",
+        params![now.vault_cutoff, now.share_cutoff],
+    )?)
+}
+
+/// What is stored now, all together and by the client tagged `tag` (live blobs only).
+fn holdings(conn: &Connection, kind: Kind, tag: &str, now: Now) -> Result<Holdings, StoreError> {
+    let alive = "((kind = 'vault' AND max(read_at, updated_at) >= ?1)
+                  OR (kind = 'share' AND max(read_at, updated_at) >= ?2))";
+    let (count, client_count, bytes, client_bytes): (i64, i64, i64, i64) = conn.query_row(
+        &format!(
+            "SELECT
+               coalesce(sum(kind = ?3), 0),
+               coalesce(sum(kind = ?3 AND client = ?4), 0),
+               coalesce(sum(length(body)), 0),
+               coalesce(sum(CASE WHEN client = ?4 THEN length(body) ELSE 0 END), 0)
+             FROM sync_blobs WHERE {alive}"
+        ),
+        params![now.vault_cutoff, now.share_cutoff, kind.as_str(), tag],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
     )?;
-    Ok(to_u64(used))
-}
-
-fn check_size(size: usize, quotas: Quotas) -> Result<(), SyncError> {
-    if size > quotas.max_blob_bytes {
-        return Err(SyncError::TooLarge {
-            size,
-            limit: quotas.max_blob_bytes,
-        });
-    }
-    Ok(())
-}
-
-/// Refuses a write that would take all blobs together past the budget.
-fn check_budget(used: u64, freed: u64, added: usize, quotas: Quotas) -> Result<(), SyncError> {
-    let after = used.saturating_sub(freed).saturating_add(added as u64);
-    if after > quotas.max_storage && added as u64 > freed {
-        return Err(SyncError::StorageFull {
-            used,
-            limit: quotas.max_storage,
-        });
-    }
-    Ok(())
-}
-
-/// Stores a new blob at version 1. The count and the budget are checked in the write
-/// transaction, so concurrent creations cannot pass them together.
-pub async fn create(
-    db: &Db,
-    kind: Kind,
-    body: Vec<u8>,
-    quotas: Quotas,
-) -> Result<Created, SyncError> {
-    check_size(body.len(), quotas)?;
-    db.write(move |conn| {
-        let tx = conn.transaction()?;
-        let count: i64 = tx.query_row(
-            "SELECT count(*) FROM sync_blobs WHERE kind = ?1",
-            [kind.as_str()],
-            |r| r.get(0),
-        )?;
-        if usize::try_from(count).unwrap_or(usize::MAX) >= quotas.max_count(kind) {
-            return Ok(Err(SyncError::TooMany {
-                limit: quotas.max_count(kind),
-                what: match kind {
-                    Kind::Vault => "sync vaults",
-                    Kind::Share => "shared decks",
-                },
-                flag: match kind {
-                    Kind::Vault => "--max-vaults",
-                    Kind::Share => "--max-shares",
-                },
-            }));
-        }
-        if let Err(e) = check_budget(stored_bytes(&tx)?, 0, body.len(), quotas) {
-            return Ok(Err(e));
-        }
-        let id = new_id();
-        let token = new_token();
-        let now = now_millis();
-        tx.execute(
-            "INSERT INTO sync_blobs (id, kind, token_hash, version, body, created_at, updated_at)
-             VALUES (?1, ?2, ?3, 1, ?4, ?5, ?5)",
-            params![id, kind.as_str(), hash_token(&token), body, now],
-        )?;
-        tx.commit()?;
-        Ok(Ok(Created {
-            id,
-            token,
-            version: 1,
-        }))
+    Ok(Holdings {
+        count: to_u64(count),
+        client_count: to_u64(client_count),
+        bytes: to_u64(bytes),
+        client_bytes: to_u64(client_bytes),
     })
-    .await?
-}
-
-/// The stored version of a blob, without reading its body (for conditional reads).
-pub async fn version(db: &Db, kind: Kind, id: String) -> Result<Option<i64>, StoreError> {
-    db.read(move |conn| {
-        Ok(conn
-            .query_row(
-                "SELECT version FROM sync_blobs WHERE id = ?1 AND kind = ?2",
-                params![id, kind.as_str()],
-                |r| r.get(0),
-            )
-            .optional()?)
-    })
-    .await
-}
-
-pub async fn get(db: &Db, kind: Kind, id: String) -> Result<Option<Blob>, StoreError> {
-    db.read(move |conn| {
-        Ok(conn
-            .query_row(
-                "SELECT version, body FROM sync_blobs WHERE id = ?1 AND kind = ?2",
-                params![id, kind.as_str()],
-                |r| {
-                    Ok(Blob {
-                        version: r.get(0)?,
-                        body: r.get(1)?,
-                    })
-                },
-            )
-            .optional()?)
-    })
-    .await
-}
-
-/// Replaces the body when `token` is the blob's and `base` is the version stored now; the
-/// version then rises by one. Otherwise nothing changes and the outcome says why.
-pub async fn update(
-    db: &Db,
-    kind: Kind,
-    id: String,
-    token: Option<String>,
-    base: i64,
-    body: Vec<u8>,
-    quotas: Quotas,
-) -> Result<UpdateOutcome, SyncError> {
-    check_size(body.len(), quotas)?;
-    db.write(move |conn| {
-        let tx = conn.transaction()?;
-        let stored: Option<(String, i64, i64)> = tx
-            .query_row(
-                "SELECT token_hash, version, length(body) FROM sync_blobs WHERE id = ?1 AND kind = ?2",
-                params![id, kind.as_str()],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-            )
-            .optional()?;
-        let Some((hash, current, old_size)) = stored else {
-            return Ok(Ok(UpdateOutcome::NotFound));
-        };
-        if !token_matches(token.as_deref(), &hash) {
-            return Ok(Ok(UpdateOutcome::Forbidden));
-        }
-        if current != base {
-            return Ok(Ok(UpdateOutcome::Conflict { current }));
-        }
-        if let Err(e) = check_budget(stored_bytes(&tx)?, to_u64(old_size), body.len(), quotas) {
-            return Ok(Err(e));
-        }
-        let version = current + 1;
-        tx.execute(
-            "UPDATE sync_blobs SET body = ?2, version = ?3, updated_at = ?4 WHERE id = ?1",
-            params![id, body, version, now_millis()],
-        )?;
-        tx.commit()?;
-        Ok(Ok(UpdateOutcome::Updated { version }))
-    })
-    .await?
-}
-
-pub async fn delete(
-    db: &Db,
-    kind: Kind,
-    id: String,
-    token: Option<String>,
-) -> Result<DeleteOutcome, StoreError> {
-    db.write(move |conn| {
-        let tx = conn.transaction()?;
-        let hash: Option<String> = tx
-            .query_row(
-                "SELECT token_hash FROM sync_blobs WHERE id = ?1 AND kind = ?2",
-                params![id, kind.as_str()],
-                |r| r.get(0),
-            )
-            .optional()?;
-        let outcome = match hash {
-            None => DeleteOutcome::NotFound,
-            Some(hash) if token_matches(token.as_deref(), &hash) => {
-                tx.execute("DELETE FROM sync_blobs WHERE id = ?1", [&id])?;
-                DeleteOutcome::Deleted
-            }
-            Some(_) => DeleteOutcome::Forbidden,
-        };
-        tx.commit()?;
-        Ok(outcome)
-    })
-    .await
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const PLENTY: Quotas = Quotas {
-        max_vaults: 10,
-        max_shares: 10,
-        max_blob_bytes: 1024,
-        max_storage: 4096,
-    };
+    const DAY: Duration = Duration::from_secs(24 * 60 * 60);
 
-    #[test]
-    fn ids_are_128_bit_hex_and_tokens_are_stored_hashed() {
-        let id = new_id();
-        assert!(valid_id(&id), "{id}");
-        assert!(!valid_id("../etc"));
-        assert!(!valid_id(&"g".repeat(32)));
-        let token = new_token();
-        assert!(token_matches(Some(&token), &hash_token(&token)));
-        assert!(!token_matches(Some("x"), &hash_token(&token)));
-        assert!(!token_matches(None, &hash_token(&token)));
+    fn quotas() -> Quotas {
+        Quotas {
+            max_vaults: 16,
+            max_shares: 16,
+            max_blob_bytes: 1024,
+            max_storage: 16 * 1024,
+            vault_expiry: 10 * DAY,
+            share_expiry: 5 * DAY,
+        }
     }
 
-    #[test]
-    fn the_budget_refuses_growth_past_it_but_never_a_shrinking_write() {
-        assert!(check_budget(4000, 0, 96, PLENTY).is_ok());
-        assert!(check_budget(4000, 0, 97, PLENTY).is_err());
-        // Already over (the owner lowered the budget): a smaller body is still accepted.
-        assert!(check_budget(5000, 500, 100, PLENTY).is_ok());
+    fn client(n: u8) -> ClientKey {
+        ClientKey::of(std::net::IpAddr::from([198, 51, 100, n]))
+    }
+
+    async fn blobs() -> (tempfile::TempDir, Blobs, Clock) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = Db::open(dir.path()).expect("db");
+        let clock = Clock::manual();
+        (dir, Blobs::new(db, clock.clone(), quotas()), clock)
     }
 
     #[tokio::test]
     async fn a_write_needs_the_token_and_the_current_version() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let db = Db::open(dir.path()).expect("db");
-        let created = create(&db, Kind::Vault, b"one".to_vec(), PLENTY)
+        let (_dir, blobs, _) = blobs().await;
+        let token = Token::generate();
+        let created = blobs
+            .create(
+                Kind::Vault,
+                client(1),
+                token.clone(),
+                b"one".to_vec(),
+                false,
+            )
             .await
             .expect("created");
-        let up = |token: Option<&str>, base: i64, body: &[u8]| {
-            update(
-                &db,
+        assert!(created.new);
+        let up = |t: Option<&Token>, base: i64, body: &[u8]| {
+            blobs.update(
                 Kind::Vault,
                 created.id.clone(),
-                token.map(str::to_owned),
+                t.cloned(),
                 base,
                 body.to_vec(),
-                PLENTY,
+                false,
             )
         };
         assert_eq!(
@@ -400,22 +533,136 @@ mod tests {
             UpdateOutcome::Forbidden
         );
         assert_eq!(
-            up(Some(&created.token), 1, b"two").await.expect("ran"),
+            up(Some(&token), 1, b"two").await.expect("ran"),
             UpdateOutcome::Updated { version: 2 }
         );
         assert_eq!(
-            up(Some(&created.token), 1, b"stale").await.expect("ran"),
+            up(Some(&token), 1, b"stale").await.expect("ran"),
             UpdateOutcome::Conflict { current: 2 }
         );
-        let blob = get(&db, Kind::Vault, created.id.clone())
+        let head = blobs
+            .head(Kind::Vault, created.id.clone())
             .await
             .expect("read")
             .expect("found");
-        assert_eq!((blob.version, blob.body.as_slice()), (2, &b"two"[..]));
+        assert_eq!(
+            head,
+            Head {
+                version: 2,
+                size: 3
+            }
+        );
+        assert_eq!(
+            blobs
+                .body(Kind::Vault, created.id.clone(), 2)
+                .await
+                .expect("read")
+                .as_deref(),
+            Some(&b"two"[..])
+        );
         // A vault is not a share.
-        assert!(get(&db, Kind::Share, created.id.clone())
+        assert!(blobs
+            .head(Kind::Share, created.id.clone())
             .await
             .expect("read")
             .is_none());
+    }
+
+    #[tokio::test]
+    async fn a_retried_create_finds_the_blob_its_token_made() {
+        let (_dir, blobs, _) = blobs().await;
+        let token = Token::generate();
+        let first = blobs
+            .create(Kind::Vault, client(1), token.clone(), b"a".to_vec(), false)
+            .await
+            .expect("created");
+        let again = blobs
+            .create(Kind::Vault, client(1), token.clone(), b"a".to_vec(), false)
+            .await
+            .expect("found");
+        assert_eq!((again.id.as_str(), again.new), (first.id.as_str(), false));
+        assert_eq!(
+            blobs.made_with(Kind::Vault, &token).await.expect("read"),
+            Some(Created {
+                id: first.id,
+                version: 1,
+                new: false
+            })
+        );
+    }
+
+    #[tokio::test]
+    async fn blobs_nobody_reads_expire_and_reading_keeps_them() {
+        let (_dir, blobs, clock) = blobs().await;
+        let make = |n: u8| {
+            blobs.create(
+                Kind::Vault,
+                client(n),
+                Token::generate(),
+                b"v".to_vec(),
+                false,
+            )
+        };
+        let kept = make(1).await.expect("created");
+        let left = make(2).await.expect("created");
+        clock.advance(6 * DAY);
+        blobs
+            .touch(Kind::Vault, kept.id.clone())
+            .await
+            .expect("touched");
+        clock.advance(6 * DAY);
+        assert!(blobs
+            .head(Kind::Vault, kept.id.clone())
+            .await
+            .expect("read")
+            .is_some());
+        assert!(
+            blobs
+                .head(Kind::Vault, left.id.clone())
+                .await
+                .expect("read")
+                .is_none(),
+            "12 days unread: gone before it is swept"
+        );
+        assert_eq!(blobs.expire().await.expect("swept"), 1);
+    }
+
+    #[tokio::test]
+    async fn each_client_holds_its_share() {
+        let (_dir, blobs, _) = blobs().await;
+        // 16 vaults: a client's share is 2.
+        for _ in 0..2 {
+            blobs
+                .create(
+                    Kind::Vault,
+                    client(1),
+                    Token::generate(),
+                    b"v".to_vec(),
+                    false,
+                )
+                .await
+                .expect("within the share");
+        }
+        let refused = blobs
+            .create(
+                Kind::Vault,
+                client(1),
+                Token::generate(),
+                b"v".to_vec(),
+                false,
+            )
+            .await;
+        assert!(matches!(
+            refused,
+            Err(SyncError::ShareTaken { share: 2, .. })
+        ));
+        assert!(matches!(
+            blobs.may_create(Kind::Vault, client(1), 1, false).await,
+            Err(SyncError::ShareTaken { .. })
+        ));
+        assert!(blobs
+            .may_create(Kind::Vault, client(2), 1, false)
+            .await
+            .is_ok());
     }
 }

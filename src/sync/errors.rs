@@ -1,6 +1,7 @@
-//! How sync's errors reach HTTP: quotas are 507 (the owner must make room), an oversized upload 413.
+//! How sync's errors reach HTTP: quotas and shares are 507 (room must be made first), an
+//! oversized upload 413.
 
-use super::blobs::SyncError;
+use super::quotas::SyncError;
 use crate::http::error::AppError;
 
 impl From<SyncError> for AppError {

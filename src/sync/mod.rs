@@ -1,22 +1,62 @@
 //! Flashcard sync and shared decks: opaque blobs the browser encrypted (AES-GCM, key only in the
-//! link's fragment), kept in SQLite behind a write token and a version number, within quotas.
+//! link's fragment), kept in SQLite behind a write token and a version number, within quotas of
+//! which each client holds only its share, and forgotten when nobody reads them for long.
 
 pub mod api;
 pub mod blobs;
+mod copies;
 mod errors;
+pub mod quotas;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use crate::config::Config;
-use crate::http::limits::RateLimiters;
+use crate::http::admission::Admission;
 use crate::store::Db;
 
-pub use blobs::{Kind, Quotas};
+pub use blobs::Blobs;
+pub use quotas::{Kind, Quotas};
 
-/// What the sync handlers share (the router gives it from the app's state).
+/// How often blobs past their expiry are removed (reads already ignore them in between).
+const EXPIRE_EVERY: Duration = Duration::from_secs(60 * 60);
+
+/// What the sync handlers share (made once; the router hands out clones).
 #[derive(Clone)]
 pub struct SyncState {
     pub config: Arc<Config>,
-    pub db: Db,
-    pub limits: Arc<RateLimiters>,
+    pub blobs: Blobs,
+    copies: Arc<copies::Copies>,
+    pub admission: Arc<Admission>,
+}
+
+impl SyncState {
+    pub fn new(config: Arc<Config>, db: Db, admission: Arc<Admission>) -> SyncState {
+        let blobs = Blobs::new(db, config.clock.clone(), Quotas::of(&config));
+        SyncState {
+            copies: Arc::new(copies::Copies::new(admission.bytes.clone())),
+            config,
+            blobs,
+            admission,
+        }
+    }
+
+    /// Removes expired blobs now and then every hour, for as long as the server runs.
+    pub fn spawn_expiry(&self) {
+        if !self.config.sync_enabled {
+            return;
+        }
+        let blobs = self.blobs.clone();
+        tokio::spawn(async move {
+            let mut every = tokio::time::interval(EXPIRE_EVERY);
+            loop {
+                every.tick().await;
+                match blobs.expire().await {
+                    Ok(0) => {}
+                    Ok(n) => tracing::info!(removed = n, "removed sync blobs nobody read"),
+                    Err(e) => tracing::warn!(error = %e, "could not remove expired sync blobs"),
+                }
+            }
+        });
+    }
 }

@@ -1,14 +1,17 @@
 //! The composition root: the router that puts the features' handlers behind the layers every
-//! request passes through, the state they share, and the connection loop that serves it.
-//! Nothing imports this module but `lib.rs`.
+//! request passes through (the edge that names the client and counts its requests in flight,
+//! security headers, timeout, panic catcher, request id, Host check, gzip for `/api`), the state
+//! they share, and the connection loop that serves it. Nothing imports this module but `lib.rs`.
 
 pub mod conn;
+pub mod deadline;
+mod edge;
 mod health;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::{DefaultBodyLimit, FromRef, OriginalUri, Request};
+use axum::extract::{FromRef, OriginalUri, Request};
 use axum::http::{Method, StatusCode};
 use axum::response::Response;
 use axum::routing::{any, delete, get, post};
@@ -20,10 +23,13 @@ use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 
 use crate::config::Config;
+use crate::http::admission::{Admission, Keys};
+use crate::http::budget::ByteBudget;
 use crate::http::client::TrustedProxies;
 use crate::http::error::{json_error, AppError};
 use crate::http::headers::{self, REQUEST_ID};
 use crate::http::hosts::{check_host, AllowedHosts};
+use crate::http::inflight::InFlight;
 use crate::http::limits::RateLimiters;
 use crate::publish::api::{self as calendar_api, CalendarState};
 use crate::publish::fetch::FetchError;
@@ -32,13 +38,6 @@ use crate::site::{self, Site};
 use crate::store::Db;
 use crate::sync::api as sync_api;
 use crate::sync::SyncState;
-
-/// Largest request body any route accepts; routes may set lower limits.
-pub const MAX_BODY_BYTES: usize = 1024 * 1024;
-
-/// Largest publish request (`POST /api/calendars`): five 4 KiB templates and up to 50 filters of
-/// at most 2 KiB patterns, with room for the JSON around them.
-pub const MAX_PUBLISH_BYTES: usize = 256 * 1024;
 
 /// A request taking longer than this is answered 408; upstream fetches have their own, shorter limits.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
@@ -51,22 +50,39 @@ pub struct AppState {
     pub site: Arc<Site>,
     pub publisher: Arc<Publisher>,
     pub trusted_proxies: Arc<TrustedProxies>,
-    pub limits: Arc<RateLimiters>,
+    pub admission: Arc<Admission>,
+    pub sync: SyncState,
 }
 
 impl AppState {
     pub fn new(config: Config, db: Db) -> Result<AppState, FetchError> {
         let site = Arc::new(Site::new(&config, crate::sync::api::public_info(&config)));
         let publisher = Arc::new(Publisher::new(db.clone(), &config)?);
-        let trusted_proxies = Arc::new(TrustedProxies::new(config.trusted_proxies.clone()));
-        let limits = Arc::new(RateLimiters::new(&config.rate_limits));
+        let trusted_proxies = Arc::new(TrustedProxies::new(
+            config.trusted_proxies.clone(),
+            config.trust_loopback,
+        ));
+        let admission = Arc::new(Admission {
+            proxies: trusted_proxies.clone(),
+            keys: Keys {
+                publish: config.publish_key.clone(),
+                sync: config.sync_key.clone(),
+            },
+            limits: RateLimiters::new(&config.rate_limits, &config.clock),
+            inflight: InFlight::new(config.in_flight),
+            bytes: ByteBudget::new(config.max_bytes_in_flight, config.max_bytes_in_flight / 4),
+            body: config.body_rules,
+        });
+        let config = Arc::new(config);
+        let sync = SyncState::new(config.clone(), db.clone(), admission.clone());
         Ok(AppState {
-            config: Arc::new(config),
+            config,
             db,
             site,
             publisher,
             trusted_proxies,
-            limits,
+            admission,
+            sync,
         })
     }
 }
@@ -90,13 +106,15 @@ impl FromRef<AppState> for Arc<TrustedProxies> {
     }
 }
 
+impl FromRef<AppState> for Arc<Admission> {
+    fn from_ref(state: &AppState) -> Self {
+        state.admission.clone()
+    }
+}
+
 impl FromRef<AppState> for SyncState {
     fn from_ref(state: &AppState) -> Self {
-        SyncState {
-            config: state.config.clone(),
-            db: state.db.clone(),
-            limits: state.limits.clone(),
-        }
+        state.sync.clone()
     }
 }
 
@@ -106,7 +124,7 @@ impl FromRef<AppState> for CalendarState {
             config: state.config.clone(),
             db: state.db.clone(),
             publisher: state.publisher.clone(),
-            limits: state.limits.clone(),
+            admission: state.admission.clone(),
         }
     }
 }
@@ -118,10 +136,7 @@ pub fn router(state: AppState) -> Router {
         .route("/feed", get(calendar_api::get_feed))
         .route("/render", post(calendar_api::render))
         .route("/preview", post(calendar_api::preview))
-        .route(
-            "/calendars",
-            post(calendar_api::publish).layer(DefaultBodyLimit::max(MAX_PUBLISH_BYTES)),
-        )
+        .route("/calendars", post(calendar_api::publish))
         .route("/calendars/{id}", delete(calendar_api::unpublish))
         .fallback(api_not_found)
         // JSON answers (feed pages, previews) shrink several times; hosted feeds are gzipped once
@@ -131,9 +146,14 @@ pub fn router(state: AppState) -> Router {
         .merge(sync_routes(&state.config));
 
     // Requests worth a log line: the API and the hosted feeds. Static files and probes are not.
+    // These are the routes that do work, so each client has a share of them in flight.
     let logged = Router::new()
         .nest("/api", api)
         .route("/cal/{file}", get(calendar_api::hosted_feed))
+        .layer(middleware::from_fn_with_state(
+            state.admission.clone(),
+            edge::in_flight,
+        ))
         .layer(
         TraceLayer::new_for_http().make_span_with(|request: &Request| {
             let id = request
@@ -153,6 +173,7 @@ pub fn router(state: AppState) -> Router {
         .fallback(site::routes::spa_fallback);
 
     let hosts = Arc::new(AllowedHosts::new(state.config.public_url.as_deref()));
+    let admission = state.admission.clone();
     let mut app = logged
         .merge(quiet)
         .method_not_allowed_fallback(method_not_allowed)
@@ -161,7 +182,7 @@ pub fn router(state: AppState) -> Router {
     for layer in headers::security_layers() {
         app = app.layer(layer);
     }
-    app.layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+    app.layer(middleware::from_fn_with_state(admission, edge::identify))
         .layer(TimeoutLayer::with_status_code(
             StatusCode::REQUEST_TIMEOUT,
             REQUEST_TIMEOUT,
@@ -187,8 +208,6 @@ fn sync_routes(config: &Config) -> Router<AppState> {
                 .put(sync_api::update)
                 .delete(sync_api::remove),
         )
-        // Blobs may be larger than other requests; the handlers name the flag when refused.
-        .layer(DefaultBodyLimit::max(config.max_vault_size))
 }
 
 async fn method_not_allowed(method: Method, OriginalUri(uri): OriginalUri) -> AppError {

@@ -197,3 +197,15 @@ impl Drop for ServeProcess {
         let _ = self.child.wait();
     }
 }
+
+/// A field error's field and message: `{"error": …, "field": "filters[1].pattern"}`, as every
+/// 400 about one field of a request is.
+pub async fn field_error(response: reqwest::Response) -> (String, String) {
+    let body = json_error(response).await;
+    let field = body["field"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a field error names its field: {body}"))
+        .to_owned();
+    let message = body["error"].as_str().unwrap_or_default().to_owned();
+    (field, message)
+}

@@ -1,0 +1,202 @@
+//! Requests in flight per client: one visitor's slow requests (a feed that takes 14 s to answer,
+//! an upload that trickles) hold at most its share, however it arrives: on its own connections
+//! or through a reverse proxy that carries everyone's requests. Past the share the answer is an
+//! immediate 429, so the connection (often the proxy's) is free again at once.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use axum::body::{Body, HttpBody};
+use axum::response::Response;
+
+use super::client::ClientKey;
+use super::error::AppError;
+use crate::lock::lock;
+
+/// The shares: per client (IPv4 address, IPv6 /64) and per network (IPv6 /48) in aggregate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InFlightLimits {
+    pub per_client: usize,
+    pub per_network: usize,
+}
+
+#[derive(Default)]
+struct Counts {
+    by_client: HashMap<ClientKey, usize>,
+    by_network: HashMap<ClientKey, usize>,
+}
+
+pub struct InFlight {
+    limits: InFlightLimits,
+    counts: Mutex<Counts>,
+}
+
+impl InFlight {
+    pub fn new(limits: InFlightLimits) -> Arc<InFlight> {
+        Arc::new(InFlight {
+            limits,
+            counts: Mutex::new(Counts::default()),
+        })
+    }
+
+    /// Counts one more request of `client`, or refuses it with a 429 when it has its share
+    /// under way already.
+    pub fn enter(self: &Arc<Self>, client: ClientKey) -> Result<InFlightGuard, AppError> {
+        let network = client.network();
+        let aggregate = network != client;
+        let mut counts = lock(&self.counts);
+        let mine = counts.by_client.get(&client).copied().unwrap_or(0);
+        let ours = counts.by_network.get(&network).copied().unwrap_or(0);
+        if mine >= self.limits.per_client || (aggregate && ours >= self.limits.per_network) {
+            return Err(AppError::TooManyRequests { retry_after: 1 });
+        }
+        *counts.by_client.entry(client).or_insert(0) += 1;
+        if aggregate {
+            *counts.by_network.entry(network).or_insert(0) += 1;
+        }
+        Ok(InFlightGuard {
+            owner: self.clone(),
+            client,
+        })
+    }
+
+    /// Requests of `client` under way now.
+    pub fn of(&self, client: ClientKey) -> usize {
+        lock(&self.counts)
+            .by_client
+            .get(&client)
+            .copied()
+            .unwrap_or(0)
+    }
+}
+
+fn decrement(map: &mut HashMap<ClientKey, usize>, key: ClientKey) {
+    if let Some(n) = map.get_mut(&key) {
+        *n = n.saturating_sub(1);
+        if *n == 0 {
+            map.remove(&key);
+        }
+    }
+}
+
+/// One request's place until dropped (with its answer's body: see [`hold_until_sent`]).
+pub struct InFlightGuard {
+    owner: Arc<InFlight>,
+    client: ClientKey,
+}
+
+impl Drop for InFlightGuard {
+    fn drop(&mut self) {
+        let mut counts = lock(&self.owner.counts);
+        decrement(&mut counts.by_client, self.client);
+        let network = self.client.network();
+        if network != self.client {
+            decrement(&mut counts.by_network, network);
+        }
+    }
+}
+
+/// Keeps `held` (a request's place, a byte reservation) until the answer's body has been
+/// written to the client or dropped with its connection: a client that does not read its answer
+/// keeps paying for it.
+pub fn hold_until_sent<T: Send + Sync + Unpin + 'static>(response: Response, held: T) -> Response {
+    let (parts, body) = response.into_parts();
+    Response::from_parts(
+        parts,
+        Body::new(Holding {
+            inner: body,
+            _held: held,
+        }),
+    )
+}
+
+struct Holding<T> {
+    inner: Body,
+    /// Dropped with the body.
+    _held: T,
+}
+
+impl<T: Send + Sync + Unpin + 'static> HttpBody for Holding<T> {
+    type Data = axum::body::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        // `Body` is Unpin, so the wrapper is too and needs no projection.
+        std::pin::Pin::new(&mut self.get_mut().inner).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(ip: &str) -> ClientKey {
+        ClientKey::of(ip.parse().expect("ip"))
+    }
+
+    #[test]
+    fn a_client_holds_its_share_and_no_more() {
+        let inflight = InFlight::new(InFlightLimits {
+            per_client: 2,
+            per_network: 3,
+        });
+        let a = key("198.51.100.1");
+        let first = inflight.enter(a).expect("first");
+        let _second = inflight.enter(a).expect("second");
+        assert!(matches!(
+            inflight.enter(a),
+            Err(AppError::TooManyRequests { .. })
+        ));
+        assert!(
+            inflight.enter(key("198.51.100.2")).is_ok(),
+            "another client"
+        );
+        drop(first);
+        assert_eq!(inflight.of(a), 1);
+        assert!(inflight.enter(a).is_ok());
+    }
+
+    #[test]
+    fn the_64s_of_one_48_count_together() {
+        let inflight = InFlight::new(InFlightLimits {
+            per_client: 2,
+            per_network: 3,
+        });
+        let held: Vec<InFlightGuard> = ["2001:db8:1:1::1", "2001:db8:1:1::2", "2001:db8:1:2::1"]
+            .iter()
+            .map(|ip| inflight.enter(key(ip)).expect("within the /48's share"))
+            .collect();
+        assert!(inflight.enter(key("2001:db8:1:3::1")).is_err());
+        assert!(inflight.enter(key("2001:db8:2:1::1")).is_ok());
+        drop(held);
+        assert!(inflight.enter(key("2001:db8:1:3::1")).is_ok());
+    }
+
+    #[tokio::test]
+    async fn the_place_is_kept_until_the_body_is_gone() {
+        let inflight = InFlight::new(InFlightLimits {
+            per_client: 1,
+            per_network: 1,
+        });
+        let a = key("198.51.100.1");
+        let guard = inflight.enter(a).expect("first");
+        let response = hold_until_sent(Response::new(Body::from("answer")), guard);
+        assert_eq!(inflight.of(a), 1, "still sending");
+        let bytes = axum::body::to_bytes(response.into_body(), 1024)
+            .await
+            .expect("body");
+        assert_eq!(&bytes[..], b"answer");
+        assert_eq!(inflight.of(a), 0, "sent: the place is free");
+    }
+}

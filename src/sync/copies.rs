@@ -1,0 +1,107 @@
+//! One copy in memory per blob being sent: every device polling a vault, and every connection
+//! downloading it at once, are written from the same bytes, which stay in the byte budget until
+//! the last of those answers is done. Nothing is kept once no answer needs it.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, Weak};
+
+use axum::body::Bytes;
+
+use crate::http::budget::{BudgetRefusal, ByteBudget, Reservation};
+use crate::http::client::ClientKey;
+use crate::lock::lock;
+
+/// A blob's body and the bytes it holds in the budget.
+struct Copy {
+    body: Vec<u8>,
+    _reservation: Reservation,
+}
+
+/// What `Bytes` shares: the copy, kept alive by every answer that holds it.
+struct Held(Arc<Copy>);
+
+impl AsRef<[u8]> for Held {
+    fn as_ref(&self) -> &[u8] {
+        &self.0.body
+    }
+}
+
+/// The copies being sent now, by blob id and version.
+pub struct Copies {
+    budget: Arc<ByteBudget>,
+    live: Mutex<HashMap<String, (i64, Weak<Copy>)>>,
+}
+
+impl Copies {
+    pub fn new(budget: Arc<ByteBudget>) -> Copies {
+        Copies {
+            budget,
+            live: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The copy of blob `id` at `version` that answers are being written from, if any.
+    pub fn shared(&self, id: &str, version: i64) -> Option<Bytes> {
+        let live = lock(&self.live);
+        let (held_version, weak) = live.get(id)?;
+        if *held_version != version {
+            return None;
+        }
+        weak.upgrade().map(|copy| Bytes::from_owner(Held(copy)))
+    }
+
+    /// Room in the budget for a copy of `size` bytes loaded for `client`.
+    pub fn reserve(&self, client: ClientKey, size: usize) -> Result<Reservation, BudgetRefusal> {
+        self.budget.reserve(client, size)
+    }
+
+    /// Keeps `body` (just loaded, its room reserved) as the copy of `id` at `version`, unless
+    /// another answer kept one meanwhile, and hands out the bytes to send.
+    pub fn keep(&self, id: &str, version: i64, body: Vec<u8>, reservation: Reservation) -> Bytes {
+        let mut live = lock(&self.live);
+        if let Some(copy) = live
+            .get(id)
+            .filter(|(v, _)| *v == version)
+            .and_then(|(_, weak)| weak.upgrade())
+        {
+            return Bytes::from_owner(Held(copy));
+        }
+        // Forget copies nobody holds any more, so the map only lists live ones.
+        live.retain(|_, (_, weak)| weak.strong_count() > 0);
+        let copy = Arc::new(Copy {
+            body,
+            _reservation: reservation,
+        });
+        live.insert(id.to_owned(), (version, Arc::downgrade(&copy)));
+        Bytes::from_owner(Held(copy))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn client() -> ClientKey {
+        ClientKey::of("198.51.100.1".parse().expect("ip"))
+    }
+
+    #[test]
+    fn answers_share_one_copy_that_leaves_the_budget_with_the_last_of_them() {
+        let budget = ByteBudget::new(1000, 1000);
+        let copies = Copies::new(budget.clone());
+        let reservation = copies.reserve(client(), 300).expect("room");
+        let first = copies.keep("a", 1, vec![7; 300], reservation);
+        let second = copies.shared("a", 1).expect("shared");
+        assert_eq!(first.as_ptr(), second.as_ptr(), "the same bytes");
+        assert_eq!(budget.used(), 300);
+        assert!(
+            copies.shared("a", 2).is_none(),
+            "another version is another copy"
+        );
+        drop(first);
+        assert_eq!(budget.used(), 300, "one answer still sends it");
+        drop(second);
+        assert_eq!(budget.used(), 0);
+        assert!(copies.shared("a", 1).is_none());
+    }
+}
