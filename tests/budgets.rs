@@ -348,11 +348,216 @@ async fn hosted_feeds_are_gzipped_for_clients_that_accept_it_with_their_own_etag
 
 /// The publishing side on its own, for what HTTP cannot see: shared renders and the slot map.
 async fn publisher(dir: &std::path::Path) -> (Arc<Publisher>, Db) {
+    publisher_with(dir, |_| {}).await
+}
+
+async fn publisher_with(
+    dir: &std::path::Path,
+    configure: impl FnOnce(&mut Config),
+) -> (Arc<Publisher>, Db) {
     let db = Db::open(dir).expect("opens");
     let mut config = Config::for_data_dir(dir);
     config.allow_private_feeds = true;
+    configure(&mut config);
     let publisher = Arc::new(Publisher::new(db.clone(), &config).expect("publisher"));
     (publisher, db)
+}
+
+/// Publishes calendar `id` of `url` straight into the store and loads it as subscribers see it.
+async fn stored_calendar(
+    publisher: &Publisher,
+    db: &Db,
+    dir: &std::path::Path,
+    id: &str,
+    url: &str,
+) -> Arc<hearth::publish::HostedCalendar> {
+    let mapping: Map<String, Value> = mapping_json("${SUMMARY}!", "${DESCRIPTION}")
+        .as_object()
+        .expect("object")
+        .clone();
+    let input = calendars::validate(
+        id,
+        "One",
+        url,
+        &mapping,
+        calendars::PublishOptions::default(),
+    )
+    .expect("valid");
+    let quotas = calendars::Quotas::of(&Config::for_data_dir(dir));
+    calendars::publish(db, input, None, quotas)
+        .await
+        .expect("stored");
+    publisher
+        .calendar(db, id)
+        .await
+        .expect("loads")
+        .expect("exists")
+}
+
+#[tokio::test]
+async fn a_feed_too_large_for_memory_is_rendered_once_and_served_from_disk() {
+    let upstream = Upstream::start().await;
+    upstream.set_body(feed_with_descriptions(200, 400));
+    let dir = tempfile::tempdir().expect("tempdir");
+    // A quarter of 64 KiB is what one render may hold in memory; this one is about 100 KiB.
+    let (publisher, db) = publisher_with(dir.path(), |c| c.cache_size = 64 * 1024).await;
+    let calendar =
+        stored_calendar(&publisher, &db, dir.path(), "big", &upstream.url("/a.ics")).await;
+    let feed = publisher
+        .feeds
+        .get(&calendar.url, TTL, true, Want::Available)
+        .await
+        .expect("fetched");
+    let mut etags = Vec::new();
+    for _ in 0..5 {
+        let rendered = publisher
+            .renders
+            .render(&calendar, &feed, TTL)
+            .await
+            .expect("renders");
+        assert!(rendered.spilled(), "on disk");
+        etags.push(rendered.etag.clone());
+    }
+    etags.dedup();
+    assert_eq!(etags.len(), 1);
+    assert_eq!(
+        publisher.renders.runs(),
+        1,
+        "rendered once, not on every poll"
+    );
+    let files = std::fs::read_dir(dir.path().join("renders"))
+        .expect("renders directory")
+        .count();
+    assert_eq!(files, 2, "the plain and the gzipped form");
+    assert!(
+        publisher.cache.used() < 16 * 1024,
+        "{}",
+        publisher.cache.used()
+    );
+}
+
+#[tokio::test]
+async fn a_spilled_feed_is_served_whole_plain_and_gzipped() {
+    let upstream = Upstream::start().await;
+    let body = feed_with_descriptions(200, 400);
+    upstream.set_body(body.clone());
+    let server = TestServer::start(|c| {
+        c.allow_private_feeds = true;
+        c.cache_size = 64 * 1024;
+    })
+    .await;
+    let published = post(
+        &server,
+        "/api/calendars",
+        &json!({"id": "big", "name": "Big", "url": upstream.url("/a.ics"), "mapping": mapping_json("${SUMMARY}", "${DESCRIPTION}")}),
+    )
+    .await;
+    assert_eq!(published.status(), StatusCode::CREATED);
+    let plain = server.get("/cal/big.ics").await;
+    assert_eq!(plain.status(), StatusCode::OK);
+    let etag = plain.headers()[ETAG].clone();
+    let text = plain.bytes().await.expect("body");
+    assert!(text.len() > 80_000, "{}", text.len());
+    assert!(text.ends_with(b"END:VCALENDAR\r\n"));
+    let zipped = server
+        .client
+        .get(server.url("/cal/big.ics"))
+        .header(ACCEPT_ENCODING, "gzip")
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(zipped.headers()[CONTENT_ENCODING], "gzip");
+    let mut unzipped = Vec::new();
+    flate2::read::GzDecoder::new(&zipped.bytes().await.expect("body")[..])
+        .read_to_end(&mut unzipped)
+        .expect("gzip");
+    assert_eq!(unzipped, text.to_vec());
+    let again = server
+        .client
+        .get(server.url("/cal/big.ics"))
+        .header(IF_NONE_MATCH, etag)
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(again.status(), StatusCode::NOT_MODIFIED);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_subscriber_gets_the_earlier_render_while_the_engine_is_busy() {
+    let upstream = Upstream::start().await;
+    upstream.set_body(feed_with_descriptions(50, 20));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (publisher, db) = publisher(dir.path()).await;
+    let calendar =
+        stored_calendar(&publisher, &db, dir.path(), "busy", &upstream.url("/a.ics")).await;
+    let first = publisher
+        .feeds
+        .get(&calendar.url, TTL, true, Want::Fresh)
+        .await
+        .expect("fetched");
+    let earlier = publisher
+        .renders
+        .render(&calendar, &first, TTL)
+        .await
+        .expect("renders");
+    // The source changes, and every engine slot is taken by someone's long preview.
+    upstream.set_body(feed_with_descriptions(51, 20));
+    let changed = publisher
+        .feeds
+        .get(&calendar.url, Duration::ZERO, true, Want::Fresh)
+        .await
+        .expect("fetched again");
+    assert_ne!(changed.copy.version, first.copy.version);
+    let gate = Arc::new((std::sync::Mutex::new(false), std::sync::Condvar::new()));
+    let mut holders = Vec::new();
+    for _ in 0..publisher.workers.free() {
+        let (publisher, gate) = (publisher.clone(), gate.clone());
+        holders.push(tokio::spawn(async move {
+            publisher
+                .run(move || {
+                    let (open, wake) = &*gate;
+                    let mut open = open.lock().expect("lock");
+                    while !*open {
+                        open = wake.wait(open).expect("wait");
+                    }
+                })
+                .await
+        }));
+    }
+    eventually("every engine slot is taken", || publisher.workers.busy()).await;
+    let served = publisher
+        .renders
+        .render(&calendar, &changed, TTL)
+        .await
+        .expect("served at once");
+    assert_eq!(
+        served.etag, earlier.etag,
+        "the earlier render, without waiting"
+    );
+    // The engine frees up: the new render follows in the background.
+    {
+        let (open, wake) = &*gate;
+        *open.lock().expect("lock") = true;
+        wake.notify_all();
+    }
+    for holder in holders {
+        holder.await.expect("joins").expect("ran");
+    }
+    eventually("the new render", || {
+        publisher
+            .cache
+            .render("busy")
+            .is_some_and(|r| r.etag != earlier.etag)
+    })
+    .await;
+    let fresh = publisher
+        .renders
+        .render(&calendar, &changed, TTL)
+        .await
+        .expect("renders");
+    assert_ne!(fresh.etag, earlier.etag);
+    assert_eq!(publisher.renders.runs(), 2);
 }
 
 #[tokio::test]

@@ -597,11 +597,12 @@ async fn hosted_feed_inner(
         .hosted_feed(&state.db, id, ttl)
         .await?
         .ok_or_else(|| AppError::NotFound("no such calendar".into()))?;
-    Ok(hosted::response(
+    hosted::response(
         &hosted.rendered,
         &hosted.calendar.disposition,
         &hosted.feed,
         ttl,
         headers,
-    ))
+    )
+    .await
 }

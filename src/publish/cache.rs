@@ -106,6 +106,10 @@ impl Cache {
         lock(&self.lru)
     }
 
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
     /// Bytes held now (never more than the capacity).
     pub fn used(&self) -> usize {
         self.lru().used

@@ -8,6 +8,8 @@ mod errors;
 pub mod feeds;
 pub mod fetch;
 pub mod hosted;
+mod rendered;
+mod spill;
 pub mod workers;
 
 use std::sync::Arc;
@@ -94,7 +96,7 @@ pub struct HostedFeed {
 /// State of the publishing side, shared by its handlers.
 pub struct Publisher {
     pub feeds: Arc<Feeds>,
-    pub renders: Renders,
+    pub renders: Arc<Renders>,
     pub cache: Arc<Cache>,
     pub workers: Workers,
 }
@@ -116,7 +118,12 @@ impl Publisher {
                 workers.clone(),
                 clock.clone(),
             )),
-            renders: Renders::new(cache.clone(), workers.clone(), clock),
+            renders: Arc::new(Renders::new(
+                cache.clone(),
+                workers.clone(),
+                clock,
+                spill::SpillDir::new(&config.data_dir),
+            )),
             cache,
             workers,
         })

@@ -51,6 +51,16 @@ impl Workers {
         }
     }
 
+    /// Slots free now.
+    pub fn free(&self) -> usize {
+        self.permits.available_permits()
+    }
+
+    /// Whether every slot is taken now (a subscriber then gets an earlier render at once).
+    pub fn busy(&self) -> bool {
+        self.permits.available_permits() == 0
+    }
+
     /// Runs `job` on a blocking thread once a slot is free; `Busy` if none frees up in time.
     pub async fn run<T, F>(&self, job: F) -> Result<T, WorkError>
     where
