@@ -69,7 +69,7 @@ fn engine(c: &mut Criterion) {
         });
         // The first pass alone, as the editor's preview runs it.
         group.bench_function("decide_config", |b| {
-            b.iter(|| decide(&input, &config, None, &limits).expect("decides"))
+            b.iter(|| decide(&input, &config, &options, &limits).expect("decides"))
         });
         group.finish();
     }

@@ -326,7 +326,7 @@ fn a_realistic_config_gives_every_corpus_file_clean_output_that_follows_decide()
             );
             assert_eq!(after.event_count(), out.kept_events, "{name}");
             assert_eq!(out.event_count, before.event_count(), "{name}");
-            let decisions = decide(&bytes, &compiled, Some(now), &limits).expect("decides");
+            let decisions = decide(&bytes, &compiled, &options, &limits).expect("decides");
             assert_eq!(decisions.len(), before.event_count(), "{name}");
             assert_eq!(
                 decisions.iter().filter(|d| d.kept).count(),

@@ -76,7 +76,11 @@ fn kept(text: &str) -> Vec<String> {
 }
 
 fn decisions(json: &str, now: Option<i64>) -> Vec<Decision> {
-    decide(FEED.as_bytes(), &config(json), now, &Limits::default()).expect("decides")
+    let options = RemapOptions {
+        now,
+        ..RemapOptions::default()
+    };
+    decide(FEED.as_bytes(), &config(json), &options, &Limits::default()).expect("decides")
 }
 
 const ALL: [&str; 5] = ["a", "b", "c", "c@20240112T100000Z", "d"];
@@ -299,7 +303,7 @@ END:VEVENT\r\nEND:VTODO\r\nBEGIN:VEVENT\r\nUID:outer\r\nEND:VEVENT\r\nEND:VCALEN
     let config =
         config(r#"{"mapping": {}, "filters": [{"action": "exclude", "component": "VTODO"}]}"#);
     let limits = Limits::default();
-    let d = decide(feed.as_bytes(), &config, None, &limits).expect("decides");
+    let d = decide(feed.as_bytes(), &config, &RemapOptions::default(), &limits).expect("decides");
     assert_eq!(d.iter().map(|d| d.kept).collect::<Vec<_>>(), [false, true]);
     assert_eq!(
         d[0].reason.as_deref(),
@@ -344,13 +348,11 @@ BEGIN:VEVENT\r\nUID:no-start\r\nSUMMARY:?\r\nEND:VEVENT\r\n\
 END:VCALENDAR\r\n";
     // Now is 2024-01-19T12:00Z; the window is that day only.
     let config = config(r#"{"mapping": {}, "window": {"pastDays": 0, "futureDays": 1}}"#);
-    let d = decide(
-        feed.as_bytes(),
-        &config,
-        Some(1_705_665_600),
-        &Limits::default(),
-    )
-    .expect("decides");
+    let options = RemapOptions {
+        now: Some(1_705_665_600),
+        ..RemapOptions::default()
+    };
+    let d = decide(feed.as_bytes(), &config, &options, &Limits::default()).expect("decides");
     let kept: Vec<bool> = d.iter().map(|d| d.kept).collect();
     assert_eq!(kept, [true, false, true, false, true, true]);
 }

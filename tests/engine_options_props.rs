@@ -216,6 +216,14 @@ fn options() -> impl Strategy<Value = CalendarConfig> {
         })
 }
 
+/// Options that count the window from `NOW`, as the remap and `decide` share them.
+fn at_now() -> RemapOptions {
+    RemapOptions {
+        now: Some(NOW),
+        ..RemapOptions::default()
+    }
+}
+
 fn compile(config: &CalendarConfig) -> CompiledConfig {
     CompiledConfig::compile(config).expect("generated configs compile")
 }
@@ -249,7 +257,7 @@ proptest! {
                 filters: vec![FilterRule { action, matcher: m.clone() }],
                 ..CalendarConfig::default()
             };
-            decide(input.as_bytes(), &compile(&c), Some(NOW), &Limits::default()).expect("decides")
+            decide(input.as_bytes(), &compile(&c), &at_now(), &Limits::default()).expect("decides")
         };
         let inc = with(FilterAction::Include);
         let exc = with(FilterAction::Exclude);
@@ -273,8 +281,8 @@ proptest! {
         let input = feed(&events, todo);
         let compiled = compile(&config);
         let limits = Limits::default();
-        let decisions = decide(input.as_bytes(), &compiled, Some(NOW), &limits).expect("decides");
-        let options = RemapOptions { now: Some(NOW), ..RemapOptions::default() };
+        let options = at_now();
+        let decisions = decide(input.as_bytes(), &compiled, &options, &limits).expect("decides");
         let out = remap(input.as_bytes(), &compiled, &options, &limits).expect("remaps");
         let text = String::from_utf8(out.bytes.clone()).expect("utf-8");
         prop_assert_eq!(out.event_count, events.len());
@@ -311,7 +319,7 @@ proptest! {
         config in options(),
     ) {
         let input = feed(&events, false);
-        let d = decide(input.as_bytes(), &compile(&config), Some(NOW), &Limits::default())
+        let d = decide(input.as_bytes(), &compile(&config), &at_now(), &Limits::default())
             .expect("decides");
         for (i, e) in events.iter().enumerate() {
             if e.rid.is_none() {
@@ -331,7 +339,7 @@ proptest! {
     ) {
         config.privacy = Privacy::Busy;
         let input = feed(&events, true);
-        let options = RemapOptions { now: Some(NOW), ..RemapOptions::default() };
+        let options = at_now();
         let out = remap(input.as_bytes(), &compile(&config), &options, &Limits::default())
             .expect("remaps");
         let text = String::from_utf8(out.bytes).expect("utf-8");

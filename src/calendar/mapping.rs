@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::calendar::ics::Fields;
+use crate::calendar::interrupt::{Interrupt, Interrupted};
 use crate::calendar::template::{RegexBudget, Template, TemplateError};
 
 /// The five event properties a mapping sets.
@@ -225,11 +226,45 @@ impl CompiledMapping {
         self.slot(field).template.render(fields)
     }
 
+    /// As [`CompiledMapping::render`], stopping with [`Interrupted`] once `interrupt` is
+    /// stopped (see [`Template::render_checked`]).
+    pub fn render_checked<F: Fields + ?Sized>(
+        &self,
+        field: MappedField,
+        fields: &F,
+        interrupt: &Interrupt,
+    ) -> Result<String, Interrupted> {
+        self.render_with(field, fields, Some(interrupt))
+    }
+
+    /// Renders one field, checking `interrupt` when there is one.
+    pub(crate) fn render_with<F: Fields + ?Sized>(
+        &self,
+        field: MappedField,
+        fields: &F,
+        interrupt: Option<&Interrupt>,
+    ) -> Result<String, Interrupted> {
+        self.slot(field).template.render_with(fields, interrupt)
+    }
+
     /// Renders all five fields, in the order of `MappedField::ALL`.
     pub fn render_all<F: Fields + ?Sized>(&self, fields: &F) -> Vec<(MappedField, String)> {
         MappedField::ALL
             .into_iter()
             .map(|f| (f, self.render(f, fields)))
+            .collect()
+    }
+
+    /// As [`CompiledMapping::render_all`], stopping with [`Interrupted`] once `interrupt` is
+    /// stopped.
+    pub fn render_all_checked<F: Fields + ?Sized>(
+        &self,
+        fields: &F,
+        interrupt: &Interrupt,
+    ) -> Result<Vec<(MappedField, String)>, Interrupted> {
+        MappedField::ALL
+            .into_iter()
+            .map(|f| Ok((f, self.render_checked(f, fields, interrupt)?)))
             .collect()
     }
 }

@@ -21,14 +21,19 @@
 //!   compiled once into a [`CompiledConfig`] with [`CompiledConfig::compile`] (a [`ConfigError`]
 //!   naming the JSON path); `CompiledConfig::from(CompiledMapping)` for a mapping alone.
 //! - [`remap`]`(bytes, &CompiledConfig, &RemapOptions, &Limits) -> Result<RemapOutput, RemapError>`,
-//!   or [`remap_into`] to stream into any `io::Write`; [`decide`] gives the keep/drop
-//!   [`Decision`] of every event by the same first pass the remap follows.
+//!   or [`remap_into`] to stream into any `io::Write`; [`decide`]`(bytes, &CompiledConfig,
+//!   &RemapOptions, &Limits)` gives the keep/drop [`Decision`] of every event by the same first
+//!   pass the remap follows.
+//! - [`Interrupt`]: a stop flag another thread sets when the request's time runs out; set in
+//!   [`RemapOptions::interrupt`], the remap and `decide` stop with [`RemapError::Interrupted`],
+//!   and [`Template::render_checked`] / [`CompiledMapping::render_checked`] with [`Interrupted`].
 //! - [`tz`]: time-zone repair, which the remap applies for `"timezones": "repair"`:
 //!   [`tz::windows_to_iana`], [`tz::vtimezone`]`(iana, from_year)`, and the pass on its own,
 //!   [`tz::repair_timezones`]`(bytes, &Limits)`.
 
 pub mod config;
 pub mod ics;
+pub mod interrupt;
 pub mod mapping;
 pub mod remap;
 pub mod template;
@@ -42,6 +47,7 @@ pub use ics::{
     check, escape_text, parse, unescape_text, Checked, Component, Document, EventView, Fields,
     Item, Limits, Param, ParseError, Property, Warning,
 };
+pub use interrupt::{Interrupt, Interrupted};
 pub use remap::{
     decide, format_duration, output_limit, remap, remap_into, write_folded, CompiledMapping,
     Decision, MappedField, Mapping, RemapError, RemapOptions, RemapOutput, RemapStats,

@@ -510,7 +510,7 @@ fn preview_now(body: &[u8], config: &CompiledConfig, now: i64) -> Result<Preview
         }
         Err(e) => return Err(AppError::BadGateway(format!("not a calendar: {e}"))),
     };
-    let decisions = calendar::decide(body, config, Some(now), &limits)
+    let decisions = calendar::decide(body, config, &options, &limits)
         .map_err(|e| AppError::BadGateway(format!("not a calendar: {e}")))?
         .into_iter()
         .map(|d| DecisionAnswer {

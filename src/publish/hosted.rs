@@ -193,6 +193,7 @@ impl Renders {
             sequence_offset: u32::try_from(calendar.record.revision).unwrap_or(u32::MAX),
             max_output_bytes: Some(calendar::output_limit(body.len())),
             now: inputs.3,
+            interrupt: None,
         };
         let output = self
             .workers

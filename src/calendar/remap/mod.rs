@@ -17,6 +17,7 @@ use crate::calendar::ics::line::escape_text;
 use crate::calendar::ics::{
     self, line_name, Flow, Limits, ParseError, Visitor, Warning, Warnings, GO_ON,
 };
+use crate::calendar::interrupt::{self, Interrupt, Interrupted};
 pub use crate::calendar::mapping::{CompiledMapping, MappedField, Mapping};
 use dates::{added_date_params, date_params, date_value, raw_params, truncate_for_message};
 use event::{head_text, role_of, EvLine, Role, StreamEvent};
@@ -45,6 +46,9 @@ pub struct RemapOptions {
     /// The time of the render (unix seconds), which a config's window counts from; `None`
     /// applies no window.
     pub now: Option<i64>,
+    /// Stops the remap (and `decide`) with [`RemapError::Interrupted`] once stopped: the
+    /// server's time budget for the request. `None` never stops.
+    pub interrupt: Option<Interrupt>,
 }
 
 /// Absolute cap on a hosted feed's remapped size.
@@ -95,6 +99,15 @@ pub enum RemapError {
         field: &'static str,
         field_bytes: usize,
     },
+    /// [`RemapOptions::interrupt`] was stopped: the work took longer than its budget.
+    #[error("the engine's time for this request ran out: simplify the mapping's patterns or filters, or use a smaller feed")]
+    Interrupted,
+}
+
+impl From<Interrupted> for RemapError {
+    fn from(_: Interrupted) -> RemapError {
+        RemapError::Interrupted
+    }
 }
 
 /// Remaps a whole feed in memory.
@@ -120,8 +133,9 @@ pub fn remap(
 }
 
 /// Remaps a feed, streaming the output into `out` (the CLI writes straight to stdout so that
-/// memory stays near the input size). On a parse error the output written so far is incomplete.
-/// A config with options first surveys the feed (what filters and the window keep), then writes.
+/// memory stays near the input size). On a parse error or an interrupt the output written so
+/// far is incomplete. A config with options first surveys the feed (what filters and the window
+/// keep), then writes.
 pub fn remap_into<W: Write>(
     input: &[u8],
     config: &CompiledConfig,
@@ -129,11 +143,13 @@ pub fn remap_into<W: Write>(
     limits: &Limits,
     out: W,
 ) -> Result<RemapStats, RemapError> {
+    // A request whose time is already gone gets no work at all.
+    interrupt::check(options.interrupt.as_ref())?;
     let mapping = config.mapping();
     // Privacy and alarms alone decide nothing per feed: only filters, a window or the repair
     // need the first pass.
     let mut plan = if config.may_drop() || config.timezones == TimezoneMode::Repair {
-        Some(survey(input, config, options.now, limits)?)
+        Some(survey(input, config, options, limits)?)
     } else if config.has_options() {
         Some(Plan::keep_all())
     } else {
@@ -186,6 +202,7 @@ pub fn remap_into<W: Write>(
         plan: plan.as_ref(),
         cursor: PlanCursor::default(),
         options,
+        interrupted: false,
         passthrough: config.is_default(),
         stack: Vec::new(),
         managed,
@@ -197,6 +214,9 @@ pub fn remap_into<W: Write>(
         w: &mut writer,
     };
     let stats = ics::walk(input, limits, &mut visitor, &mut warnings)?;
+    if visitor.interrupted {
+        return Err(RemapError::Interrupted);
+    }
     let changed_events = visitor.changed_events;
     let event_warnings = std::mem::take(&mut visitor.event_warnings);
     writer.flush_pending();
@@ -265,6 +285,8 @@ struct RemapVisitor<'m, 'a, 'w, W: Write> {
     plan: Option<&'m Plan>,
     cursor: PlanCursor,
     options: &'m RemapOptions,
+    /// The interrupt was found stopped: the walk ends and the remap fails.
+    interrupted: bool,
     /// The mapping changes nothing: every line streams straight through.
     passthrough: bool,
     stack: Vec<String>,
@@ -280,7 +302,7 @@ struct RemapVisitor<'m, 'a, 'w, W: Write> {
 
 impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
     fn flow(&self) -> Flow {
-        if self.w.stopped() {
+        if self.w.stopped() || self.interrupted {
             Flow::Break(())
         } else {
             GO_ON
@@ -301,14 +323,22 @@ impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
         }
     }
 
-    /// Decides what the mapping does to the buffered event and writes it.
+    /// Decides what the mapping does to the buffered event and writes it; an interrupt while
+    /// rendering leaves it unwritten and stops the walk.
     fn finish_event(&mut self) {
-        if self.w.stopped() {
-            self.event.clear();
-            return;
-        }
         let lines = std::mem::take(&mut self.event);
-        let view = StreamEvent::new(&lines, &self.mapping.needed);
+        if !self.w.stopped() && !self.interrupted {
+            if let Err(Interrupted) = self.write_event(&lines) {
+                self.interrupted = true;
+            }
+        }
+        self.event = lines;
+        self.event.clear();
+    }
+
+    fn write_event(&mut self, lines: &[EvLine<'a>]) -> Result<(), Interrupted> {
+        let interrupt = self.options.interrupt.as_ref();
+        let view = StreamEvent::new(lines, &self.mapping.needed);
         let begin_line = match lines.first() {
             Some(EvLine::Pass(l)) => l.line_no,
             _ => 0,
@@ -320,7 +350,7 @@ impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
             if self.mapping.is_identity(field) {
                 continue;
             }
-            let rendered = self.mapping.render(field, &view);
+            let rendered = self.mapping.render_with(field, &view, interrupt)?;
             let original = view.property(field.name());
             if rendered == original.as_deref().unwrap_or("").trim() {
                 continue;
@@ -361,16 +391,18 @@ impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
             }
             changed = true;
         }
-        let edit: Option<EventEdit> = self.plan.and_then(|plan| {
-            event_edit(
+        let edit: Option<EventEdit> = match self.plan {
+            Some(plan) => event_edit(
                 self.config,
                 plan,
                 self.cursor.current_event,
-                &lines,
+                lines,
                 &view,
                 &mut replace,
-            )
-        });
+                interrupt,
+            )?,
+            None => None,
+        };
         changed |= edit.as_ref().is_some_and(|e| e.changes);
         if changed {
             self.changed_events += 1;
@@ -467,13 +499,17 @@ impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
         for a in additions {
             self.w.text_line(a.as_bytes());
         }
-        self.event = lines;
-        self.event.clear();
+        Ok(())
     }
 }
 
 impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
     fn on_begin(&mut self, line: &LogicalLine<'a>, name: &str) {
+        // Once per component: often enough to stop soon, never inside one line's work.
+        if interrupt::check(self.options.interrupt.as_ref()).is_err() {
+            self.interrupted = true;
+            return;
+        }
         if self.in_calendar_header() {
             self.write_unwritten_managed();
             self.w.added_vtimezones();

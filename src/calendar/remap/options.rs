@@ -9,6 +9,7 @@ use super::RemapVisitor;
 use crate::calendar::config::{AlarmMode, CompiledConfig, Privacy};
 use crate::calendar::ics::line::{escape_text, split_line};
 use crate::calendar::ics::line_name;
+use crate::calendar::interrupt::{Interrupt, Interrupted};
 use crate::calendar::mapping::MappedField;
 
 /// Direct properties privacy `busy` removes from an event (SUMMARY becomes "Busy").
@@ -113,7 +114,8 @@ pub(super) struct EventEdit {
 }
 
 /// The edits `config` makes to the buffered event `index` (`None`: none at all); `replace` (the mapping's new lines
-/// per field) is updated for privacy, which applies after the mapping.
+/// per field) is updated for privacy, which applies after the mapping. An added alarm renders
+/// SUMMARY, which `interrupt` may stop.
 pub(super) fn event_edit(
     config: &CompiledConfig,
     plan: &Plan,
@@ -121,11 +123,12 @@ pub(super) fn event_edit(
     lines: &[EvLine<'_>],
     view: &StreamEvent<'_, '_>,
     replace: &mut [Option<Option<String>>; 5],
-) -> Option<EventEdit> {
+    interrupt: Option<&Interrupt>,
+) -> Result<Option<EventEdit>, Interrupted> {
     let busy = config.privacy == Privacy::Busy;
     let exdates = plan.exdates.get(&index);
     if !busy && config.alarms == AlarmMode::Keep && exdates.is_none() {
-        return None;
+        return Ok(None);
     }
     let mut edit = EventEdit {
         lines: vec![LineEdit::Keep; lines.len()],
@@ -218,7 +221,9 @@ pub(super) fn event_edit(
                 .map(|s| s.trim().to_owned())
                 .unwrap_or_default()
         } else {
-            config.mapping.render(MappedField::Summary, view)
+            config
+                .mapping
+                .render_with(MappedField::Summary, view, interrupt)?
         };
         let description = if summary.is_empty() {
             "Reminder".to_owned()
@@ -234,5 +239,5 @@ pub(super) fn event_edit(
         ];
         edit.changes = true;
     }
-    Some(edit)
+    Ok(Some(edit))
 }

@@ -10,9 +10,11 @@ use crate::calendar::config::window::{parse_date_time, parse_duration};
 use crate::calendar::config::{CompiledConfig, TimezoneMode};
 use crate::calendar::ics::lexer::LogicalLine;
 use crate::calendar::ics::line::{param_value, split_line};
-use crate::calendar::ics::{self, line_name, Flow, Limits, ParseError, Visitor, Warnings, GO_ON};
+use crate::calendar::ics::{self, line_name, Flow, Limits, Visitor, Warnings, GO_ON};
+use crate::calendar::interrupt::{self, Interrupt};
 
 use super::event::{head_text, prop_value, role_of, EvLine};
+use super::{RemapError, RemapOptions};
 
 /// Whether one VEVENT is kept, and if not why (what the editor's sample browser shows).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,14 +78,16 @@ impl Plan {
 }
 
 /// One decision per VEVENT of `input`, in the order of [`crate::calendar::Document::events`],
-/// by the same pass the remap follows. Without `now` no window applies.
+/// by the same pass the remap with the same `options` follows: their `now` (without it no
+/// window applies) and their `interrupt` ([`RemapError::Interrupted`]); the other options
+/// change no decision. The error is otherwise [`RemapError::Parse`].
 pub fn decide(
     input: &[u8],
     config: &CompiledConfig,
-    now: Option<i64>,
+    options: &RemapOptions,
     limits: &Limits,
-) -> Result<Vec<Decision>, ParseError> {
-    Ok(survey(input, config, now, limits)?.decisions(config))
+) -> Result<Vec<Decision>, RemapError> {
+    Ok(survey(input, config, options, limits)?.decisions(config))
 }
 
 /// What the survey keeps of one VEVENT until the series are known.
@@ -101,13 +105,14 @@ struct EventRecord {
     start_days: Option<i64>,
 }
 
-/// Runs the first pass.
+/// Runs the first pass, checking the options' interrupt at every component (the first one
+/// too: an interrupt already stopped ends the pass at the feed's first line).
 pub(crate) fn survey(
     input: &[u8],
     config: &CompiledConfig,
-    now: Option<i64>,
+    options: &RemapOptions,
     limits: &Limits,
-) -> Result<Plan, ParseError> {
+) -> Result<Plan, RemapError> {
     let mut names: Vec<String> = config.property_names.clone();
     for n in FACT_NAMES {
         if !names.iter().any(|m| m == n) {
@@ -116,7 +121,9 @@ pub(crate) fn survey(
     }
     let mut v = Survey {
         config,
-        now,
+        now: options.now,
+        interrupt: options.interrupt.as_ref(),
+        interrupted: false,
         names,
         stack: Vec::new(),
         event: Vec::new(),
@@ -130,6 +137,9 @@ pub(crate) fn survey(
         track_tz: config.may_drop() || config.timezones == TimezoneMode::Repair,
     };
     ics::walk(input, limits, &mut v, &mut Warnings::default())?;
+    if v.interrupted {
+        return Err(RemapError::Interrupted);
+    }
     Ok(v.plan())
 }
 
@@ -148,6 +158,9 @@ const FACT_NAMES: [&str; 8] = [
 struct Survey<'c, 'a> {
     config: &'c CompiledConfig,
     now: Option<i64>,
+    interrupt: Option<&'c Interrupt>,
+    /// The interrupt was found stopped: the walk ends and the survey fails.
+    interrupted: bool,
     names: Vec<String>,
     stack: Vec<String>,
     event: Vec<EvLine<'a>>,
@@ -414,6 +427,12 @@ fn exdate_line(rid: &str, tzid: Option<&str>) -> String {
 
 impl<'a> Visitor<'a> for Survey<'_, 'a> {
     fn begin(&mut self, line: &LogicalLine<'a>, name: &str) -> Flow {
+        // Once per component: filters run their patterns once per event, so this bounds the
+        // work done after a stop to one event's.
+        if interrupt::check(self.interrupt).is_err() {
+            self.interrupted = true;
+            return Flow::Break(());
+        }
         let in_vevent = self.stack.iter().any(|c| c == "VEVENT");
         if self.in_event {
             self.event.push(EvLine::Pass(*line));

@@ -557,3 +557,149 @@ fn the_output_limit_is_four_times_the_input_plus_a_mebibyte_capped_absolutely() 
     assert_eq!(output_limit(1000), 4000 + (1 << 20));
     assert_eq!(output_limit(100 << 20), MAX_OUTPUT_BYTES);
 }
+
+fn filtering() -> CompiledConfig {
+    let config: crate::calendar::CalendarConfig = serde_json::from_str(
+        r#"{"mapping": {"SUMMARY": "${SUMMARY|re:s/T/t/g}"}, "filters": [{"action": "exclude", "field": "SUMMARY", "pattern": "^Canceled"}]}"#,
+    )
+    .expect("config");
+    CompiledConfig::compile(&config).expect("compiles")
+}
+
+fn stopped() -> Interrupt {
+    let interrupt = Interrupt::new();
+    interrupt.stop();
+    interrupt
+}
+
+#[test]
+fn a_stopped_interrupt_refuses_the_remap_before_writing_anything() {
+    let options = RemapOptions {
+        interrupt: Some(stopped()),
+        ..RemapOptions::default()
+    };
+    for config in [CompiledConfig::default(), filtering()] {
+        let mut out = Vec::new();
+        let err = remap_into(
+            FEED.as_bytes(),
+            &config,
+            &options,
+            &Limits::default(),
+            &mut out,
+        )
+        .expect_err("interrupted");
+        assert!(matches!(err, RemapError::Interrupted), "{err:?}");
+        assert!(out.is_empty(), "{}", String::from_utf8_lossy(&out));
+    }
+}
+
+#[test]
+fn an_interrupt_that_is_never_stopped_changes_nothing() {
+    let options = RemapOptions {
+        interrupt: Some(Interrupt::new()),
+        ..RemapOptions::default()
+    };
+    let mapping = with(MappedField::Summary, "${SUMMARY|re:s/e/E/g} @ ${LOCATION}");
+    assert_eq!(
+        run(&mapping, &options, FEED),
+        run(&mapping, &RemapOptions::default(), FEED)
+    );
+    let config = filtering();
+    let limits = Limits::default();
+    let with_flag = remap(FEED.as_bytes(), &config, &options, &limits).expect("remaps");
+    let without =
+        remap(FEED.as_bytes(), &config, &RemapOptions::default(), &limits).expect("remaps");
+    assert_eq!(with_flag, without);
+}
+
+/// An output that stops the interrupt the first time the remap writes to it.
+struct StopOnWrite {
+    bytes: Vec<u8>,
+    interrupt: Interrupt,
+}
+
+impl Write for StopOnWrite {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.interrupt.stop();
+        self.bytes.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_stop_during_the_walk_ends_it_at_the_next_component() {
+    let two = FEED.replace(
+        "END:VCALENDAR\r\n",
+        "BEGIN:VEVENT\r\nUID:2\r\nSUMMARY:Second\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n",
+    );
+    let interrupt = Interrupt::new();
+    let options = RemapOptions {
+        interrupt: Some(interrupt.clone()),
+        ..RemapOptions::default()
+    };
+    // No token in the template: only the check at each component can see the stop.
+    let config = CompiledConfig::from(
+        CompiledMapping::compile(&with(MappedField::Summary, "New")).expect("compiles"),
+    );
+    let mut out = StopOnWrite {
+        bytes: Vec::new(),
+        interrupt,
+    };
+    let err = remap_into(
+        two.as_bytes(),
+        &config,
+        &options,
+        &Limits::default(),
+        &mut out,
+    )
+    .expect_err("interrupted");
+    assert!(matches!(err, RemapError::Interrupted), "{err:?}");
+    // The first event was being written when the stop came; the second was never read.
+    let text = String::from_utf8(out.bytes).expect("utf-8");
+    assert!(text.contains("SUMMARY:New\r\n"), "{text}");
+    assert!(!text.contains("UID:2"), "{text}");
+}
+
+#[test]
+fn decide_honours_the_interrupt_and_agrees_without_one() {
+    let config = filtering();
+    let input = FEED.replace("SUMMARY:Tea", "SUMMARY:Canceled tea");
+    let limits = Limits::default();
+    let stop = RemapOptions {
+        interrupt: Some(stopped()),
+        ..RemapOptions::default()
+    };
+    let err = decide(input.as_bytes(), &config, &stop, &limits).expect_err("interrupted");
+    assert!(matches!(err, RemapError::Interrupted), "{err:?}");
+    let go_on = RemapOptions {
+        interrupt: Some(Interrupt::new()),
+        ..RemapOptions::default()
+    };
+    let decisions = decide(input.as_bytes(), &config, &go_on, &limits).expect("decides");
+    assert_eq!(
+        decisions,
+        decide(input.as_bytes(), &config, &RemapOptions::default(), &limits).expect("decides")
+    );
+    assert_eq!(decisions.len(), 1);
+    assert!(!decisions[0].kept);
+}
+
+#[test]
+fn render_all_checked_stops_on_a_stopped_interrupt_and_else_matches_render_all() {
+    let mapping = CompiledMapping::compile(&with(MappedField::Summary, "${SUMMARY|re:s/a/A/g}"))
+        .expect("compiles");
+    let event: std::collections::BTreeMap<String, String> =
+        [("SUMMARY".to_owned(), "banana".to_owned())].into();
+    assert_eq!(
+        mapping.render_all_checked(&event, &stopped()),
+        Err(Interrupted)
+    );
+    let all = mapping
+        .render_all_checked(&event, &Interrupt::new())
+        .expect("renders");
+    assert_eq!(all, mapping.render_all(&event));
+    assert_eq!(all[0], (MappedField::Summary, "bAnAnA".to_owned()));
+}

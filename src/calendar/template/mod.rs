@@ -9,6 +9,7 @@ use regex_automata::util::captures::Captures;
 use regex_automata::util::syntax;
 
 use crate::calendar::ics::Fields;
+use crate::calendar::interrupt::{self, Interrupt, Interrupted};
 
 /// Compiled size cap for one pattern, so a hostile pattern cannot take memory or time.
 pub const REGEX_SIZE_LIMIT: usize = 2 << 20;
@@ -27,6 +28,9 @@ pub const MAX_TEMPLATE_BYTES: usize = 4096;
 pub const MAX_RENDERED_BYTES: usize = 1 << 20;
 /// The flags a regex token may carry.
 pub const FLAGS: &str = "gimsU";
+/// Matches a transform replaces between two looks at the interrupt: often enough that one
+/// token over a 10 MB value stops within a fraction of its work, rarely enough to cost nothing.
+const MATCHES_PER_CHECK: usize = 256;
 
 /// What one mapping may still spend on regular expressions; shared by its templates, so the
 /// limits hold for the mapping as a whole (`/api/render`, publishing and `hearth remap` alike).
@@ -514,6 +518,26 @@ impl Template {
 
     /// Renders for one event: unknown names give "", the result is trimmed.
     pub fn render<F: Fields + ?Sized>(&self, fields: &F) -> String {
+        // Without an interrupt nothing stops the rendering: the error cannot happen.
+        self.render_with(fields, None).unwrap_or_default()
+    }
+
+    /// As [`Template::render`], stopping with [`Interrupted`] once `interrupt` is stopped: it
+    /// is checked before each token and every few hundred matches of a regex transform.
+    pub fn render_checked<F: Fields + ?Sized>(
+        &self,
+        fields: &F,
+        interrupt: &Interrupt,
+    ) -> Result<String, Interrupted> {
+        self.render_with(fields, Some(interrupt))
+    }
+
+    /// Renders, checking `interrupt` when there is one.
+    pub(crate) fn render_with<F: Fields + ?Sized>(
+        &self,
+        fields: &F,
+        interrupt: Option<&Interrupt>,
+    ) -> Result<String, Interrupted> {
         let mut out = String::new();
         for part in &self.parts {
             if out.len() > MAX_RENDERED_BYTES {
@@ -522,10 +546,11 @@ impl Template {
             match part {
                 Part::Literal(s) => out.push_str(s),
                 Part::Token { name, transform } => {
+                    interrupt::check(interrupt)?;
                     let value = fields.field(name).unwrap_or(Cow::Borrowed(""));
                     match transform {
                         None => out.push_str(&value),
-                        Some(t) => t.apply(&value, &mut out),
+                        Some(t) => t.apply(&value, &mut out, interrupt)?,
                     }
                 }
             }
@@ -539,15 +564,22 @@ impl Template {
         }
         let trimmed = out.trim();
         if trimmed.len() == out.len() {
-            out
+            Ok(out)
         } else {
-            trimmed.to_owned()
+            Ok(trimmed.to_owned())
         }
     }
 }
 
 impl Transform {
-    fn apply(&self, value: &str, out: &mut String) {
+    /// Appends `value` with the replacements made; looks at `interrupt` every
+    /// [`MATCHES_PER_CHECK`] matches (a global pattern may match every character).
+    fn apply(
+        &self,
+        value: &str,
+        out: &mut String,
+        interrupt: Option<&Interrupt>,
+    ) -> Result<(), Interrupted> {
         let mut last = 0;
         // Plain matching is much faster than capturing: capture only when `$1`..`$9` need it.
         let groups = self
@@ -555,7 +587,10 @@ impl Transform {
             .iter()
             .any(|p| matches!(p, Piece::Group(_)));
         if groups {
-            for caps in self.regex.captures_iter(value) {
+            for (n, caps) in self.regex.captures_iter(value).enumerate() {
+                if n % MATCHES_PER_CHECK == MATCHES_PER_CHECK - 1 {
+                    interrupt::check(interrupt)?;
+                }
                 let Some(m) = caps.get_match() else { continue };
                 out.push_str(&value[last..m.start()]);
                 self.expand(value, &caps, out);
@@ -565,7 +600,10 @@ impl Transform {
                 }
             }
         } else {
-            for m in self.regex.find_iter(value) {
+            for (n, m) in self.regex.find_iter(value).enumerate() {
+                if n % MATCHES_PER_CHECK == MATCHES_PER_CHECK - 1 {
+                    interrupt::check(interrupt)?;
+                }
                 out.push_str(&value[last..m.start()]);
                 for piece in &self.replacement {
                     match piece {
@@ -581,6 +619,7 @@ impl Transform {
             }
         }
         out.push_str(&value[last..]);
+        Ok(())
     }
 
     fn expand(&self, value: &str, caps: &Captures, out: &mut String) {

@@ -202,3 +202,91 @@ fn the_regex_budget_is_shared_by_a_mappings_templates() {
     let (_, first) = Template::compile_within(token, &mut budget);
     assert!(first.is_empty(), "{first:?}");
 }
+
+/// An event that counts the fields read and stops `interrupt` at the first read, as a budget
+/// that runs out while the first token is being rendered.
+struct StopOnRead {
+    reads: std::cell::Cell<usize>,
+    interrupt: Interrupt,
+    value: String,
+}
+
+impl StopOnRead {
+    fn new(value: String) -> StopOnRead {
+        StopOnRead {
+            reads: std::cell::Cell::new(0),
+            interrupt: Interrupt::new(),
+            value,
+        }
+    }
+}
+
+impl Fields for StopOnRead {
+    fn field(&self, _name: &str) -> Option<Cow<'_, str>> {
+        self.reads.set(self.reads.get() + 1);
+        self.interrupt.stop();
+        Some(Cow::Borrowed(&self.value))
+    }
+}
+
+#[test]
+fn a_stop_while_rendering_skips_every_token_left() {
+    let template =
+        Template::compile(&"${DESCRIPTION|re:s/[\\s\\S]//g}".repeat(32)).expect("compiles");
+    let event = StopOnRead::new("some words".to_owned());
+    assert_eq!(
+        template.render_checked(&event, &event.interrupt),
+        Err(Interrupted)
+    );
+    assert_eq!(event.reads.get(), 1);
+    // Without a budget the same template reads every token's value, as it always did.
+    let event = StopOnRead::new("some words".to_owned());
+    assert_eq!(template.render(&event), "");
+    assert_eq!(event.reads.get(), 32);
+}
+
+#[test]
+fn a_stop_inside_one_huge_token_ends_it() {
+    // The check before the token passes (nothing is stopped until the value is read): only
+    // the transform's own checks can end it.
+    let template = Template::compile("${A|re:s/x/y/g}").expect("compiles");
+    let event = StopOnRead::new("x".repeat(100_000));
+    assert_eq!(
+        template.render_checked(&event, &event.interrupt),
+        Err(Interrupted)
+    );
+}
+
+#[test]
+fn a_stopped_transform_quits_within_a_few_hundred_matches() {
+    let value = "x".repeat(100_000);
+    let stopped = Interrupt::new();
+    stopped.stop();
+    // Plain matching and capturing (a `$1` in the replacement) take different loops.
+    for src in ["${A|re:s/x/yy/g}", "${A|re:s/(x)/$1$1/g}"] {
+        let template = Template::compile(src).expect("compiles");
+        let Some(Part::Token {
+            transform: Some(t), ..
+        }) = template.parts.first()
+        else {
+            panic!("{src}: no transform");
+        };
+        let mut out = String::new();
+        assert_eq!(t.apply(&value, &mut out, Some(&stopped)), Err(Interrupted));
+        assert!(out.len() <= 2 * MATCHES_PER_CHECK, "{src}: {}", out.len());
+        let mut whole = String::new();
+        assert_eq!(t.apply(&value, &mut whole, Some(&Interrupt::new())), Ok(()));
+        assert_eq!(whole.len(), 2 * value.len(), "{src}");
+    }
+}
+
+#[test]
+fn render_checked_with_a_running_budget_gives_what_render_gives() {
+    let template = Template::compile("${A|re:s/(\\w+)/<$1>/g} ${B}").expect("compiles");
+    let event = fields(&[("A", "one two"), ("B", "three")]);
+    assert_eq!(
+        template.render_checked(&event, &Interrupt::new()),
+        Ok(template.render(&event))
+    );
+    assert_eq!(template.render(&event), "<one> <two> three");
+}
