@@ -81,7 +81,7 @@ fn inputs_of(calendar: &HostedCalendar, feed: &FeedOutcome, clock: &Clock) -> Re
         feed.copy.version,
         calendar.record.revision,
         calendar.record.updated_at,
-        calendar.config.window.is_some().then(|| window_now(clock)),
+        calendar.config.has_window().then(|| window_now(clock)),
     )
 }
 
