@@ -38,13 +38,13 @@ test: prereqs lint-rust ui test-rust equiv lint-ui test-ui check-unit test-insta
 prereqs: ## Check (as root on Debian: install) Chromium, Node.js and Python's venv, which make test needs
 	bash scripts/test-prereqs.sh
 
-lint-rust: ## rustfmt and clippy (warnings denied)
+lint-rust: ## rustfmt and clippy (warnings denied) on the workspace
 	$(CARGO) fmt --all --check
 	$(MAKE) ui
-	$(CARGO) clippy --locked --all-targets -- -D warnings
+	$(CARGO) clippy --locked --workspace --all-targets -- -D warnings
 
-test-rust: ui ## Rust unit and integration tests (real server on free ports)
-	$(CARGO) test --locked
+test-rust: ui ## Rust unit and integration tests of the workspace: the server (on free ports) and the engine
+	$(CARGO) test --locked --workspace
 
 equiv: ## The engine against independent tools (Python icalendar, recurring-ical-events) on the shared ICS corpus, also with time-zone repair and with calendar options
 	bash tests/equiv/run.sh
@@ -64,7 +64,7 @@ e2e: build ## End-to-end tests: the release binary driven through Debian's Chrom
 bench: build ## Benchmarks: binary size, memory, load tests against nginx, attacks, engine throughput
 	bash bench/run.sh
 
-fuzz: ## Fuzz the parser, then the templates, FUZZ_TIME seconds each (default 1800), seeded with the ICS corpus
+fuzz: ## Fuzz the engine (parser, then templates), FUZZ_TIME s each (default 1800); needs cargo-fuzz, not the UI
 	bash scripts/fuzz.sh
 
 # --- Deployment (deploy/): Raspberry Pi builds, the systemd unit, the installer ---------------

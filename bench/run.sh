@@ -14,8 +14,8 @@ echo
 echo "### hearth remap, one core (bench/remap.sh)"
 SKIP_BUILD= bash bench/remap.sh
 echo
-echo "### engine, criterion (benches/engine.rs)"
-cargo bench --bench engine -- --noplot
+echo "### engine, criterion (crates/engine/benches/engine.rs)"
+cargo bench --locked -p hearth-engine --bench engine -- --noplot
 echo
 echo "### flashcards at scale, the size of a sync vault, and Lighthouse on every screen, in Chromium (ui/e2e/bench)"
 bin="${HEARTH_BIN:-$(realpath -m "${CARGO_TARGET_DIR:-target}")/release/hearth}"

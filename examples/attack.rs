@@ -5,7 +5,7 @@
 //! `ATTACKS=regex,amplify,cache,slots,slow,slowloris,flood` (a subset), `SCALE=0.1` (smaller
 //! counts while developing), `RSS_CAP_MB` (the server is killed above it; default 6144).
 
-#[path = "../benches/feedgen/mod.rs"]
+#[path = "../crates/engine/benches/feedgen/mod.rs"]
 mod feedgen;
 
 use std::collections::{BTreeMap, HashMap, VecDeque};

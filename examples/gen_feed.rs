@@ -1,6 +1,6 @@
 //! Writes a deterministic benchmark feed to stdout: `cargo run --release --example gen_feed -- 10000 > feed.ics`.
 
-#[path = "../benches/feedgen/mod.rs"]
+#[path = "../crates/engine/benches/feedgen/mod.rs"]
 mod feedgen;
 
 use std::io::Write;

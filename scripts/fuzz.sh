@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Runs the fuzz targets one after another, each seeded: `parse` with the shared ICS corpus,
-# `template` with fuzz/seeds/template. Needs cargo-fuzz; without a nightly toolchain the stable
-# compiler is told to accept nightly flags (RUSTC_BOOTSTRAP=1). The corpora grow in
-# fuzz/corpus/<target> (not committed); crashes land in fuzz/artifacts/<target>.
+# `template` with fuzz/seeds/template. The fuzz crate builds the engine alone (crates/engine),
+# so neither the server nor the UI is needed. Needs cargo-fuzz (`cargo install cargo-fuzz
+# --locked`); without a nightly toolchain the stable compiler is told to accept nightly flags
+# (RUSTC_BOOTSTRAP=1). The corpora grow in fuzz/corpus/<target> (not committed); crashes land in
+# fuzz/artifacts/<target>. The build goes to CARGO_TARGET_DIR when set, else fuzz/target.
 #   FUZZ_TIME      seconds per target (default 1800)
 #   FUZZ_LOG_DIR   where fuzz-<target>.log goes (default fuzz/logs)
 #   FUZZ_SANITIZER address (default) or none; when the AddressSanitizer build does not link
 #                  (a stable toolchain without its runtime), the script falls back to none
-#   HEARTH_ICS_CORPUS  the seed feeds (default ../shared/ics-corpus/files)
+#   HEARTH_ICS_CORPUS  the seed feeds (default ../shared/ics-corpus/files); without them `parse`
+#                  starts from its dictionary alone
 # Usage: scripts/fuzz.sh [parse] [template]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -20,9 +23,19 @@ feeds="${HEARTH_ICS_CORPUS:-$root/../shared/ics-corpus/files}"
 targets=("$@")
 [ "${#targets[@]}" -eq 0 ] && targets=(parse template)
 
+if ! command -v cargo-fuzz >/dev/null; then
+    echo "fuzz: cargo-fuzz is missing: cargo install cargo-fuzz --locked" >&2
+    exit 1
+fi
 mkdir -p "$log_dir" fuzz/corpus/parse fuzz/corpus/template
-cp "$feeds"/*.ics fuzz/corpus/parse/
+if compgen -G "$feeds/*.ics" >/dev/null; then
+    cp "$feeds"/*.ics fuzz/corpus/parse/
+else
+    echo "fuzz: no seed feeds in $feeds (set HEARTH_ICS_CORPUS): parse starts from its dictionary"
+fi
 cp fuzz/seeds/template/* fuzz/corpus/template/
+# Where cargo puts the fuzz binaries: a relative CARGO_TARGET_DIR counts from here, as cargo's.
+target_dir="$(realpath -m "${CARGO_TARGET_DIR:-fuzz/target}")"
 
 export RUSTC_BOOTSTRAP=1
 triple="$(rustc -vV | sed -n 's/^host: //p')"
@@ -46,7 +59,7 @@ for target in "${targets[@]}"; do
     mkdir -p "fuzz/artifacts/$target"
     # The binary built above, run directly: `cargo fuzz run` would rebuild from a work tree
     # that may have changed since.
-    "fuzz/target/$triple/release/$target" "fuzz/corpus/$target" \
+    "$target_dir/$triple/release/$target" "fuzz/corpus/$target" \
         -artifact_prefix="fuzz/artifacts/$target/" -max_total_time="$time_per_target" \
         -timeout=10 -print_final_stats=1 "${extra[@]}" \
         >"$log_dir/fuzz-$target.log" 2>&1 || status=$?

@@ -1,7 +1,6 @@
 //! Hearth: a personal website in one binary. This crate root wires the pieces together and
 //! exposes `serve`, which `main.rs` and the integration tests call the same way.
 
-pub mod calendar;
 pub mod clock;
 pub mod config;
 pub mod hex;
@@ -22,6 +21,10 @@ use std::time::Duration;
 
 use tokio::net::TcpListener;
 use tokio::sync::Notify;
+
+/// The calendar engine lives in its own crate (crates/engine), which imports nothing of the
+/// server; under this name every `crate::calendar::…` and `hearth::calendar::…` path still holds.
+pub use hearth_engine as calendar;
 
 pub use config::Config;
 pub use store::Db;

@@ -561,6 +561,7 @@ async fn the_hosted_feed_is_the_engines_remap_with_name_refresh_and_revision() {
             sequence_offset: 1,
             max_output_bytes: None,
             now: None,
+            interrupt: None,
         },
         &Limits::default(),
     )

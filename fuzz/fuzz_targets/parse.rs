@@ -2,7 +2,7 @@
 //! feed that parses must remap to CRLF lines of at most 75 octets that parse back to the same tree.
 #![no_main]
 
-use hearth::calendar::{parse, remap, CompiledConfig, Limits, RemapOptions};
+use hearth_engine::{parse, remap, CompiledConfig, Limits, RemapOptions};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -38,13 +38,13 @@ fuzz_target!(|data: &[u8]| {
     );
 });
 
-fn strip(doc: hearth::calendar::Document) -> Vec<hearth::calendar::Component> {
-    fn clear(c: &mut hearth::calendar::Component) {
+fn strip(doc: hearth_engine::Document) -> Vec<hearth_engine::Component> {
+    fn clear(c: &mut hearth_engine::Component) {
         c.line = 0;
         for item in &mut c.items {
             match item {
-                hearth::calendar::Item::Property(p) => p.line = 0,
-                hearth::calendar::Item::Component(child) => clear(child),
+                hearth_engine::Item::Property(p) => p.line = 0,
+                hearth_engine::Item::Component(child) => clear(child),
             }
         }
     }

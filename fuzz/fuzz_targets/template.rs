@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use hearth::calendar::{
+use hearth_engine::{
     remap, CompiledConfig, CompiledMapping, Limits, MappedField, Mapping, RemapOptions, Template,
 };
 use libfuzzer_sys::fuzz_target;

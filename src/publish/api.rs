@@ -524,7 +524,7 @@ fn preview_now(body: &[u8], config: &CompiledConfig, now: i64) -> Result<Preview
         Err(RemapError::TooLarge { limit, field, .. }) => return Err(too_large(field, limit)),
         Err(e) => return Err(AppError::BadGateway(format!("not a calendar: {e}"))),
     };
-    let decisions = calendar::decide(body, config, Some(now), &limits)
+    let decisions = calendar::decide(body, config, &options, &limits)
         .map_err(|e| AppError::BadGateway(format!("not a calendar: {e}")))?
         .into_iter()
         .map(|d| DecisionAnswer {

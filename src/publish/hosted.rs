@@ -54,7 +54,7 @@ fn inputs_of(calendar: &HostedCalendar, feed: &FeedOutcome, clock: &Clock) -> Re
         feed.copy.version,
         calendar.record.revision,
         calendar.record.updated_at,
-        calendar.config.window.is_some().then(|| window_now(clock)),
+        calendar.config.has_window().then(|| window_now(clock)),
     )
 }
 
@@ -216,6 +216,7 @@ impl Renders {
             sequence_offset: u32::try_from(calendar.record.revision).unwrap_or(u32::MAX),
             max_output_bytes: Some(calendar::output_limit(body.len())),
             now: inputs.3,
+            interrupt: None,
         };
         let output = self
             .workers

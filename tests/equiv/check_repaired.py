@@ -2,9 +2,9 @@
 
 Usage: check_repaired.py REPAIRED_DIR ORIGINAL_DIR
 
-REPAIRED_DIR holds what tests/tz_corpus.rs writes with HEARTH_REPAIRED_OUT set: the repaired
-corpus feeds (same file names as ORIGINAL_DIR) and synthetic-zones.ics (one event in each of
-many zones, every VTIMEZONE synthesised). For each repaired feed:
+REPAIRED_DIR holds what crates/engine/tests/tz_corpus.rs writes with HEARTH_REPAIRED_OUT set:
+the repaired corpus feeds (same file names as ORIGINAL_DIR) and synthetic-zones.ics (one event
+in each of many zones, every VTIMEZONE synthesised). For each repaired feed:
   - python icalendar parses it and recurring-ical-events expands it (2000..2030) without error,
     to as many occurrences as the original gives (when the original expands at all);
   - every VTIMEZONE the repair added (a TZID the original had no VTIMEZONE for), read by

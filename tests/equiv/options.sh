@@ -9,5 +9,5 @@ source "$(dirname "$0")/setup.sh"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 HEARTH_OPTIONS_OUT="$out" HEARTH_ICS_CORPUS="$corpus" \
-    cargo test --quiet --locked --test engine_corpus realistic_config
+    cargo test --quiet --locked -p hearth-engine --test engine_corpus realistic_config
 exec "$venv/bin/python" "$root/tests/equiv/options.py" "$corpus" "$out"

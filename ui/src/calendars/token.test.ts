@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { buildToken, canonicalFlags, insertAt, insertSpaced, parseToken, placeToken, replaceLabel } from './token';
 
-// The same cases as the engine's tests in src/calendar/template/tests.rs and tests/engine_props.rs.
+// The same cases as the engine's tests in crates/engine/src/template/tests.rs and
+// crates/engine/tests/engine_props.rs.
 describe('buildToken and parseToken', () => {
   it('escapes / \\ and } and parseToken inverts it', () => {
     const token = buildToken('DESCRIPTION', String.raw`a/b\d}`, String.raw`x/\n}`, 'gqi');

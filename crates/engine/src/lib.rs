@@ -1,0 +1,63 @@
+//! The calendar engine: ICS parsing, templates with regular expressions, and the writer.
+//! Pure: no async, bytes in, bytes out; the one exception is the tz database that time-zone
+//! repair reads (the system's zoneinfo files, loaded once and cached by jiff, else the copy
+//! built in).
+//!
+//! A crate of its own, which imports nothing of the server (the server reaches it as
+//! `hearth::calendar`), so the fuzzer, the benchmarks and the property tests build without the
+//! server and its embedded UI.
+//!
+//! What the server and the command line call:
+//! - [`parse`]`(bytes, &Limits) -> Result<(Document, Vec<Warning>), ParseError>`: the component
+//!   tree. [`Document::calendar_properties`] gives the VCALENDAR header as (name, value) pairs,
+//!   [`Document::event_count`] the number of events, [`Document::events`] / [`Document::event`]
+//!   lazy [`EventView`]s; [`EventView::to_map`] is the `BTreeMap<String, String>` the browser
+//!   shows (upper-case names, unescaped values, parameter names as extra keys, repeats joined).
+//! - [`Fields`]: what templates read; implemented by [`EventView`] and by
+//!   `HashMap<String, String>` / `BTreeMap<String, String>` (a sample event from the browser).
+//! - [`Mapping`] (serde, the five upper-case keys, absent keys default to `${KEY}`) compiled once
+//!   into a [`CompiledMapping`] with [`CompiledMapping::compile`] (first [`TemplateError`]) or
+//!   [`CompiledMapping::compile_lenient`] (all errors, still renders); then
+//!   [`CompiledMapping::render`] / [`CompiledMapping::render_all`] for any [`Fields`].
+//!   A single template: [`Template::compile`] / [`Template::compile_lenient`] and
+//!   [`Template::render`].
+//! - [`CalendarConfig`] (serde: the mapping plus filters, window, timezones, alarms, privacy)
+//!   compiled once into a [`CompiledConfig`] with [`CompiledConfig::compile`] (a [`ConfigError`]
+//!   naming the JSON path); `CompiledConfig::from(CompiledMapping)` for a mapping alone.
+//! - [`remap`]`(bytes, &CompiledConfig, &RemapOptions, &Limits) -> Result<RemapOutput, RemapError>`,
+//!   or [`remap_into`] to stream into any `io::Write`; [`decide`]`(bytes, &CompiledConfig,
+//!   &RemapOptions, &Limits)` gives the keep/drop [`Decision`] of every event by the same first
+//!   pass the remap follows.
+//! - [`Interrupt`]: a stop flag another thread sets when the request's time runs out; set in
+//!   [`RemapOptions::interrupt`], the remap and `decide` stop with [`RemapError::Interrupted`],
+//!   and [`Template::render_checked`] / [`CompiledMapping::render_checked`] with [`Interrupted`].
+//! - [`tz`]: time-zone repair, which the remap applies for `"timezones": "repair"`:
+//!   [`tz::windows_to_iana`], [`tz::vtimezone`]`(iana, from_year)`, and the pass on its own,
+//!   [`tz::repair_timezones`]`(bytes, &Limits)`.
+
+pub mod config;
+pub mod ics;
+pub mod interrupt;
+pub mod mapping;
+pub mod remap;
+pub mod template;
+pub mod tz;
+
+pub use config::{
+    AlarmMode, CalendarConfig, CompiledConfig, ConfigError, FilterAction, FilterRule, Matcher,
+    Privacy, TimezoneMode, Window,
+};
+pub use ics::{
+    check, escape_text, parse, unescape_text, Checked, Component, Document, EventView, Fields,
+    Item, Limits, Param, ParseError, Property, Warning,
+};
+pub use interrupt::{Interrupt, Interrupted};
+pub use remap::{
+    decide, format_duration, output_limit, remap, remap_into, write_folded, CompiledMapping,
+    Decision, MappedField, Mapping, RemapError, RemapOptions, RemapOutput, RemapStats,
+    BUSY_REMOVED, MAX_OUTPUT_BYTES,
+};
+pub use template::{
+    RegexBudget, Template, TemplateError, MAX_MAPPING_REGEX_BYTES, MAX_REGEX_TRANSFORMS,
+    MAX_RENDERED_BYTES, MAX_TEMPLATE_BYTES, REGEX_CACHE_BYTES, REGEX_SIZE_LIMIT,
+};
