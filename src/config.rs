@@ -46,6 +46,44 @@ pub const DEFAULT_BYTES_IN_FLIGHT: usize = 48 * 1024 * 1024;
 pub const DEFAULT_IN_FLIGHT_PER_CLIENT: usize = 16;
 pub const DEFAULT_IN_FLIGHT_PER_NETWORK: usize = 32;
 
+/// The calendar engine's budgets (no flags; README's Budgets section documents them, tests
+/// lower them): how long one job may take, and each visitor's share of engine time.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EngineBudget {
+    /// A preview, a test render or a feed page for the editor.
+    pub preview: Duration,
+    /// Checking a calendar being published (compiling it and rendering its feed once).
+    pub publish: Duration,
+    /// A hosted feed's render (the server's own work, kept until its inputs change).
+    pub hosted: Duration,
+    /// Engine time one visitor may use in a row, and how fast it comes back: one second of
+    /// engine time every `refill_every`.
+    pub burst: Duration,
+    pub refill_every: Duration,
+    /// Jobs of one visitor under way or waiting at once.
+    pub jobs_per_client: usize,
+}
+
+impl EngineBudget {
+    /// Seconds of engine time a visitor gets back per second.
+    pub fn refill_per_second(&self) -> f64 {
+        1.0 / self.refill_every.as_secs_f64().max(0.001)
+    }
+}
+
+impl Default for EngineBudget {
+    fn default() -> Self {
+        EngineBudget {
+            preview: Duration::from_secs(5),
+            publish: Duration::from_secs(10),
+            hosted: Duration::from_secs(20),
+            burst: Duration::from_secs(30),
+            refill_every: Duration::from_secs(4),
+            jobs_per_client: 2,
+        }
+    }
+}
+
 /// Largest avatar image accepted, so a wrong path cannot make the server hold a huge file.
 const MAX_AVATAR_BYTES: u64 = 2 * 1024 * 1024;
 
@@ -413,6 +451,8 @@ pub struct Config {
     pub write_rules: crate::http::pace::WriteRules,
     /// How fast request bodies must arrive (no flag; tests shorten it).
     pub body_rules: crate::http::pace::BodyRules,
+    /// The calendar engine's time budgets (no flag).
+    pub engine: EngineBudget,
     /// Requests under way at once per client on the API and hosted feeds (no flag).
     pub in_flight: crate::http::inflight::InFlightLimits,
     /// `--max-bytes-in-flight`: bodies being read and answers being written, all together.
@@ -493,6 +533,7 @@ impl ServeArgs {
             write_rules: crate::http::pace::WriteRules::default(),
             body_rules: crate::http::pace::BodyRules::default(),
             in_flight: default_in_flight(),
+            engine: EngineBudget::default(),
             max_bytes_in_flight: self.max_bytes_in_flight,
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
             trusted_proxies: self.trusted_proxies,
@@ -536,6 +577,7 @@ impl Config {
             write_rules: crate::http::pace::WriteRules::default(),
             body_rules: crate::http::pace::BodyRules::default(),
             in_flight: default_in_flight(),
+            engine: EngineBudget::default(),
             max_bytes_in_flight: DEFAULT_BYTES_IN_FLIGHT,
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
             trusted_proxies: Vec::new(),

@@ -11,7 +11,7 @@ use std::io::Read;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{field_error, TestServer};
+use common::{error_of, field_error, TestServer};
 use hearth::calendar::MAX_REGEX_TRANSFORMS;
 use hearth::clock::Clock;
 use hearth::publish::calendars;
@@ -630,4 +630,64 @@ async fn the_slot_map_forgets_addresses_that_hold_nothing() {
     assert_eq!(publisher.feeds.tracked(), 0);
     assert_eq!(upstream.hits(), 300);
     assert_eq!(publisher.cache.used(), 0);
+}
+
+#[tokio::test]
+async fn a_preview_stops_at_its_engine_time_and_the_time_is_charged_to_its_visitor() {
+    let upstream = Upstream::start().await;
+    upstream.set_body(feed_with_descriptions(4000, 400));
+    let clock = Clock::manual();
+    let server = TestServer::start({
+        let clock = clock.clone();
+        move |c| {
+            c.allow_private_feeds = true;
+            c.clock = clock;
+            c.engine.preview = Duration::from_millis(200);
+            c.engine.burst = Duration::from_millis(300);
+            c.engine.refill_every = Duration::from_secs(3600);
+        }
+    })
+    .await;
+    // Thirty-two tokens that each walk every description: seconds of engine time.
+    let heavy = format!(
+        "${{SUMMARY}}{}",
+        "${DESCRIPTION|re:s/[\\s\\S]//g}".repeat(MAX_REGEX_TRANSFORMS)
+    );
+    let preview = |from: &'static str| {
+        server
+            .client
+            .post(server.url("/api/preview"))
+            .header("X-Forwarded-For", from)
+            .json(
+                &json!({"url": upstream.url("/a.ics"), "config": {"mapping": {"SUMMARY": heavy}}}),
+            )
+            .send()
+    };
+    let stopped = preview("198.51.100.1").await.expect("sent");
+    assert_eq!(stopped.status(), StatusCode::BAD_REQUEST);
+    let message = error_of(stopped).await;
+    assert!(
+        message.contains("time for this request ran out"),
+        "{message}"
+    );
+    // Each stopped preview cost its visitor about its budget; the allowance runs dry.
+    let mut refused = None;
+    for _ in 0..3 {
+        let response = preview("198.51.100.1").await.expect("sent");
+        if response.status() == StatusCode::TOO_MANY_REQUESTS {
+            refused = Some(response);
+            break;
+        }
+    }
+    let refused = refused.expect("the visitor's engine time is spent");
+    assert!(refused.headers().contains_key("retry-after"));
+    assert!(error_of(refused).await.contains("calendar engine"));
+    // Another visitor is not held back by it.
+    let other = preview("198.51.100.2").await.expect("sent");
+    assert_eq!(
+        other.status(),
+        StatusCode::BAD_REQUEST,
+        "stopped, not refused"
+    );
+    server.stop().await;
 }

@@ -35,6 +35,9 @@ pub enum AppError {
     Misdirected(String),
     #[error("{}", wait_message(*.retry_after))]
     TooManyRequests { retry_after: u64 },
+    /// 429 with words of its own (an allowance other than a request rate).
+    #[error("{message}")]
+    Throttled { message: String, retry_after: u64 },
     #[error("{0}")]
     BadGateway(String),
     #[error("{0}")]
@@ -67,7 +70,9 @@ impl AppError {
             AppError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             AppError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             AppError::Misdirected(_) => StatusCode::MISDIRECTED_REQUEST,
-            AppError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
+            AppError::TooManyRequests { .. } | AppError::Throttled { .. } => {
+                StatusCode::TOO_MANY_REQUESTS
+            }
             AppError::BadGateway(_) => StatusCode::BAD_GATEWAY,
             AppError::Unavailable(_) | AppError::Busy { .. } => StatusCode::SERVICE_UNAVAILABLE,
             AppError::InsufficientStorage(_) => StatusCode::INSUFFICIENT_STORAGE,
@@ -99,9 +104,9 @@ impl AppError {
             _ => None,
         };
         let retry_after = match self {
-            AppError::TooManyRequests { retry_after } | AppError::Busy { retry_after, .. } => {
-                Some(*retry_after)
-            }
+            AppError::TooManyRequests { retry_after }
+            | AppError::Throttled { retry_after, .. }
+            | AppError::Busy { retry_after, .. } => Some(*retry_after),
             _ => None,
         };
         (status, message, field, retry_after)

@@ -19,10 +19,11 @@ use super::calendars::{self, DeleteOutcome, PublishOptions, PublishOutcome};
 use super::feeds::{FeedError, FeedOutcome};
 use super::fetch::normalize_url;
 use super::hosted;
+use super::workers::Budget;
 use super::Publisher;
 use crate::calendar::{
-    self, AlarmMode, CalendarConfig, CompiledConfig, CompiledMapping, FilterRule, Privacy,
-    RemapError, RemapOptions, Template, TemplateError, TimezoneMode, Window,
+    self, AlarmMode, CalendarConfig, CompiledConfig, CompiledMapping, FilterRule, Interrupt,
+    Privacy, RemapError, RemapOptions, Template, TemplateError, TimezoneMode, Window,
 };
 use crate::config::Config;
 use crate::http::admission::{Admission, Caller, KeyRule, Policy};
@@ -141,9 +142,22 @@ fn url_error(message: impl Into<String>) -> AppError {
     }
 }
 
+/// Engine work for `caller`, within `time`: charged to the visitor, not to the site's owner.
+fn budget<P>(caller: &Caller<P>, time: Duration) -> Budget {
+    Budget {
+        client: (!caller.owner).then(|| caller.client.key()),
+        time,
+    }
+}
+
+/// The words for engine work stopped at its time budget.
+fn too_slow(error: impl std::fmt::Display) -> AppError {
+    AppError::BadRequest(error.to_string())
+}
+
 pub async fn get_feed(
     State(state): State<CalendarState>,
-    _caller: Caller<ReadingFeeds>,
+    caller: Caller<ReadingFeeds>,
     QueryParams(query): QueryParams<FeedQuery>,
 ) -> Result<Response, AppError> {
     let raw = query
@@ -159,9 +173,12 @@ pub async fn get_feed(
     let offset = query.offset.unwrap_or(0);
     let limit = query.limit.unwrap_or(DEFAULT_PAGE).min(MAX_PAGE);
     let url_text = url.to_string();
+    let time = state.config.engine.preview;
     let answer = state
         .publisher
-        .run(move || describe_feed(&outcome, url_text, offset, limit))
+        .run_within(budget(&caller, time), move |_| {
+            describe_feed(&outcome, url_text, offset, limit)
+        })
         .await??;
     Ok(Json(answer).into_response())
 }
@@ -231,13 +248,17 @@ impl From<TemplateError> for RenderError {
 /// the machine and never stalls the async workers.
 pub async fn render(
     State(state): State<CalendarState>,
-    _caller: Caller<Previewing>,
+    caller: Caller<Previewing>,
     JsonBody(request): JsonBody<RenderRequest>,
 ) -> Result<Response, AppError> {
-    state.publisher.run(move || render_now(request)).await?
+    let time = state.config.engine.preview;
+    state
+        .publisher
+        .run_within(budget(&caller, time), move |stop| render_now(request, stop))
+        .await?
 }
 
-fn render_now(request: RenderRequest) -> Result<Response, AppError> {
+fn render_now(request: RenderRequest, stop: &Interrupt) -> Result<Response, AppError> {
     match (request.mapping, request.template) {
         (Some(_), Some(_)) => Err(AppError::BadRequest(
             "send either a mapping or a template, not both".into(),
@@ -248,7 +269,9 @@ fn render_now(request: RenderRequest) -> Result<Response, AppError> {
         (None, Some(template)) => {
             calendars::check_template_size("template", &template)?;
             let (compiled, errors) = Template::compile_lenient(&template);
-            let result = compiled.render(&request.event);
+            let result = compiled
+                .render_checked(&request.event, stop)
+                .map_err(too_slow)?;
             let errors: Vec<RenderError> = errors.into_iter().map(RenderError::from).collect();
             Ok(Json(json!({ "result": result, "errors": errors })).into_response())
         }
@@ -256,7 +279,8 @@ fn render_now(request: RenderRequest) -> Result<Response, AppError> {
             let mapping = calendars::read_mapping(&raw)?;
             let (compiled, errors) = CompiledMapping::compile_lenient(&mapping);
             let fields: BTreeMap<&'static str, String> = compiled
-                .render_all(&request.event)
+                .render_all_checked(&request.event, stop)
+                .map_err(too_slow)?
                 .into_iter()
                 .map(|(f, v)| (f.name(), v))
                 .collect();
@@ -316,7 +340,7 @@ fn public_base(state: &CalendarState, headers: &HeaderMap) -> Result<String, App
 
 pub async fn publish(
     State(state): State<CalendarState>,
-    _caller: Caller<Publishing>,
+    caller: Caller<Publishing>,
     headers: HeaderMap,
     JsonBody(request): JsonBody<PublishRequest, MAX_PUBLISH_BYTES>,
 ) -> Result<Response, AppError> {
@@ -331,9 +355,10 @@ pub async fn publish(
         alarms: request.alarms,
         privacy: request.privacy,
     };
+    let work = budget(&caller, state.config.engine.publish);
     let input = state
         .publisher
-        .run(move || {
+        .run_within(work, move |_| {
             calendars::validate(
                 &request.id,
                 &request.name,
@@ -353,7 +378,7 @@ pub async fn publish(
         .feed_to_publish(&input.url, state.config.feed_ttl)
         .await
         .map_err(publish_feed_error)?;
-    check_output_size(&state, &feed, &compiled).await?;
+    check_output_size(&state, work, &feed, &compiled).await?;
 
     let id = input.id.clone();
     let outcome = calendars::publish(&state.db, input, token, quotas).await?;
@@ -382,6 +407,7 @@ pub async fn publish(
 /// field that grows it, before anything is stored.
 async fn check_output_size(
     state: &CalendarState,
+    work: Budget,
     feed: &FeedOutcome,
     config: &Arc<CompiledConfig>,
 ) -> Result<(), AppError> {
@@ -390,10 +416,11 @@ async fn check_output_size(
     let now = hosted::window_now(&state.config.clock);
     let checked = state
         .publisher
-        .run(move || {
+        .run_within(work, move |stop| {
             let options = RemapOptions {
                 max_output_bytes: Some(calendar::output_limit(body.len())),
                 now: Some(now),
+                interrupt: Some(stop.clone()),
                 ..RemapOptions::default()
             };
             calendar::remap_into(
@@ -408,6 +435,7 @@ async fn check_output_size(
     match checked {
         Ok(_) => Ok(()),
         Err(RemapError::TooLarge { limit, field, .. }) => Err(too_large(field, limit)),
+        Err(e @ RemapError::Interrupted) => Err(too_slow(e)),
         Err(e) => Err(AppError::BadGateway(format!(
             "the feed could not be fetched: {e}"
         ))),
@@ -489,14 +517,15 @@ pub fn read_config(value: Value) -> Result<CalendarConfig, AppError> {
 /// `/api/feed`. Rate-limited like `/api/render`.
 pub async fn preview(
     State(state): State<CalendarState>,
-    _caller: Caller<Previewing>,
+    caller: Caller<Previewing>,
     JsonBody(request): JsonBody<PreviewRequest>,
 ) -> Result<Response, AppError> {
     let url = normalize_url(&request.url).map_err(|e| url_error(e.to_string()))?;
     let raw = request.config;
+    let work = budget(&caller, state.config.engine.preview);
     let compiled = state
         .publisher
-        .run(move || -> Result<CompiledConfig, AppError> {
+        .run_within(work, move |_| -> Result<CompiledConfig, AppError> {
             let config = read_config(raw)?;
             Ok(CompiledConfig::compile(&config).map_err(calendars::Invalid::config)?)
         })
@@ -506,26 +535,36 @@ pub async fn preview(
     let now = hosted::window_now(&state.config.clock);
     let answer = state
         .publisher
-        .run(move || preview_now(&body, &compiled, now))
+        .run_within(work, move |stop| preview_now(&body, &compiled, now, stop))
         .await??;
     Ok(Json(answer).into_response())
 }
 
-fn preview_now(body: &[u8], config: &CompiledConfig, now: i64) -> Result<PreviewAnswer, AppError> {
+fn preview_now(
+    body: &[u8],
+    config: &CompiledConfig,
+    now: i64,
+    stop: &Interrupt,
+) -> Result<PreviewAnswer, AppError> {
     let limits = calendar::Limits::default();
     let options = RemapOptions {
         max_output_bytes: Some(calendar::output_limit(body.len())),
         now: Some(now),
+        interrupt: Some(stop.clone()),
         ..RemapOptions::default()
+    };
+    let unreadable = |e: RemapError| match e {
+        RemapError::Interrupted => too_slow(e),
+        other => AppError::BadGateway(format!("not a calendar: {other}")),
     };
     let mut counter = Counter::default();
     let stats = match calendar::remap_into(body, config, &options, &limits, &mut counter) {
         Ok(stats) => stats,
         Err(RemapError::TooLarge { limit, field, .. }) => return Err(too_large(field, limit)),
-        Err(e) => return Err(AppError::BadGateway(format!("not a calendar: {e}"))),
+        Err(e) => return Err(unreadable(e)),
     };
     let decisions = calendar::decide(body, config, &options, &limits)
-        .map_err(|e| AppError::BadGateway(format!("not a calendar: {e}")))?
+        .map_err(unreadable)?
         .into_iter()
         .map(|d| DecisionAnswer {
             kept: d.kept,

@@ -29,7 +29,14 @@ impl From<Invalid> for AppError {
 impl From<WorkError> for AppError {
     fn from(error: WorkError) -> AppError {
         match error {
-            WorkError::Busy => AppError::Unavailable(error.to_string()),
+            WorkError::Busy => AppError::Busy {
+                message: error.to_string(),
+                retry_after: 5,
+            },
+            WorkError::Spent { retry_after } => AppError::Throttled {
+                message: error.to_string(),
+                retry_after,
+            },
             WorkError::Stopped => AppError::Internal(error.to_string()),
         }
     }

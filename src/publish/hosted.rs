@@ -16,7 +16,7 @@ use super::feeds::FeedOutcome;
 pub use super::rendered::{content_disposition, response, Rendered};
 use super::rendered::{Output, RenderInputs};
 use super::spill::SpillDir;
-use super::workers::{WorkError, Workers};
+use super::workers::{Budget, WorkError, Workers};
 use super::HostedCalendar;
 use crate::calendar::{self, Limits, RemapError, RemapOptions};
 use crate::clock::Clock;
@@ -34,6 +34,8 @@ pub enum RenderError {
     Busy(#[from] WorkError),
     #[error("the rendered feed could not be kept: {0}")]
     Kept(String),
+    #[error("the calendar's mapping takes too long on its source feed: {0}")]
+    TooSlow(String),
 }
 
 const DAY_SECONDS: i64 = 24 * 60 * 60;
@@ -210,7 +212,7 @@ impl Renders {
         self.runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let body = feed.copy.body.clone();
         let config = calendar.config.clone();
-        let options = RemapOptions {
+        let mut options = RemapOptions {
             calendar_name: Some(calendar.record.name.clone()),
             refresh_interval: Some(ttl),
             sequence_offset: u32::try_from(calendar.record.revision).unwrap_or(u32::MAX),
@@ -218,9 +220,15 @@ impl Renders {
             now: inputs.3,
             interrupt: None,
         };
+        // The server's own work, charged to nobody, but still bounded in time.
+        let budget = Budget {
+            client: None,
+            time: self.workers.rules().hosted,
+        };
         let output = self
             .workers
-            .run(move || -> Result<Output, RemapError> {
+            .run_within(budget, move |stop| -> Result<Output, RemapError> {
+                options.interrupt = Some(stop.clone());
                 let output = calendar::remap(&body, &config, &options, &Limits::default())?;
                 let etag = etag_for(&Sha256::digest(&output.bytes), None);
                 Ok(Output::new(output.bytes, etag))
@@ -231,6 +239,7 @@ impl Renders {
             Err(e) => {
                 let error = match e {
                     RemapError::TooLarge { .. } => RenderError::TooLarge(e.to_string()),
+                    RemapError::Interrupted => RenderError::TooSlow(e.to_string()),
                     other => RenderError::Unreadable(other.to_string()),
                 };
                 tracing::warn!(calendar = %id, error = %error, "render failed: serving the last good render, if any");

@@ -104,7 +104,12 @@ pub struct Publisher {
 impl Publisher {
     pub fn new(db: Db, config: &Config) -> Result<Publisher, FetchError> {
         let cache = Arc::new(Cache::new(config.cache_size));
-        let workers = Workers::default();
+        let workers = Workers::new(
+            workers::default_jobs(),
+            workers::MAX_WAIT,
+            config.engine,
+            config.clock.clone(),
+        );
         let clock: Clock = config.clock.clone();
         let mut options =
             fetch::FetchOptions::new(config.allow_private_feeds, config.feed_max_size);
@@ -201,7 +206,17 @@ impl Publisher {
         self.feeds.get(url, ttl, true, Want::Fresh).await
     }
 
-    /// Runs engine work (compiling, rendering, parsing) on the bounded pool.
+    /// Runs engine work a visitor asked for within `budget`: stopped when its time is up,
+    /// charged to the visitor (see `workers`).
+    pub async fn run_within<T, F>(&self, budget: workers::Budget, job: F) -> Result<T, WorkError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&crate::calendar::Interrupt) -> T + Send + 'static,
+    {
+        self.workers.run_within(budget, job).await
+    }
+
+    /// Runs the server's own engine work (compiling, parsing) on the bounded pool.
     pub async fn run<T, F>(&self, job: F) -> Result<T, WorkError>
     where
         T: Send + 'static,
