@@ -14,8 +14,11 @@ use std::time::{Duration, Instant};
 use common::{error_of, field_error, TestServer};
 use hearth::calendar::MAX_REGEX_TRANSFORMS;
 use hearth::clock::Clock;
-use hearth::publish::calendars;
+use hearth::http::client::ClientKey;
+use hearth::publish::calendars::{self, Maker};
 use hearth::publish::feeds::Want;
+use hearth::publish::quotas::Quotas;
+use hearth::publish::validate;
 use hearth::publish::Publisher;
 use hearth::{Config, Db};
 use reqwest::header::{ACCEPT_ENCODING, CONTENT_ENCODING, CONTENT_TYPE, ETAG, IF_NONE_MATCH, VARY};
@@ -346,6 +349,14 @@ async fn hosted_feeds_are_gzipped_for_clients_that_accept_it_with_their_own_etag
     server.stop().await;
 }
 
+/// The site's owner, publishing straight into the store.
+fn owner() -> Maker {
+    Maker {
+        client: ClientKey::of("127.0.0.1".parse().expect("ip")),
+        owner: true,
+    }
+}
+
 /// The publishing side on its own, for what HTTP cannot see: shared renders and the slot map.
 async fn publisher(dir: &std::path::Path) -> (Arc<Publisher>, Db) {
     publisher_with(dir, |_| {}).await
@@ -375,18 +386,25 @@ async fn stored_calendar(
         .as_object()
         .expect("object")
         .clone();
-    let input = calendars::validate(
+    let input = validate::validate(
         id,
         "One",
         url,
         &mapping,
-        calendars::PublishOptions::default(),
+        validate::PublishOptions::default(),
     )
     .expect("valid");
-    let quotas = calendars::Quotas::of(&Config::for_data_dir(dir));
-    calendars::publish(db, input, None, quotas)
-        .await
-        .expect("stored");
+    let quotas = Quotas::of(&Config::for_data_dir(dir));
+    calendars::publish(
+        db,
+        input,
+        None,
+        owner(),
+        quotas,
+        std::time::SystemTime::now(),
+    )
+    .await
+    .expect("stored");
     publisher
         .calendar(db, id)
         .await
@@ -570,19 +588,26 @@ async fn concurrent_misses_for_one_calendar_share_one_render() {
         .as_object()
         .expect("object")
         .clone();
-    let input = calendars::validate(
+    let input = validate::validate(
         "one",
         "One",
         &upstream.url("/a.ics"),
         &mapping,
-        calendars::PublishOptions::default(),
+        validate::PublishOptions::default(),
     )
     .expect("valid");
     let url = input.url.clone();
-    let quotas = calendars::Quotas::of(&Config::for_data_dir(dir.path()));
-    calendars::publish(&db, input, None, quotas)
-        .await
-        .expect("stored");
+    let quotas = Quotas::of(&Config::for_data_dir(dir.path()));
+    calendars::publish(
+        &db,
+        input,
+        None,
+        owner(),
+        quotas,
+        std::time::SystemTime::now(),
+    )
+    .await
+    .expect("stored");
     let calendar = publisher
         .calendar(&db, "one")
         .await

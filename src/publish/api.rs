@@ -15,10 +15,12 @@ use serde_json::{json, Map, Value};
 
 use std::sync::Arc;
 
-use super::calendars::{self, DeleteOutcome, PublishOptions, PublishOutcome};
-use super::feeds::{FeedError, FeedOutcome};
+use super::calendars::{self, DeleteOutcome, Maker, PublishOutcome};
+use super::feeds::FeedOutcome;
 use super::fetch::normalize_url;
 use super::hosted;
+use super::publishing;
+use super::validate::{self, PublishOptions};
 use super::workers::Budget;
 use super::Publisher;
 use crate::calendar::{
@@ -121,17 +123,6 @@ struct FeedAnswer {
 struct NameValue {
     name: String,
     value: String,
-}
-
-/// A publish's feed errors, named as the editor shows them.
-fn publish_feed_error(error: FeedError) -> AppError {
-    match AppError::from(error) {
-        AppError::BadRequest(message) => url_error(message),
-        AppError::BadGateway(m) => {
-            AppError::BadGateway(format!("the feed could not be fetched: {m}"))
-        }
-        other => other,
-    }
 }
 
 /// An error about the request's feed address.
@@ -267,7 +258,7 @@ fn render_now(request: RenderRequest, stop: &Interrupt) -> Result<Response, AppE
             "mapping: send a mapping or a template to render".into(),
         )),
         (None, Some(template)) => {
-            calendars::check_template_size("template", &template)?;
+            validate::check_template_size("template", &template)?;
             let (compiled, errors) = Template::compile_lenient(&template);
             let result = compiled
                 .render_checked(&request.event, stop)
@@ -276,7 +267,7 @@ fn render_now(request: RenderRequest, stop: &Interrupt) -> Result<Response, AppE
             Ok(Json(json!({ "result": result, "errors": errors })).into_response())
         }
         (Some(raw), None) => {
-            let mapping = calendars::read_mapping(&raw)?;
+            let mapping = validate::read_mapping(&raw)?;
             let (compiled, errors) = CompiledMapping::compile_lenient(&mapping);
             let fields: BTreeMap<&'static str, String> = compiled
                 .render_all_checked(&request.event, stop)
@@ -347,48 +338,32 @@ pub async fn publish(
     let base = public_base(&state, &headers)?;
     let token =
         bearer_token(&headers).or_else(|| request.edit_token.as_deref().and_then(Token::given));
-    // Checking the config compiles it: on an engine thread, once.
-    let options = PublishOptions {
-        filters: request.filters,
-        window: request.window,
-        timezones: request.timezones,
-        alarms: request.alarms,
-        privacy: request.privacy,
+    let publishing = publishing::PublishRequest {
+        id: request.id,
+        name: request.name,
+        url: request.url,
+        mapping: request.mapping,
+        options: PublishOptions {
+            filters: request.filters,
+            window: request.window,
+            timezones: request.timezones,
+            alarms: request.alarms,
+            privacy: request.privacy,
+        },
+        token,
+    };
+    let maker = Maker {
+        client: caller.client.key(),
+        owner: caller.owner,
     };
     let work = budget(&caller, state.config.engine.publish);
-    let input = state
+    let outcome = state
         .publisher
-        .run_within(work, move |_| {
-            calendars::validate(
-                &request.id,
-                &request.name,
-                &request.url,
-                &request.mapping,
-                options,
-            )
-        })
-        .await??;
-    let compiled = input.compiled.clone();
-    let quotas = calendars::Quotas::of(&state.config);
-    calendars::check_quotas(&state.db, &input, quotas).await?;
-
-    // The feed must work before a link to it is handed out; this also warms the cache.
-    let feed = state
-        .publisher
-        .feed_to_publish(&input.url, state.config.feed_ttl)
-        .await
-        .map_err(publish_feed_error)?;
-    check_output_size(&state, work, &feed, &compiled).await?;
-
-    let id = input.id.clone();
-    let outcome = calendars::publish(&state.db, input, token, quotas).await?;
-    let hosted_url = format!("{base}/cal/{id}.ics");
+        .publish(&state.db, publishing, maker, work)
+        .await?;
     match outcome {
-        PublishOutcome::Forbidden => Err(AppError::Forbidden(format!(
-            "calendar '{id}' was published before: republishing it needs its edit token"
-        ))),
         PublishOutcome::Created { token, record } => {
-            state.publisher.remember(record, compiled);
+            let hosted_url = format!("{base}/cal/{}.ics", record.id);
             Ok((
                 StatusCode::CREATED,
                 Json(json!({ "hostedUrl": hosted_url, "editToken": token, "revision": 0 })),
@@ -396,49 +371,15 @@ pub async fn publish(
                 .into_response())
         }
         PublishOutcome::Updated { record } => {
-            let revision = record.revision;
-            state.publisher.remember(record, compiled);
-            Ok(Json(json!({ "hostedUrl": hosted_url, "revision": revision })).into_response())
-        }
-    }
-}
-
-/// Refuses a mapping that would make the hosted feed larger than the output bound, naming the
-/// field that grows it, before anything is stored.
-async fn check_output_size(
-    state: &CalendarState,
-    work: Budget,
-    feed: &FeedOutcome,
-    config: &Arc<CompiledConfig>,
-) -> Result<(), AppError> {
-    let body = feed.copy.body.clone();
-    let config = config.clone();
-    let now = hosted::window_now(&state.config.clock);
-    let checked = state
-        .publisher
-        .run_within(work, move |stop| {
-            let options = RemapOptions {
-                max_output_bytes: Some(calendar::output_limit(body.len())),
-                now: Some(now),
-                interrupt: Some(stop.clone()),
-                ..RemapOptions::default()
-            };
-            calendar::remap_into(
-                &body,
-                &config,
-                &options,
-                &calendar::Limits::default(),
-                std::io::sink(),
+            let hosted_url = format!("{base}/cal/{}.ics", record.id);
+            Ok(
+                Json(json!({ "hostedUrl": hosted_url, "revision": record.revision }))
+                    .into_response(),
             )
-        })
-        .await?;
-    match checked {
-        Ok(_) => Ok(()),
-        Err(RemapError::TooLarge { limit, field, .. }) => Err(too_large(field, limit)),
-        Err(e @ RemapError::Interrupted) => Err(too_slow(e)),
-        Err(e) => Err(AppError::BadGateway(format!(
-            "the feed could not be fetched: {e}"
-        ))),
+        }
+        PublishOutcome::Forbidden => Err(AppError::Internal(
+            "a refused republish reached the answer".into(),
+        )),
     }
 }
 
@@ -527,7 +468,7 @@ pub async fn preview(
         .publisher
         .run_within(work, move |_| -> Result<CompiledConfig, AppError> {
             let config = read_config(raw)?;
-            Ok(CompiledConfig::compile(&config).map_err(calendars::Invalid::config)?)
+            Ok(CompiledConfig::compile(&config).map_err(validate::Invalid::config)?)
         })
         .await??;
     let feed = state.publisher.editor_feed(&url, EDITOR_MAX_AGE).await?;
@@ -591,7 +532,7 @@ pub async fn unpublish(
     headers: HeaderMap,
     Path(id): Path<String>,
 ) -> Result<Response, AppError> {
-    calendars::validate_id(&id)?;
+    validate::validate_id(&id)?;
     match calendars::delete(&state.db, id.clone(), bearer_token(&headers)).await? {
         DeleteOutcome::Deleted => {
             state.publisher.forget(&id);
@@ -628,7 +569,7 @@ async fn hosted_feed_inner(
     state.admission.limits.check(Action::Poll, client.key())?;
     let id = file
         .strip_suffix(".ics")
-        .filter(|id| calendars::validate_id(id).is_ok())
+        .filter(|id| validate::validate_id(id).is_ok())
         .ok_or_else(|| AppError::NotFound("no such calendar".into()))?;
     let ttl = state.config.feed_ttl;
     let hosted = state

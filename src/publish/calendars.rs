@@ -1,54 +1,25 @@
-//! Published calendars: what a publish request must hold, the records in SQLite (the mapping and
-//! the options beside it, the hashed edit token, and the revision that every republish raises), the quotas on how many
-//! there are and how much their feed copies take, and removing copies no calendar uses.
+//! Published calendars in SQLite: the mapping and the options beside it, the hashed edit token,
+//! the revision that every republish raises, who made it (as a salted tag, for its share of the
+//! quota), and removing feed copies no calendar uses.
 
-use std::sync::Arc;
 use std::time::SystemTime;
 
 use rusqlite::{params, OptionalExtension};
 use serde_json::{Map, Value};
 
 use super::feeds::{from_millis, to_millis};
-use super::fetch::normalize_url;
-use crate::calendar::{
-    AlarmMode, CalendarConfig, CompiledConfig, ConfigError, FilterRule, MappedField, Mapping,
-    Privacy, TimezoneMode, Window,
-};
-use crate::config::Config;
+use super::quotas::{count_problem, QuotaError, Quotas};
+use super::validate::PublishInput;
+use crate::calendar::{CalendarConfig, Mapping};
+use crate::http::client::ClientKey;
 use crate::secret::{token_matches, Token};
-use crate::store::{Db, StoreError};
+use crate::store::{client_tag, Db, StoreError};
 
-pub const MAX_ID_LEN: usize = 64;
-pub const MAX_NAME_CHARS: usize = 200;
-pub const MAX_TEMPLATE_BYTES: usize = 4 * 1024;
-
-/// A publish request after validation.
-#[derive(Debug, Clone)]
-pub struct PublishInput {
-    pub id: String,
-    pub name: String,
-    /// As normalised (webcal: → https:).
-    pub url: reqwest::Url,
-    /// The mapping and the options.
-    pub config: CalendarConfig,
-    /// The config compiled while it was checked, for serving it.
-    pub compiled: Arc<CompiledConfig>,
-}
-
-/// The options of a publish request, beside its mapping (absent: today's behaviour).
-#[derive(Debug, Clone, Default, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PublishOptions {
-    #[serde(default)]
-    pub filters: Vec<FilterRule>,
-    #[serde(default)]
-    pub window: Option<Window>,
-    #[serde(default)]
-    pub timezones: TimezoneMode,
-    #[serde(default)]
-    pub alarms: AlarmMode,
-    #[serde(default)]
-    pub privacy: Privacy,
+/// Who is publishing: the client, and whether it presented the publish key.
+#[derive(Debug, Clone, Copy)]
+pub struct Maker {
+    pub client: ClientKey,
+    pub owner: bool,
 }
 
 /// A stored published calendar.
@@ -78,112 +49,6 @@ pub enum PublishOutcome {
     Forbidden,
 }
 
-/// Limits on what publishing may store (`--max-calendars`, `--max-feed-storage`).
-#[derive(Debug, Clone, Copy)]
-pub struct Quotas {
-    pub max_calendars: usize,
-    pub max_feed_storage: u64,
-}
-
-impl Quotas {
-    pub fn of(config: &Config) -> Quotas {
-        Quotas {
-            max_calendars: config.max_calendars,
-            max_feed_storage: config.max_feed_storage,
-        }
-    }
-}
-
-/// Why a publish may not store anything more.
-#[derive(Debug, thiserror::Error)]
-pub enum QuotaError {
-    #[error(
-        "this server already holds its limit of {0} published calendars: unpublish one you no \
-         longer need, or ask the site's owner to raise --max-calendars"
-    )]
-    TooManyCalendars(usize),
-    #[error(
-        "the server's storage for calendar feeds is full ({used} of {limit} bytes used): \
-         unpublish a calendar you no longer need, or ask the site's owner to raise --max-feed-storage"
-    )]
-    FeedStorageFull { used: u64, limit: u64 },
-    #[error(transparent)]
-    Store(#[from] StoreError),
-}
-
-/// A quota is answered 507 Insufficient Storage rather than 403: nothing is wrong with the
-/// request or its sender, the server is out of the room its owner gave it, and the same
-/// request succeeds once room is made.
-/// Before the feed is fetched: refuses a new calendar beyond the count, and a feed not stored
-/// yet once stored copies reach the byte cap (a feed already stored costs nothing new).
-pub async fn check_quotas(db: &Db, input: &PublishInput, quotas: Quotas) -> Result<(), QuotaError> {
-    let id = input.id.clone();
-    let url = input.url.as_str().to_owned();
-    let problem = db
-        .read(move |conn| {
-            if let Some(problem) = count_problem(conn, &id, quotas)? {
-                return Ok(Some(problem));
-            }
-            storage_problem(conn, &url, quotas)
-        })
-        .await?;
-    problem.map_or(Ok(()), Err)
-}
-
-fn count_problem(
-    conn: &rusqlite::Connection,
-    id: &str,
-    quotas: Quotas,
-) -> Result<Option<QuotaError>, StoreError> {
-    let exists = conn
-        .query_row("SELECT 1 FROM calendars WHERE id = ?1", [id], |_| Ok(()))
-        .optional()?
-        .is_some();
-    if exists {
-        return Ok(None);
-    }
-    let count: i64 = conn.query_row("SELECT count(*) FROM calendars", [], |r| r.get(0))?;
-    Ok(
-        (usize::try_from(count).unwrap_or(usize::MAX) >= quotas.max_calendars)
-            .then_some(QuotaError::TooManyCalendars(quotas.max_calendars)),
-    )
-}
-
-fn storage_problem(
-    conn: &rusqlite::Connection,
-    url: &str,
-    quotas: Quotas,
-) -> Result<Option<QuotaError>, StoreError> {
-    let stored = conn
-        .query_row(
-            "SELECT 1 FROM feed_copies WHERE url = ?1",
-            [url],
-            |_| Ok(()),
-        )
-        .optional()?
-        .is_some();
-    if stored {
-        return Ok(None);
-    }
-    let used = stored_feed_bytes(conn)?;
-    Ok(
-        (used >= quotas.max_feed_storage).then_some(QuotaError::FeedStorageFull {
-            used,
-            limit: quotas.max_feed_storage,
-        }),
-    )
-}
-
-/// Bytes of all stored feed copies (`length` of a blob reads its header, not its content).
-pub fn stored_feed_bytes(conn: &rusqlite::Connection) -> Result<u64, StoreError> {
-    let used: i64 = conn.query_row(
-        "SELECT coalesce(sum(length(body)), 0) FROM feed_copies",
-        [],
-        |r| r.get(0),
-    )?;
-    Ok(u64::try_from(used).unwrap_or(0))
-}
-
 /// Removes the stored copy of `url` unless a calendar still uses it. Copies are keyed by the
 /// normalised address, as `calendars.url` holds it.
 fn remove_unused_copy(conn: &rusqlite::Connection, url: &str) -> Result<(), StoreError> {
@@ -192,116 +57,6 @@ fn remove_unused_copy(conn: &rusqlite::Connection, url: &str) -> Result<(), Stor
          AND NOT EXISTS (SELECT 1 FROM calendars WHERE url = ?1)",
         [url],
     )?;
-    Ok(())
-}
-
-/// A field of a request that is wrong, and why: `name: the calendar needs a name`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{field}: {message}")]
-pub struct Invalid {
-    /// The field's path in the request (`name`, `mapping.SUMMARY`).
-    pub field: String,
-    pub message: String,
-}
-
-impl Invalid {
-    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Invalid {
-        Invalid {
-            field: field.into(),
-            message: message.into(),
-        }
-    }
-
-    /// A config that does not check, named by its path (`filters[1].pattern: …`).
-    pub fn config(error: ConfigError) -> Invalid {
-        Invalid::new(error.path, error.message)
-    }
-}
-
-/// Checks every field of a publish request, naming the field that is wrong.
-pub fn validate(
-    id: &str,
-    name: &str,
-    url: &str,
-    mapping: &Map<String, Value>,
-    options: PublishOptions,
-) -> Result<PublishInput, Invalid> {
-    validate_id(id)?;
-    let name = name.trim();
-    if name.is_empty() {
-        return Err(Invalid::new("name", "the calendar needs a name"));
-    }
-    if name.chars().count() > MAX_NAME_CHARS {
-        return Err(Invalid::new(
-            "name",
-            format!("at most {MAX_NAME_CHARS} characters are allowed"),
-        ));
-    }
-    if name.chars().any(char::is_control) {
-        return Err(Invalid::new("name", "control characters are not allowed"));
-    }
-    let url = normalize_url(url).map_err(|e| Invalid::new("url", e.to_string()))?;
-    let config = CalendarConfig {
-        mapping: read_mapping(mapping)?,
-        filters: options.filters,
-        window: options.window,
-        timezones: options.timezones,
-        alarms: options.alarms,
-        privacy: options.privacy,
-    };
-    let compiled = Arc::new(CompiledConfig::compile(&config).map_err(Invalid::config)?);
-    Ok(PublishInput {
-        id: id.to_owned(),
-        name: name.to_owned(),
-        url,
-        config,
-        compiled,
-    })
-}
-
-pub fn validate_id(id: &str) -> Result<(), Invalid> {
-    if id.is_empty()
-        || id.len() > MAX_ID_LEN
-        || !id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-    {
-        return Err(Invalid::new(
-            "id",
-            format!("must be 1 to {MAX_ID_LEN} characters of A-Z, a-z, 0-9, '-' and '_'"),
-        ));
-    }
-    Ok(())
-}
-
-/// The mapping's shape: only the five keys, each a string template of at most 4 KiB. Whether
-/// the templates compile is left to the caller (the preview renders despite errors).
-pub fn read_mapping(raw: &Map<String, Value>) -> Result<Mapping, Invalid> {
-    let mut mapping = Mapping::default();
-    for (key, value) in raw {
-        let Some(field) = MappedField::from_name(key) else {
-            return Err(Invalid::new(
-                "mapping",
-                format!("unknown field '{key}' (the fields are SUMMARY, DESCRIPTION, LOCATION, DTSTART, DTEND)"),
-            ));
-        };
-        let Some(template) = value.as_str() else {
-            return Err(Invalid::new(format!("mapping.{key}"), "must be a string"));
-        };
-        check_template_size(&format!("mapping.{key}"), template)?;
-        mapping.set(field, template);
-    }
-    Ok(mapping)
-}
-
-/// Templates are at most 4 KiB; `what` names the field in the message.
-pub fn check_template_size(what: &str, template: &str) -> Result<(), Invalid> {
-    if template.len() > MAX_TEMPLATE_BYTES {
-        return Err(Invalid::new(
-            what,
-            format!("the template is longer than {MAX_TEMPLATE_BYTES} bytes"),
-        ));
-    }
     Ok(())
 }
 
@@ -351,34 +106,54 @@ fn row_to_published(r: &rusqlite::Row<'_>) -> rusqlite::Result<(Published, Strin
 const SELECT: &str =
     "SELECT id, name, url, mapping, revision, updated_at, token_hash, options FROM calendars";
 
-/// Creates the calendar, or updates it when `token` matches the stored one. The count quota is
-/// checked again here, in the write transaction, so concurrent publishes cannot pass it
-/// together. A publish that stores no calendar takes its feed copy (saved while checking the
-/// feed) away again, and a republish to another address removes the old address's copy.
+/// Whether `maker` may publish calendar `id` as things stand (checked again, exactly, when it
+/// is stored): before anything is fetched.
+pub async fn may_publish(
+    db: &Db,
+    id: String,
+    maker: Maker,
+    quotas: Quotas,
+) -> Result<(), QuotaError> {
+    let problem = db
+        .read(move |conn| {
+            let tag = client_tag(conn, &maker.client.to_string())?;
+            count_problem(conn, &id, &tag, maker.owner, quotas)
+        })
+        .await?;
+    problem.map_or(Ok(()), Err)
+}
+
+/// Creates the calendar, or updates it when `token` matches the stored one. The count quota
+/// and the maker's share are checked again here, in the write transaction, so concurrent
+/// publishes cannot pass them together. A publish that stores no calendar takes its feed copy
+/// (saved while checking the feed) away again, and a republish to another address removes the
+/// old address's copy.
 pub async fn publish(
     db: &Db,
     input: PublishInput,
     token: Option<Token>,
+    maker: Maker,
     quotas: Quotas,
+    now: SystemTime,
 ) -> Result<PublishOutcome, QuotaError> {
     let outcome = db.write(move |conn| {
         let tx = conn.transaction()?;
         let existing = tx
             .query_row(&format!("{SELECT} WHERE id = ?1"), [&input.id], row_to_published)
             .optional()?;
-        let now = SystemTime::now();
         let outcome = match existing {
             None => {
-                if let Some(problem) = count_problem(&tx, &input.id, quotas)? {
+                let tag = client_tag(&tx, &maker.client.to_string())?;
+                if let Some(problem) = count_problem(&tx, &input.id, &tag, maker.owner, quotas)? {
                     remove_unused_copy(&tx, input.url.as_str())?;
                     tx.commit()?;
                     return Ok(Err(problem));
                 }
                 let token = Token::generate();
                 tx.execute(
-                    "INSERT INTO calendars (id, name, url, mapping, token_hash, revision, created_at, updated_at, options)
-                     VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6, ?6, ?7)",
-                    params![input.id, input.name, input.url.as_str(), mapping_json(&input.config.mapping), token.hash(), to_millis(now), options_json(&input.config)],
+                    "INSERT INTO calendars (id, name, url, mapping, token_hash, revision, created_at, updated_at, options, client)
+                     VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6, ?6, ?7, ?8)",
+                    params![input.id, input.name, input.url.as_str(), mapping_json(&input.config.mapping), token.hash(), to_millis(now), options_json(&input.config), tag],
                 )?;
                 PublishOutcome::Created {
                     token: token.as_str().to_owned(),
@@ -424,6 +199,12 @@ pub async fn publish(
     })
     .await?;
     outcome
+}
+
+/// Removes the stored copy of `url` when no calendar uses it: after a publish that fetched it
+/// stored nothing (its mapping was refused), so that refused publishes cannot fill the storage.
+pub async fn discard_copy(db: &Db, url: String) -> Result<(), StoreError> {
+    db.write(move |conn| remove_unused_copy(conn, &url)).await
 }
 
 /// The outcome of an unpublish.
@@ -476,164 +257,9 @@ pub async fn find(db: &Db, id: String) -> Result<Option<Published>, StoreError> 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn validate_mapping(raw: &Map<String, Value>) -> Result<PublishInput, Invalid> {
-        validate(
-            "a",
-            "x",
-            "https://example.org/a.ics",
-            raw,
-            PublishOptions::default(),
-        )
-    }
-
-    fn options(json: Value) -> PublishOptions {
-        serde_json::from_value(json).expect("options read")
-    }
-
-    #[test]
-    fn a_config_that_does_not_check_names_its_path() {
-        let err = validate(
-            "a",
-            "x",
-            "https://example.org/a.ics",
-            &Map::new(),
-            options(serde_json::json!({"filters": [
-                {"action": "exclude", "status": "CANCELLED"},
-                {"action": "exclude", "field": "SUMMARY", "pattern": "("}
-            ]})),
-        )
-        .expect_err("bad pattern");
-        assert_eq!(err.field, "filters[1].pattern", "{err}");
-        let err = validate(
-            "a",
-            "x",
-            "https://example.org/a.ics",
-            &Map::new(),
-            options(serde_json::json!({"window": {"pastDays": 40000}})),
-        )
-        .expect_err("too far");
-        assert_eq!(err.field, "window.pastDays", "{err}");
-    }
-
-    #[test]
-    fn options_are_stored_beside_the_mapping_and_read_back_as_one_config() {
-        let config = CalendarConfig {
-            mapping: Mapping::default(),
-            ..serde_json::from_value(serde_json::json!({
-                "mapping": {},
-                "filters": [{"action": "exclude", "uid": "u@x"}],
-                "window": {"futureDays": 10},
-                "timezones": "repair",
-                "alarms": {"addMinutesBefore": 5},
-                "privacy": "busy"
-            }))
-            .expect("config")
-        };
-        let options = options_json(&config);
-        assert!(!options.contains("mapping"), "{options}");
-        assert_eq!(
-            read_config(&mapping_json(&config.mapping), &options).expect("reads"),
-            config
-        );
-        assert_eq!(options_json(&CalendarConfig::default()), "{}");
-        assert_eq!(
-            read_config(&mapping_json(&Mapping::default()), "{}").expect("reads"),
-            CalendarConfig::default()
-        );
-    }
-
-    fn mapping(pairs: &[(&str, Value)]) -> Map<String, Value> {
-        pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), v.clone()))
-            .collect()
-    }
-
-    #[test]
-    fn ids_are_1_to_64_safe_characters() {
-        assert!(validate_id("a").is_ok());
-        assert!(validate_id(&"a".repeat(64)).is_ok());
-        assert!(validate_id("3f2b-ab_C9").is_ok());
-        for bad in ["", "a b", "a/b", "ä", "../x", &"a".repeat(65)] {
-            assert!(validate_id(bad).is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn mapping_accepts_only_the_five_string_fields() {
-        assert!(validate_mapping(&mapping(&[("SUMMARY", Value::from("${SUMMARY}!"))])).is_ok());
-        let err = validate_mapping(&mapping(&[("TITLE", Value::from("x"))])).expect_err("unknown");
-        assert!(err.to_string().contains("TITLE"), "{err}");
-        let err = validate_mapping(&mapping(&[("SUMMARY", Value::from(5))])).expect_err("type");
-        assert_eq!(err.field, "mapping.SUMMARY");
-        let long = "x".repeat(MAX_TEMPLATE_BYTES + 1);
-        let err = validate_mapping(&mapping(&[("LOCATION", Value::from(long))])).expect_err("long");
-        assert_eq!(err.field, "mapping.LOCATION");
-    }
-
-    #[test]
-    fn a_template_that_does_not_compile_names_its_field_and_position() {
-        let err = validate_mapping(&mapping(&[(
-            "DESCRIPTION",
-            Value::from("${DESCRIPTION|re:s/(/x/g}"),
-        )]))
-        .expect_err("bad regex");
-        assert_eq!(err.field, "mapping.DESCRIPTION");
-        assert!(err.message.contains("character"), "{err}");
-    }
-
-    #[test]
-    fn names_are_trimmed_and_bounded() {
-        let m = Map::new();
-        let ok = validate(
-            "a",
-            "  Work  ",
-            "https://example.org/a.ics",
-            &m,
-            PublishOptions::default(),
-        )
-        .expect("valid");
-        assert_eq!(ok.name, "Work");
-        assert!(validate(
-            "a",
-            " ",
-            "https://example.org/a.ics",
-            &m,
-            PublishOptions::default()
-        )
-        .is_err());
-        let long = "n".repeat(MAX_NAME_CHARS + 1);
-        assert!(validate(
-            "a",
-            &long,
-            "https://example.org/a.ics",
-            &m,
-            PublishOptions::default()
-        )
-        .expect_err("long")
-        .to_string()
-        .starts_with("name:"));
-        assert_eq!(
-            validate(
-                "a",
-                "x",
-                "webcal://example.org/a.ics",
-                &m,
-                PublishOptions::default()
-            )
-            .expect("valid")
-            .url
-            .as_str(),
-            "https://example.org/a.ics"
-        );
-        assert!(
-            validate("a", "x", "gopher://x", &m, PublishOptions::default())
-                .expect_err("scheme")
-                .to_string()
-                .starts_with("url:")
-        );
-    }
+    use crate::publish::fetch::normalize_url;
+    use crate::publish::validate::{validate, PublishOptions};
+    use serde_json::Map;
 
     const PLENTY: Quotas = Quotas {
         max_calendars: 100,
@@ -642,6 +268,22 @@ mod tests {
 
     fn input(id: &str, url: &str) -> PublishInput {
         validate(id, "Work", url, &Map::new(), PublishOptions::default()).expect("valid")
+    }
+
+    fn visitor(n: u8) -> Maker {
+        Maker {
+            client: ClientKey::of(std::net::IpAddr::from([198, 51, 100, n])),
+            owner: false,
+        }
+    }
+
+    async fn publish(
+        db: &Db,
+        input: PublishInput,
+        token: Option<Token>,
+        quotas: Quotas,
+    ) -> Result<PublishOutcome, QuotaError> {
+        super::publish(db, input, token, visitor(1), quotas, SystemTime::now()).await
     }
 
     /// What `Feeds` does while a publish checks the feed: the copy is saved first.
@@ -676,6 +318,33 @@ mod tests {
         }
     }
 
+    #[test]
+    fn options_are_stored_beside_the_mapping_and_read_back_as_one_config() {
+        let config = CalendarConfig {
+            mapping: Mapping::default(),
+            ..serde_json::from_value(serde_json::json!({
+                "mapping": {},
+                "filters": [{"action": "exclude", "uid": "u@x"}],
+                "window": {"futureDays": 10},
+                "timezones": "repair",
+                "alarms": {"addMinutesBefore": 5},
+                "privacy": "busy"
+            }))
+            .expect("config")
+        };
+        let options = options_json(&config);
+        assert!(!options.contains("mapping"), "{options}");
+        assert_eq!(
+            read_config(&mapping_json(&config.mapping), &options).expect("reads"),
+            config
+        );
+        assert_eq!(options_json(&CalendarConfig::default()), "{}");
+        assert_eq!(
+            read_config(&mapping_json(&Mapping::default()), "{}").expect("reads"),
+            CalendarConfig::default()
+        );
+    }
+
     #[tokio::test]
     async fn a_stored_mapping_that_does_not_read_is_an_error_not_the_default() {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -701,19 +370,35 @@ mod tests {
             max_calendars: 2,
             ..PLENTY
         };
-        let a = input("a", "https://example.org/a.ics");
-        check_quotas(&db, &a, quotas).await.expect("room");
-        let token_a = created_token(&db, a, quotas).await;
-        created_token(&db, input("b", "https://example.org/b.ics"), quotas).await;
+        may_publish(&db, "a".into(), visitor(1), quotas)
+            .await
+            .expect("room");
+        let token_a = created_token(&db, input("a", "https://example.org/a.ics"), quotas).await;
+        let b = super::publish(
+            &db,
+            input("b", "https://example.org/b.ics"),
+            None,
+            visitor(2),
+            quotas,
+            SystemTime::now(),
+        )
+        .await
+        .expect("b");
+        assert!(matches!(b, PublishOutcome::Created { .. }));
 
-        let c = input("c", "https://example.org/c.ics");
-        let err = check_quotas(&db, &c, quotas).await.expect_err("full");
-        assert!(matches!(err, QuotaError::TooManyCalendars(2)), "{err:?}");
+        let err = may_publish(&db, "c".into(), visitor(3), quotas)
+            .await
+            .expect_err("full");
+        assert!(matches!(err, QuotaError::TooManyCalendars), "{err:?}");
         // The check inside the write holds too (two publishes may pass the first together).
         store_copy(&db, "https://example.org/c.ics", 10).await;
-        let err = publish(&db, c, None, quotas).await.expect_err("full");
+        let c = input("c", "https://example.org/c.ics");
+        let err = super::publish(&db, c, None, visitor(3), quotas, SystemTime::now())
+            .await
+            .expect_err("full");
+        assert!(err.to_string().contains("--max-calendars"), "{err}");
         assert!(
-            err.to_string().contains("limit of 2 published calendars"),
+            !err.to_string().chars().any(|c| c.is_ascii_digit()),
             "{err}"
         );
         assert!(!copies(&db)
@@ -722,41 +407,64 @@ mod tests {
         let app = crate::http::error::AppError::from(err);
         assert_eq!(app.status(), axum::http::StatusCode::INSUFFICIENT_STORAGE);
 
-        let again = input("a", "https://example.org/a.ics");
-        check_quotas(&db, &again, quotas).await.expect("not new");
+        may_publish(&db, "a".into(), visitor(1), quotas)
+            .await
+            .expect("not new");
         assert!(matches!(
-            publish(&db, again, Some(token_a), quotas)
-                .await
-                .expect("republish"),
+            publish(
+                &db,
+                input("a", "https://example.org/a.ics"),
+                Some(token_a),
+                quotas
+            )
+            .await
+            .expect("republish"),
             PublishOutcome::Updated { .. }
         ));
     }
 
     #[tokio::test]
-    async fn a_feed_not_stored_yet_is_refused_once_copies_reach_the_byte_cap() {
+    async fn a_visitor_publishes_its_share_and_the_owner_has_none_to_keep_to() {
         let dir = tempfile::tempdir().expect("tempdir");
         let db = Db::open(dir.path()).expect("db");
+        // 16 calendars: two per visitor.
         let quotas = Quotas {
-            max_feed_storage: 1000,
+            max_calendars: 16,
             ..PLENTY
         };
-        store_copy(&db, "https://example.org/a.ics", 600).await;
-        check_quotas(&db, &input("b", "https://example.org/b.ics"), quotas)
+        for id in ["a", "b"] {
+            created_token(
+                &db,
+                input(id, &format!("https://example.org/{id}.ics")),
+                quotas,
+            )
+            .await;
+        }
+        let err = publish(&db, input("c", "https://example.org/c.ics"), None, quotas)
             .await
-            .expect("600 of 1000 bytes");
-        store_copy(&db, "https://example.org/b.ics", 400).await;
-        let err = check_quotas(&db, &input("c", "https://example.org/c.ics"), quotas)
-            .await
-            .expect_err("1000 of 1000 bytes");
+            .expect_err("share taken");
         assert!(
-            err.to_string()
-                .starts_with("the server's storage for calendar feeds is full"),
-            "{err}"
+            matches!(err, QuotaError::CalendarShareTaken { share: 2 }),
+            "{err:?}"
         );
-        // An address already stored adds nothing.
-        check_quotas(&db, &input("d", "https://example.org/a.ics"), quotas)
+        let owner = Maker {
+            owner: true,
+            ..visitor(1)
+        };
+        let made = super::publish(
+            &db,
+            input("c", "https://example.org/c.ics"),
+            None,
+            owner,
+            quotas,
+            SystemTime::now(),
+        )
+        .await
+        .expect("the owner");
+        assert!(matches!(made, PublishOutcome::Created { .. }));
+        may_publish(&db, "d".into(), visitor(2), quotas)
             .await
-            .expect("stored already");
+            .expect("another visitor");
     }
 
     #[tokio::test]

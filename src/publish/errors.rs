@@ -1,9 +1,11 @@
 //! How the publishing side's errors reach HTTP: one conversion per domain error, so the status a
 //! failure gets is decided here and nowhere else.
 
-use super::calendars::{Invalid, QuotaError};
 use super::feeds::FeedError;
 use super::hosted::RenderError;
+use super::publishing::PublishError;
+use super::quotas::QuotaError;
+use super::validate::Invalid;
 use super::workers::WorkError;
 use super::{HostedError, LoadError};
 use crate::http::error::AppError;
@@ -13,6 +15,37 @@ impl From<QuotaError> for AppError {
         match error {
             QuotaError::Store(e) => AppError::Store(e),
             other => AppError::InsufficientStorage(other.to_string()),
+        }
+    }
+}
+
+impl From<PublishError> for AppError {
+    fn from(error: PublishError) -> AppError {
+        match error {
+            PublishError::Invalid(e) => e.into(),
+            PublishError::Quota(e) => e.into(),
+            // Addresses that cannot be fetched are the request's fault, named on its field.
+            PublishError::Feed(FeedError::Fetch(e)) if e.is_client_error() => AppError::Invalid {
+                field: "url".into(),
+                message: e.to_string(),
+            },
+            PublishError::Feed(e) => match AppError::from(e) {
+                AppError::BadGateway(m) => {
+                    AppError::BadGateway(format!("the feed could not be fetched: {m}"))
+                }
+                other => other,
+            },
+            PublishError::TooLarge { field, limit } => AppError::Invalid {
+                field: format!("mapping.{field}"),
+                message: format!(
+                    "the remapped feed would be larger than {limit} bytes (at most four times \
+                     the source feed plus 1 MiB, and 32 MiB): repeat the field's tokens less"
+                ),
+            },
+            PublishError::TooSlow(message) => AppError::BadRequest(message),
+            forbidden @ PublishError::Forbidden(_) => AppError::Forbidden(forbidden.to_string()),
+            PublishError::Work(e) => e.into(),
+            PublishError::Store(e) => AppError::Store(e),
         }
     }
 }
@@ -50,6 +83,7 @@ impl From<FeedError> for AppError {
             FeedError::NotCalendar(m) => AppError::BadGateway(format!("not a calendar: {m}")),
             FeedError::Store(e) => AppError::Store(e),
             FeedError::Busy(e) => e.into(),
+            FeedError::Quota(e) => e.into(),
         }
     }
 }
@@ -83,6 +117,7 @@ impl From<HostedError> for AppError {
             HostedError::Render(e) => e.into(),
             HostedError::Feed(FeedError::Store(e)) => AppError::Store(e),
             HostedError::Feed(FeedError::Busy(e)) => e.into(),
+            HostedError::Feed(FeedError::Quota(e)) => e.into(),
             HostedError::Feed(other) => AppError::BadGateway(format!(
                 "the calendar's source feed is unavailable and no copy is kept: {other}"
             )),

@@ -13,6 +13,7 @@ use tokio::sync::Mutex as AsyncMutex;
 
 use super::cache::Cache;
 use super::fetch::{FetchError, Fetched, Fetcher, Validators};
+use super::quotas::{stored_besides, FeedReservation, FeedStorage, QuotaError};
 use super::workers::{WorkError, Workers};
 use crate::calendar::{self, Limits};
 use crate::clock::Clock;
@@ -77,6 +78,9 @@ pub enum FeedError {
     Store(#[from] StoreError),
     #[error(transparent)]
     Busy(#[from] WorkError),
+    /// Storing the copy would take the feed copies past `--max-feed-storage`.
+    #[error(transparent)]
+    Quota(#[from] QuotaError),
 }
 
 /// How a caller wants its copy.
@@ -116,6 +120,8 @@ pub struct Feeds {
     workers: Workers,
     clock: Clock,
     slots: Mutex<HashMap<String, Arc<Slot>>>,
+    /// The room feed copies may take in the database, and what publishes hold of it.
+    storage: Arc<FeedStorage>,
 }
 
 impl Feeds {
@@ -125,6 +131,7 @@ impl Feeds {
         cache: Arc<Cache>,
         workers: Workers,
         clock: Clock,
+        max_storage: u64,
     ) -> Feeds {
         Feeds {
             fetcher,
@@ -134,7 +141,29 @@ impl Feeds {
             workers,
             clock,
             slots: Mutex::new(HashMap::new()),
+            storage: FeedStorage::new(max_storage),
         }
+    }
+
+    /// Room in the database for a copy of `url`, at most `want` bytes, before it is fetched;
+    /// `None` when a copy of it is stored already (a later fetch is checked when it is saved).
+    pub async fn reserve(
+        &self,
+        url: &reqwest::Url,
+        want: u64,
+    ) -> Result<Option<FeedReservation>, FeedError> {
+        let key = url.as_str().to_owned();
+        let (elsewhere, stored) = self
+            .db
+            .read({
+                let key = key.clone();
+                move |conn| stored_besides(conn, &key)
+            })
+            .await?;
+        if stored {
+            return Ok(None);
+        }
+        Ok(Some(self.storage.reserve(&key, elsewhere, want)?))
     }
 
     /// A copy of `url` as `want` asks, fetching upstream if needed. Concurrent callers for the
@@ -146,6 +175,18 @@ impl Feeds {
         persist: bool,
         want: Want,
     ) -> Result<FeedOutcome, FeedError> {
+        self.get_within(url, max_age, persist, want, None).await
+    }
+
+    /// As [`Feeds::get`], a fetch bringing at most `limit` bytes (a publish's reservation).
+    pub async fn get_within(
+        self: &Arc<Self>,
+        url: &reqwest::Url,
+        max_age: Duration,
+        persist: bool,
+        want: Want,
+        limit: Option<usize>,
+    ) -> Result<FeedOutcome, FeedError> {
         // The common case, a fresh copy in memory, touches no slot.
         let held = self.cache.feed(url.as_str());
         if let Some(copy) = &held {
@@ -156,7 +197,7 @@ impl Feeds {
         let key = url.as_str().to_owned();
         let slot = self.slot(&key);
         let result = self
-            .get_in(&slot, &key, url, held, max_age, persist, want)
+            .get_in(&slot, &key, url, held, max_age, persist, want, limit)
             .await;
         self.release(&key, slot);
         result
@@ -173,6 +214,7 @@ impl Feeds {
         max_age: Duration,
         persist: bool,
         want: Want,
+        limit: Option<usize>,
     ) -> Result<FeedOutcome, FeedError> {
         if let Some(copy) = &held {
             if let Some(outcome) = self.without_fetch(slot, key, url, copy, max_age, persist, want)
@@ -189,7 +231,7 @@ impl Feeds {
                 return Ok(outcome);
             }
         }
-        self.fetch_and_keep(slot, key, url, copy, persist, want)
+        self.fetch_and_keep(slot, key, url, copy, persist, want, limit)
             .await
     }
 
@@ -252,7 +294,7 @@ impl Feeds {
                 let fresh = copy.as_ref().is_some_and(|c| c.fresh(now, max_age));
                 if !fresh {
                     let refreshed = feeds
-                        .fetch_and_keep(&slot, &key, &url, copy, persist, Want::Available)
+                        .fetch_and_keep(&slot, &key, &url, copy, persist, Want::Available, None)
                         .await;
                     if let Err(e) = refreshed {
                         tracing::warn!(url = %key, error = %e, "background refresh failed");
@@ -266,6 +308,7 @@ impl Feeds {
 
     /// Fetches upstream (conditionally against `old`) and keeps what it gets; the caller holds
     /// the slot's fetch lock.
+    #[allow(clippy::too_many_arguments)]
     async fn fetch_and_keep(
         &self,
         slot: &Slot,
@@ -274,6 +317,7 @@ impl Feeds {
         old: Option<Arc<FeedCopy>>,
         persist: bool,
         want: Want,
+        limit: Option<usize>,
     ) -> Result<FeedOutcome, FeedError> {
         let validators = old
             .as_ref()
@@ -282,7 +326,7 @@ impl Feeds {
                 last_modified: c.last_modified.clone(),
             })
             .unwrap_or_default();
-        let result = self.fetch_checked(url, &validators).await;
+        let result = self.fetch_checked(url, &validators, limit).await;
         // A copy's age counts from when its fetch finished.
         let (now, wall) = (self.clock.now(), self.clock.wall());
         let copy = match result {
@@ -388,8 +432,12 @@ impl Feeds {
         &self,
         url: &reqwest::Url,
         validators: &Validators,
+        limit: Option<usize>,
     ) -> Result<Fetched, FeedError> {
-        let fetched = self.fetcher.fetch(url, validators).await?;
+        let fetched = match limit {
+            Some(max) => self.fetcher.fetch_at_most(url, validators, max).await?,
+            None => self.fetcher.fetch(url, validators).await?,
+        };
         let Fetched::Body {
             bytes,
             etag,
@@ -507,9 +555,29 @@ impl Feeds {
         let last_modified = copy.last_modified.clone();
         let fetched = to_millis(copy.fetched_at);
         let changed = to_millis(copy.changed_at);
+        let reserved_elsewhere = self.storage.reserved_besides(&key);
+        let max = self.storage.max();
         self.db
             .write(move |conn| {
-                conn.execute(
+                let tx = conn.transaction()?;
+                // Charged on save, in the one writer: what is stored for other addresses, what
+                // publishes under way hold for theirs, and this copy must fit together. A copy
+                // that does not grow is never refused (the owner may have lowered the budget).
+                let (elsewhere, _) = stored_besides(&tx, &key)?;
+                let old: i64 = tx
+                    .query_row(
+                        "SELECT coalesce(length(body), 0) FROM feed_copies WHERE url = ?1",
+                        [&key],
+                        |r| r.get(0),
+                    )
+                    .optional()?
+                    .unwrap_or(0);
+                let new = body.len() as u64;
+                let grows = new > u64::try_from(old).unwrap_or(0);
+                if grows && elsewhere + reserved_elsewhere + new > max {
+                    return Ok(Err(QuotaError::FeedStorageFull));
+                }
+                tx.execute(
                     "INSERT INTO feed_copies (url, body, etag, last_modified, fetched_at, changed_at)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6)
                      ON CONFLICT (url) DO UPDATE SET body = excluded.body, etag = excluded.etag,
@@ -517,9 +585,10 @@ impl Feeds {
                        changed_at = excluded.changed_at",
                     params![key, &body[..], etag, last_modified, fetched, changed],
                 )?;
-                Ok(())
+                tx.commit()?;
+                Ok(Ok(()))
             })
-            .await?;
+            .await??;
         Ok(())
     }
 }

@@ -300,6 +300,18 @@ impl Fetcher {
 
     /// Fetches `url` (already normalised), conditionally when `validators` are given.
     pub async fn fetch(&self, url: &Url, validators: &Validators) -> Result<Fetched, FetchError> {
+        self.fetch_at_most(url, validators, self.max_bytes).await
+    }
+
+    /// As [`Fetcher::fetch`], bringing at most `max_bytes` (and never more than the limit the
+    /// fetcher was made with): a publish fetches no more than the storage it reserved.
+    pub async fn fetch_at_most(
+        &self,
+        url: &Url,
+        validators: &Validators,
+        max_bytes: usize,
+    ) -> Result<Fetched, FetchError> {
+        let max_bytes = max_bytes.min(self.max_bytes);
         if let Some(ip) = literal_ip(url).filter(|ip| (self.refuse)(*ip)) {
             return Err(FetchError::RefusedAddress(ip.to_string()));
         }
@@ -344,9 +356,9 @@ impl Fetcher {
         }
         if response
             .content_length()
-            .is_some_and(|len| len > self.max_bytes as u64)
+            .is_some_and(|len| len > max_bytes as u64)
         {
-            return Err(FetchError::TooLarge(self.max_bytes));
+            return Err(FetchError::TooLarge(max_bytes));
         }
         let header = |name| {
             response
@@ -364,8 +376,8 @@ impl Fetcher {
             .await
             .map_err(|e| classify(e, self.total_timeout))?
         {
-            if bytes.len() + chunk.len() > self.max_bytes {
-                return Err(FetchError::TooLarge(self.max_bytes));
+            if bytes.len() + chunk.len() > max_bytes {
+                return Err(FetchError::TooLarge(max_bytes));
             }
             bytes.extend_from_slice(&chunk);
         }

@@ -8,8 +8,11 @@ mod errors;
 pub mod feeds;
 pub mod fetch;
 pub mod hosted;
+pub mod publishing;
+pub mod quotas;
 mod rendered;
 mod spill;
+pub mod validate;
 pub mod workers;
 
 use std::sync::Arc;
@@ -99,6 +102,7 @@ pub struct Publisher {
     pub renders: Arc<Renders>,
     pub cache: Arc<Cache>,
     pub workers: Workers,
+    settings: publishing::PublishSettings,
 }
 
 impl Publisher {
@@ -122,15 +126,22 @@ impl Publisher {
                 cache.clone(),
                 workers.clone(),
                 clock.clone(),
+                config.max_feed_storage,
             )),
             renders: Arc::new(Renders::new(
                 cache.clone(),
                 workers.clone(),
-                clock,
+                clock.clone(),
                 spill::SpillDir::new(&config.data_dir),
             )),
             cache,
             workers,
+            settings: publishing::PublishSettings {
+                quotas: quotas::Quotas::of(config),
+                ttl: config.feed_ttl,
+                feed_max_size: config.feed_max_size,
+                clock,
+            },
         })
     }
 

@@ -1,5 +1,7 @@
 //! An upstream calendar server on loopback, in-process, whose behaviour each test sets: the
-//! body, the status, a delay, a redirect, ETag support; it counts the requests it gets.
+//! body, the status, a delay, a redirect, ETag support, and a gate that holds requests until
+//! the test opens it (so a test knows they are under way without sleeping); it counts the
+//! requests it gets.
 #![allow(dead_code)]
 
 use std::net::SocketAddr;
@@ -64,6 +66,11 @@ pub struct UpstreamState {
     pub gzip: AtomicBool,
     /// The Host and User-Agent of every request, in order.
     pub requests: Mutex<Vec<(String, String)>>,
+    /// Open unless a test closed it; requests wait while it is closed.
+    pub gate: tokio::sync::watch::Sender<bool>,
+    /// Requests held at the gate now, and a signal each time one arrives there.
+    pub waiting: AtomicUsize,
+    pub arrived: tokio::sync::Notify,
 }
 
 impl Upstream {
@@ -82,6 +89,9 @@ impl Upstream {
             redirect_to: Mutex::new(None),
             gzip: AtomicBool::new(false),
             requests: Mutex::new(Vec::new()),
+            gate: tokio::sync::watch::Sender::new(true),
+            waiting: AtomicUsize::new(0),
+            arrived: tokio::sync::Notify::new(),
         });
         let app = Router::new().fallback(serve).with_state(state.clone());
         let listener = TcpListener::bind(bind).await.expect("upstream binds");
@@ -119,6 +129,26 @@ impl Upstream {
         self.state.requests.lock().expect("lock").clone()
     }
 
+    /// Holds every request from now on until [`Upstream::open_gate`].
+    pub fn close_gate(&self) {
+        self.state.gate.send_replace(false);
+    }
+
+    pub fn open_gate(&self) {
+        self.state.gate.send_replace(true);
+    }
+
+    /// Returns once `n` requests are held at the closed gate.
+    pub async fn until_waiting(&self, n: usize) {
+        loop {
+            let arrived = self.state.arrived.notified();
+            if self.state.waiting.load(Ordering::SeqCst) >= n {
+                return;
+            }
+            arrived.await;
+        }
+    }
+
     pub fn redirect_to(&self, target: &str) {
         *self.state.redirect_to.lock().expect("lock") = Some(target.to_owned());
     }
@@ -133,6 +163,13 @@ fn etag_of(body: &[u8]) -> String {
 
 async fn serve(State(state): State<Arc<UpstreamState>>, headers: HeaderMap) -> Response {
     state.hits.fetch_add(1, Ordering::SeqCst);
+    let mut gate = state.gate.subscribe();
+    if !*gate.borrow() {
+        state.waiting.fetch_add(1, Ordering::SeqCst);
+        state.arrived.notify_waiters();
+        let _ = gate.wait_for(|open| *open).await;
+        state.waiting.fetch_sub(1, Ordering::SeqCst);
+    }
     let header_text = |name| {
         headers
             .get(name)

@@ -1,0 +1,199 @@
+//! The publish use case, in the order that admits before it works: check the request (on the
+//! engine, within the visitor's budget), the calendar count and the visitor's share, reserve room
+//! for the feed copy, fetch no more than that room (the feed must work before a link to it is
+//! handed out), render it once to refuse a mapping that grows it past its bound, then store the
+//! calendar. A publish that stores nothing takes its feed copy away again.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use super::calendars::{self, Maker, PublishOutcome};
+use super::feeds::{FeedError, FeedOutcome, Want};
+use super::fetch::FetchError;
+use super::quotas::{QuotaError, Quotas};
+use super::validate::{self, Invalid, PublishInput, PublishOptions};
+use super::workers::{Budget, WorkError};
+use super::{hosted, Publisher};
+use crate::calendar::{self, CompiledConfig, RemapError, RemapOptions};
+use crate::secret::Token;
+use crate::store::{Db, StoreError};
+
+/// A publish as the editor sends it.
+#[derive(Debug)]
+pub struct PublishRequest {
+    pub id: String,
+    pub name: String,
+    pub url: String,
+    pub mapping: Map<String, Value>,
+    pub options: PublishOptions,
+    /// The edit token, for a republish.
+    pub token: Option<Token>,
+}
+
+/// Why a publish stored nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum PublishError {
+    #[error(transparent)]
+    Invalid(#[from] Invalid),
+    #[error(transparent)]
+    Quota(#[from] QuotaError),
+    /// The feed could not be fetched, or is not a calendar.
+    #[error(transparent)]
+    Feed(FeedError),
+    /// The mapping makes the hosted feed larger than its bound; `field` grows it most.
+    #[error("mapping.{field}: the remapped feed would be larger than {limit} bytes")]
+    TooLarge { field: &'static str, limit: usize },
+    /// Rendering the feed once took longer than the publish's engine time.
+    #[error("{0}")]
+    TooSlow(String),
+    #[error("calendar '{0}' was published before: republishing it needs its edit token")]
+    Forbidden(String),
+    #[error(transparent)]
+    Work(#[from] WorkError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl Publisher {
+    /// Publishes (or republishes) a calendar for `maker`, its engine work within `work`.
+    pub async fn publish(
+        &self,
+        db: &Db,
+        request: PublishRequest,
+        maker: Maker,
+        work: Budget,
+    ) -> Result<PublishOutcome, PublishError> {
+        let PublishRequest {
+            id,
+            name,
+            url,
+            mapping,
+            options,
+            token,
+        } = request;
+        let input = self
+            .run_within(work, move |_| {
+                validate::validate(&id, &name, &url, &mapping, options)
+            })
+            .await??;
+        let quotas = self.settings.quotas;
+        calendars::may_publish(db, input.id.clone(), maker, quotas).await?;
+        let feed_max = self.settings.feed_max_size;
+        let reservation = self
+            .feeds
+            .reserve(&input.url, feed_max as u64)
+            .await
+            .map_err(quota_or_feed)?;
+        let limit = reservation
+            .as_ref()
+            .map(|r| usize::try_from(r.bytes()).unwrap_or(feed_max));
+        let feed = self
+            .feeds
+            .get_within(&input.url, self.settings.ttl, true, Want::Fresh, limit)
+            .await
+            .map_err(|e| match e {
+                // The feed is larger than the room left, not than a feed may be.
+                FeedError::Fetch(FetchError::TooLarge(n)) if n < feed_max => {
+                    PublishError::Quota(QuotaError::FeedStorageFull)
+                }
+                other => quota_or_feed(other),
+            })?;
+        let url = input.url.as_str().to_owned();
+        let stored = self.store(db, input, token, maker, work, &feed).await;
+        drop(reservation);
+        if stored.is_err() {
+            if let Err(e) = calendars::discard_copy(db, url).await {
+                tracing::warn!(error = %e, "could not remove the copy of a refused publish");
+            }
+        }
+        stored
+    }
+
+    /// Renders the feed once (refusing a mapping that grows it past its bound or takes too
+    /// long), then stores the calendar and keeps it ready to serve: `Created` or `Updated`.
+    async fn store(
+        &self,
+        db: &Db,
+        input: PublishInput,
+        token: Option<Token>,
+        maker: Maker,
+        work: Budget,
+        feed: &FeedOutcome,
+    ) -> Result<PublishOutcome, PublishError> {
+        let compiled = input.compiled.clone();
+        self.check_output(work, feed, &compiled).await?;
+        let id = input.id.clone();
+        let now = self.settings.clock.wall();
+        let outcome =
+            calendars::publish(db, input, token, maker, self.settings.quotas, now).await?;
+        match outcome {
+            PublishOutcome::Forbidden => Err(PublishError::Forbidden(id)),
+            PublishOutcome::Created { token, record } => {
+                self.remember(record.clone(), compiled);
+                Ok(PublishOutcome::Created { token, record })
+            }
+            PublishOutcome::Updated { record } => {
+                self.remember(record.clone(), compiled);
+                Ok(PublishOutcome::Updated { record })
+            }
+        }
+    }
+
+    /// Refuses a mapping that would make the hosted feed larger than the output bound, naming
+    /// the field that grows it, before anything is stored.
+    async fn check_output(
+        &self,
+        work: Budget,
+        feed: &FeedOutcome,
+        config: &Arc<CompiledConfig>,
+    ) -> Result<(), PublishError> {
+        let body = feed.copy.body.clone();
+        let config = config.clone();
+        let now = hosted::window_now(&self.settings.clock);
+        let checked = self
+            .run_within(work, move |stop| {
+                let options = RemapOptions {
+                    max_output_bytes: Some(calendar::output_limit(body.len())),
+                    now: Some(now),
+                    interrupt: Some(stop.clone()),
+                    ..RemapOptions::default()
+                };
+                calendar::remap_into(
+                    &body,
+                    &config,
+                    &options,
+                    &calendar::Limits::default(),
+                    std::io::sink(),
+                )
+            })
+            .await?;
+        match checked {
+            Ok(_) => Ok(()),
+            Err(RemapError::TooLarge { limit, field, .. }) => {
+                Err(PublishError::TooLarge { field, limit })
+            }
+            Err(e @ RemapError::Interrupted) => Err(PublishError::TooSlow(e.to_string())),
+            Err(e) => Err(PublishError::Feed(FeedError::NotCalendar(e.to_string()))),
+        }
+    }
+}
+
+/// A feed error, or the quota it ran into.
+fn quota_or_feed(error: FeedError) -> PublishError {
+    match error {
+        FeedError::Quota(q) => PublishError::Quota(q),
+        FeedError::Busy(w) => PublishError::Work(w),
+        FeedError::Store(s) => PublishError::Store(s),
+        other => PublishError::Feed(other),
+    }
+}
+
+/// What publishing may store, from the settings the publisher was made with.
+#[derive(Debug, Clone)]
+pub struct PublishSettings {
+    pub quotas: Quotas,
+    pub ttl: std::time::Duration,
+    pub feed_max_size: usize,
+    pub clock: crate::clock::Clock,
+}
