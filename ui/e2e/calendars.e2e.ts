@@ -429,7 +429,7 @@ describe('calendars: list, editor and publishing', () => {
       expect(seen.map((d) => d.type)).toEqual(['prompt', 'prompt', 'prompt']);
       expect(seen[1]?.message).toMatch(/publish key/i);
       expect(seen[2]?.message).toMatch(/not accepted/i);
-      await expect(page.evaluate(() => localStorage.getItem('calendars:publishKey'))).resolves.toBe('s3cret');
+      await expect(page.evaluate(() => localStorage.getItem('site:key'))).resolves.toBe('s3cret');
 
       // The kept key makes publishing ask nothing.
       const request = page.waitForRequest((r) => r.url().endsWith('/api/calendars'));

@@ -4,7 +4,8 @@
 import { useCallback, useEffect, useRef, type Dispatch } from 'react';
 import { fetchFeed, UNREACHABLE, type FeedAnswer, type FeedOptions } from './api';
 import type { EditorAction } from './editor';
-import { aboutTheVisitor, withPublishKey } from './publish';
+import { withSiteKey } from '../lib/siteKey';
+import { aboutTheVisitor } from './publish';
 import { browserKeyDeps } from './publishKeyPrompt';
 import { move, PAGE_SIZE, type Samples } from './samples';
 
@@ -35,7 +36,7 @@ export function useEditorFeed(url: string, dispatch: Dispatch<EditorAction>): Ed
     async (options: FeedOptions, loaded: (answer: FeedAnswer) => EditorAction, failed: (unreachable: boolean) => EditorAction) => {
       const mine = (newest.current += 1);
       // On a keyed site the key is asked for (once) and kept; a cancelled prompt just stops.
-      const outcome = await withPublishKey((key) => fetchFeed(url, options, key), browserKeyDeps);
+      const outcome = await withSiteKey((key) => fetchFeed(url, options, key), browserKeyDeps);
       if (mine !== newest.current) return;
       if (outcome.kind === 'done') {
         dispatch(loaded(outcome.value));

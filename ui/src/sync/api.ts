@@ -1,6 +1,7 @@
 // The server's sync API (src/sync/api.rs): opaque blobs by id. Only ciphertext passes here; the
 // write token goes in the Authorization header, the version a write starts from in If-Match.
 import { isRecord, parseJsonText } from '../lib/json';
+import { browserKeyDeps, withSiteKey } from '../lib/siteKey';
 
 export type BlobKind = 'vaults' | 'shares';
 
@@ -18,16 +19,12 @@ export interface SyncInfo {
   keyRequired: boolean;
 }
 
-const PUBLISH_KEY = 'sync:publishKey';
-export const PUBLISH_KEY_PROMPT = 'This site needs its publish key to sync and share decks. Publish key:';
-
-function storedKey(): string | null {
-  try {
-    return localStorage.getItem(PUBLISH_KEY);
-  } catch {
-    return null;
-  }
-}
+/** Sync's words when the site wants its key (lib/siteKey.ts keeps it and holds the rule). */
+export const SYNC_KEY_PROMPTS = {
+  ask: 'This site needs its key to sync and share decks. Key:',
+  refused: 'That key was not accepted. Key:',
+};
+const keyDeps = browserKeyDeps(SYNC_KEY_PROMPTS);
 
 async function errorOf(response: Response): Promise<SyncApiError> {
   let message = `The server answered ${response.status}.`;
@@ -40,18 +37,18 @@ async function errorOf(response: Response): Promise<SyncApiError> {
   return new SyncApiError(message, response.status);
 }
 
-/** A write, asking once for the site's publish key when the server wants one. */
+/** A write with the site's key, asked for as lib/siteKey.ts says when the server wants it. */
 async function write(url: string, init: RequestInit): Promise<Response> {
-  for (let attempt = 0; ; attempt += 1) {
-    const key = storedKey();
+  const outcome = await withSiteKey(async (key) => {
     const headers = new Headers(init.headers);
     if (key) headers.set('X-Publish-Key', key);
     const response = await fetch(url, { ...init, headers });
-    if (response.status !== 401 || attempt > 0 || typeof window === 'undefined') return response;
-    const answer = window.prompt(PUBLISH_KEY_PROMPT)?.trim() ?? '';
-    if (answer === '') return response;
-    localStorage.setItem(PUBLISH_KEY, answer);
-  }
+    if (response.status === 401) throw await errorOf(response);
+    return response;
+  }, keyDeps);
+  if (outcome.kind === 'done') return outcome.value;
+  if (outcome.kind === 'cancelled') throw new SyncApiError('This site needs its key to sync and share decks.', 401);
+  throw outcome.error;
 }
 
 /**
