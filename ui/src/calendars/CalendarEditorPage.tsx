@@ -114,7 +114,7 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
     [url, mapping, options, fetchedAt, localProblems],
   );
   const configPreview = useLatestRender<PreviewRequest, PreviewAnswer>(configRequest, runConfigPreview, 400);
-  const serverProblem = configPreview.state === 'failed' ? problemFromServer(configPreview.message) : null;
+  const serverProblem = configPreview.state === 'failed' ? problemFromServer(configPreview) : null;
   const problems = serverProblem ? [...localProblems, serverProblem] : localProblems;
   const decision = configPreview.state === 'ready' && samples ? configPreview.value.decisions[samples.index] : undefined;
   // Before the server's first answer the notes hold their place (see DecisionNote).

@@ -8,6 +8,7 @@ import { useDocumentTitle } from '../lib/useDocumentTitle';
 import { unpublishCalendar } from './api';
 import { askNewCalendar } from './addCalendar';
 import { DEFAULT_NAME, editorPath, type SavedCalendar } from './calendar';
+import { failureText } from './failure';
 import { maskFeedUrl } from './feedUrl';
 import { browserKeyDeps } from './publishKeyPrompt';
 import { calendarStore } from './storage';
@@ -61,7 +62,7 @@ export function CalendarListPage() {
       // A refused token (403) manages nothing any more, so dropping it loses nothing; anything
       // else (server unreachable, ...) keeps the record so the token is not lost.
       if (outcome.kind === 'failed' && outcome.status !== 403) {
-        window.alert(`Unpublish failed: ${outcome.message}`);
+        window.alert(`Unpublish failed: ${failureText(outcome.message, outcome.error)}`);
         return;
       }
     }

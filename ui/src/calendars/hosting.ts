@@ -4,6 +4,7 @@
 import type { Dispatch } from 'react';
 import { publishCalendar, unpublishCalendar, type PublishAnswer, type PublishRequest } from './api';
 import { hostingAfterPublish, publishRequest, savedCalendar, type EditorAction, type EditorState } from './editor';
+import { failureText } from './failure';
 import { publishFingerprint } from './live';
 import { withSiteKey, type KeyDeps } from '../lib/siteKey';
 import { browserKeyDeps } from './publishKeyPrompt';
@@ -54,7 +55,7 @@ export async function runPublish(state: EditorState, calendar: Calendar, dispatc
   dispatch({ type: 'publishEnded', answer: outcome.kind === 'done' ? outcome.value : null, publishedConfig: fingerprint });
   if (outcome.kind === 'cancelled') return;
   if (outcome.kind === 'failed') {
-    deps.alert(`Publish failed: ${outcome.message}`);
+    deps.alert(`Publish failed: ${failureText(outcome.message, outcome.error)}`);
     return;
   }
   const next = hostingAfterPublish(state.hosting, outcome.value, fingerprint);
@@ -72,7 +73,7 @@ export async function runUnpublish(state: EditorState, id: string, dispatch: Dis
   dispatch({ type: 'unpublishEnded', done: outcome.kind === 'done' });
   if (outcome.kind === 'cancelled') return;
   if (outcome.kind === 'failed') {
-    deps.alert(`Unpublish failed: ${outcome.message}`);
+    deps.alert(`Unpublish failed: ${failureText(outcome.message, outcome.error)}`);
     return;
   }
   const kept = deps.store.update(id, (c) => {
