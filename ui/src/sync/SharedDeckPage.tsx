@@ -5,6 +5,7 @@ import { Plus } from 'lucide-react';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
 import { parseShareHash } from './links';
 import { addToMyDecks, openShare, type SharedDeck } from './shares';
+import { useBusyAction } from './useBusyAction';
 
 type Loaded = { kind: 'loading' } | { kind: 'deck'; deck: SharedDeck } | { kind: 'gone' } | { kind: 'failed'; message: string };
 
@@ -13,6 +14,8 @@ export function SharedDeckPage() {
   const [link] = useState(() => parseShareHash(window.location.hash));
   const [loaded, setLoaded] = useState<Loaded>(() => (link ? { kind: 'loading' } : { kind: 'failed', message: 'This link is incomplete: copy the whole link again.' }));
   const [added, setAdded] = useState<string | null>(null);
+  const { busy, error, run } = useBusyAction();
+  const add = (shared: SharedDeck) => run(async () => setAdded(await addToMyDecks(shared)));
 
   useEffect(() => {
     if (!link) return;
@@ -36,7 +39,7 @@ export function SharedDeckPage() {
       </section>
     );
   }
-  const { deck } = loaded;
+  const deck = loaded.deck.preview;
   const name = deck.name.trim() || 'Untitled deck';
   return (
     <section className="page page--narrow shared-deck" aria-labelledby="shared-title">
@@ -53,13 +56,18 @@ export function SharedDeckPage() {
             Open my copy
           </Link>
         ) : (
-          <button type="button" className="button button--primary" onClick={() => setAdded(addToMyDecks(deck))}>
+          <button type="button" className="button button--primary" disabled={busy} onClick={() => void add(loaded.deck)}>
             <Plus aria-hidden="true" size={16} />
             Add to my decks
           </button>
         )}
       </div>
       {added && <p role="status" className="notice">Added “{name}” to your decks.</p>}
+      {error && (
+        <p className="alert alert--warning" role="alert">
+          {error}
+        </p>
+      )}
       <table className="shared-deck__cards">
         <thead>
           <tr>

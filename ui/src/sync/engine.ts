@@ -4,6 +4,7 @@
 // background it runs when something is saved here, on focus, when the page becomes visible, when
 // the connection returns, and every few seconds while the page is visible and online.
 import { announceSynced, onLocalChange } from '../lib/localChanges';
+import { syncAdapters } from '../lib/syncAdapters';
 import { createBlob, readBlob, writeBlob } from './api';
 import { newKey, open, seal } from './crypto';
 import type { VaultLink } from './links';
@@ -83,7 +84,7 @@ export function forgetVault() {
 /** "Sync this browser": a new vault holding everything here. */
 export async function createVault(): Promise<VaultRecord> {
   const key = await newKey();
-  const state = localState(readLocal(localStorage), emptyBase(), Date.now());
+  const state = localState(readLocal(await syncAdapters()), emptyBase(), Date.now());
   const created = await createBlob('vaults', await seal(toVault(state), key));
   const vault: VaultRecord = { id: created.id, key, token: created.token, version: created.version, lastSyncedAt: new Date().toISOString() };
   writeVault(vault);
@@ -110,16 +111,17 @@ function finish(vault: VaultRecord, version: number) {
 
 /** One sync: pull, merge, apply, push; repeated when another device wrote in between. */
 async function syncOnce(): Promise<void> {
+  const adapters = await syncAdapters();
   for (let round = 0; round < MAX_ROUNDS; round += 1) {
     const vault = readVault();
     if (!vault) return;
-    const snapshot = readLocal(localStorage);
+    const snapshot = readLocal(adapters);
     const local = localState(snapshot, readBase(), Date.now());
     const pulled = await readBlob('vaults', vault.id, vault.version || undefined);
     let remote: VaultState | null = null;
     let version = vault.version;
     if (pulled.kind === 'blob') {
-      remote = parseVault(await open(pulled.body, vault.key));
+      remote = parseVault(await open(pulled.body, vault.key), adapters);
       if (!remote) throw new Error('The vault holds data this version of the app does not read.');
       version = pulled.version;
     }
@@ -130,8 +132,8 @@ async function syncOnce(): Promise<void> {
       return;
     }
     // Something saved here while the vault was on its way: start again from what is stored now.
-    if (canonical(readLocal(localStorage)) !== canonical(snapshot)) continue;
-    if (applyState(localStorage, merged, snapshot)) announceSynced();
+    if (canonical(readLocal(adapters)) !== canonical(snapshot)) continue;
+    if (applyState(adapters, merged, snapshot)) announceSynced();
     writeBase(merged);
     let next = version;
     if (!remote || !sameState(remote, merged)) {
