@@ -7,7 +7,7 @@ import { startServer, type RunningServer } from '../support/server';
 import { deckRecord } from '../flashcards-support/seed';
 import { MemoryStorage } from '../../src/lib/memoryStorage';
 import { emptyReviews, recordMark, toStored } from '../../src/flashcards/srs/reviewLog';
-import { newKey, seal } from '../../src/sync/crypto';
+import { newKey, newToken, seal } from '../../src/sync/crypto';
 import { emptyBase, localState, readLocal, toVault } from '../../src/sync/local';
 import { createDecksSyncAdapter } from '../../src/flashcards/syncAdapter';
 import { createCalendarsSyncAdapter } from '../../src/calendars/syncAdapter';
@@ -65,7 +65,11 @@ describe('sync: vault size and cost at scale', () => {
     const marks = Object.values(state.reviews).reduce((sum, reviews) => sum + reviews.log.length, 0);
     expect(marks).toBe(REVIEWS);
 
-    const response = await fetch(`${server.url}/api/sync/vaults`, { method: 'POST', headers: { 'Content-Type': 'application/octet-stream' }, body: sealed });
+    const response = await fetch(`${server.url}/api/sync/vaults`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/octet-stream', Authorization: `Bearer ${newToken()}` },
+      body: sealed,
+    });
     expect(response.status).toBe(201);
 
     const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
