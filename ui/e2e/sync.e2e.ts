@@ -1,8 +1,9 @@
 // Sync and shared decks in Chromium against the real binary: "Sync this browser" on one browser
 // context, joining from its link on a second, an edit on one seen on the other (the latency is
 // printed), offline edits on both merged when they reconnect (a concurrent edit kept as a copy),
-// a shared deck added by a third context and revoked, and --no-sync hiding it all. After syncing,
-// the SQLite files and the server's output are searched for the deck's texts: none is there.
+// a shared deck added by a third context (its key gone from the address bar, a reload still
+// showing it) and revoked, and --no-sync hiding it all. After syncing, the SQLite files and the
+// server's output are searched for the deck's texts: none is there.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -163,6 +164,18 @@ describe('sync: two browsers, one vault', () => {
     await c.goto(shared);
     await c.getByRole('heading', { name: RENAMED }).waitFor();
     await c.getByRole('cell', { name: 'xylophone' }).waitFor();
+    // Once read, the key leaves the address bar (path kept); only this tab's session keeps it, so
+    // a reload still opens the deck.
+    const shareKey = new URL(shared).hash.split('&k=')[1] ?? '';
+    expect(shareKey.length).toBeGreaterThan(20);
+    await c.waitForURL(`${server.url}/sync/deck`);
+    expect(c.url()).not.toContain('k=');
+    const stored = await c.evaluate(() => Object.keys(localStorage).map((name) => `${name}=${localStorage.getItem(name) ?? ''}`).join('\n'));
+    expect(stored).not.toContain(shareKey);
+    await c.reload();
+    await c.getByRole('heading', { name: RENAMED }).waitFor();
+    await c.getByRole('cell', { name: 'xylophone' }).waitFor();
+    expect(c.url()).toBe(`${server.url}/sync/deck`);
     await c.getByRole('button', { name: 'Add to my decks' }).click();
     await c.getByText(`Added “${RENAMED}” to your decks.`).waitFor();
     const copies = await decksIn(c);
