@@ -2,8 +2,9 @@
 // context, joining from its link on a second, an edit on one seen on the other (the latency is
 // printed), offline edits on both merged when they reconnect (a concurrent edit kept as a copy),
 // a shared deck added by a third context (its key gone from the address bar, a reload still
-// showing it) and revoked, and --no-sync hiding it all. After syncing, the SQLite files and the
-// server's output are searched for the deck's texts: none is there.
+// showing it) and revoked, a vault the server no longer has started again, and --no-sync hiding
+// it all. After syncing, the SQLite files and the server's output are searched for the deck's
+// texts: none is there.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -189,6 +190,25 @@ describe('sync: two browsers, one vault', () => {
     const late = await ctxC.newPage();
     await late.goto(shared);
     await late.getByText(/^This shared deck’s link was revoked/).waitFor();
+  });
+
+  it('a vault the server no longer has: the deck list and the sync page say so, and syncing starts again from the decks here', async () => {
+    const fields = new URLSearchParams(new URL(link).hash.slice(1));
+    const removed = await fetch(`${server.url}/api/sync/vaults/${fields.get('v') ?? ''}`, {
+      method: 'DELETE',
+      headers: { Authorization: `Bearer ${fields.get('t') ?? ''}` },
+    });
+    expect(removed.ok).toBe(true);
+    await a.goto(`${server.url}/flashcards`);
+    await a.getByRole('link', { name: 'Sync stopped: start again' }).click();
+    await a.getByText(/no longer has this browser's sync vault/).waitFor();
+    await a.getByRole('button', { name: 'Start syncing this browser again' }).click();
+    await a.getByText(/Last synced: /).waitFor();
+    const fresh = new URLSearchParams(new URL(await a.getByRole('textbox', { name: 'Sync link' }).inputValue()).hash.slice(1));
+    expect(fresh.get('v')).toMatch(/^[0-9a-f]{32}$/);
+    expect(fresh.get('v')).not.toBe(fields.get('v'));
+    expect((await decksIn(a)).map((deck) => deck.name)).toContain(RENAMED);
+    expect((await fetch(`${server.url}/api/sync/vaults/${fresh.get('v') ?? ''}`)).status).toBe(200);
   });
 });
 
