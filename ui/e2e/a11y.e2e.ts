@@ -84,6 +84,17 @@ describe('accessibility: axe on every screen', () => {
               await page.getByRole('button', { name: 'Add to my decks' }).waitFor();
               await check('shared deck');
             }
+            if (screen.name === 'sync') {
+              // What a learner sees when the server no longer has their vault, or a shared deck.
+              await page.evaluate((id) => localStorage.setItem('sync:vault', JSON.stringify({ id, key: 'k', token: 't', version: 1, lastSyncedAt: null })), 'f'.repeat(32));
+              await page.reload();
+              await page.getByRole('button', { name: 'Start syncing this browser again' }).waitFor();
+              await check('sync (vault gone)');
+              await page.evaluate(() => localStorage.removeItem('sync:vault'));
+              await page.goto(`${origin}/sync/deck#s=${'e'.repeat(32)}&k=gone`);
+              await page.getByText(/link was revoked/).waitFor();
+              await check('shared deck (gone)');
+            }
             if (screen.name === 'practice') {
               await page.keyboard.press('Space');
               await page.waitForTimeout(700);

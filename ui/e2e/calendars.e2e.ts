@@ -352,7 +352,8 @@ describe('calendars: list, editor and publishing', () => {
     up().set('/page.ics', { body: '<html><body>Not a calendar</body></html>', contentType: 'text/html' });
 
     const cases: [string, RegExp][] = [
-      ['ftp://example.com/cal.ics', /^url: /m],
+      // The server names the input in its answer's field; the alert names it in words.
+      ['ftp://example.com/cal.ics', /^feed address: /m],
       [up().url('/page.ics'), /not a calendar/i],
       [up().url('/down.ics'), /500/],
     ];
@@ -397,7 +398,7 @@ describe('calendars: list, editor and publishing', () => {
     await page.getByRole('button', { name: 'Build & Host' }).waitFor();
     await expect(page.getByRole('region', { name: 'Hosted feed' }).count()).resolves.toBe(0);
 
-    // A name the server refuses: its message, field first.
+    // A name the server refuses: the input it names (its answer's field), then its words.
     await page.goto(editorUrl({ id: 'long-name', url: up().url('/work.ics'), name: 'n'.repeat(201) }));
     await waitText(page, '.cal-samples__counter', '1/3');
     await page.getByRole('button', { name: 'Build & Host' }).click();
@@ -429,7 +430,7 @@ describe('calendars: list, editor and publishing', () => {
       expect(seen.map((d) => d.type)).toEqual(['prompt', 'prompt', 'prompt']);
       expect(seen[1]?.message).toMatch(/publish key/i);
       expect(seen[2]?.message).toMatch(/not accepted/i);
-      await expect(page.evaluate(() => localStorage.getItem('calendars:publishKey'))).resolves.toBe('s3cret');
+      await expect(page.evaluate(() => localStorage.getItem('site:key'))).resolves.toBe('s3cret');
 
       // The kept key makes publishing ask nothing.
       const request = page.waitForRequest((r) => r.url().endsWith('/api/calendars'));

@@ -1,8 +1,10 @@
 // Sync and shared decks in Chromium against the real binary: "Sync this browser" on one browser
 // context, joining from its link on a second, an edit on one seen on the other (the latency is
 // printed), offline edits on both merged when they reconnect (a concurrent edit kept as a copy),
-// a shared deck added by a third context and revoked, and --no-sync hiding it all. After syncing,
-// the SQLite files and the server's output are searched for the deck's texts: none is there.
+// a shared deck added by a third context (its key gone from the address bar, a reload still
+// showing it) and revoked, a vault the server no longer has started again, and --no-sync hiding
+// it all. After syncing, the SQLite files and the server's output are searched for the deck's
+// texts: none is there.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -91,7 +93,7 @@ describe('sync: two browsers, one vault', () => {
     await a.getByRole('button', { name: 'Sync this browser' }).click();
     await a.getByRole('img', { name: 'QR code of the sync link' }).waitFor();
     link = await a.getByRole('textbox', { name: 'Sync link' }).inputValue();
-    expect(link).toMatch(/\/sync#v=[0-9a-f]{32}&k=[\w-]+&t=\w+$/);
+    expect(link).toMatch(/\/sync#v=[0-9a-f]{32}&k=[\w-]+&t=[\w-]{43}$/);
 
     await b.goto(`${server.url}/flashcards`);
     await b.goto(link);
@@ -163,6 +165,18 @@ describe('sync: two browsers, one vault', () => {
     await c.goto(shared);
     await c.getByRole('heading', { name: RENAMED }).waitFor();
     await c.getByRole('cell', { name: 'xylophone' }).waitFor();
+    // Once read, the key leaves the address bar (path kept); only this tab's session keeps it, so
+    // a reload still opens the deck.
+    const shareKey = new URL(shared).hash.split('&k=')[1] ?? '';
+    expect(shareKey.length).toBeGreaterThan(20);
+    await c.waitForURL(`${server.url}/sync/deck`);
+    expect(c.url()).not.toContain('k=');
+    const stored = await c.evaluate(() => Object.keys(localStorage).map((name) => `${name}=${localStorage.getItem(name) ?? ''}`).join('\n'));
+    expect(stored).not.toContain(shareKey);
+    await c.reload();
+    await c.getByRole('heading', { name: RENAMED }).waitFor();
+    await c.getByRole('cell', { name: 'xylophone' }).waitFor();
+    expect(c.url()).toBe(`${server.url}/sync/deck`);
     await c.getByRole('button', { name: 'Add to my decks' }).click();
     await c.getByText(`Added “${RENAMED}” to your decks.`).waitFor();
     const copies = await decksIn(c);
@@ -175,7 +189,26 @@ describe('sync: two browsers, one vault', () => {
     await a.getByRole('button', { name: 'Create share link' }).waitFor();
     const late = await ctxC.newPage();
     await late.goto(shared);
-    await late.getByText('This shared deck was revoked, or the link is wrong.').waitFor();
+    await late.getByText(/^This shared deck’s link was revoked/).waitFor();
+  });
+
+  it('a vault the server no longer has: the deck list and the sync page say so, and syncing starts again from the decks here', async () => {
+    const fields = new URLSearchParams(new URL(link).hash.slice(1));
+    const removed = await fetch(`${server.url}/api/sync/vaults/${fields.get('v') ?? ''}`, {
+      method: 'DELETE',
+      headers: { Authorization: `Bearer ${fields.get('t') ?? ''}` },
+    });
+    expect(removed.ok).toBe(true);
+    await a.goto(`${server.url}/flashcards`);
+    await a.getByRole('link', { name: 'Sync stopped: start again' }).click();
+    await a.getByText(/no longer has this browser's sync vault/).waitFor();
+    await a.getByRole('button', { name: 'Start syncing this browser again' }).click();
+    await a.getByText(/Last synced: /).waitFor();
+    const fresh = new URLSearchParams(new URL(await a.getByRole('textbox', { name: 'Sync link' }).inputValue()).hash.slice(1));
+    expect(fresh.get('v')).toMatch(/^[0-9a-f]{32}$/);
+    expect(fresh.get('v')).not.toBe(fields.get('v'));
+    expect((await decksIn(a)).map((deck) => deck.name)).toContain(RENAMED);
+    expect((await fetch(`${server.url}/api/sync/vaults/${fresh.get('v') ?? ''}`)).status).toBe(200);
   });
 });
 

@@ -1,5 +1,7 @@
 // Every route of the spec under the shared layout. The tools load on first visit. A data router
 // (not <BrowserRouter>), so a screen can hold navigation back (useBlocker) while it has unsaved work.
+// Also where the features meet without importing each other: sync's controls go into the flashcard
+// screens' slots, and the flashcards' and calendars' data adapters are handed to sync.
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { createBrowserRouter, Outlet, RouterProvider, useLocation, useNavigate } from 'react-router';
 import { Layout } from './layout/Layout';
@@ -9,6 +11,7 @@ import { LandingPage } from './landing/LandingPage';
 import { NavigationContext } from './lib/navigation';
 import { RouteFocus } from './lib/routeFocus';
 import { SlotsContext, type Slots } from './lib/slots';
+import { provideSyncAdapters } from './lib/syncAdapters';
 import { readVault, startBackgroundSync } from './sync/engine';
 import { ShareDeckButton } from './sync/ShareDeckButton';
 import { SyncBadge } from './sync/SyncBadge';
@@ -19,6 +22,13 @@ const SyncRoutes = lazy(() => import('./sync/SyncRoutes'));
 
 // Sync's controls in the flashcard screens (the features do not import each other).
 const slots: Slots = { deckListActions: SyncBadge, deckEditorActions: ShareDeckButton };
+
+// What sync carries, each feature's own adapter; loaded when sync first needs them, so a calendar
+// screen does not download the flashcards' code for a sync that is not running.
+provideSyncAdapters(async () => {
+  const [flashcards, calendars] = await Promise.all([import('./flashcards/syncAdapter'), import('./calendars/syncAdapter')]);
+  return { decks: flashcards.decksSyncAdapter, calendars: calendars.calendarsSyncAdapter };
+});
 
 function RoutedLayout() {
   const location = useLocation();

@@ -1,5 +1,5 @@
 // Sync at scale (issue 17): the vault of 300 decks of 20 cards with 10,000 review marks in all,
-// built from storage the way the browser builds it, then gzipped and sealed (AES-GCM) as it is
+// built from storage the way the browser builds it (through the features' adapters), then gzipped and sealed (AES-GCM) as it is
 // uploaded; figures: its JSON size, its uploaded size, the time to build, merge and seal it, and
 // the real server accepting it under the default --max-vault-size.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,8 +7,10 @@ import { startServer, type RunningServer } from '../support/server';
 import { deckRecord } from '../flashcards-support/seed';
 import { MemoryStorage } from '../../src/lib/memoryStorage';
 import { emptyReviews, recordMark, toStored } from '../../src/flashcards/srs/reviewLog';
-import { newKey, seal } from '../../src/sync/crypto';
+import { newKey, newToken, seal } from '../../src/sync/crypto';
 import { emptyBase, localState, readLocal, toVault } from '../../src/sync/local';
+import { createDecksSyncAdapter } from '../../src/flashcards/syncAdapter';
+import { createCalendarsSyncAdapter } from '../../src/calendars/syncAdapter';
 import { merge } from '../../src/sync/merge';
 
 const DECKS = 300;
@@ -50,7 +52,7 @@ describe('sync: vault size and cost at scale', () => {
     const stored = [...storage.data.values()].reduce((sum, value) => sum + value.length, 0);
 
     let started = performance.now();
-    const state = localState(readLocal(storage), emptyBase(), now);
+    const state = localState(readLocal({ decks: createDecksSyncAdapter(storage), calendars: createCalendarsSyncAdapter(storage) }), emptyBase(), now);
     const buildMs = performance.now() - started;
     started = performance.now();
     merge(state, state);
@@ -63,7 +65,11 @@ describe('sync: vault size and cost at scale', () => {
     const marks = Object.values(state.reviews).reduce((sum, reviews) => sum + reviews.log.length, 0);
     expect(marks).toBe(REVIEWS);
 
-    const response = await fetch(`${server.url}/api/sync/vaults`, { method: 'POST', headers: { 'Content-Type': 'application/octet-stream' }, body: sealed });
+    const response = await fetch(`${server.url}/api/sync/vaults`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/octet-stream', Authorization: `Bearer ${newToken()}` },
+      body: sealed,
+    });
     expect(response.status).toBe(201);
 
     const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;

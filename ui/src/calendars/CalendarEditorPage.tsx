@@ -4,6 +4,7 @@
 import { useCallback, useLayoutEffect, useMemo, useReducer, useRef, useState, type MouseEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { ArrowLeft, CloudUpload, Plus, RefreshCw, Save, TriangleAlert, WifiOff } from 'lucide-react';
+import { siteKey } from '../lib/siteKey';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
 import { useOnline } from '../lib/useOnline';
 import { previewConfig, renderMapping, type MappingRender, type PreviewAnswer } from './api';
@@ -36,7 +37,7 @@ import { useLatestRender } from './useLatest';
 
 // The stored key, if any: the preview never asks (opening the feed already did).
 const renderPreview = (request: { event: SampleEvent; mapping: Mapping }) =>
-  renderMapping(request.event, request.mapping, calendarStore.readPublishKey());
+  renderMapping(request.event, request.mapping, siteKey.read());
 
 /** The whole feed through the engine with the config: counts, size and each event's decision. */
 interface PreviewRequest {
@@ -45,7 +46,7 @@ interface PreviewRequest {
   /** The feed copy it is for: a Refetch asks again. */
   fetchedAt: string;
 }
-const runConfigPreview = (request: PreviewRequest) => previewConfig(request.url, request.config, calendarStore.readPublishKey());
+const runConfigPreview = (request: PreviewRequest) => previewConfig(request.url, request.config, siteKey.read());
 
 /** Reads id, url and name from the address; a calendar without them cannot be edited. */
 export function CalendarEditorRoute() {
@@ -113,7 +114,7 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
     [url, mapping, options, fetchedAt, localProblems],
   );
   const configPreview = useLatestRender<PreviewRequest, PreviewAnswer>(configRequest, runConfigPreview, 400);
-  const serverProblem = configPreview.state === 'failed' ? problemFromServer(configPreview.message) : null;
+  const serverProblem = configPreview.state === 'failed' ? problemFromServer(configPreview) : null;
   const problems = serverProblem ? [...localProblems, serverProblem] : localProblems;
   const decision = configPreview.state === 'ready' && samples ? configPreview.value.decisions[samples.index] : undefined;
   // Before the server's first answer the notes hold their place (see DecisionNote).

@@ -3,13 +3,14 @@
 import { useRef, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { CalendarPlus, Pencil, Plus, Trash2 } from 'lucide-react';
+import { withSiteKey } from '../lib/siteKey';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
 import { unpublishCalendar } from './api';
 import { askNewCalendar } from './addCalendar';
 import { DEFAULT_NAME, editorPath, type SavedCalendar } from './calendar';
+import { failureText } from './failure';
 import { maskFeedUrl } from './feedUrl';
 import { browserKeyDeps } from './publishKeyPrompt';
-import { withPublishKey } from './publish';
 import { calendarStore } from './storage';
 
 function CalendarItem({ calendar, onDelete }: { calendar: SavedCalendar; onDelete: (c: SavedCalendar) => void }) {
@@ -56,12 +57,12 @@ export function CalendarListPage() {
     // A hosted copy would otherwise be orphaned: its edit token lives only in this record.
     if (calendar.editToken) {
       const token = calendar.editToken;
-      const outcome = await withPublishKey((key) => unpublishCalendar(calendar.id, token, key), browserKeyDeps);
+      const outcome = await withSiteKey((key) => unpublishCalendar(calendar.id, token, key), browserKeyDeps);
       if (outcome.kind === 'cancelled') return;
       // A refused token (403) manages nothing any more, so dropping it loses nothing; anything
       // else (server unreachable, ...) keeps the record so the token is not lost.
       if (outcome.kind === 'failed' && outcome.status !== 403) {
-        window.alert(`Unpublish failed: ${outcome.message}`);
+        window.alert(`Unpublish failed: ${failureText(outcome.message, outcome.error)}`);
         return;
       }
     }

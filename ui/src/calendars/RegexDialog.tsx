@@ -8,7 +8,7 @@ import { TriangleAlert, X } from 'lucide-react';
 import { renderTemplate, type TemplateRender } from './api';
 import { isMappingField, MAPPING_FIELDS, type Mapping, type MappingField } from './calendar';
 import type { SampleEvent } from './samples';
-import { calendarStore } from './storage';
+import { siteKey } from '../lib/siteKey';
 import { buildToken, FLAG_LIST, plainToken, replaceLabel, type PlaceMode } from './token';
 import { useLatestRender } from './useLatest';
 
@@ -44,7 +44,7 @@ interface Props {
 }
 
 const renderRequest = (request: { event: SampleEvent; template: string }) =>
-  renderTemplate(request.event, request.template, calendarStore.readPublishKey());
+  renderTemplate(request.event, request.template, siteKey.read());
 
 /** Replace when the target already holds the source field's plain token, else add to it. */
 const defaultMode = (mapping: Mapping, target: MappingField, field: string): PlaceMode =>

@@ -4,7 +4,7 @@
 // the value the UI ends up with.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { errorText, parseFeedAnswer, parseMappingRender, parsePreviewAnswer, parsePublishAnswer, parseTemplateRender } from './api';
+import { errorAnswer, parseFeedAnswer, parseMappingRender, parsePreviewAnswer, parsePublishAnswer, parseTemplateRender } from './api';
 import { problemFromServer } from './options';
 
 const fixture = (name: string): Record<string, unknown> =>
@@ -58,13 +58,15 @@ describe("the server's answers as the UI reads them", () => {
     expectReadAsSent(preview, answer);
     expect(preview.decisions.some((d) => !d.kept && d.reason)).toBe(true);
     const error = fixture('preview-error');
-    const message = errorText(400, JSON.stringify(error));
-    expect(problemFromServer(message)?.path).toBe('filters[0].pattern');
+    const failure = errorAnswer(400, JSON.stringify(error));
+    expectReadAsSent({ error: failure.message, field: failure.field }, error);
+    expect(problemFromServer(failure)).toEqual({ path: 'filters[0].pattern', message: error.error });
   });
 
   it('an error answer', () => {
     const answer = fixture('error');
-    expect(errorText(400, JSON.stringify(answer))).toBe(answer.error);
+    const failure = errorAnswer(400, JSON.stringify(answer));
+    expectReadAsSent({ error: failure.message, field: failure.field }, answer);
   });
 });
 

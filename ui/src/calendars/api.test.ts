@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ApiError, errorText, fetchFeed, parseFeedAnswer, parseMappingRender, parsePublishAnswer, parseTemplateRender, renderMapping, renderTemplate } from './api';
+import { ApiError, errorAnswer, fetchFeed, parseFeedAnswer, parseMappingRender, parsePublishAnswer, parseTemplateRender, renderMapping, renderTemplate } from './api';
 import { editorPath, formatBytes, toWebcal } from './calendar';
 
 describe('answers from the server', () => {
@@ -43,11 +43,16 @@ describe('answers from the server', () => {
     expect(() => parsePublishAnswer({ revision: 2 })).toThrow(ApiError);
   });
 
-  it('takes the error of a JSON body, else short text, else the status', () => {
-    expect(errorText(400, '{"error":"url: bad scheme"}')).toBe('url: bad scheme');
-    expect(errorText(502, 'Bad Gateway\n')).toBe('Bad Gateway');
-    expect(errorText(502, '')).toBe('the server answered with status 502');
-    expect(errorText(500, `<html>${'x'.repeat(400)}</html>`)).toBe('the server answered with status 500');
+  it('takes the error and field of a JSON body, else short text, else the status', () => {
+    expect(errorAnswer(400, '{"error":"the scheme must be http or https","field":"url"}')).toEqual({
+      message: 'the scheme must be http or https',
+      field: 'url',
+    });
+    expect(errorAnswer(400, '{"error":"feed too large"}')).toEqual({ message: 'feed too large', field: null });
+    expect(errorAnswer(400, '{"error":"x","field":""}')).toEqual({ message: 'x', field: null });
+    expect(errorAnswer(502, 'Bad Gateway\n')).toEqual({ message: 'Bad Gateway', field: null });
+    expect(errorAnswer(502, '').message).toBe('the server answered with status 502');
+    expect(errorAnswer(500, `<html>${'x'.repeat(400)}</html>`).message).toBe('the server answered with status 500');
   });
 });
 
@@ -92,6 +97,13 @@ describe('calls of the editor', () => {
     await fetchFeed('https://x/c.ics');
     expect(sent.map((h) => h.get('X-Publish-Key'))).toEqual(['k1', 'k1', 'k1', null]);
     expect(sent[1]?.get('Content-Type')).toBe('application/json');
+  });
+
+  it('carry the field a refusal is about', async () => {
+    stubFetch(400, { error: 'the pattern does not compile: unclosed group', field: 'filters[1].pattern' });
+    const error = await fetchFeed('https://x/c.ics').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status: 400, message: 'the pattern does not compile: unclosed group', field: 'filters[1].pattern' });
   });
 
   it('carry a 429 as the server words it', async () => {

@@ -1,6 +1,6 @@
 // The server calls of the calendar tool (src/publish/api.rs): the feed as the editor sees it, the
 // preview render, publishing and unpublishing. Answers are checked before use; failures become
-// an ApiError carrying the HTTP status and the server's own words.
+// an ApiError carrying the HTTP status, the server's own words and the input they are about.
 import * as v from 'valibot';
 import { count, isRecord, listOf, nonEmpty, orNull, parseOrNull, record, text, textsOf } from '../lib/schema';
 import { MAPPING_FIELDS, type Mapping, type MappingField } from './calendar';
@@ -10,10 +10,16 @@ import type { SampleEvent } from './samples';
 export class ApiError extends Error {
   /** 0 when the server could not be reached. */
   readonly status: number;
-  constructor(status: number, message: string) {
+  /**
+   * The input the message is about, as the server names it (`url`, `name`, `mapping.SUMMARY`,
+   * `filters[1].pattern`, `window.pastDays`, …), or null. The message never repeats it.
+   */
+  readonly field: string | null;
+  constructor(status: number, message: string, field: string | null = null) {
     super(message);
     this.name = 'ApiError';
     this.status = status;
+    this.field = field;
   }
 }
 
@@ -75,7 +81,7 @@ const PreviewAnswerSchema = record({
   warnings: listOf(v.string()),
 });
 
-const ErrorAnswerSchema = record({ error: nonEmpty });
+const ErrorAnswerSchema = record({ error: nonEmpty, field: orNull(nonEmpty) });
 
 export type FeedAnswer = v.InferOutput<typeof FeedAnswerSchema>;
 export type TemplateError = v.InferOutput<typeof TemplateErrorSchema>;
@@ -118,16 +124,24 @@ export const parseTemplateRender = (value: unknown): TemplateRender => parseAnsw
 export const parsePublishAnswer = (value: unknown): PublishAnswer => parseAnswer(PublishAnswerSchema, value);
 export const parsePreviewAnswer = (value: unknown): PreviewAnswer => parseAnswer(PreviewAnswerSchema, value);
 
-/** The server's words for a failed answer: the `error` of a JSON body, else its text. */
-export function errorText(status: number, body: string): string {
+export interface ErrorAnswer {
+  message: string;
+  field: string | null;
+}
+
+/**
+ * A failed answer: the `error` and `field` of a JSON body, else its text (a proxy's page) with
+ * no field. The field is read as sent, never recovered from the words.
+ */
+export function errorAnswer(status: number, body: string): ErrorAnswer {
   try {
     const answer = parseOrNull(ErrorAnswerSchema, JSON.parse(body));
-    if (answer) return answer.error;
+    if (answer) return { message: answer.error, field: answer.field };
   } catch {
     // Not JSON: a proxy's page or plain text.
   }
   const text = body.trim();
-  return text !== '' && text.length <= 300 ? text : `the server answered with status ${status}`;
+  return { message: text !== '' && text.length <= 300 ? text : `the server answered with status ${status}`, field: null };
 }
 
 /** The message of a request that never reached the server (offline, or the server is down). */
@@ -143,7 +157,10 @@ async function call(path: string, init: RequestInit = {}): Promise<unknown> {
     if (error instanceof DOMException && error.name === 'AbortError') throw error;
     throw new ApiError(0, UNREACHABLE);
   }
-  if (!response.ok) throw new ApiError(response.status, errorText(response.status, await response.text()));
+  if (!response.ok) {
+    const { message, field } = errorAnswer(response.status, await response.text());
+    throw new ApiError(response.status, message, field);
+  }
   if (response.status === 204) return null;
   try {
     return (await response.json()) as unknown;

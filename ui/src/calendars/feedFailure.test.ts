@@ -1,10 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { UNREACHABLE } from './api';
+import { ApiError, UNREACHABLE } from './api';
 import { FEED_ERROR, feedFailure } from './useEditorFeed';
 
 describe('the alert of a failed feed read', () => {
   it("is the spec's text, then the server's reason on its own line", () => {
     expect(feedFailure("the feed's host could not be found", 502)).toBe(`${FEED_ERROR}\nthe feed's host could not be found`);
+  });
+  it('names the input the server says the failure is about, from its field', () => {
+    const error = new ApiError(400, 'only http and https addresses can be read', 'url');
+    expect(feedFailure(error.message, 400, error)).toBe(`${FEED_ERROR}\nfeed address: only http and https addresses can be read`);
+    // Words that merely look like a path stay as they are: no field, no name.
+    expect(feedFailure('url: looks like a path', 400, new ApiError(400, 'url: looks like a path'))).toBe(`${FEED_ERROR}\nurl: looks like a path`);
   });
   it('is only the reason when the visitor is throttled or refused', () => {
     expect(feedFailure('too many requests', 429)).toBe('too many requests');

@@ -73,6 +73,17 @@ describe('Build & Host', () => {
     expect(t.store.get('a')).toMatchObject({ ...calendar, mapping: state.mapping });
     expect(t.store.get('a')).not.toHaveProperty('hostedUrl');
   });
+
+  it('names the input a refusal is about, from the answer\'s field', async () => {
+    const t = setup({ publish: () => Promise.reject(new ApiError(400, 'at most 200 characters are allowed', 'name')) });
+    await runPublish(initialEditorState(null), calendar, t.dispatch, t.deps);
+    const u = setup({ publish: () => Promise.reject(new ApiError(400, 'the template does not compile', 'mapping.SUMMARY')) });
+    await runPublish(initialEditorState(null), calendar, u.dispatch, u.deps);
+    expect([...t.alerts, ...u.alerts]).toEqual([
+      'Publish failed: name: at most 200 characters are allowed',
+      'Publish failed: SUMMARY template: the template does not compile',
+    ]);
+  });
 });
 
 describe('Unpublish', () => {

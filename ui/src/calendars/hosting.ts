@@ -4,8 +4,9 @@
 import type { Dispatch } from 'react';
 import { publishCalendar, unpublishCalendar, type PublishAnswer, type PublishRequest } from './api';
 import { hostingAfterPublish, publishRequest, savedCalendar, type EditorAction, type EditorState } from './editor';
+import { failureText } from './failure';
 import { publishFingerprint } from './live';
-import { withPublishKey, type KeyDeps } from './publish';
+import { withSiteKey, type KeyDeps } from '../lib/siteKey';
 import { browserKeyDeps } from './publishKeyPrompt';
 import { calendarStore, type CalendarStore } from './storage';
 
@@ -50,11 +51,11 @@ export async function runPublish(state: EditorState, calendar: Calendar, dispatc
   }
   dispatch({ type: 'publishStarted' });
   const fingerprint = publishFingerprint(calendar, state.mapping, state.options);
-  const outcome = await withPublishKey((key) => deps.publish(publishRequest(state, calendar), key), deps.keys);
+  const outcome = await withSiteKey((key) => deps.publish(publishRequest(state, calendar), key), deps.keys);
   dispatch({ type: 'publishEnded', answer: outcome.kind === 'done' ? outcome.value : null, publishedConfig: fingerprint });
   if (outcome.kind === 'cancelled') return;
   if (outcome.kind === 'failed') {
-    deps.alert(`Publish failed: ${outcome.message}`);
+    deps.alert(`Publish failed: ${failureText(outcome.message, outcome.error)}`);
     return;
   }
   const next = hostingAfterPublish(state.hosting, outcome.value, fingerprint);
@@ -68,11 +69,11 @@ export async function runUnpublish(state: EditorState, id: string, dispatch: Dis
   const token = state.hosting.editToken;
   if (!token || !deps.confirm(UNPUBLISH_QUESTION)) return;
   dispatch({ type: 'unpublishStarted' });
-  const outcome = await withPublishKey((key) => deps.unpublish(id, token, key), deps.keys);
+  const outcome = await withSiteKey((key) => deps.unpublish(id, token, key), deps.keys);
   dispatch({ type: 'unpublishEnded', done: outcome.kind === 'done' });
   if (outcome.kind === 'cancelled') return;
   if (outcome.kind === 'failed') {
-    deps.alert(`Unpublish failed: ${outcome.message}`);
+    deps.alert(`Unpublish failed: ${failureText(outcome.message, outcome.error)}`);
     return;
   }
   const kept = deps.store.update(id, (c) => {

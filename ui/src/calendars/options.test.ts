@@ -189,14 +189,19 @@ describe("the editor's own checks", () => {
     expect(checkOptions(newCalendarOptions())).toEqual([]);
   });
 
-  it("reads the server's message about a path as a problem there", () => {
-    expect(problemFromServer('filters[1].pattern: at character 2: unclosed group')).toEqual({
+  it("places the server's failure at the option its field names", () => {
+    expect(problemFromServer({ message: 'the pattern does not compile: unclosed group', field: 'filters[1].pattern' })).toEqual({
       path: 'filters[1].pattern',
-      message: 'at character 2: unclosed group',
+      message: 'the pattern does not compile: unclosed group',
     });
-    expect(problemFromServer('window.pastDays: at most 36500')).toEqual({ path: 'window.pastDays', message: 'at most 36500' });
-    expect(problemFromServer('the server could not be reached')).toBeNull();
-    expect(problemFromServer('url: the feed address is empty')).toBeNull();
+    expect(problemFromServer({ message: 'at most 36500', field: 'window.pastDays' })).toEqual({ path: 'window.pastDays', message: 'at most 36500' });
+    expect(problemFromServer({ message: 'at most 60', field: 'alarms' })).toEqual({ path: 'alarms', message: 'at most 60' });
+    // Not about an option: the network, the feed address, a template.
+    expect(problemFromServer({ message: 'the server could not be reached', field: null })).toBeNull();
+    expect(problemFromServer({ message: 'the feed address is empty', field: 'url' })).toBeNull();
+    expect(problemFromServer({ message: 'bad token', field: 'mapping.SUMMARY' })).toBeNull();
+    // Words are never searched for a path.
+    expect(problemFromServer({ message: 'filters[1].pattern: unclosed group', field: null })).toBeNull();
   });
 });
 

@@ -352,12 +352,17 @@ export function suggestWindow(outputBytes: number, window: CalendarWindow | unde
   return { pastDays: scale(past, DEFAULT_WINDOW.pastDays), futureDays: scale(future, DEFAULT_WINDOW.futureDays) };
 }
 
+/** The parts of the config the options panel edits, by the first name of a path. */
+const OPTION_ROOTS = new Set(['filters', 'window', 'timezones', 'alarms', 'privacy']);
+
 /**
- * The server names what is wrong by its path (`filters[1].pattern: …`); a message about the
- * options becomes a problem at that path, anything else (the network, the feed) stays null.
+ * The server names the input a failure is about in its `field` (`filters[1].pattern`); a failure
+ * about the options becomes a problem at that path, anything else (the network, the feed, the
+ * mapping) stays null. The words are the server's, never searched for the path.
  */
-export function problemFromServer(message: string): OptionProblem | null {
-  const match = /^((?:filters|window|timezones|alarms|privacy)(?:\[\d+\])?(?:\.[A-Za-z]+)*): (.*)$/s.exec(message);
-  if (!match) return null;
-  return { path: match[1] as string, message: match[2] as string };
+export function problemFromServer(failure: { message: string; field: string | null }): OptionProblem | null {
+  const { field, message } = failure;
+  if (field === null) return null;
+  const root = field.split(/[.[]/, 1)[0] ?? '';
+  return OPTION_ROOTS.has(root) ? { path: field, message } : null;
 }

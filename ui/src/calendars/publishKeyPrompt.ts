@@ -1,11 +1,6 @@
-// This browser's publish key: kept by the storage module, asked for with a prompt only when the
-// server wants one (see withPublishKey).
-import { PUBLISH_KEY_PROMPT, PUBLISH_KEY_REFUSED_PROMPT, type KeyDeps } from './publish';
-import { calendarStore } from './storage';
+// The calendar editor's key deps: the site's one stored key (lib/siteKey.ts), asked for with the
+// editor's own words only when the server wants one (see withSiteKey).
+import { browserKeyDeps as keyDepsWith, type KeyDeps } from '../lib/siteKey';
+import { PUBLISH_KEY_PROMPT, PUBLISH_KEY_REFUSED_PROMPT } from './publish';
 
-export const browserKeyDeps: KeyDeps = {
-  readKey: () => calendarStore.readPublishKey(),
-  writeKey: (key) => void calendarStore.writePublishKey(key),
-  clearKey: () => calendarStore.clearPublishKey(),
-  askKey: (refused) => window.prompt(refused ? PUBLISH_KEY_REFUSED_PROMPT : PUBLISH_KEY_PROMPT),
-};
+export const browserKeyDeps: KeyDeps = keyDepsWith({ ask: PUBLISH_KEY_PROMPT, refused: PUBLISH_KEY_REFUSED_PROMPT });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { defaultMapping, type SavedCalendar } from './calendar';
-import { CALENDARS_KEY, createCalendarStore, parseCalendarList, PUBLISH_KEY_KEY } from './storage';
+import { CALENDARS_KEY, createCalendarStore, parseCalendarList } from './storage';
 import { MemoryStorage } from '../lib/memoryStorage';
 
 
@@ -113,25 +113,6 @@ describe('calendar store: writing', () => {
 
   it('reports missing storage instead of throwing', () => {
     expect(createCalendarStore(null).upsert(calendar('a')).ok).toBe(false);
-  });
-});
-
-describe('publish key', () => {
-  it('is kept trimmed, read back and cleared', () => {
-    const storage = new MemoryStorage();
-    const store = createCalendarStore(storage);
-    expect(store.readPublishKey()).toBeNull();
-    store.writePublishKey('  secret ');
-    expect(storage.getItem(PUBLISH_KEY_KEY)).toBe('secret');
-    expect(store.readPublishKey()).toBe('secret');
-    store.clearPublishKey();
-    expect(store.readPublishKey()).toBeNull();
-  });
-
-  it('treats a blank stored key as none', () => {
-    const storage = new MemoryStorage();
-    storage.setItem(PUBLISH_KEY_KEY, '   ');
-    expect(createCalendarStore(storage).readPublishKey()).toBeNull();
   });
 });
 

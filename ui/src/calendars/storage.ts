@@ -1,5 +1,5 @@
 // The only code that touches localStorage for calendars: the saved list under `calendars:v1`
-// (DESIGN.md "Browser storage") and this browser's publish key. Reads are validated: entries
+// (DESIGN.md "Browser storage"; the site's key is lib/siteKey.ts's). Reads are validated: entries
 // without the shape of a calendar are dropped, missing mapping fields get their default, and
 // nothing unchecked reaches a screen. Writes report failure instead of throwing.
 import { announceLocalChange } from '../lib/localChanges';
@@ -7,7 +7,6 @@ import { parseOrNull } from '../lib/schema';
 import { SavedCalendarSchema, type SavedCalendar } from './calendar';
 
 export const CALENDARS_KEY = 'calendars:v1';
-export const PUBLISH_KEY_KEY = 'calendars:publishKey';
 
 export type WriteResult = { ok: true } | { ok: false; error: string };
 
@@ -20,9 +19,6 @@ export interface CalendarStore {
   /** Changes some fields of a stored calendar; a no-op success when it is not stored. */
   update(id: string, change: (calendar: SavedCalendar) => SavedCalendar): WriteResult;
   remove(id: string): WriteResult;
-  readPublishKey(): string | null;
-  writePublishKey(key: string): WriteResult;
-  clearPublishKey(): void;
 }
 
 /** One stored calendar, or null when it has not the shape of one. */
@@ -120,18 +116,6 @@ export function createCalendarStore(storage: Storage | null): CalendarStore {
       const kept = calendars.filter((c) => c.id !== id);
       if (kept.length === calendars.length) return { ok: true };
       return writeList(kept);
-    },
-    readPublishKey() {
-      const key = readRaw(PUBLISH_KEY_KEY);
-      return key !== null && key.trim() !== '' ? key.trim() : null;
-    },
-    writePublishKey: (key) => write(PUBLISH_KEY_KEY, key.trim()),
-    clearPublishKey() {
-      try {
-        storage?.removeItem(PUBLISH_KEY_KEY);
-      } catch {
-        // A stale key only causes one more prompt.
-      }
     },
   };
 }

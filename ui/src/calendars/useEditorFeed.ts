@@ -4,7 +4,9 @@
 import { useCallback, useEffect, useRef, type Dispatch } from 'react';
 import { fetchFeed, UNREACHABLE, type FeedAnswer, type FeedOptions } from './api';
 import type { EditorAction } from './editor';
-import { aboutTheVisitor, withPublishKey } from './publish';
+import { withSiteKey } from '../lib/siteKey';
+import { failureText } from './failure';
+import { aboutTheVisitor } from './publish';
 import { browserKeyDeps } from './publishKeyPrompt';
 import { move, PAGE_SIZE, type Samples } from './samples';
 
@@ -12,12 +14,13 @@ export const FEED_ERROR = 'Failed to fetch/parse ICS. Check CORS or URL.';
 
 /**
  * The alert for a failed feed read: the spec's text, then the server's reason in words on its own
- * line. Being throttled or refused the key is not a problem with the feed: those words stand alone.
- * Null when the server itself could not be reached (offline): the editor says so inline instead.
+ * line (after the input's name when the server names one: the feed address). Being throttled or
+ * refused the key is not a problem with the feed: those words stand alone. Null when the server
+ * itself could not be reached (offline): the editor says so inline instead.
  */
-export function feedFailure(message: string, status: number): string | null {
+export function feedFailure(message: string, status: number, error: unknown = null): string | null {
   if (status === 0 && message === UNREACHABLE) return null;
-  return aboutTheVisitor(status) ? message : `${FEED_ERROR}\n${message}`;
+  return aboutTheVisitor(status) ? message : `${FEED_ERROR}\n${failureText(message, error)}`;
 }
 
 export interface EditorFeed {
@@ -35,13 +38,13 @@ export function useEditorFeed(url: string, dispatch: Dispatch<EditorAction>): Ed
     async (options: FeedOptions, loaded: (answer: FeedAnswer) => EditorAction, failed: (unreachable: boolean) => EditorAction) => {
       const mine = (newest.current += 1);
       // On a keyed site the key is asked for (once) and kept; a cancelled prompt just stops.
-      const outcome = await withPublishKey((key) => fetchFeed(url, options, key), browserKeyDeps);
+      const outcome = await withSiteKey((key) => fetchFeed(url, options, key), browserKeyDeps);
       if (mine !== newest.current) return;
       if (outcome.kind === 'done') {
         dispatch(loaded(outcome.value));
         return;
       }
-      const alertText = outcome.kind === 'failed' ? feedFailure(outcome.message, outcome.status) : undefined;
+      const alertText = outcome.kind === 'failed' ? feedFailure(outcome.message, outcome.status, outcome.error) : undefined;
       if (typeof alertText === 'string') window.alert(alertText);
       dispatch(failed(alertText === null));
     },

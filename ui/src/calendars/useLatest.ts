@@ -1,12 +1,14 @@
 // React glue for the latest-only runner: renders on the server as inputs change, debounced, with
 // stale answers dropped (see latest.ts).
 import { useEffect, useRef, useState } from 'react';
+import { ApiError } from './api';
 import { createLatestRunner, type LatestRunner } from './latest';
 
 export type Rendered<T> =
   | { state: 'idle' }
   | { state: 'ready'; value: T }
-  | { state: 'failed'; message: string };
+  /** `field`: the input the server says the failure is about (see ApiError). */
+  | { state: 'failed'; message: string; field: string | null };
 
 /**
  * Runs `run(input)` whenever `input` changes (by identity) and is not null; the newest answer
@@ -21,7 +23,12 @@ export function useLatestRender<In, Out>(input: In | null, run: (input: In) => P
       run,
       delayMs,
       onResult: (value) => setRendered({ state: 'ready', value }),
-      onError: (error) => setRendered({ state: 'failed', message: error instanceof Error ? error.message : String(error) }),
+      onError: (error) =>
+        setRendered({
+          state: 'failed',
+          message: error instanceof Error ? error.message : String(error),
+          field: error instanceof ApiError ? error.field : null,
+        }),
     });
     runner.current = latest;
     return () => {

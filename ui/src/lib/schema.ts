@@ -46,6 +46,23 @@ export const listOf = <T extends v.GenericSchema>(item: T) =>
     () => [],
   );
 
+/** An object's entries that `item` accepts; the others, and anything but an object, are dropped. */
+export const entriesOf = <T extends v.GenericSchema>(item: T) =>
+  v.fallback(
+    v.pipe(
+      v.custom<Record<string, unknown>>(isRecord),
+      v.transform((value) =>
+        Object.fromEntries(
+          Object.entries(value).flatMap(([key, entry]): [string, v.InferOutput<T>][] => {
+            const result = v.safeParse(item, entry);
+            return result.success ? [[key, result.output]] : [];
+          }),
+        ),
+      ),
+    ),
+    () => ({}),
+  );
+
 /** An object's text values; the other values, and anything but an object, are dropped. */
 export const textsOf = v.fallback(
   v.pipe(

@@ -1,5 +1,5 @@
 // The deck editor's Share button: a read-only link to this deck (its own key), with a QR code,
-// and Revoke.
+// and Revoke; the dialog says how long the server keeps a link nobody opens.
 import { useId, useRef, useState } from 'react';
 import { Share2, X } from 'lucide-react';
 import { shareUrl } from './links';
@@ -7,6 +7,7 @@ import { LinkBox } from './LinkBox';
 import { revokeShare, shareDeck, shareOf, type MadeShare } from './shares';
 import { useBusyAction } from './useBusyAction';
 import { useSyncInfo } from './useSync';
+import { shareExpiryText } from './words';
 
 export function ShareDeckButton({ deckId }: { deckId: string }) {
   const info = useSyncInfo();
@@ -15,6 +16,7 @@ export function ShareDeckButton({ deckId }: { deckId: string }) {
   const { busy, error, run } = useBusyAction();
   const id = useId();
   if (!info) return null;
+  const expiry = shareExpiryText(info.shareExpiryDays);
 
   return (
     <>
@@ -33,6 +35,7 @@ export function ShareDeckButton({ deckId }: { deckId: string }) {
           <p>
             Anyone with the link can see this deck as it is saved now and add a copy to their decks. The deck is encrypted in this
             browser; the key is in the link, never on the server.
+            {expiry && ` ${expiry}`}
           </p>
           {share ? (
             <>

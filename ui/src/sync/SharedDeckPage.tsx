@@ -1,18 +1,36 @@
 // /sync/deck#s=…&k=…: a deck someone shared, read-only, with "Add to my decks" (a copy with a new id).
+// The link's key leaves the address bar once read and stays in this tab's session (sharedLink.ts).
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
 import { Plus } from 'lucide-react';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
-import { parseShareHash } from './links';
+import { keepSharedLink, readSharedLink } from './sharedLink';
 import { addToMyDecks, openShare, type SharedDeck } from './shares';
+import { useBusyAction } from './useBusyAction';
+import { useSyncInfo } from './useSync';
+import { shareGoneText } from './words';
+
+function tabSession(): Storage | null {
+  try {
+    return window.sessionStorage;
+  } catch {
+    return null;
+  }
+}
 
 type Loaded = { kind: 'loading' } | { kind: 'deck'; deck: SharedDeck } | { kind: 'gone' } | { kind: 'failed'; message: string };
 
 export function SharedDeckPage() {
   useDocumentTitle('Shared deck');
-  const [link] = useState(() => parseShareHash(window.location.hash));
+  const info = useSyncInfo();
+  const [link] = useState(() => readSharedLink(window.location, window.history.state, tabSession()));
+  useEffect(() => {
+    keepSharedLink(link, window.location, window.history, tabSession());
+  }, [link]);
   const [loaded, setLoaded] = useState<Loaded>(() => (link ? { kind: 'loading' } : { kind: 'failed', message: 'This link is incomplete: copy the whole link again.' }));
   const [added, setAdded] = useState<string | null>(null);
+  const { busy, error, run } = useBusyAction();
+  const add = (shared: SharedDeck) => run(async () => setAdded(await addToMyDecks(shared)));
 
   useEffect(() => {
     if (!link) return;
@@ -31,12 +49,12 @@ export function SharedDeckPage() {
     return (
       <section className="page page--narrow">
         <h1>Shared deck</h1>
-        <p className="alert alert--warning">{loaded.kind === 'gone' ? 'This shared deck was revoked, or the link is wrong.' : loaded.message}</p>
+        <p className="alert alert--warning">{loaded.kind === 'gone' ? shareGoneText(info?.shareExpiryDays) : loaded.message}</p>
         <Link to="/flashcards">Your decks</Link>
       </section>
     );
   }
-  const { deck } = loaded;
+  const deck = loaded.deck.preview;
   const name = deck.name.trim() || 'Untitled deck';
   return (
     <section className="page page--narrow shared-deck" aria-labelledby="shared-title">
@@ -53,13 +71,18 @@ export function SharedDeckPage() {
             Open my copy
           </Link>
         ) : (
-          <button type="button" className="button button--primary" onClick={() => setAdded(addToMyDecks(deck))}>
+          <button type="button" className="button button--primary" disabled={busy} onClick={() => void add(loaded.deck)}>
             <Plus aria-hidden="true" size={16} />
             Add to my decks
           </button>
         )}
       </div>
       {added && <p role="status" className="notice">Added “{name}” to your decks.</p>}
+      {error && (
+        <p className="alert alert--warning" role="alert">
+          {error}
+        </p>
+      )}
       <table className="shared-deck__cards">
         <thead>
           <tr>

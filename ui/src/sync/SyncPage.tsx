@@ -1,14 +1,20 @@
 // /sync: "Sync this browser" (make a vault, show its link and QR code), joining from a vault's
-// link (#v=…&k=…&t=…, which the server never sees), and the state of this browser's sync.
+// link (#v=…&k=…&t=…, which the server never sees), the state of this browser's sync, and
+// starting again when the server no longer has the vault.
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
 import { RefreshCw } from 'lucide-react';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
-import { createVault, forgetVault, joinVault, readVault, startBackgroundSync, syncNow } from './engine';
+import { createVault, forgetVault, hasPendingVault, joinVault, readVault, startBackgroundSync, syncNow } from './engine';
 import { parseVaultHash, vaultUrl, type VaultLink } from './links';
 import { LinkBox } from './LinkBox';
 import { useBusyAction } from './useBusyAction';
-import { syncedWhen, useSyncInfo, useSyncStatus } from './useSync';
+import { useSyncInfo, useSyncStatus } from './useSync';
+import { retryText, syncedWhen, vaultExpiryText, vaultGoneText } from './words';
+
+async function startSyncing() {
+  if (await createVault()) startBackgroundSync();
+}
 
 export function SyncPage() {
   useDocumentTitle('Sync');
@@ -21,6 +27,8 @@ export function SyncPage() {
   }, []);
   const [vault, setVault] = useState(readVault);
   const { busy, error, run } = useBusyAction(() => setVault(readVault()));
+  // The engine finds the vault gone (or syncs it) after this page read it.
+  const gone = status.phase === 'gone' || vault?.gone === true;
 
   if (info === undefined) return <section className="page sync-page" aria-busy="true" />;
   if (info === null) {
@@ -34,12 +42,16 @@ export function SyncPage() {
   }
 
   const joining = offered && offered.id !== vault?.id ? offered : null;
+  const expiry = vaultExpiryText(info.vaultExpiryDays);
+  // The server asked to be left alone until then: Sync now waits too.
+  const waiting = status.phase === 'error' && status.retryAt !== null;
   return (
     <section className="page page--narrow sync-page" aria-labelledby="sync-title">
       <h1 id="sync-title">Sync</h1>
       <p>
         Keep your decks, their review history and your saved calendars on every device, without an account. Everything is encrypted
         in the browser with a key that exists only in the sync link: the server stores data it cannot read.
+        {expiry && ` ${expiry}`}
       </p>
       {joining ? (
         <div className="card sync-card">
@@ -52,17 +64,41 @@ export function SyncPage() {
             {busy ? 'Joining…' : 'Join and sync'}
           </button>
         </div>
+      ) : vault && gone ? (
+        <div className="card sync-card">
+          <h2>Sync stopped</h2>
+          <p role="status" className="sync-status" data-sync-phase="gone">
+            {vaultGoneText(info.vaultExpiryDays)}
+          </p>
+          <p>Start again to make a new vault from the decks in this browser, then open its new link on your other devices.</p>
+          <div className="sync-card__actions">
+            <button type="button" className="button button--primary" disabled={busy} onClick={() => void run(startSyncing)}>
+              {busy ? 'Creating…' : 'Start syncing this browser again'}
+            </button>
+            <button type="button" className="button button--quiet" onClick={() => {
+              forgetVault();
+              setVault(null);
+            }}>
+              Stop syncing this browser
+            </button>
+          </div>
+        </div>
       ) : vault ? (
         <div className="card sync-card">
           <h2>This browser is synced</h2>
           <p role="status" className="sync-status" data-sync-phase={status.phase}>
             {status.phase === 'syncing' ? 'Syncing…' : status.phase === 'offline' ? 'Offline: changes sync when the connection returns.' : `Last synced: ${syncedWhen(status.lastSyncedAt ?? vault.lastSyncedAt)}`}
           </p>
-          {status.phase === 'error' && status.error && <p className="alert alert--warning">{status.error}</p>}
+          {status.phase === 'error' && status.error && (
+            <p className="alert alert--warning">
+              {status.error}
+              {status.retryAt !== null && ` ${retryText(status.retryAt)}`}
+            </p>
+          )}
           <p>Open this link (or scan the code) on your other device to sync it too. Keep it private: it opens your decks.</p>
           <LinkBox url={vaultUrl(window.location.origin, vault)} label="Sync link" qrLabel="QR code of the sync link" />
           <div className="sync-card__actions">
-            <button type="button" className="button" disabled={busy} onClick={() => void run(syncNow)}>
+            <button type="button" className="button" disabled={busy || waiting} onClick={() => void run(syncNow)}>
               <RefreshCw aria-hidden="true" size={16} />
               Sync now
             </button>
@@ -79,10 +115,8 @@ export function SyncPage() {
         <div className="card sync-card">
           <h2>Sync this browser</h2>
           <p>Makes an encrypted copy on this server and gives you a link to open on your other devices.</p>
-          <button type="button" className="button button--primary" disabled={busy} onClick={() => void run(async () => {
-            await createVault();
-            startBackgroundSync();
-          })}>
+          {hasPendingVault() && <p>The last try did not hear back from the server; trying again finishes it without a second copy.</p>}
+          <button type="button" className="button button--primary" disabled={busy} onClick={() => void run(startSyncing)}>
             {busy ? 'Creating…' : 'Sync this browser'}
           </button>
         </div>

@@ -1,6 +1,13 @@
-// The server's sync API (src/sync/api.rs): opaque blobs by id. Only ciphertext passes here; the
-// write token goes in the Authorization header, the version a write starts from in If-Match.
+// The server's sync API (src/sync/api.rs): opaque blobs by id, always as
+// application/octet-stream, only ciphertext. A create carries the write token this browser made
+// (Authorization: Bearer) and, when the site wants it, the site's key (X-Sync-Key, asked for as
+// lib/siteKey.ts says); a change or removal carries the token alone, and the version it starts
+// from in If-Match. A 404 means the blob is gone (never made, revoked, or expired unread); 429 and
+// 503 say in Retry-After how long to wait.
+import * as v from 'valibot';
 import { isRecord, parseJsonText } from '../lib/json';
+import { parseOrNull, record } from '../lib/schema';
+import { browserKeyDeps, withSiteKey } from '../lib/siteKey';
 
 export type BlobKind = 'vaults' | 'shares';
 
@@ -8,50 +15,72 @@ export class SyncApiError extends Error {
   constructor(
     message: string,
     readonly status: number,
+    /** Seconds the server asked to wait before trying again (429, 503), else null. */
+    readonly retryAfter: number | null = null,
   ) {
     super(message);
+    this.name = 'SyncApiError';
   }
 }
 
 export interface SyncInfo {
   maxBytes: number;
+  /** Making a vault or a shared deck needs the site's key. */
   keyRequired: boolean;
+  /** A vault nobody reads for this many days is removed (absent from older servers). */
+  vaultExpiryDays?: number;
+  /** A shared deck nobody reads for this many days is removed (absent from older servers). */
+  shareExpiryDays?: number;
 }
 
-const PUBLISH_KEY = 'sync:publishKey';
-export const PUBLISH_KEY_PROMPT = 'This site needs its publish key to sync and share decks. Publish key:';
+/** Sync's words when the site wants its key (lib/siteKey.ts keeps it and holds the rule). */
+export const SYNC_KEY_PROMPTS = {
+  ask: 'This site needs its key to sync and share decks. Key:',
+  refused: 'That key was not accepted. Key:',
+};
+const keyDeps = browserKeyDeps(SYNC_KEY_PROMPTS);
 
-function storedKey(): string | null {
-  try {
-    return localStorage.getItem(PUBLISH_KEY);
-  } catch {
-    return null;
-  }
+/**
+ * Retry-After in seconds: a number of seconds, or an HTTP date (from `now`, epoch ms); null
+ * when absent or unreadable. Never negative.
+ */
+export function retryAfterSeconds(header: string | null, now: number): number | null {
+  const text = header?.trim() ?? '';
+  if (text === '') return null;
+  if (/^\d+$/.test(text)) return Number(text);
+  // An HTTP date names its day and month ("Wed, 21 Oct 2015 07:28:00 GMT").
+  const at = /[A-Za-z]/.test(text) ? Date.parse(text) : Number.NaN;
+  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - now) / 1000));
 }
+
+const BUSY = 'The server is busy.';
 
 async function errorOf(response: Response): Promise<SyncApiError> {
-  let message = `The server answered ${response.status}.`;
+  const busy = response.status === 503;
+  let message = busy ? BUSY : `The server answered ${response.status}.`;
   try {
-    const body = (await response.json()) as { error?: unknown };
-    if (typeof body.error === 'string') message = body.error;
+    const body = (await response.json()) as unknown;
+    if (isRecord(body) && typeof body.error === 'string' && body.error.trim() !== '') message = body.error;
   } catch {
     // Not JSON (a proxy's page): the status says enough.
   }
-  return new SyncApiError(message, response.status);
+  const waits = response.status === 429 || busy;
+  return new SyncApiError(message, response.status, waits ? retryAfterSeconds(response.headers.get('Retry-After'), Date.now()) : null);
 }
 
-/** A write, asking once for the site's publish key when the server wants one. */
-async function write(url: string, init: RequestInit): Promise<Response> {
-  for (let attempt = 0; ; attempt += 1) {
-    const key = storedKey();
-    const headers = new Headers(init.headers);
-    if (key) headers.set('X-Publish-Key', key);
-    const response = await fetch(url, { ...init, headers });
-    if (response.status !== 401 || attempt > 0 || typeof window === 'undefined') return response;
-    const answer = window.prompt(PUBLISH_KEY_PROMPT)?.trim() ?? '';
-    if (answer === '') return response;
-    localStorage.setItem(PUBLISH_KEY, answer);
-  }
+const PositiveDays = v.pipe(v.number(), v.integer(), v.minValue(1));
+
+/** `GET /api/sync`'s answer: the two limits, and the expiry days when the server says them. */
+export function parseSyncInfoValue(value: unknown): SyncInfo | undefined {
+  if (!isRecord(value)) return undefined;
+  const { maxBytes, keyRequired } = value;
+  if (typeof maxBytes !== 'number' || typeof keyRequired !== 'boolean') return undefined;
+  const info: SyncInfo = { maxBytes, keyRequired };
+  const vaultDays = parseOrNull(PositiveDays, value.vaultExpiryDays);
+  const shareDays = parseOrNull(PositiveDays, value.shareExpiryDays);
+  if (vaultDays !== null) info.vaultExpiryDays = vaultDays;
+  if (shareDays !== null) info.shareExpiryDays = shareDays;
+  return info;
 }
 
 /**
@@ -66,10 +95,7 @@ export function embeddedSyncInfo(doc: Document): SyncInfo | null | undefined {
 /** The data block's text: `null` (sync off), the info, or undefined when absent or malformed. */
 export function parseSyncInfo(text: string | null | undefined): SyncInfo | null | undefined {
   const value = parseJsonText(text);
-  if (value === null) return null;
-  if (!isRecord(value)) return undefined;
-  const { maxBytes, keyRequired } = value;
-  return typeof maxBytes === 'number' && typeof keyRequired === 'boolean' ? { maxBytes, keyRequired } : undefined;
+  return value === null ? null : parseSyncInfoValue(value);
 }
 
 /** Whether the server syncs (null with --no-sync, which answers 404). */
@@ -77,44 +103,78 @@ export async function syncInfo(): Promise<SyncInfo | null> {
   const response = await fetch('/api/sync');
   if (response.status === 404) return null;
   if (!response.ok) throw await errorOf(response);
-  return (await response.json()) as SyncInfo;
+  const info = parseSyncInfoValue(await response.json());
+  if (!info) throw new SyncApiError('The server sent an answer this page does not understand.', response.status);
+  return info;
 }
 
-const octets = { 'Content-Type': 'application/octet-stream' };
+const OCTETS = 'application/octet-stream';
 
-export async function createBlob(kind: BlobKind, body: Uint8Array<ArrayBuffer>): Promise<{ id: string; token: string; version: number }> {
-  const response = await write(`/api/sync/${kind}`, { method: 'POST', headers: octets, body });
-  if (!response.ok) throw await errorOf(response);
-  return (await response.json()) as { id: string; token: string; version: number };
+const CreatedSchema = record({ id: v.pipe(v.string(), v.regex(/^[0-9a-f]{32}$/)), token: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]+$/)), version: v.pipe(v.number(), v.integer(), v.minValue(0)) });
+
+export interface Created {
+  id: string;
+  /** The token to keep: always the answer's. */
+  token: string;
+  version: number;
+  /** 200: a create sent again with the same token, answered with the blob the first one made (not with this body). */
+  replayed: boolean;
+}
+
+/**
+ * Makes a blob with the write token `token` (made and kept by the caller before this is called).
+ * Sent again with the same token after a lost answer, it gets the same blob. Null when the site
+ * wants its key and the visitor cancelled the prompt.
+ */
+export async function createBlob(kind: BlobKind, body: Uint8Array<ArrayBuffer>, token: string): Promise<Created | null> {
+  const outcome = await withSiteKey(async (key) => {
+    const headers: Record<string, string> = { 'Content-Type': OCTETS, Authorization: `Bearer ${token}` };
+    if (key) headers['X-Sync-Key'] = key;
+    const response = await fetch(`/api/sync/${kind}`, { method: 'POST', headers, body });
+    if (!response.ok) throw await errorOf(response);
+    const created = parseOrNull(CreatedSchema, await response.json());
+    if (!created) throw new SyncApiError('The server sent an answer this page does not understand.', response.status);
+    return { ...created, replayed: response.status === 200 };
+  }, keyDeps);
+  if (outcome.kind === 'done') return outcome.value;
+  if (outcome.kind === 'cancelled') return null;
+  throw outcome.error;
 }
 
 const versionOf = (response: Response) => Number(/"v(\d+)"/.exec(response.headers.get('ETag') ?? '')?.[1] ?? 0);
 
-export type ReadResult = { kind: 'unchanged' } | { kind: 'blob'; version: number; body: Uint8Array<ArrayBuffer> };
+export type ReadResult = { kind: 'unchanged' } | { kind: 'gone' } | { kind: 'blob'; version: number; body: Uint8Array<ArrayBuffer> };
 
-/** The blob, or 'unchanged' when it is still at `known` (a cheap 304). */
+/** The blob, 'unchanged' when it is still at `known` (a cheap 304), or 'gone' (404). */
 export async function readBlob(kind: BlobKind, id: string, known?: number): Promise<ReadResult> {
   const headers: Record<string, string> = known ? { 'If-None-Match': `"v${known}"` } : {};
   const response = await fetch(`/api/sync/${kind}/${id}`, { headers, cache: 'no-store' });
   if (response.status === 304) return { kind: 'unchanged' };
+  if (response.status === 404) return { kind: 'gone' };
   if (!response.ok) throw await errorOf(response);
   return { kind: 'blob', version: versionOf(response), body: new Uint8Array(await response.arrayBuffer()) };
 }
 
-export type WriteResult = { kind: 'written'; version: number } | { kind: 'conflict'; version: number };
+export type WriteResult = { kind: 'written'; version: number } | { kind: 'conflict'; version: number } | { kind: 'gone' };
 
+/** Replaces the blob if it is still at `base`; the token alone authorises it (no site key). */
 export async function writeBlob(kind: BlobKind, id: string, token: string, base: number, body: Uint8Array<ArrayBuffer>): Promise<WriteResult> {
-  const response = await write(`/api/sync/${kind}/${id}`, {
+  const response = await fetch(`/api/sync/${kind}/${id}`, {
     method: 'PUT',
-    headers: { ...octets, Authorization: `Bearer ${token}`, 'If-Match': `"v${base}"` },
+    headers: { 'Content-Type': OCTETS, Authorization: `Bearer ${token}`, 'If-Match': `"v${base}"` },
     body,
   });
   if (response.status === 409) return { kind: 'conflict', version: versionOf(response) };
+  if (response.status === 404) return { kind: 'gone' };
   if (!response.ok) throw await errorOf(response);
-  return { kind: 'written', version: ((await response.json()) as { version: number }).version };
+  const answer = (await response.json()) as unknown;
+  const version = isRecord(answer) && typeof answer.version === 'number' ? answer.version : null;
+  if (version === null) throw new SyncApiError('The server sent an answer this page does not understand.', response.status);
+  return { kind: 'written', version };
 }
 
+/** Removes the blob; one already gone (404) counts as removed. */
 export async function removeBlob(kind: BlobKind, id: string, token: string): Promise<void> {
-  const response = await write(`/api/sync/${kind}/${id}`, { method: 'DELETE', headers: { Authorization: `Bearer ${token}` } });
+  const response = await fetch(`/api/sync/${kind}/${id}`, { method: 'DELETE', headers: { Authorization: `Bearer ${token}` } });
   if (!response.ok && response.status !== 404) throw await errorOf(response);
 }

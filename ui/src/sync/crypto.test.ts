@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fromBase64Url, newKey, open, seal, toBase64Url } from './crypto';
+import { fromBase64Url, newKey, newToken, open, seal, toBase64Url } from './crypto';
 
 describe('sealing', () => {
   it('opens what it sealed, and the ciphertext holds no plain text', async () => {
@@ -33,5 +33,16 @@ describe('sealing', () => {
     const bytes = Uint8Array.from({ length: 256 }, (_, i) => i);
     expect(fromBase64Url(toBase64Url(bytes))).toEqual(bytes);
     expect(fromBase64Url('not base64!')).toBeNull();
+  });
+});
+
+describe('write tokens', () => {
+  it('are 32 random bytes as 43 characters of base64url, new each time', () => {
+    const tokens = Array.from({ length: 50 }, newToken);
+    for (const token of tokens) {
+      expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(fromBase64Url(token)).toHaveLength(32);
+    }
+    expect(new Set(tokens).size).toBe(tokens.length);
   });
 });

@@ -30,6 +30,17 @@ export async function newKey(): Promise<string> {
   return toBase64Url(new Uint8Array(await crypto.subtle.exportKey('raw', key)));
 }
 
+/** Bytes of a write token: 256 bits, as the server's own tokens were. */
+export const TOKEN_BYTES = 32;
+
+/**
+ * A fresh write token (43 characters of base64url). The browser makes it, and keeps it before it
+ * sends the create, so a create whose answer was lost can be sent again and get the same blob.
+ */
+export function newToken(): string {
+  return toBase64Url(crypto.getRandomValues(new Uint8Array(TOKEN_BYTES)));
+}
+
 async function importKey(text: string): Promise<CryptoKey> {
   const raw = fromBase64Url(text);
   if (raw?.length !== 32) throw new Error('The link’s key is damaged: copy the whole link again.');

@@ -2,57 +2,28 @@
 // what changed here, push (compare-and-swap on the version; on a conflict pull again and merge),
 // and remember what was synced as the base for telling local edits apart next time. In the
 // background it runs when something is saved here, on focus, when the page becomes visible, when
-// the connection returns, and every few seconds while the page is visible and online.
+// the connection returns, and every few seconds while the page is visible and online. A server
+// that says to wait (429, 503 with Retry-After) is left alone that long; a vault the server no
+// longer has (404: removed, or expired unread) stops the syncing until the learner starts again.
 import { announceSynced, onLocalChange } from '../lib/localChanges';
-import { createBlob, readBlob, writeBlob } from './api';
-import { newKey, open, seal } from './crypto';
+import { syncAdapters } from '../lib/syncAdapters';
+import { createBlob, readBlob, SyncApiError, writeBlob } from './api';
+import { newKey, newToken, open, seal } from './crypto';
 import type { VaultLink } from './links';
-import { applyState, baseOf, emptyBase, localState, parseVault, readLocal, toVault, type Base } from './local';
+import { applyState, baseOf, emptyBase, localState, parseVault, readLocal, toVault } from './local';
 import { canonical, merge, sameState, type VaultState } from './merge';
+import { syncStore, VAULT_KEY, type VaultRecord } from './state';
 
-export const VAULT_KEY = 'sync:vault';
-export const BASE_KEY = 'sync:base';
-/** A hash of the state last synced, so a poll that finds the vault unchanged uploads nothing. */
-export const SYNCED_HASH_KEY = 'sync:syncedHash';
+export type { VaultRecord };
+
 /** How often a visible page asks whether another device wrote (a 304 when not). */
 export const POLL_MS = 3000;
 const MAX_ROUNDS = 4;
 
-export interface VaultRecord extends VaultLink {
-  /** The vault version this browser last merged. */
-  version: number;
-  lastSyncedAt: string | null;
-}
+export const readVault = (): VaultRecord | null => syncStore.vault();
 
-function readJson(key: string): unknown {
-  try {
-    const raw = localStorage.getItem(key);
-    return raw === null ? null : (JSON.parse(raw) as unknown);
-  } catch {
-    return null;
-  }
-}
-
-export function readVault(): VaultRecord | null {
-  const value = readJson(VAULT_KEY) as Partial<VaultRecord> | null;
-  if (!value || typeof value.id !== 'string' || typeof value.key !== 'string' || typeof value.token !== 'string') return null;
-  return {
-    id: value.id,
-    key: value.key,
-    token: value.token,
-    version: typeof value.version === 'number' ? value.version : 0,
-    lastSyncedAt: typeof value.lastSyncedAt === 'string' ? value.lastSyncedAt : null,
-  };
-}
-
-function writeVault(vault: VaultRecord) {
-  localStorage.setItem(VAULT_KEY, JSON.stringify(vault));
-}
-
-function readBase(): Base {
-  const value = readJson(BASE_KEY) as Base | null;
-  return value && typeof value === 'object' && 'decks' in value ? value : emptyBase();
-}
+/** Whether a "Sync this browser" was sent and its answer never came (sending it again finishes it). */
+export const hasPendingVault = (): boolean => syncStore.pendingVault() !== null;
 
 /** FNV-1a, 32 bits twice (two seeds): enough to notice a change, not a security measure. */
 export function fingerprint(text: string): string {
@@ -66,78 +37,106 @@ export function fingerprint(text: string): string {
   return `${(a >>> 0).toString(16)}${(b >>> 0).toString(16)}`;
 }
 
-function writeBase(state: VaultState) {
-  localStorage.setItem(BASE_KEY, JSON.stringify(baseOf(state)));
-  localStorage.setItem(SYNCED_HASH_KEY, fingerprint(canonical(state)));
-}
+const writeBase = (state: VaultState) => syncStore.setBase(baseOf(state), fingerprint(canonical(state)));
 
 /** Stops syncing this browser; its data stays, the vault stays for the other devices. */
 export function forgetVault() {
-  localStorage.removeItem(VAULT_KEY);
-  localStorage.removeItem(BASE_KEY);
-  localStorage.removeItem(SYNCED_HASH_KEY);
-  status = { ...status, phase: 'idle', error: null, lastSyncedAt: null };
+  syncStore.forget();
+  waitUntil = 0;
+  status = { phase: 'idle', error: null, lastSyncedAt: null, retryAt: null };
   emit();
 }
 
-/** "Sync this browser": a new vault holding everything here. */
-export async function createVault(): Promise<VaultRecord> {
-  const key = await newKey();
-  const state = localState(readLocal(localStorage), emptyBase(), Date.now());
-  const created = await createBlob('vaults', await seal(toVault(state), key));
-  const vault: VaultRecord = { id: created.id, key, token: created.token, version: created.version, lastSyncedAt: new Date().toISOString() };
-  writeVault(vault);
-  writeBase(state);
-  status = { ...status, lastSyncedAt: vault.lastSyncedAt };
+/**
+ * "Sync this browser" (and starting again after the vault was removed): a new vault holding
+ * everything here. Its key and write token are kept before the request goes, so a create whose
+ * answer was lost is finished by calling this again: the server answers with the same vault. Null
+ * when the site wants its key and the visitor cancelled.
+ */
+export async function createVault(): Promise<VaultRecord | null> {
+  const adapters = await syncAdapters();
+  const pending = syncStore.pendingVault() ?? { key: await newKey(), token: newToken() };
+  syncStore.setPendingVault(pending);
+  const state = localState(readLocal(adapters), emptyBase(), Date.now());
+  const created = await createBlob('vaults', await seal(toVault(state), pending.key), pending.token);
+  if (!created) return null;
+  const lastSyncedAt = new Date().toISOString();
+  // Sent again after a lost answer, the vault holds what the first try sent, not this state:
+  // merge with it from scratch (version 0, no base) at the next sync.
+  const vault: VaultRecord = {
+    id: created.id,
+    key: pending.key,
+    token: created.token,
+    version: created.replayed ? 0 : created.version,
+    lastSyncedAt,
+    gone: false,
+  };
+  syncStore.setVault(vault);
+  if (created.replayed) syncStore.clearBase();
+  else writeBase(state);
+  syncStore.setPendingVault(null);
+  waitUntil = 0;
+  status = { phase: 'idle', error: null, lastSyncedAt, retryAt: null };
   emit();
+  if (created.replayed) void syncNow();
   return vault;
 }
 
 /** Opening a vault's link: everything here is merged with the vault at the first sync. */
 export async function joinVault(link: VaultLink): Promise<void> {
-  writeVault({ ...link, version: 0, lastSyncedAt: null });
-  localStorage.removeItem(BASE_KEY);
-  localStorage.removeItem(SYNCED_HASH_KEY);
+  syncStore.forget();
+  syncStore.setVault({ ...link, version: 0, lastSyncedAt: null, gone: false });
+  status = { phase: 'idle', error: null, lastSyncedAt: null, retryAt: null };
   await syncNow();
 }
 
 function finish(vault: VaultRecord, version: number) {
   const lastSyncedAt = new Date().toISOString();
-  writeVault({ ...vault, version, lastSyncedAt });
-  status = { phase: 'idle', error: null, lastSyncedAt };
+  syncStore.setVault({ ...vault, version, lastSyncedAt });
+  status = { phase: 'idle', error: null, lastSyncedAt, retryAt: null };
+  emit();
+}
+
+/** The server has no such vault any more: say so, and stop asking until the learner starts again. */
+function gone(vault: VaultRecord) {
+  syncStore.setVault({ ...vault, gone: true });
+  status = { ...status, phase: 'gone', error: null, retryAt: null };
   emit();
 }
 
 /** One sync: pull, merge, apply, push; repeated when another device wrote in between. */
 async function syncOnce(): Promise<void> {
+  const adapters = await syncAdapters();
   for (let round = 0; round < MAX_ROUNDS; round += 1) {
     const vault = readVault();
-    if (!vault) return;
-    const snapshot = readLocal(localStorage);
-    const local = localState(snapshot, readBase(), Date.now());
+    if (!vault || vault.gone) return;
+    const snapshot = readLocal(adapters);
+    const local = localState(snapshot, syncStore.base(), Date.now());
     const pulled = await readBlob('vaults', vault.id, vault.version || undefined);
+    if (pulled.kind === 'gone') return gone(vault);
     let remote: VaultState | null = null;
     let version = vault.version;
     if (pulled.kind === 'blob') {
-      remote = parseVault(await open(pulled.body, vault.key));
+      remote = parseVault(await open(pulled.body, vault.key), adapters);
       if (!remote) throw new Error('The vault holds data this version of the app does not read.');
       version = pulled.version;
     }
     // Unchanged since the last merge: this browser's state already contains the vault's.
     const merged = remote ? merge(remote, local) : local;
-    if (!remote && fingerprint(canonical(local)) === localStorage.getItem(SYNCED_HASH_KEY)) {
+    if (!remote && fingerprint(canonical(local)) === syncStore.syncedHash()) {
       finish(vault, version);
       return;
     }
     // Something saved here while the vault was on its way: start again from what is stored now.
-    if (canonical(readLocal(localStorage)) !== canonical(snapshot)) continue;
-    if (applyState(localStorage, merged, snapshot)) announceSynced();
+    if (canonical(readLocal(adapters)) !== canonical(snapshot)) continue;
+    if (applyState(adapters, merged, snapshot)) announceSynced();
     writeBase(merged);
     let next = version;
     if (!remote || !sameState(remote, merged)) {
       const written = await writeBlob('vaults', vault.id, vault.token, version, await seal(toVault(merged), vault.key));
+      if (written.kind === 'gone') return gone(vault);
       if (written.kind === 'conflict') {
-        writeVault({ ...vault, version });
+        syncStore.setVault({ ...vault, version });
         continue;
       }
       next = written.version;
@@ -151,13 +150,18 @@ async function syncOnce(): Promise<void> {
 // --- Status and the background loop --------------------------------------------------------------
 
 export interface SyncStatus {
-  phase: 'idle' | 'syncing' | 'offline' | 'error';
+  /** 'gone': the server no longer has this browser's vault (removed, or expired unread). */
+  phase: 'idle' | 'syncing' | 'offline' | 'error' | 'gone';
   error: string | null;
   lastSyncedAt: string | null;
+  /** Until when (epoch ms) the server asked to be left alone, with the error that said so; else null. */
+  retryAt: number | null;
 }
 
-let status: SyncStatus = { phase: 'idle', error: null, lastSyncedAt: readVaultSafely()?.lastSyncedAt ?? null };
-const listeners = new Set<() => void>();
+function initialStatus(): SyncStatus {
+  const vault = readVaultSafely();
+  return { phase: vault?.gone ? 'gone' : 'idle', error: null, lastSyncedAt: vault?.lastSyncedAt ?? null, retryAt: null };
+}
 
 function readVaultSafely(): VaultRecord | null {
   try {
@@ -166,6 +170,9 @@ function readVaultSafely(): VaultRecord | null {
     return null;
   }
 }
+
+let status: SyncStatus = initialStatus();
+const listeners = new Set<() => void>();
 
 function emit() {
   for (const listener of listeners) listener();
@@ -180,32 +187,59 @@ export const currentStatus = () => status;
 
 let running: Promise<void> | null = null;
 let again = false;
+/** Until when (epoch ms) the server asked not to be asked; 0 when it did not. */
+let waitUntil = 0;
+let waitTimer: ReturnType<typeof setTimeout> | undefined;
 // Read through functions: they change while a sync awaits.
 const isOnline = () => navigator.onLine;
 const wantedAgain = () => again;
 
-/** Syncs now, or once more after the sync under way; never two at once. */
+/** How long to leave the server alone after `error`, in ms; null when it did not ask. */
+export function backOffMs(error: unknown): number | null {
+  return error instanceof SyncApiError && error.retryAfter !== null ? error.retryAfter * 1000 : null;
+}
+
+function waitThenSync(ms: number) {
+  waitUntil = Date.now() + ms;
+  clearTimeout(waitTimer);
+  waitTimer = setTimeout(() => {
+    waitUntil = 0;
+    void syncNow();
+  }, ms);
+}
+
+/** Syncs now, or once more after the sync under way; never two at once, never while told to wait. */
 export function syncNow(): Promise<void> {
   if (running) {
     again = true;
     return running;
   }
+  if (Date.now() < waitUntil) return Promise.resolve();
   running = (async () => {
     do {
       again = false;
-      if (!readVault()) break;
+      const vault = readVault();
+      if (!vault || vault.gone) break;
       if (!navigator.onLine) {
         status = { ...status, phase: 'offline' };
         emit();
         break;
       }
-      status = { ...status, phase: 'syncing' };
+      status = { ...status, phase: 'syncing', retryAt: null };
       emit();
       try {
         await syncOnce();
       } catch (error) {
-        status = { ...status, phase: isOnline() ? 'error' : 'offline', error: error instanceof Error ? error.message : String(error) };
+        const wait = backOffMs(error);
+        if (wait !== null) waitThenSync(wait);
+        status = {
+          ...status,
+          phase: isOnline() ? 'error' : 'offline',
+          error: error instanceof Error ? error.message : String(error),
+          retryAt: wait === null ? null : waitUntil,
+        };
         emit();
+        if (wait !== null) break;
       }
     } while (wantedAgain());
   })().finally(() => {
@@ -238,7 +272,8 @@ export function startBackgroundSync() {
   // Another tab of this browser synced or saved: its writes are already here, the base too.
   window.addEventListener('storage', (event) => {
     if (event.key === VAULT_KEY) {
-      status = { ...status, lastSyncedAt: readVault()?.lastSyncedAt ?? null };
+      const vault = readVault();
+      status = { ...status, lastSyncedAt: vault?.lastSyncedAt ?? null, ...(vault?.gone ? { phase: 'gone' as const } : {}) };
       emit();
     }
   });

@@ -1,34 +1,19 @@
-// This browser's side of sync: reading the decks, review logs and calendar list from localStorage
-// under the keys the spec fixes (decks:index, decks:{id}, reviews:{id}, calendars:v1), turning
-// them into a VaultState (what changed since the last sync is told by the base it kept), and
-// writing a merged state back, touching only what differs. Also the vault's stored form, read
-// defensively: it comes from another device.
+// This browser's side of sync: what the features' adapters read (decks, review logs, the calendar
+// list) as a VaultState, telling local edits and deletions apart by the base the last sync left,
+// and a merged state written back through the same adapters, touching only what differs. Also
+// the vault's stored form, read defensively (it comes from another device) with the features'
+// own checks for what is theirs. No feature's storage key, version or default is declared here.
 import { isRecord } from '../lib/json';
-import { canonical, isLive, type CalendarList, type DeckEntry, type DeckReviews, type Mark, type VaultState } from './merge';
-
-export const INDEX_KEY = 'decks:index';
-export const CALENDARS_KEY = 'calendars:v1';
-export const deckKey = (id: string) => `decks:${id}`;
-export const reviewsKey = (id: string) => `reviews:${id}`;
-/** The review log's stored form (version 1) and the default daily cap of new cards. */
-const REVIEWS_VERSION = 1;
-const DEFAULT_NEW_PER_DAY = 20;
+import type { CalendarsAdapter, DecksAdapter, DecksSnapshot, SyncAdapters, SyncDeck, SyncedReviews } from '../lib/syncAdapters';
+import { canonical, isLive, type CalendarList, type DeckEntry, type DeckReviews, type VaultState } from './merge';
 
 export const VAULT_TYPE = 'hearth-vault';
 export const VAULT_VERSION = 1;
 
-interface LocalReviews {
-  newPerDay: number;
-  items: Record<string, unknown>;
-  log: Mark[];
-}
-
 /** What this browser holds now. */
 export interface LocalSnapshot {
-  order: string[];
-  decks: Record<string, Record<string, unknown>>;
-  reviews: Record<string, LocalReviews>;
-  calendars: unknown[];
+  decks: DecksSnapshot;
+  calendars: readonly unknown[];
 }
 
 /** What the last sync left, to tell local edits and deletions from what came from the vault. */
@@ -41,60 +26,26 @@ export interface Base {
 
 export const emptyBase = (): Base => ({ decks: {}, newPerDay: {}, calendarsText: '[]', calendarsAt: 0 });
 
-function readJson(storage: Storage, key: string): unknown {
-  try {
-    const raw = storage.getItem(key);
-    return raw === null ? undefined : (JSON.parse(raw) as unknown);
-  } catch {
-    return undefined;
-  }
-}
+type Adapters = Pick<SyncAdapters, 'decks' | 'calendars'>;
 
-function parseMark(value: unknown): Mark | null {
-  if (!Array.isArray(value) || value.length !== 3) return null;
-  const [key, at, grade] = value as unknown[];
-  if (typeof key !== 'string' || key === '' || typeof at !== 'number' || !Number.isFinite(at) || typeof grade !== 'string') return null;
-  return [key, at, grade];
-}
-
-function parseMarks(value: unknown): Mark[] {
-  if (!Array.isArray(value)) return [];
-  return (value as unknown[]).flatMap((entry) => {
-    const mark = parseMark(entry);
-    return mark ? [mark] : [];
-  });
-}
-
-const cap = (value: unknown) =>
-  typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : DEFAULT_NEW_PER_DAY;
-
-export function readLocal(storage: Storage): LocalSnapshot {
-  const index = readJson(storage, INDEX_KEY);
-  const order = Array.isArray(index) ? [...new Set((index as unknown[]).filter((id): id is string => typeof id === 'string' && id !== ''))] : [];
-  const decks: LocalSnapshot['decks'] = {};
-  const reviews: LocalSnapshot['reviews'] = {};
-  for (const id of order) {
-    const deck = readJson(storage, deckKey(id));
-    if (!isRecord(deck) || (deck.type !== undefined && deck.type !== 'deck')) continue;
-    decks[id] = deck;
-    const stored = readJson(storage, reviewsKey(id));
-    if (isRecord(stored) && stored.type === 'reviews') {
-      reviews[id] = { newPerDay: cap(stored.newPerDay), items: isRecord(stored.items) ? stored.items : {}, log: parseMarks(stored.log) };
-    }
-  }
-  const calendars = readJson(storage, CALENDARS_KEY);
-  return { order: order.filter((id) => id in decks), decks, reviews, calendars: Array.isArray(calendars) ? (calendars as unknown[]) : [] };
+export function readLocal(adapters: Adapters): LocalSnapshot {
+  return { decks: adapters.decks.read(), calendars: adapters.calendars.read() };
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** When a deck was saved (epoch ms; 0 when its feature has no readable time for it). */
+function savedAtOf(deck: SyncDeck): number {
+  const parsed = Date.parse(deck.createdAt);
+  return Number.isNaN(parsed) ? 0 : parsed;
+}
+
 /** This browser's data as a VaultState: a deck saved since the base is an edit of the base's version. */
 export function localState(snapshot: LocalSnapshot, base: Base, now: number): VaultState {
   const decks: Record<string, DeckEntry> = {};
-  for (const [id, deck] of Object.entries(snapshot.decks)) {
+  for (const [id, deck] of Object.entries(snapshot.decks.decks)) {
     const before = base.decks[id];
-    const parsed = typeof deck.createdAt === 'string' ? Date.parse(deck.createdAt) : Number.NaN;
-    const saved = Number.isNaN(parsed) ? 0 : parsed;
+    const saved = savedAtOf(deck);
     if (before && !before.deleted && before.savedAt === saved) {
       decks[id] = { savedAt: saved, baseAt: before.baseAt, deck };
       continue;
@@ -103,14 +54,16 @@ export function localState(snapshot: LocalSnapshot, base: Base, now: number): Va
     const savedAt = before ? Math.max(saved, before.savedAt + 1) : saved;
     decks[id] = { savedAt, baseAt: before?.savedAt ?? 0, deck: savedAt === saved ? deck : { ...deck, createdAt: iso(savedAt) } };
   }
+  // A deck in the list whose record cannot be read here was not deleted here.
+  const listed = new Set(snapshot.decks.order);
   for (const [id, before] of Object.entries(base.decks)) {
-    if (id in decks) continue;
+    if (id in decks || listed.has(id)) continue;
     decks[id] = before.deleted
       ? { savedAt: before.savedAt, baseAt: before.baseAt, deleted: true }
       : { savedAt: Math.max(now, before.savedAt + 1), baseAt: before.savedAt, deleted: true };
   }
   const reviews: Record<string, DeckReviews> = {};
-  for (const [id, local] of Object.entries(snapshot.reviews)) {
+  for (const [id, local] of Object.entries(snapshot.decks.reviews)) {
     const before = base.newPerDay[id];
     const setAt = before && before.value === local.newPerDay ? before.setAt : before ? now : 0;
     reviews[id] = { newPerDay: local.newPerDay, setAt, log: local.log };
@@ -133,55 +86,45 @@ export function baseOf(state: VaultState): Base {
   return { decks, newPerDay, calendarsText: canonical(state.calendars.list), calendarsAt: state.calendars.savedAt };
 }
 
+const sameReviews = (a: SyncedReviews, b: SyncedReviews) => a.newPerDay === b.newPerDay && canonical(a.log) === canonical(b.log);
+
 /**
- * Writes `state` into storage where it differs from `snapshot`: decks, the index (new decks in
- * front, newest first; the rest in this browser's order), review logs (an item whose marks changed
- * loses its derived state, which the review log then replays) and the calendar list. Returns
- * whether anything was written. A full quota throws; the next sync tries again.
+ * Writes `state` through the adapters where it differs from `snapshot`: decks, the list (new
+ * decks in front, newest first; the rest in this browser's order), review logs and the calendar
+ * list. Returns whether anything was written. A full quota throws; the next sync tries again.
  */
-export function applyState(storage: Storage, state: VaultState, snapshot: LocalSnapshot): boolean {
-  let changed = false;
-  const live = Object.entries(state.decks).filter((pair): pair is [string, DeckEntry & { deck: Record<string, unknown> }] => isLive(pair[1]));
-  for (const [id, entry] of live) {
-    const local = snapshot.decks[id];
-    if (!local || canonical(local) !== canonical(entry.deck)) {
-      storage.setItem(deckKey(id), JSON.stringify(entry.deck));
-      changed = true;
-    }
+export function applyState(adapters: Adapters, state: VaultState, snapshot: LocalSnapshot): boolean {
+  const here = snapshot.decks;
+  const put: Record<string, SyncDeck> = {};
+  const liveIds = new Set<string>();
+  const arrived: [string, number][] = [];
+  const listed = new Set(here.order);
+  for (const [id, entry] of Object.entries(state.decks)) {
+    if (!isLive(entry)) continue;
+    liveIds.add(id);
+    const local = here.decks[id];
+    if (!local || canonical(local) !== canonical(entry.deck)) put[id] = entry.deck;
+    if (!listed.has(id)) arrived.push([id, entry.savedAt]);
   }
-  for (const id of Object.keys(snapshot.decks)) {
+  const remove = here.order.filter((id) => {
     const entry = state.decks[id];
-    if (entry && !isLive(entry)) {
-      storage.removeItem(deckKey(id));
-      storage.removeItem(reviewsKey(id));
-      changed = true;
-    }
-  }
-  const liveIds = new Set(live.map(([id]) => id));
-  const arrived = live
-    .filter(([id]) => !(id in snapshot.decks))
-    .sort(([, a], [, b]) => b.savedAt - a.savedAt)
-    .map(([id]) => id);
-  const order = [...arrived, ...snapshot.order.filter((id) => liveIds.has(id))];
-  if (canonical(order) !== canonical(snapshot.order)) {
-    storage.setItem(INDEX_KEY, JSON.stringify(order));
-    changed = true;
-  }
-  for (const [id, reviews] of Object.entries(state.reviews)) {
+    return entry !== undefined && !isLive(entry);
+  });
+  const removed = new Set(remove);
+  arrived.sort(([, a], [, b]) => b - a);
+  const order = [...arrived.map(([id]) => id), ...here.order.filter((id) => !removed.has(id))];
+  const reviews: Record<string, SyncedReviews> = {};
+  for (const [id, merged] of Object.entries(state.reviews)) {
     if (!liveIds.has(id)) continue;
-    const local = snapshot.reviews[id];
-    if (local && local.newPerDay === reviews.newPerDay && canonical(local.log) === canonical(reviews.log)) continue;
-    const known = new Set((local?.log ?? []).map((mark) => `${mark[1]}\u0000${mark[0]}\u0000${mark[2]}`));
-    const touched = new Set(reviews.log.filter((mark) => !known.has(`${mark[1]}\u0000${mark[0]}\u0000${mark[2]}`)).map((mark) => mark[0]));
-    const items = Object.fromEntries(Object.entries(local?.items ?? {}).filter(([key]) => !touched.has(key)));
-    storage.setItem(reviewsKey(id), JSON.stringify({ type: 'reviews', version: REVIEWS_VERSION, newPerDay: reviews.newPerDay, items, log: reviews.log }));
-    changed = true;
+    const local = here.reviews[id];
+    if (!local || !sameReviews(local, merged)) reviews[id] = { newPerDay: merged.newPerDay, log: merged.log };
   }
-  if (canonical(state.calendars.list) !== canonical(snapshot.calendars)) {
-    storage.setItem(CALENDARS_KEY, JSON.stringify(state.calendars.list));
-    changed = true;
-  }
-  return changed;
+  const orderChanged = canonical(order) !== canonical(here.order);
+  const decksChanged = Object.keys(put).length > 0 || remove.length > 0 || orderChanged || Object.keys(reviews).length > 0;
+  if (decksChanged) adapters.decks.apply({ put, remove, order: orderChanged ? order : null, reviews });
+  const calendarsChanged = canonical(state.calendars.list) !== canonical(snapshot.calendars);
+  if (calendarsChanged) adapters.calendars.write(state.calendars.list);
+  return decksChanged || calendarsChanged;
 }
 
 /** The vault as it is sealed and uploaded. */
@@ -189,23 +132,32 @@ export const toVault = (state: VaultState) => ({ type: VAULT_TYPE, version: VAUL
 
 const num = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
 
-/** A vault as another device wrote it; entries without their shape are dropped, null when it is no vault. */
-export function parseVault(value: unknown): VaultState | null {
+/**
+ * A vault as another device wrote it; null when it is no vault. Sync's own fields are checked
+ * here, each deck, review log and the calendar list by its feature's adapter. A deck this app
+ * cannot read (a newer device's) is left out: this browser keeps no copy of it, and the device
+ * that wrote it keeps carrying it.
+ */
+export function parseVault(value: unknown, adapters: { decks: DecksAdapter; calendars: CalendarsAdapter }): VaultState | null {
   if (!isRecord(value) || value.type !== VAULT_TYPE || value.version !== VAULT_VERSION) return null;
   const decks: Record<string, DeckEntry> = {};
   for (const [id, raw] of Object.entries(isRecord(value.decks) ? value.decks : {})) {
     if (!isRecord(raw)) continue;
-    if (raw.deleted === true) decks[id] = { savedAt: num(raw.savedAt), baseAt: num(raw.baseAt), deleted: true };
-    else if (isRecord(raw.deck)) decks[id] = { savedAt: num(raw.savedAt), baseAt: num(raw.baseAt), deck: raw.deck };
+    if (raw.deleted === true) {
+      decks[id] = { savedAt: num(raw.savedAt), baseAt: num(raw.baseAt), deleted: true };
+      continue;
+    }
+    const deck = adapters.decks.parseDeck(raw.deck, id);
+    if (deck) decks[id] = { savedAt: num(raw.savedAt), baseAt: num(raw.baseAt), deck };
   }
   const reviews: Record<string, DeckReviews> = {};
   for (const [id, raw] of Object.entries(isRecord(value.reviews) ? value.reviews : {})) {
-    if (isRecord(raw)) reviews[id] = { newPerDay: cap(raw.newPerDay), setAt: num(raw.setAt), log: parseMarks(raw.log) };
+    if (isRecord(raw)) reviews[id] = { ...adapters.decks.parseReviews(raw.newPerDay, raw.log), setAt: num(raw.setAt) };
   }
   const calendars = isRecord(value.calendars) ? value.calendars : {};
   return {
     decks,
     reviews,
-    calendars: { savedAt: num(calendars.savedAt), list: Array.isArray(calendars.list) ? (calendars.list as unknown[]) : [] },
+    calendars: { savedAt: num(calendars.savedAt), list: adapters.calendars.parse(calendars.list) },
   };
 }

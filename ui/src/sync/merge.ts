@@ -3,14 +3,17 @@
 // version that the winner never saw (a concurrent edit) is kept as a copy named '(conflict copy)',
 // so no card is ever lost; review logs are united mark by mark; the calendar list is one value,
 // the later one wins. merge(a, b) = merge(b, a), merge(a, a) = a, merge(merge(a, b), b) =
-// merge(a, b): every device that syncs through the vault ends with the same state.
+// merge(a, b): every device that syncs through the vault ends with the same state. Decks and
+// marks are the features' own (lib/syncAdapters.ts): the merge reads a deck's id, name and
+// createdAt, and carries the rest.
+import type { SyncDeck, SyncMark } from '../lib/syncAdapters';
 
-/** A saved deck as stored under decks:{id}; `deck.createdAt` is the ISO form of `savedAt`. */
+/** A saved deck as its feature stores it; `deck.createdAt` is the ISO form of `savedAt`. */
 export interface LiveEntry {
   savedAt: number;
   /** The savedAt of the version this one was edited from (0 for a new deck). */
   baseAt: number;
-  deck: Record<string, unknown>;
+  deck: SyncDeck;
 }
 
 export interface Tombstone {
@@ -22,7 +25,7 @@ export interface Tombstone {
 export type DeckEntry = LiveEntry | Tombstone;
 
 /** One review mark as the review log stores it: item key, epoch ms, grade. */
-export type Mark = readonly [key: string, at: number, grade: string];
+export type Mark = SyncMark;
 
 export interface DeckReviews {
   newPerDay: number;
@@ -32,6 +35,7 @@ export interface DeckReviews {
   log: readonly Mark[];
 }
 
+/** The calendars feature's saved list, one value. */
 export interface CalendarList {
   savedAt: number;
   list: readonly unknown[];
@@ -89,7 +93,7 @@ export const conflictId = (id: string, loser: LiveEntry) => `${id}-conflict-${lo
 
 function conflictCopy(id: string, loser: LiveEntry): [string, LiveEntry] {
   const copyId = conflictId(id, loser);
-  const name = typeof loser.deck.name === 'string' ? loser.deck.name : '';
+  const name = loser.deck.name;
   const named = name.endsWith(CONFLICT_SUFFIX) ? name : `${name}${CONFLICT_SUFFIX}`;
   return [copyId, { savedAt: loser.savedAt, baseAt: loser.savedAt, deck: { ...loser.deck, id: copyId, name: named } }];
 }

@@ -37,11 +37,3 @@ export function useSyncInfo(): SyncInfo | null | undefined {
   }, []);
   return value;
 }
-
-/** "12:04" today, else the date and time. */
-export function syncedWhen(iso: string | null): string {
-  if (!iso) return 'never';
-  const date = new Date(iso);
-  const today = new Date().toDateString() === date.toDateString();
-  return today ? date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' }) : date.toLocaleString();
-}

@@ -60,17 +60,14 @@ function parseEntry(value: unknown): ReviewEntry | null {
 }
 
 /**
- * A stored record, validated: null when it is not a version-1 review record at all; otherwise bad
- * marks are dropped, the log is put in time order, and an item whose stored state is missing or
- * unreadable gets the state its marks lead to. (Hand-written loops for the entries: the deck list
- * reads 10,000 of them.)
+ * Marks as stored: bad ones dropped, the rest in time order; anything but a list reads as none.
+ * (A hand-written loop: the deck list reads 10,000 of them.)
  */
-export function parseReviews(value: unknown): ReviewRecord | null {
-  const stored = parseOrNull(EnvelopeSchema, value);
-  if (!stored) return null;
+export function parseLog(value: unknown): ReviewEntry[] {
+  if (!Array.isArray(value)) return [];
   const log: ReviewEntry[] = [];
   let sorted = true;
-  for (const raw of stored.log) {
+  for (const raw of value as unknown[]) {
     const entry = parseEntry(raw);
     if (!entry) continue;
     const last = log[log.length - 1];
@@ -78,6 +75,30 @@ export function parseReviews(value: unknown): ReviewRecord | null {
     log.push(entry);
   }
   if (!sorted) log.sort((a, b) => a[1] - b[1]);
+  return log;
+}
+
+/** The daily cap as stored: a valid cap, else the default. */
+export const newPerDayOr = (value: unknown): number => parseNewPerDay(value) ?? DEFAULT_NEW_PER_DAY;
+
+/**
+ * A stored record's cap and marks only, without the derived states (what sync carries), checked
+ * as parseReviews checks them; null when it is not a version-1 review record.
+ */
+export function parseMarks(value: unknown): Pick<ReviewRecord, 'newPerDay' | 'log'> | null {
+  const stored = parseOrNull(EnvelopeSchema, value);
+  return stored && { newPerDay: newPerDayOr(stored.newPerDay), log: parseLog(stored.log) };
+}
+
+/**
+ * A stored record, validated: null when it is not a version-1 review record at all; otherwise bad
+ * marks are dropped, the log is put in time order, and an item whose stored state is missing or
+ * unreadable gets the state its marks lead to.
+ */
+export function parseReviews(value: unknown): ReviewRecord | null {
+  const stored = parseOrNull(EnvelopeSchema, value);
+  if (!stored) return null;
+  const log = parseLog(stored.log);
   const items: Record<string, ItemState> = {};
   for (const [key, raw] of Object.entries(stored.items)) {
     const state = parseItemState(raw);
@@ -89,7 +110,7 @@ export function parseReviews(value: unknown): ReviewRecord | null {
     const state = replayKey(log, key);
     if (state) items[key] = state;
   }
-  return { newPerDay: stored.newPerDay, items, log };
+  return { newPerDay: newPerDayOr(stored.newPerDay), items, log };
 }
 
 export function toStored(reviews: ReviewRecord): StoredReviews {

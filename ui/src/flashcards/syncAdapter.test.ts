@@ -1,0 +1,173 @@
+// The adapter sync reads and writes the decks through, held to this feature's own storage: what
+// the deck store writes, the adapter reads the same; what the adapter writes, the deck store and
+// the review log read back; defaults and versions come from the feature's constants.
+import { describe, expect, it } from 'vitest';
+import { MemoryStorage } from '../lib/memoryStorage';
+import { defaultMeta, emptyCard, normaliseForSave, type Deck } from './deck';
+import { createDeckStore, deckDraftKey, deckKey, INDEX_KEY, reviewsKey, sessionKey } from './storage';
+import { DEFAULT_NEW_PER_DAY, emptyReviews, recordMark, toStored } from './srs/reviewLog';
+import { createDecksSyncAdapter } from './syncAdapter';
+
+const T = new Date('2026-03-01T10:00:00.000Z');
+let counter = 0;
+const makeId = () => `id-${(counter += 1)}`;
+
+function deck(id: string, name: string, fronts: string[] = ['cat'], at = T): Deck {
+  const cards = fronts.map((front, i) => ({ ...emptyCard(`${id}-c${i}`), front, back: `${front}!` }));
+  return normaliseForSave(id, { ...defaultMeta(), name, targetLang: 'nl' }, cards, at);
+}
+
+function setup() {
+  const storage = new MemoryStorage();
+  return { storage, store: createDeckStore(storage, makeId), adapter: createDecksSyncAdapter(storage, makeId) };
+}
+
+describe('the decks adapter and the deck store agree', () => {
+  it('reads a deck the store saved as the store reads it, in the list order', () => {
+    const { store, adapter } = setup();
+    store.saveDeck(deck('a', 'Animals'));
+    store.saveDeck(deck('b', 'Birds', ['owl', 'jay']));
+    const read = adapter.read();
+    expect(read.order).toEqual(['b', 'a']);
+    expect(read.decks.a).toEqual({ ...store.readDeck('a') });
+    expect(read.decks.b).toEqual({ ...store.readDeck('b') });
+    expect(adapter.readDeck('b')).toEqual(read.decks.b);
+  });
+
+  it('writes decks and the list the store then reads, and removes what the feature keeps with a deck', () => {
+    const { storage, store, adapter } = setup();
+    store.saveDeck(deck('gone', 'Old'));
+    store.writeReviews('gone', recordMark(emptyReviews(), 'gone-c0', 'good', T.getTime()));
+    storage.setItem(sessionKey('gone'), '{}');
+    storage.setItem(deckDraftKey('gone'), '{}');
+    const arrived = adapter.parseDeck(JSON.parse(JSON.stringify(deck('new', 'New', ['sun']))), 'new');
+    expect(arrived).not.toBeNull();
+    if (!arrived) return;
+    adapter.apply({ put: { new: arrived }, remove: ['gone'], order: ['new'], reviews: {} });
+    expect(store.readIndex()).toEqual(['new']);
+    expect(store.readDeck('new')).toEqual(deck('new', 'New', ['sun']));
+    for (const key of [deckKey('gone'), reviewsKey('gone'), sessionKey('gone'), deckDraftKey('gone')]) expect(storage.getItem(key)).toBeNull();
+  });
+
+  it('round-trips every deck the store accepts, unchanged', () => {
+    const { store, adapter } = setup();
+    const original = { ...deck('r', 'Round', ['a', 'b', 'c']), bidirectional: true, description: 'trip', sourceLang: 'hu' as const };
+    store.saveDeck(original);
+    const read = adapter.read();
+    adapter.apply({ put: read.decks, remove: [], order: read.order, reviews: {} });
+    expect(store.readDeck('r')).toEqual(original);
+    expect(adapter.read()).toEqual(read);
+  });
+
+  it('reads a deck stored without card ids the same way every time, so sync sees no change', () => {
+    const { storage, adapter } = setup();
+    storage.setItem(INDEX_KEY, JSON.stringify(['x']));
+    storage.setItem(deckKey('x'), JSON.stringify({ type: 'deck', version: 1, name: 'Bare', cards: [{ front: 'a', back: 'b' }, { front: 'c', back: 'd' }] }));
+    const first = adapter.read();
+    expect(adapter.read()).toEqual(first);
+    const ids = (first.decks.x?.cards as { id: string }[]).map((card) => card.id);
+    expect(new Set(ids).size).toBe(2);
+  });
+
+  it("leaves a deck of another version unread, but in the list (so it is not taken for deleted)", () => {
+    const { storage, adapter } = setup();
+    storage.setItem(INDEX_KEY, JSON.stringify(['future', 'now']));
+    storage.setItem(deckKey('future'), JSON.stringify({ type: 'deck', version: 2, name: 'Later', cards: [] }));
+    storage.setItem(deckKey('now'), JSON.stringify(deck('now', 'Now')));
+    const read = adapter.read();
+    expect(read.order).toEqual(['future', 'now']);
+    expect(Object.keys(read.decks)).toEqual(['now']);
+    expect(adapter.parseDeck({ type: 'deck', version: 2, name: 'Later', cards: [] }, 'future')).toBeNull();
+    expect(adapter.parseDeck({ type: 'calendar', name: 'x' }, 'c')).toBeNull();
+  });
+});
+
+describe('the review logs as sync carries them', () => {
+  const caps: unknown[] = [undefined, null, -1, 2.5, 10_000, 'many', 0, 7, 9999];
+
+  it("reads the daily new-card cap as the review log does, its default from the feature's one constant", () => {
+    const { storage, store, adapter } = setup();
+    caps.forEach((cap, i) => {
+      const id = `d${i}`;
+      store.saveDeck(deck(id, id));
+      storage.setItem(reviewsKey(id), JSON.stringify({ type: 'reviews', version: 1, newPerDay: cap, items: {}, log: [] }));
+    });
+    const read = adapter.read();
+    caps.forEach((cap, i) => {
+      const id = `d${i}`;
+      expect(read.reviews[id]?.newPerDay, `stored cap ${String(cap)}`).toBe(store.readReviews(id).newPerDay);
+      // The same cap arriving in a vault reads the same.
+      expect(adapter.parseReviews(cap, []).newPerDay, `vault cap ${String(cap)}`).toBe(store.readReviews(id).newPerDay);
+    });
+    expect(adapter.parseReviews(undefined, undefined)).toEqual({ newPerDay: DEFAULT_NEW_PER_DAY, log: [] });
+  });
+
+  it('keeps the marks the review log keeps, whether they come from storage or from a vault', () => {
+    const { storage, store, adapter } = setup();
+    store.saveDeck(deck('m', 'Marks'));
+    const log = [['m-c0', 3, 'good'], ['m-c0', 1, 'again'], ['m-c0', 2, 'meh'], ['', 4, 'good'], 'junk'];
+    storage.setItem(reviewsKey('m'), JSON.stringify({ type: 'reviews', version: 1, newPerDay: 5, items: {}, log }));
+    expect(adapter.read().reviews.m).toEqual({ newPerDay: 5, log: store.readReviews('m').log });
+    expect(adapter.parseReviews(5, log)).toEqual({ newPerDay: 5, log: store.readReviews('m').log });
+    expect(store.readReviews('m').log).toEqual([['m-c0', 1, 'again'], ['m-c0', 3, 'good']]);
+  });
+
+  it('writes a merged log the review log reads: new marks replayed, untouched items kept', () => {
+    const { storage, store, adapter } = setup();
+    store.saveDeck(deck('r', 'Reviews', ['a', 'b']));
+    let here = recordMark(emptyReviews(), 'r-c0', 'good', 1_000);
+    here = recordMark(here, 'r-c1', 'good', 2_000);
+    // r-c1's state stands for marks the log no longer holds: it must survive the merge.
+    const kept = here.items['r-c1'];
+    store.writeReviews('r', { ...here, log: here.log.filter(([key]) => key !== 'r-c1') });
+    const fromElsewhere = recordMark(emptyReviews(), 'r-c0', 'again', 5_000);
+    const merged = { newPerDay: 12, log: [...here.log.filter(([key]) => key !== 'r-c1'), ...fromElsewhere.log] };
+    adapter.apply({ put: {}, remove: [], order: null, reviews: { r: merged } });
+    const read = store.readReviews('r');
+    expect(read.newPerDay).toBe(12);
+    expect(read.log).toEqual(merged.log);
+    expect(read.items['r-c1']).toEqual(kept);
+    // The touched item has the state its marks lead to, as if marked here.
+    expect(read.items['r-c0']).toEqual(recordMark(recordMark(emptyReviews(), 'r-c0', 'good', 1_000), 'r-c0', 'again', 5_000).items['r-c0']);
+    expect(JSON.parse(storage.getItem(reviewsKey('r')) ?? '{}')).toEqual(toStored(read));
+  });
+});
+
+describe('a shared deck', () => {
+  it('is added as a copy with a new id, saved now and first in the list', () => {
+    const { store, adapter } = setup();
+    store.saveDeck(deck('mine', 'Mine'));
+    const shared = adapter.parseDeck(JSON.parse(JSON.stringify(deck('theirs', 'Theirs', ['tree']))), 'theirs');
+    expect(shared).not.toBeNull();
+    if (!shared) return;
+    const later = new Date('2026-04-01T00:00:00.000Z');
+    const id = adapter.addCopy(shared, later);
+    expect(id).not.toBe('theirs');
+    expect(store.readIndex()).toEqual([id, 'mine']);
+    expect(store.readDeck(id)).toEqual({ ...deck('theirs', 'Theirs', ['tree']), id, createdAt: later.toISOString() });
+  });
+
+  it('says in words when the copy does not fit', () => {
+    const storage = new MemoryStorage(50);
+    const adapter = createDecksSyncAdapter(storage, makeId);
+    const shared = adapter.parseDeck(deck('big', 'Big', ['x'.repeat(100)]), 'big');
+    if (!shared) throw new Error('no deck');
+    expect(() => adapter.addCopy(shared, T)).toThrow(/Storage is full/);
+    expect(storage.data.size).toBe(0);
+  });
+
+  it('is previewed with its name, languages and card sides', () => {
+    const { adapter } = setup();
+    const shared = adapter.parseDeck(deck('p', 'Preview', ['one', 'two']), 'p');
+    if (!shared) throw new Error('no deck');
+    expect(adapter.preview(shared)).toEqual({
+      name: 'Preview',
+      sourceLang: 'en',
+      targetLang: 'nl',
+      cards: [
+        { front: 'one', back: 'one!' },
+        { front: 'two', back: 'two!' },
+      ],
+    });
+  });
+});

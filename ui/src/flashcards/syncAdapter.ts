@@ -1,0 +1,117 @@
+// What sync carries of the flashcards (lib/syncAdapters.ts's DecksAdapter), built on this
+// feature's own keys, versions and schemas (storage.ts, deck.ts, srs/reviewLog.ts): the decks of
+// the list, their review logs, and "Add to my decks" for a shared deck. RouterApp hands it to
+// sync; sync never names these keys. Beside storage.ts, the only flashcards code that touches
+// the browser's storage.
+import type { DeckPreview, DecksAdapter, DecksChange, SyncDeck, SyncedReviews } from '../lib/syncAdapters';
+import type { Deck } from './deck';
+import { browserStorage, createDeckStore, deckDraftKey, deckKey, INDEX_KEY, parseDeck, reviewsKey, sessionKey } from './storage';
+import { emptyReviews, newPerDayOr, parseLog, parseMarks, parseReviews, toStored, type ReviewEntry } from './srs/reviewLog';
+import { newId } from './uuid';
+
+/**
+ * Ids for cards stored without one, the same on every read of the deck (`{deckId}-card-{n}`): a
+ * random id would make every sync see a changed deck.
+ */
+export const stableCardIds = (deckId: string) => {
+  let n = 0;
+  return () => `${deckId}-card-${(n += 1)}`;
+};
+
+/** A deck as sync carries it (a plain object of the deck's own fields). */
+const synced = (deck: Deck): SyncDeck => ({ ...deck });
+
+const markId = (mark: ReviewEntry) => `${mark[1]}\u0000${mark[0]}\u0000${mark[2]}`;
+
+export function createDecksSyncAdapter(storage: Storage | null, makeId: () => string = newId): DecksAdapter {
+  const store = createDeckStore(storage, makeId);
+
+  const readJson = (key: string): unknown => {
+    try {
+      const raw = storage?.getItem(key) ?? null;
+      return raw === null ? undefined : (JSON.parse(raw) as unknown);
+    } catch {
+      return undefined;
+    }
+  };
+
+  const readDeck = (id: string): Deck | null => parseDeck(readJson(deckKey(id)), id, stableCardIds(id));
+
+  const write = (key: string, value: unknown) => {
+    if (!storage) throw new Error('browser storage is not available');
+    storage.setItem(key, JSON.stringify(value));
+  };
+
+  /**
+   * The record after the merge: the vault's cap and marks; an item whose marks are unchanged keeps
+   * its state (it may come from marks the log no longer holds), the others get the state their
+   * marks lead to.
+   */
+  const mergedReviews = (deckId: string, merged: SyncedReviews) => {
+    const current = parseReviews(readJson(reviewsKey(deckId))) ?? emptyReviews();
+    const log = parseLog(merged.log);
+    const known = new Set(current.log.map(markId));
+    const touched = new Set(log.filter((mark) => !known.has(markId(mark))).map(([key]) => key));
+    const items = Object.fromEntries(Object.entries(current.items).filter(([key]) => !touched.has(key)));
+    const record = parseReviews(toStored({ newPerDay: newPerDayOr(merged.newPerDay), items, log })) ?? emptyReviews();
+    return toStored(record);
+  };
+
+  return {
+    read() {
+      const order = store.readIndex();
+      const decks: Record<string, SyncDeck> = {};
+      const reviews: Record<string, SyncedReviews> = {};
+      for (const id of order) {
+        const deck = readDeck(id);
+        if (!deck) continue;
+        decks[id] = synced(deck);
+        const marks = parseMarks(readJson(reviewsKey(id)));
+        if (marks) reviews[id] = marks;
+      }
+      return { order, decks, reviews };
+    },
+    readDeck(id) {
+      const deck = readDeck(id);
+      return deck && synced(deck);
+    },
+    parseDeck(value, id) {
+      const deck = parseDeck(value, id, stableCardIds(id));
+      return deck && synced(deck);
+    },
+    parseReviews: (newPerDay, log) => ({ newPerDay: newPerDayOr(newPerDay), log: parseLog(log) }),
+    apply(change: DecksChange) {
+      for (const [id, value] of Object.entries(change.put)) {
+        // Checked again: nothing reaches storage that this feature would not read back.
+        const deck = parseDeck(value, id, stableCardIds(id));
+        if (deck) write(deckKey(id), deck);
+      }
+      for (const id of change.remove) {
+        for (const key of [deckKey(id), reviewsKey(id), sessionKey(id), deckDraftKey(id)]) storage?.removeItem(key);
+      }
+      if (change.order) write(INDEX_KEY, change.order);
+      for (const [id, merged] of Object.entries(change.reviews)) write(reviewsKey(id), mergedReviews(id, merged));
+    },
+    addCopy(value, now) {
+      const id = makeId();
+      const deck = parseDeck(value, id, stableCardIds(id));
+      if (!deck) throw new Error('This shared deck cannot be read by this version of the app.');
+      const saved = store.importDecks([{ ...deck, id, createdAt: now.toISOString() }]);
+      if (!saved.ok) throw new Error(saved.error);
+      return id;
+    },
+    preview(value): DeckPreview {
+      const deck = parseDeck(value, value.id, stableCardIds(value.id));
+      if (!deck) return { name: value.name, sourceLang: '', targetLang: '', cards: [] };
+      return {
+        name: deck.name,
+        sourceLang: deck.sourceLang,
+        targetLang: deck.targetLang,
+        cards: deck.cards.map((card) => ({ front: card.front, back: card.back })),
+      };
+    },
+  };
+}
+
+/** The adapter RouterApp hands to sync. */
+export const decksSyncAdapter: DecksAdapter = createDecksSyncAdapter(browserStorage());

@@ -1,0 +1,103 @@
+// What sync carries of other features, and how it reaches them. Each feature exports an adapter
+// for what it stores, built on its own keys, versions and schemas (flashcards/syncAdapter.ts,
+// calendars/syncAdapter.ts); RouterApp hands them to sync here, as it hands slots to screens. Sync
+// keeps the merge, the crypto and the wire format, and declares no other feature's keys. Types and
+// the hand-over only: lib knows no feature.
+
+/**
+ * A deck as its feature stores it. Sync reads three of its fields, each typed here so that a deck
+ * without them does not compile into an adapter: `id`, `name` (a conflict copy is named after
+ * it) and `createdAt` (when it was last saved, which orders concurrent saves). The rest it
+ * carries untouched.
+ */
+export type SyncDeck = { readonly id: string; readonly name: string; readonly createdAt: string } & Readonly<Record<string, unknown>>;
+
+/** One review mark: item key, epoch ms, grade. */
+export type SyncMark = readonly [key: string, at: number, grade: string];
+
+/** What sync carries of a deck's review log: the daily new-card cap and every mark, oldest first. */
+export interface SyncedReviews {
+  newPerDay: number;
+  log: readonly SyncMark[];
+}
+
+/** The decks of this browser as the feature reads them. */
+export interface DecksSnapshot {
+  /**
+   * The deck list, first shown first. An id whose stored record the feature cannot read is in the
+   * list but not in `decks`: sync then neither deletes it nor counts it as deleted.
+   */
+  order: readonly string[];
+  decks: Readonly<Record<string, SyncDeck>>;
+  /** The review log of each readable deck that has one, by deck id. */
+  reviews: Readonly<Record<string, SyncedReviews>>;
+}
+
+/** A merged state, as the changes to write into this browser. */
+export interface DecksChange {
+  /** Decks to write (new here, or changed), by id. */
+  put: Readonly<Record<string, SyncDeck>>;
+  /** Decks deleted on another device: each goes with everything its feature keeps for it. */
+  remove: readonly string[];
+  /** The deck list's new order, or null when it stays as it is. */
+  order: readonly string[] | null;
+  /** Review logs to replace, by deck id; the feature rebuilds what it derives from the marks. */
+  reviews: Readonly<Record<string, SyncedReviews>>;
+}
+
+/** What a shared deck's page shows. */
+export interface DeckPreview {
+  name: string;
+  sourceLang: string;
+  targetLang: string;
+  cards: readonly { front: string; back: string }[];
+}
+
+export interface DecksAdapter {
+  read(): DecksSnapshot;
+  /** One stored deck, or null when there is none or it cannot be read. */
+  readDeck(id: string): SyncDeck | null;
+  /** A deck from a vault or a shared link, checked as the feature checks its own; null when it is none this app reads. */
+  parseDeck(value: unknown, id: string): SyncDeck | null;
+  /** A review log from a vault, checked as the feature checks its own (the cap's default included). */
+  parseReviews(newPerDay: unknown, log: unknown): SyncedReviews;
+  /** Writes a merged state, announcing nothing; throws when storage refuses (a full quota). */
+  apply(change: DecksChange): void;
+  /** "Add to my decks": a copy with a new id, saved now and first in the list; its id. Throws with words when it cannot be saved. */
+  addCopy(deck: SyncDeck, now: Date): string;
+  preview(deck: SyncDeck): DeckPreview;
+}
+
+export interface CalendarsAdapter {
+  /** The saved calendar list, checked. */
+  read(): readonly unknown[];
+  /** A list from a vault, checked as the feature checks its own. */
+  parse(value: unknown): readonly unknown[];
+  /** Replaces the list, announcing nothing; throws when storage refuses. */
+  write(list: readonly unknown[]): void;
+}
+
+export interface SyncAdapters {
+  decks: DecksAdapter;
+  calendars: CalendarsAdapter;
+}
+
+let load: (() => Promise<SyncAdapters>) | null = null;
+let loaded: Promise<SyncAdapters> | null = null;
+
+/** RouterApp's hand-over: how to load the adapters (lazily, so no feature's code is pulled in early). */
+export function provideSyncAdapters(loader: () => Promise<SyncAdapters>): void {
+  load = loader;
+  loaded = null;
+}
+
+/** The adapters RouterApp handed over; rejects when none were (a wiring mistake). */
+export function syncAdapters(): Promise<SyncAdapters> {
+  if (!load) return Promise.reject(new Error('Sync was not given the decks and calendars it carries.'));
+  loaded ??= load().catch((error: unknown) => {
+    // A chunk that failed to load (offline) is tried again next time.
+    loaded = null;
+    throw error;
+  });
+  return loaded;
+}

@@ -1,0 +1,139 @@
+// Test support (imported by unit tests only): an in-memory stand-in for the server's sync API as
+// the contract fixes it (creates with the browser's write token, the same blob again for the same
+// token, octet-stream bodies only, the site's key on creates only, versions, 304, 409, 404 for what
+// is gone), which records every request with what the browser had stored when it was sent, and
+// answers as a test scripts it (a lost answer, a 429 with Retry-After). Also in-memory adapters
+// standing in for the features' data.
+import type { CalendarsAdapter, DecksAdapter, SyncAdapters, SyncDeck, SyncedReviews } from '../lib/syncAdapters';
+
+interface StoredBlob {
+  kind: string;
+  token: string;
+  version: number;
+  body: Uint8Array<ArrayBuffer>;
+}
+
+export interface SeenRequest {
+  method: string;
+  path: string;
+  headers: Headers;
+  /** What `storageOf` held under its key when the request was sent. */
+  stored: string | null;
+}
+
+/** What a script makes of a request: an answer, 'lose' (done on the server, the answer lost), or null (answer normally). */
+export type Scripted = Response | 'lose' | null;
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } });
+
+export class FakeSyncServer {
+  readonly blobs = new Map<string, StoredBlob>();
+  readonly requests: SeenRequest[] = [];
+  /** The site's key; null: creates need none. */
+  key: string | null = null;
+  /** Answers to give before the normal ones, first first. */
+  readonly script: ((request: SeenRequest) => Scripted)[] = [];
+  private next = 0;
+
+  constructor(private readonly watch: () => string | null = () => null) {}
+
+  readonly fetch = (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
+    const path = typeof input === 'string' ? input : input instanceof URL ? input.pathname : new URL(input.url).pathname;
+    const request: SeenRequest = { method: init.method ?? 'GET', path, headers: new Headers(init.headers), stored: this.watch() };
+    this.requests.push(request);
+    const scripted = this.script.shift()?.(request) ?? null;
+    if (scripted instanceof Response) return Promise.resolve(scripted);
+    const body = init.body instanceof Uint8Array ? new Uint8Array(init.body) : new Uint8Array();
+    const answer = this.answer(request, body);
+    return scripted === 'lose' ? Promise.reject(new TypeError('Failed to fetch')) : Promise.resolve(answer);
+  };
+
+  private answer({ method, path, headers }: SeenRequest, body: Uint8Array<ArrayBuffer>): Response {
+    const [, , , kind, id] = path.split('/');
+    const bearer = /^Bearer (.+)$/.exec(headers.get('Authorization') ?? '')?.[1] ?? null;
+    if ((method === 'POST' || method === 'PUT') && headers.get('Content-Type') !== 'application/octet-stream') return json(415, { error: 'octet-stream only' });
+    if (method === 'POST') {
+      if (this.key !== null && headers.get('X-Sync-Key') !== this.key) return json(401, { error: 'this site needs its key' });
+      if (!bearer || !/^[A-Za-z0-9_-]{43}$/.test(bearer)) return json(400, { error: 'a write token is needed' });
+      for (const [known, blob] of this.blobs) {
+        if (blob.token === bearer && blob.kind === kind) return json(200, { id: known, token: bearer, version: blob.version });
+      }
+      const made = (this.next += 1).toString(16).padStart(32, '0');
+      this.blobs.set(made, { kind: kind ?? '', token: bearer, version: 1, body });
+      return json(201, { id: made, token: bearer, version: 1 });
+    }
+    const blob = id ? this.blobs.get(id) : undefined;
+    if (!id || !blob || blob.kind !== kind) return json(404, { error: 'not found' });
+    if (method === 'GET') {
+      if (headers.get('If-None-Match') === `"v${blob.version}"`) return new Response(null, { status: 304 });
+      return new Response(blob.body, { status: 200, headers: { ETag: `"v${blob.version}"` } });
+    }
+    if (bearer !== blob.token) return json(403, { error: 'wrong token' });
+    if (method === 'DELETE') {
+      this.blobs.delete(id);
+      return new Response(null, { status: 204 });
+    }
+    if (headers.get('If-Match') !== `"v${blob.version}"`) return json(409, { error: 'changed', version: blob.version }, { ETag: `"v${blob.version}"` });
+    blob.version += 1;
+    blob.body = body;
+    return json(200, { version: blob.version });
+  }
+
+  /** The requests of one method. */
+  sent(method: string): SeenRequest[] {
+    return this.requests.filter((request) => request.method === method);
+  }
+}
+
+/** Decks and calendars in memory, shaped as the features' adapters shape theirs. */
+export function memoryAdapters(): SyncAdapters & { decksHere: Map<string, SyncDeck>; order: string[] } {
+  const decksHere = new Map<string, SyncDeck>();
+  const reviews = new Map<string, SyncedReviews>();
+  const state = { order: [] as string[], calendars: [] as readonly unknown[] };
+  const parseDeck = (value: unknown, id: string): SyncDeck | null => {
+    if (typeof value !== 'object' || value === null) return null;
+    const deck = value as Record<string, unknown>;
+    return typeof deck.name === 'string' && typeof deck.createdAt === 'string' ? { ...deck, id, name: deck.name, createdAt: deck.createdAt } : null;
+  };
+  const decks: DecksAdapter = {
+    read: () => ({ order: [...state.order], decks: Object.fromEntries(decksHere), reviews: Object.fromEntries(reviews) }),
+    readDeck: (id) => decksHere.get(id) ?? null,
+    parseDeck,
+    parseReviews: (newPerDay, log) => ({ newPerDay: typeof newPerDay === 'number' ? newPerDay : 20, log: Array.isArray(log) ? (log as SyncedReviews['log']) : [] }),
+    apply(change) {
+      for (const [id, deck] of Object.entries(change.put)) decksHere.set(id, deck);
+      for (const id of change.remove) {
+        decksHere.delete(id);
+        reviews.delete(id);
+      }
+      if (change.order) state.order = [...change.order];
+      for (const [id, log] of Object.entries(change.reviews)) reviews.set(id, log);
+    },
+    addCopy(deck, now) {
+      const id = `copy-${decksHere.size + 1}`;
+      decksHere.set(id, { ...deck, id, createdAt: now.toISOString() });
+      state.order = [id, ...state.order];
+      return id;
+    },
+    preview: (deck) => ({ name: deck.name, sourceLang: 'en', targetLang: 'fr', cards: [] }),
+  };
+  const calendars: CalendarsAdapter = {
+    read: () => state.calendars,
+    parse: (value) => (Array.isArray(value) ? (value as unknown[]) : []),
+    write: (list) => {
+      state.calendars = list;
+    },
+  };
+  return {
+    decks,
+    calendars,
+    decksHere,
+    get order() {
+      return state.order;
+    },
+    set order(value: string[]) {
+      state.order = value;
+    },
+  };
+}

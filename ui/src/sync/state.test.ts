@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryStorage } from '../lib/memoryStorage';
+import { emptyBase } from './local';
+import { BASE_KEY, createSyncStore, PENDING_VAULT_KEY, SHARES_KEY, VAULT_KEY } from './state';
+
+const id = '0123456789abcdef0123456789abcdef';
+
+describe("sync's stored state", () => {
+  it('reads back what it wrote', () => {
+    const store = createSyncStore(new MemoryStorage());
+    const vault = { id, key: 'k-1', token: 't_2', version: 3, lastSyncedAt: '2026-01-01T00:00:00.000Z', gone: false };
+    store.setVault(vault);
+    expect(store.vault()).toEqual(vault);
+    store.setPendingVault({ key: 'k', token: 't' });
+    expect(store.pendingVault()).toEqual({ key: 'k', token: 't' });
+    const base = { decks: { a: { savedAt: 2, baseAt: 1 }, b: { savedAt: 3, baseAt: 2, deleted: true as const } }, newPerDay: { a: { value: 5, setAt: 1 } }, calendarsText: '[]', calendarsAt: 4 };
+    store.setBase(base, 'hash');
+    expect(store.base()).toEqual(base);
+    expect(store.syncedHash()).toBe('hash');
+    store.setShare('deck', { key: 'k', token: 't' });
+    store.setShare('other', { id, key: 'k', token: 't' });
+    store.setShare('deck', null);
+    expect(store.shares()).toEqual({ other: { id, key: 'k', token: 't' } });
+  });
+
+  it('reads a vault from before "gone" and a missing version as the app now reads them', () => {
+    const storage = new MemoryStorage();
+    storage.setItem(VAULT_KEY, JSON.stringify({ id, key: 'k', token: 't', lastSyncedAt: null }));
+    expect(createSyncStore(storage).vault()).toEqual({ id, key: 'k', token: 't', version: 0, lastSyncedAt: null, gone: false });
+  });
+
+  it('reads values without their shape as absent, and drops bad entries', () => {
+    const storage = new MemoryStorage();
+    const store = createSyncStore(storage);
+    for (const bad of ['{', '[]', '{"id":"x","key":"k","token":"t"}', `{"id":"${id}","key":"a b","token":"t"}`]) {
+      storage.setItem(VAULT_KEY, bad);
+      expect(store.vault(), bad).toBeNull();
+    }
+    storage.setItem(PENDING_VAULT_KEY, '{"key":"k"}');
+    expect(store.pendingVault()).toBeNull();
+    storage.setItem(BASE_KEY, '{"decks":{"a":{"savedAt":"x"},"b":{"savedAt":1,"baseAt":0}},"newPerDay":[]}');
+    expect(store.base()).toEqual({ ...emptyBase(), decks: { b: { savedAt: 1, baseAt: 0 } } });
+    storage.setItem(BASE_KEY, 'null');
+    expect(store.base()).toEqual(emptyBase());
+    storage.setItem(SHARES_KEY, JSON.stringify({ a: { id: 'short', key: 'k', token: 't' }, b: { key: 'k', token: 't' }, c: 4 }));
+    expect(store.shares()).toEqual({ b: { key: 'k', token: 't' } });
+  });
+
+  it('forgets the vault, the base and a create under way, but not the share links', () => {
+    const storage = new MemoryStorage();
+    const store = createSyncStore(storage);
+    store.setVault({ id, key: 'k', token: 't', version: 1, lastSyncedAt: null, gone: false });
+    store.setPendingVault({ key: 'k', token: 't' });
+    store.setBase(emptyBase(), 'h');
+    store.setShare('a', { id, key: 'k', token: 't' });
+    store.forget();
+    expect([...storage.data.keys()]).toEqual([SHARES_KEY]);
+    expect(store.syncedHash()).toBeNull();
+  });
+
+  it('refuses to keep a pending create without storage, so none is sent untracked', () => {
+    expect(() => createSyncStore(null).setPendingVault({ key: 'k', token: 't' })).toThrow();
+  });
+});

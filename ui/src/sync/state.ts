@@ -1,0 +1,137 @@
+// Sync's own stored state, and the only sync code that touches the browser's storage: this
+// browser's vault (id, key, write token, version, when it last synced, whether the server still
+// has it), a create under way (its key and write token, kept before the request is sent, so a
+// retry after a lost answer gets the same vault instead of a second one), the base of the last
+// merge and its hash, and the share links this browser made or is making. Read through schemas
+// like every other stored shape: a value without its shape reads as absent.
+import * as v from 'valibot';
+import { count, entriesOf, nonEmpty, orNull, parseOrNull, record } from '../lib/schema';
+import { emptyBase, type Base } from './local';
+
+export const VAULT_KEY = 'sync:vault';
+export const PENDING_VAULT_KEY = 'sync:pendingVault';
+export const BASE_KEY = 'sync:base';
+/** A hash of the state last synced, so a poll that finds the vault unchanged uploads nothing. */
+export const SYNCED_HASH_KEY = 'sync:syncedHash';
+export const SHARES_KEY = 'sync:shares';
+
+/** A blob's id as the server makes them. */
+const BlobId = v.pipe(v.string(), v.regex(/^[0-9a-f]{32}$/));
+/** A key or write token as they travel in links (base64url). */
+const Secret = v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]+$/));
+const Time = v.pipe(v.number(), v.finite());
+
+const VaultSchema = record({
+  id: BlobId,
+  key: Secret,
+  token: Secret,
+  /** The vault version this browser last merged (0: none yet). */
+  version: v.fallback(v.pipe(v.number(), v.integer(), v.minValue(0)), 0),
+  lastSyncedAt: orNull(nonEmpty),
+  /** The server answered 404: the vault was removed or expired. */
+  gone: v.fallback(v.boolean(), false),
+});
+
+export type VaultRecord = v.InferOutput<typeof VaultSchema>;
+
+/** The key and write token of a create whose answer has not come (yet). */
+const PendingSchema = record({ key: Secret, token: Secret });
+
+export type PendingCreate = v.InferOutput<typeof PendingSchema>;
+
+const DeckBaseSchema = v.pipe(
+  record({ savedAt: Time, baseAt: Time, deleted: v.optional(v.literal(true)) }),
+  v.transform(({ savedAt, baseAt, deleted }): Base['decks'][string] => (deleted ? { savedAt, baseAt, deleted } : { savedAt, baseAt })),
+);
+
+const BaseSchema = record({
+  decks: entriesOf(DeckBaseSchema),
+  newPerDay: entriesOf(record({ value: Time, setAt: Time })),
+  calendarsText: v.fallback(v.string(), '[]'),
+  calendarsAt: count,
+});
+
+/** A share link this browser made (with its id), or is making (without: the answer has not come). */
+const ShareSchema = record({ id: v.optional(BlobId), key: Secret, token: Secret });
+
+export type ShareRecord = v.InferOutput<typeof ShareSchema>;
+
+export interface SyncStore {
+  vault(): VaultRecord | null;
+  /** Throws when storage refuses (a full quota). */
+  setVault(vault: VaultRecord): void;
+  pendingVault(): PendingCreate | null;
+  /** Throws when storage refuses: a create must not be sent with a token that is not kept. */
+  setPendingVault(pending: PendingCreate | null): void;
+  /** The base of the last merge, or an empty one. */
+  base(): Base;
+  syncedHash(): string | null;
+  /** The base and the hash of the state it was taken from, together. */
+  setBase(base: Base, hash: string): void;
+  clearBase(): void;
+  /** Forgets the vault, the base and any create under way. */
+  forget(): void;
+  /** The share links by deck id. */
+  shares(): Record<string, ShareRecord>;
+  setShare(deckId: string, share: ShareRecord | null): void;
+}
+
+export function createSyncStore(storage: Storage | null): SyncStore {
+  const read = <T extends v.GenericSchema>(key: string, schema: T): v.InferOutput<T> | null => {
+    try {
+      const raw = storage?.getItem(key) ?? null;
+      return raw === null ? null : parseOrNull(schema, JSON.parse(raw));
+    } catch {
+      return null;
+    }
+  };
+  const write = (key: string, value: unknown) => {
+    if (!storage) throw new Error('Browser storage is not available in this window.');
+    storage.setItem(key, JSON.stringify(value));
+  };
+  const remove = (...keys: string[]) => {
+    try {
+      for (const key of keys) storage?.removeItem(key);
+    } catch {
+      // Nothing more can be done.
+    }
+  };
+  const shares = () => read(SHARES_KEY, entriesOf(ShareSchema)) ?? {};
+  return {
+    vault: () => read(VAULT_KEY, VaultSchema),
+    setVault: (vault) => write(VAULT_KEY, vault),
+    pendingVault: () => read(PENDING_VAULT_KEY, PendingSchema),
+    setPendingVault: (pending) => (pending ? write(PENDING_VAULT_KEY, pending) : remove(PENDING_VAULT_KEY)),
+    base: () => read(BASE_KEY, BaseSchema) ?? emptyBase(),
+    syncedHash() {
+      try {
+        return storage?.getItem(SYNCED_HASH_KEY) ?? null;
+      } catch {
+        return null;
+      }
+    },
+    setBase(base, hash) {
+      write(BASE_KEY, base);
+      if (!storage) return;
+      storage.setItem(SYNCED_HASH_KEY, hash);
+    },
+    clearBase: () => remove(BASE_KEY, SYNCED_HASH_KEY),
+    forget: () => remove(VAULT_KEY, BASE_KEY, SYNCED_HASH_KEY, PENDING_VAULT_KEY),
+    shares,
+    setShare(deckId, share) {
+      const rest = Object.fromEntries(Object.entries(shares()).filter(([id]) => id !== deckId));
+      write(SHARES_KEY, share ? { ...rest, [deckId]: share } : rest);
+    },
+  };
+}
+
+function browserStorage(): Storage | null {
+  try {
+    return typeof window === 'undefined' ? null : window.localStorage;
+  } catch {
+    return null;
+  }
+}
+
+/** This browser's sync state. */
+export const syncStore: SyncStore = createSyncStore(browserStorage());

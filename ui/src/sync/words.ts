@@ -1,0 +1,60 @@
+// What the sync screens say about the server's side: how long it keeps what nobody opens, that
+// a vault or shared deck is gone, when syncing tries again, and the deck list's one-line status.
+// The day counts are the server's (GET /api/sync); without them the sentences leave them out.
+import type { SyncStatus } from './engine';
+
+const days = (n: number) => (n === 1 ? '1 day' : `${n} days`);
+
+/** The sync page's note on what the server keeps; null when the server does not say. */
+export function vaultExpiryText(vaultDays: number | undefined): string | null {
+  return vaultDays === undefined ? null : `A vault nobody opens for ${days(vaultDays)} is removed from this server.`;
+}
+
+/** The share dialog's note; null when the server does not say. */
+export function shareExpiryText(shareDays: number | undefined): string | null {
+  return shareDays === undefined ? null : `A shared deck nobody opens for ${days(shareDays)} is removed from this server.`;
+}
+
+/** The sync page when the server no longer has this browser's vault (it answered 404). */
+export function vaultGoneText(vaultDays: number | undefined): string {
+  const why = vaultDays === undefined ? 'it was removed, or it expired' : `it was removed, or nobody opened it for ${days(vaultDays)}`;
+  return `The server no longer has this browser's sync vault: ${why}. Your decks are still here, in this browser.`;
+}
+
+/** A shared deck's page when the server no longer has it. */
+export function shareGoneText(shareDays: number | undefined): string {
+  return shareDays === undefined
+    ? 'This shared deck’s link was revoked or has expired.'
+    : `This shared deck’s link was revoked, or it expired after ${days(shareDays)} without being opened.`;
+}
+
+/** "Trying again at 12:04:05." for a server that asked to be left alone. */
+export function retryText(retryAt: number): string {
+  const at = new Date(retryAt).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  return `Trying again at ${at}.`;
+}
+
+/** "12:04" today, else the date and time. */
+export function syncedWhen(iso: string | null, now = new Date()): string {
+  if (!iso) return 'never';
+  const date = new Date(iso);
+  const today = now.toDateString() === date.toDateString();
+  return today ? date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' }) : date.toLocaleString();
+}
+
+/** The deck list's sync link: what it says, by whether this browser syncs and how that goes. */
+export function badgeText(syncing: boolean, status: SyncStatus): string {
+  if (!syncing) return 'Sync';
+  switch (status.phase) {
+    case 'syncing':
+      return 'Syncing…';
+    case 'offline':
+      return 'Offline: will sync';
+    case 'gone':
+      return 'Sync stopped: start again';
+    case 'error':
+      return status.retryAt === null ? 'Sync failed' : 'Sync paused';
+    case 'idle':
+      return `Synced ${syncedWhen(status.lastSyncedAt)}`;
+  }
+}
