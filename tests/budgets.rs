@@ -16,7 +16,7 @@ use hearth::calendar::MAX_REGEX_TRANSFORMS;
 use hearth::clock::Clock;
 use hearth::http::client::ClientKey;
 use hearth::publish::calendars::{self, Maker};
-use hearth::publish::feeds::Want;
+use hearth::publish::feeds::{Ask, Want};
 use hearth::publish::quotas::Quotas;
 use hearth::publish::validate;
 use hearth::publish::Publisher;
@@ -349,6 +349,22 @@ async fn hosted_feeds_are_gzipped_for_clients_that_accept_it_with_their_own_etag
     server.stop().await;
 }
 
+/// A publish's ask: a copy at most `max_age` old, fetched if need be, and kept.
+fn fresh(max_age: Duration) -> Ask {
+    Ask {
+        want: Want::Fresh,
+        ..Ask::subscriber(max_age)
+    }
+}
+
+/// The editor's ask: as fresh, but not kept in the database.
+fn editor(max_age: Duration) -> Ask {
+    Ask {
+        persist: false,
+        ..fresh(max_age)
+    }
+}
+
 /// The site's owner, publishing straight into the store.
 fn owner() -> Maker {
     Maker {
@@ -370,7 +386,8 @@ async fn publisher_with(
     let mut config = Config::for_data_dir(dir);
     config.allow_private_feeds = true;
     configure(&mut config);
-    let publisher = Arc::new(Publisher::new(db.clone(), &config).expect("publisher"));
+    let bytes = hearth::http::budget::ByteBudget::new(64 << 20, 16 << 20);
+    let publisher = Arc::new(Publisher::new(db.clone(), &config, bytes).expect("publisher"));
     (publisher, db)
 }
 
@@ -423,7 +440,7 @@ async fn a_feed_too_large_for_memory_is_rendered_once_and_served_from_disk() {
         stored_calendar(&publisher, &db, dir.path(), "big", &upstream.url("/a.ics")).await;
     let feed = publisher
         .feeds
-        .get(&calendar.url, TTL, true, Want::Available)
+        .get(&calendar.url, Ask::subscriber(TTL))
         .await
         .expect("fetched");
     let mut etags = Vec::new();
@@ -511,7 +528,7 @@ async fn a_subscriber_gets_the_earlier_render_while_the_engine_is_busy() {
         stored_calendar(&publisher, &db, dir.path(), "busy", &upstream.url("/a.ics")).await;
     let first = publisher
         .feeds
-        .get(&calendar.url, TTL, true, Want::Fresh)
+        .get(&calendar.url, fresh(TTL))
         .await
         .expect("fetched");
     let earlier = publisher
@@ -523,7 +540,7 @@ async fn a_subscriber_gets_the_earlier_render_while_the_engine_is_busy() {
     upstream.set_body(feed_with_descriptions(51, 20));
     let changed = publisher
         .feeds
-        .get(&calendar.url, Duration::ZERO, true, Want::Fresh)
+        .get(&calendar.url, fresh(Duration::ZERO))
         .await
         .expect("fetched again");
     assert_ne!(changed.copy.version, first.copy.version);
@@ -615,7 +632,7 @@ async fn concurrent_misses_for_one_calendar_share_one_render() {
         .expect("exists");
     let feed = publisher
         .feeds
-        .get(&url, TTL, true, Want::Available)
+        .get(&url, Ask::subscriber(TTL))
         .await
         .expect("fetched");
     let mut tasks = Vec::new();
@@ -646,11 +663,7 @@ async fn the_slot_map_forgets_addresses_that_hold_nothing() {
     let (publisher, _db) = publisher(dir.path()).await;
     for n in 0..300 {
         let url = reqwest::Url::parse(&upstream.url(&format!("/x/{n}.ics"))).expect("url");
-        assert!(publisher
-            .feeds
-            .get(&url, TTL, false, Want::Fresh)
-            .await
-            .is_err());
+        assert!(publisher.feeds.get(&url, editor(TTL)).await.is_err());
     }
     assert_eq!(publisher.feeds.tracked(), 0);
     assert_eq!(upstream.hits(), 300);
@@ -714,5 +727,25 @@ async fn a_preview_stops_at_its_engine_time_and_the_time_is_charged_to_its_visit
         StatusCode::BAD_REQUEST,
         "stopped, not refused"
     );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn an_upstream_body_counts_against_its_visitors_bytes_in_flight() {
+    let upstream = Upstream::start().await;
+    upstream.set_body(feed_with_descriptions(500, 400));
+    let server = TestServer::start(|c| {
+        c.allow_private_feeds = true;
+        // A visitor's share of bytes in flight (a quarter: 100 KiB) is less than this feed
+        // (about 250 KiB): its body is refused as it arrives, not buffered.
+        c.max_bytes_in_flight = 400 * 1024;
+    })
+    .await;
+    let response = server
+        .get(&format!("/api/feed?url={}", upstream.url("/a.ics")))
+        .await;
+    assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert!(response.headers().contains_key("retry-after"));
+    assert!(error_of(response).await.contains("busy"));
     server.stop().await;
 }

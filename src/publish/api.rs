@@ -160,7 +160,10 @@ pub async fn get_feed(
     } else {
         EDITOR_MAX_AGE
     };
-    let outcome = state.publisher.editor_feed(&url, max_age).await?;
+    let outcome = state
+        .publisher
+        .editor_feed(&url, max_age, caller.client.key())
+        .await?;
     let offset = query.offset.unwrap_or(0);
     let limit = query.limit.unwrap_or(DEFAULT_PAGE).min(MAX_PAGE);
     let url_text = url.to_string();
@@ -471,7 +474,10 @@ pub async fn preview(
             Ok(CompiledConfig::compile(&config).map_err(validate::Invalid::config)?)
         })
         .await??;
-    let feed = state.publisher.editor_feed(&url, EDITOR_MAX_AGE).await?;
+    let feed = state
+        .publisher
+        .editor_feed(&url, EDITOR_MAX_AGE, caller.client.key())
+        .await?;
     let body = feed.copy.body.clone();
     let now = hosted::window_now(&state.config.clock);
     let answer = state

@@ -1,7 +1,10 @@
 //! One memory budget for the publishing caches: upstream copies, rendered feeds and published
 //! calendars with their compiled mappings are held here, charged by size, and the least recently
 //! used go first when the budget is full. What is evicted comes back from SQLite (copies,
-//! calendars, compiled again) or is rendered again (feeds) when next needed.
+//! calendars, compiled again) or is rendered again (feeds) when next needed. Copies the editor
+//! fetched for a visitor count against that visitor's share (a quarter of the budget): past it,
+//! the visitor's own oldest copies go first, so one visitor reading many feeds cannot push out
+//! everyone else's.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -9,7 +12,11 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use super::feeds::FeedCopy;
 use super::hosted::Rendered;
 use super::HostedCalendar;
+use crate::http::client::ClientKey;
 use crate::lock::lock;
+
+/// One visitor's share of the cache is this part of it.
+const SHARE_DIVISOR: usize = 4;
 
 /// What an entry holds; each kind has its own map, keyed by URL (copies) or calendar id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,6 +37,8 @@ struct Entry {
     value: Value,
     size: usize,
     tick: u64,
+    /// The visitor whose editor fetched it, if any.
+    owner: Option<ClientKey>,
 }
 
 #[derive(Default)]
@@ -40,6 +49,8 @@ struct Lru {
     entries: [HashMap<String, Entry>; 3],
     /// Entries by last use, oldest first.
     order: BTreeMap<u64, (Kind, String)>,
+    /// Bytes each visitor's entries hold.
+    owned: HashMap<ClientKey, usize>,
 }
 
 impl Lru {
@@ -56,22 +67,69 @@ impl Lru {
     fn remove(&mut self, kind: Kind, key: &str) {
         if let Some(old) = self.entries[kind as usize].remove(key) {
             self.order.remove(&old.tick);
-            self.used -= old.size;
+            self.forget(&old);
         }
     }
 
-    fn insert(&mut self, kind: Kind, key: &str, value: Value, size: usize, capacity: usize) {
+    /// Takes what `entry` held off the totals.
+    fn forget(&mut self, entry: &Entry) {
+        self.used -= entry.size;
+        if let Some(owner) = entry.owner {
+            if let Some(n) = self.owned.get_mut(&owner) {
+                *n = n.saturating_sub(entry.size);
+                if *n == 0 {
+                    self.owned.remove(&owner);
+                }
+            }
+        }
+    }
+
+    /// Removes the least recently used entry of `owner` (any entry when `None`).
+    fn evict_oldest(&mut self, owner: Option<ClientKey>) -> bool {
+        let tick = self
+            .order
+            .iter()
+            .find(|(_, (kind, key))| {
+                owner.is_none()
+                    || self.entries[*kind as usize]
+                        .get(key)
+                        .is_some_and(|e| e.owner == owner)
+            })
+            .map(|(tick, _)| *tick);
+        let Some((kind, key)) = tick.and_then(|t| self.order.remove(&t)) else {
+            return false;
+        };
+        if let Some(old) = self.entries[kind as usize].remove(&key) {
+            self.forget(&old);
+        }
+        true
+    }
+
+    fn insert(
+        &mut self,
+        kind: Kind,
+        key: &str,
+        value: Value,
+        size: usize,
+        owner: Option<ClientKey>,
+        capacity: usize,
+    ) {
         self.remove(kind, key);
-        if size > capacity {
-            // Larger than the whole budget: not kept at all.
+        let share = capacity / SHARE_DIVISOR;
+        if size > capacity || (owner.is_some() && size > share) {
+            // Larger than the whole budget, or than its visitor's share: not kept at all.
             return;
         }
+        if let Some(owner) = owner {
+            while self.owned.get(&owner).copied().unwrap_or(0) + size > share {
+                if !self.evict_oldest(Some(owner)) {
+                    break;
+                }
+            }
+        }
         while self.used + size > capacity {
-            let Some((_, (old_kind, old_key))) = self.order.pop_first() else {
+            if !self.evict_oldest(None) {
                 break;
-            };
-            if let Some(old) = self.entries[old_kind as usize].remove(&old_key) {
-                self.used -= old.size;
             }
         }
         self.tick += 1;
@@ -82,9 +140,13 @@ impl Lru {
                 value,
                 size,
                 tick: self.tick,
+                owner,
             },
         );
         self.used += size;
+        if let Some(owner) = owner {
+            *self.owned.entry(owner).or_insert(0) += size;
+        }
     }
 }
 
@@ -122,10 +184,17 @@ impl Cache {
         }
     }
 
-    pub fn put_feed(&self, url: &str, copy: Arc<FeedCopy>) {
+    /// Keeps a feed copy; `owner`: the visitor whose editor fetched it (its share pays).
+    pub fn put_feed(&self, url: &str, copy: Arc<FeedCopy>, owner: Option<ClientKey>) {
         let size = copy.body.len() + url.len() + 256;
-        self.lru()
-            .insert(Kind::Feed, url, Value::Feed(copy), size, self.capacity);
+        self.lru().insert(
+            Kind::Feed,
+            url,
+            Value::Feed(copy),
+            size,
+            owner,
+            self.capacity,
+        );
     }
 
     pub fn render(&self, id: &str) -> Option<Arc<Rendered>> {
@@ -142,6 +211,7 @@ impl Cache {
             id,
             Value::Render(rendered),
             size,
+            None,
             self.capacity,
         );
     }
@@ -161,6 +231,7 @@ impl Cache {
             &id,
             Value::Calendar(calendar),
             size,
+            None,
             self.capacity,
         );
     }
@@ -198,11 +269,11 @@ mod tests {
     #[test]
     fn the_least_recently_used_go_first_and_the_total_stays_within_the_budget() {
         let cache = Cache::new(10_000);
-        cache.put_feed("a", copy(3000));
-        cache.put_feed("b", copy(3000));
-        cache.put_feed("c", copy(3000));
+        cache.put_feed("a", copy(3000), None);
+        cache.put_feed("b", copy(3000), None);
+        cache.put_feed("c", copy(3000), None);
         assert!(cache.feed("a").is_some()); // a is now the most recent
-        cache.put_feed("d", copy(3000));
+        cache.put_feed("d", copy(3000), None);
         assert!(cache.feed("b").is_none(), "b was the least recently used");
         assert!(cache.feed("a").is_some() && cache.feed("c").is_some());
         assert!(cache.used() <= 10_000, "{}", cache.used());
@@ -211,17 +282,38 @@ mod tests {
     #[test]
     fn an_entry_larger_than_the_budget_is_not_kept() {
         let cache = Cache::new(10_000);
-        cache.put_feed("small", copy(100));
-        cache.put_feed("huge", copy(20_000));
+        cache.put_feed("small", copy(100), None);
+        cache.put_feed("huge", copy(20_000), None);
         assert!(cache.feed("huge").is_none());
         assert!(cache.feed("small").is_some());
     }
 
     #[test]
+    fn a_visitors_editor_copies_make_room_among_themselves_first() {
+        let cache = Cache::new(40_000);
+        let me = ClientKey::of("198.51.100.1".parse().expect("ip"));
+        cache.put_feed("shared", copy(9000), None);
+        for n in 0..5 {
+            cache.put_feed(&format!("mine-{n}"), copy(3000), Some(me));
+        }
+        // A quarter of 40 000 bytes: only the newest three of mine fit.
+        assert!(cache.feed("mine-0").is_none() && cache.feed("mine-1").is_none());
+        assert!(cache.feed("mine-4").is_some());
+        assert!(cache.feed("shared").is_some(), "others' entries stay");
+        assert!(
+            cache.lru().owned.get(&me).copied().unwrap_or(0) <= 10_000,
+            "within the share"
+        );
+        // Larger than a visitor's share: not kept for that visitor at all.
+        cache.put_feed("huge", copy(11_000), Some(me));
+        assert!(cache.feed("huge").is_none());
+    }
+
+    #[test]
     fn replacing_an_entry_charges_only_the_new_size() {
         let cache = Cache::new(10_000);
-        cache.put_feed("a", copy(4000));
-        cache.put_feed("a", copy(1000));
+        cache.put_feed("a", copy(4000), None);
+        cache.put_feed("a", copy(1000), None);
         assert!(cache.used() < 2000, "{}", cache.used());
         cache.forget_feed("a");
         assert_eq!(cache.used(), 0);

@@ -17,6 +17,8 @@ use super::quotas::{stored_besides, FeedReservation, FeedStorage, QuotaError};
 use super::workers::{WorkError, Workers};
 use crate::calendar::{self, Limits};
 use crate::clock::Clock;
+use crate::http::budget::ByteBudget;
+use crate::http::client::ClientKey;
 use crate::lock::lock;
 use crate::store::{Db, StoreError};
 
@@ -83,6 +85,40 @@ pub enum FeedError {
     Quota(#[from] QuotaError),
 }
 
+/// What one caller asks of [`Feeds::get`].
+#[derive(Debug, Clone, Copy)]
+pub struct Ask {
+    /// The oldest copy it takes without asking upstream.
+    pub max_age: Duration,
+    /// Save a new copy to SQLite (a hosted calendar's feed), or keep it in memory only (the
+    /// editor's).
+    pub persist: bool,
+    pub want: Want,
+    /// A fetch may bring at most this many bytes (a publish's reservation of storage).
+    pub limit: Option<usize>,
+    /// The client a fetch is for: its body counts against that client's share of the bytes in
+    /// flight, and an editor's copy against its share of the cache. `None`: the server's own.
+    pub client: Option<ClientKey>,
+}
+
+impl Ask {
+    /// A subscriber's: any copy at once, refreshed in the background, kept.
+    pub fn subscriber(max_age: Duration) -> Ask {
+        Ask {
+            max_age,
+            persist: true,
+            want: Want::Available,
+            limit: None,
+            client: None,
+        }
+    }
+}
+
+/// The key the server's own fetches (background refreshes) count under in the byte budget.
+fn the_server() -> ClientKey {
+    ClientKey::of(std::net::IpAddr::from([0, 0, 0, 0]))
+}
+
 /// How a caller wants its copy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Want {
@@ -122,6 +158,8 @@ pub struct Feeds {
     slots: Mutex<HashMap<String, Arc<Slot>>>,
     /// The room feed copies may take in the database, and what publishes hold of it.
     storage: Arc<FeedStorage>,
+    /// Bytes in flight: a fetch's body counts here until it is a copy.
+    bytes: Arc<ByteBudget>,
 }
 
 impl Feeds {
@@ -132,6 +170,7 @@ impl Feeds {
         workers: Workers,
         clock: Clock,
         max_storage: u64,
+        bytes: Arc<ByteBudget>,
     ) -> Feeds {
         Feeds {
             fetcher,
@@ -142,6 +181,7 @@ impl Feeds {
             clock,
             slots: Mutex::new(HashMap::new()),
             storage: FeedStorage::new(max_storage),
+            bytes,
         }
     }
 
@@ -166,59 +206,38 @@ impl Feeds {
         Ok(Some(self.storage.reserve(&key, elsewhere, want)?))
     }
 
-    /// A copy of `url` as `want` asks, fetching upstream if needed. Concurrent callers for the
-    /// same address share one fetch. With `persist`, a new copy is saved to SQLite.
+    /// A copy of `url` as `ask` says, fetching upstream if needed. Concurrent callers for the
+    /// same address share one fetch.
     pub async fn get(
         self: &Arc<Self>,
         url: &reqwest::Url,
-        max_age: Duration,
-        persist: bool,
-        want: Want,
-    ) -> Result<FeedOutcome, FeedError> {
-        self.get_within(url, max_age, persist, want, None).await
-    }
-
-    /// As [`Feeds::get`], a fetch bringing at most `limit` bytes (a publish's reservation).
-    pub async fn get_within(
-        self: &Arc<Self>,
-        url: &reqwest::Url,
-        max_age: Duration,
-        persist: bool,
-        want: Want,
-        limit: Option<usize>,
+        ask: Ask,
     ) -> Result<FeedOutcome, FeedError> {
         // The common case, a fresh copy in memory, touches no slot.
         let held = self.cache.feed(url.as_str());
         if let Some(copy) = &held {
-            if copy.fresh(self.clock.now(), max_age) {
+            if copy.fresh(self.clock.now(), ask.max_age) {
                 return Ok(self.outcome(copy.clone(), None, false));
             }
         }
         let key = url.as_str().to_owned();
         let slot = self.slot(&key);
-        let result = self
-            .get_in(&slot, &key, url, held, max_age, persist, want, limit)
-            .await;
+        let result = self.get_in(&slot, &key, url, held, ask).await;
         self.release(&key, slot);
         result
     }
 
     /// `held`: the copy `get` already found in memory, if any.
-    #[allow(clippy::too_many_arguments)]
     async fn get_in(
         self: &Arc<Self>,
         slot: &Arc<Slot>,
         key: &str,
         url: &reqwest::Url,
         held: Option<Arc<FeedCopy>>,
-        max_age: Duration,
-        persist: bool,
-        want: Want,
-        limit: Option<usize>,
+        ask: Ask,
     ) -> Result<FeedOutcome, FeedError> {
         if let Some(copy) = &held {
-            if let Some(outcome) = self.without_fetch(slot, key, url, copy, max_age, persist, want)
-            {
+            if let Some(outcome) = self.without_fetch(slot, key, url, copy, ask) {
                 return Ok(outcome);
             }
         }
@@ -226,28 +245,24 @@ impl Feeds {
         // Another caller may have fetched or loaded the copy while this one waited.
         let copy = self.held_or_stored(key).await?;
         if let Some(copy) = &copy {
-            if let Some(outcome) = self.without_fetch(slot, key, url, copy, max_age, persist, want)
-            {
+            if let Some(outcome) = self.without_fetch(slot, key, url, copy, ask) {
                 return Ok(outcome);
             }
         }
-        self.fetch_and_keep(slot, key, url, copy, persist, want, limit)
-            .await
+        self.fetch_and_keep(slot, key, url, copy, ask).await
     }
 
     /// The answer that needs no fetch now, if there is one: a fresh copy, any copy for a
     /// subscriber (refreshed in the background), or a copy whose upstream failed a moment ago.
-    #[allow(clippy::too_many_arguments)]
     fn without_fetch(
         self: &Arc<Self>,
         slot: &Arc<Slot>,
         key: &str,
         url: &reqwest::Url,
         copy: &Arc<FeedCopy>,
-        max_age: Duration,
-        persist: bool,
-        want: Want,
+        ask: Ask,
     ) -> Option<FeedOutcome> {
+        let (max_age, want) = (ask.max_age, ask.want);
         let now = self.clock.now();
         if copy.fresh(now, max_age) {
             return Some(self.outcome(copy.clone(), None, false));
@@ -262,13 +277,7 @@ impl Feeds {
             Want::Available => {
                 if failed.is_none() && !state.refreshing {
                     state.refreshing = true;
-                    self.refresh_in_background(
-                        slot.clone(),
-                        key.to_owned(),
-                        url.clone(),
-                        max_age,
-                        persist,
-                    );
+                    self.refresh_in_background(slot.clone(), key.to_owned(), url.clone(), ask);
                 }
                 Some(self.outcome(copy.clone(), failed, true))
             }
@@ -276,14 +285,20 @@ impl Feeds {
         }
     }
 
+    /// Refreshes a copy for subscribers, as the server's own work.
     fn refresh_in_background(
         self: &Arc<Self>,
         slot: Arc<Slot>,
         key: String,
         url: reqwest::Url,
-        max_age: Duration,
-        persist: bool,
+        ask: Ask,
     ) {
+        let ask = Ask {
+            want: Want::Available,
+            limit: None,
+            client: None,
+            ..ask
+        };
         let feeds = self.clone();
         tokio::spawn(async move {
             {
@@ -291,11 +306,9 @@ impl Feeds {
                 let copy = feeds.held_or_stored(&key).await.ok().flatten();
                 // Another caller may have refreshed it while this task waited.
                 let now = feeds.clock.now();
-                let fresh = copy.as_ref().is_some_and(|c| c.fresh(now, max_age));
+                let fresh = copy.as_ref().is_some_and(|c| c.fresh(now, ask.max_age));
                 if !fresh {
-                    let refreshed = feeds
-                        .fetch_and_keep(&slot, &key, &url, copy, persist, Want::Available, None)
-                        .await;
+                    let refreshed = feeds.fetch_and_keep(&slot, &key, &url, copy, ask).await;
                     if let Err(e) = refreshed {
                         tracing::warn!(url = %key, error = %e, "background refresh failed");
                     }
@@ -308,17 +321,15 @@ impl Feeds {
 
     /// Fetches upstream (conditionally against `old`) and keeps what it gets; the caller holds
     /// the slot's fetch lock.
-    #[allow(clippy::too_many_arguments)]
     async fn fetch_and_keep(
         &self,
         slot: &Slot,
         key: &str,
         url: &reqwest::Url,
         old: Option<Arc<FeedCopy>>,
-        persist: bool,
-        want: Want,
-        limit: Option<usize>,
+        ask: Ask,
     ) -> Result<FeedOutcome, FeedError> {
+        let (persist, want) = (ask.persist, ask.want);
         let validators = old
             .as_ref()
             .map(|c| Validators {
@@ -326,7 +337,7 @@ impl Feeds {
                 last_modified: c.last_modified.clone(),
             })
             .unwrap_or_default();
-        let result = self.fetch_checked(url, &validators, limit).await;
+        let result = self.fetch_checked(url, &validators, ask).await;
         // A copy's age counts from when its fetch finished.
         let (now, wall) = (self.clock.now(), self.clock.wall());
         let copy = match result {
@@ -402,7 +413,9 @@ impl Feeds {
                 tracing::warn!(url = %key, error = %e, "could not save the feed copy: serving it from memory");
             }
         }
-        self.cache.put_feed(key, copy.clone());
+        // An editor's copy counts against its client's share of the cache; a kept one, nobody's.
+        let owner = if persist { None } else { ask.client };
+        self.cache.put_feed(key, copy.clone(), owner);
         slot.state().failed = None;
         Ok(self.outcome(copy, None, false))
     }
@@ -432,11 +445,20 @@ impl Feeds {
         &self,
         url: &reqwest::Url,
         validators: &Validators,
-        limit: Option<usize>,
+        ask: Ask,
     ) -> Result<Fetched, FeedError> {
-        let fetched = match limit {
-            Some(max) => self.fetcher.fetch_at_most(url, validators, max).await?,
-            None => self.fetcher.fetch(url, validators).await?,
+        let max = ask.limit.unwrap_or(usize::MAX);
+        // The body counts against its client's share of the bytes in flight as it arrives.
+        let who = ask.client.unwrap_or_else(the_server);
+        let reservation = self.bytes.reserve(who, 0).map_err(|_| WorkError::Busy)?;
+        let fetched = match self
+            .fetcher
+            .fetch_at_most(url, validators, max, Some(reservation))
+            .await
+        {
+            Ok(fetched) => fetched,
+            Err(FetchError::InFlight) => return Err(FeedError::Busy(WorkError::Busy)),
+            Err(e) => return Err(e.into()),
         };
         let Fetched::Body {
             bytes,
@@ -503,7 +525,7 @@ impl Feeds {
         }
         let loaded = self.load(key).await?.map(Arc::new);
         if let Some(copy) = &loaded {
-            self.cache.put_feed(key, copy.clone());
+            self.cache.put_feed(key, copy.clone(), None);
         }
         Ok(loaded)
     }

@@ -13,6 +13,8 @@ use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use reqwest::header::{HeaderValue, ETAG, IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_MODIFIED};
 use reqwest::{redirect, StatusCode, Url};
 
+use crate::http::budget::Reservation;
+
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 pub const TOTAL_TIMEOUT: Duration = Duration::from_secs(15);
 pub const MAX_REDIRECTS: usize = 5;
@@ -60,6 +62,10 @@ pub enum FetchError {
     TooManyRedirects,
     #[error("fetching the feed failed: {0}")]
     Other(String),
+    /// The body would take the server's (or the asking client's) bytes in flight past their
+    /// share: nothing is wrong with the feed, the server is busy.
+    #[error("the server is receiving too much at once: try again in a few seconds")]
+    InFlight,
 }
 
 impl FetchError {
@@ -300,16 +306,19 @@ impl Fetcher {
 
     /// Fetches `url` (already normalised), conditionally when `validators` are given.
     pub async fn fetch(&self, url: &Url, validators: &Validators) -> Result<Fetched, FetchError> {
-        self.fetch_at_most(url, validators, self.max_bytes).await
+        self.fetch_at_most(url, validators, self.max_bytes, None)
+            .await
     }
 
     /// As [`Fetcher::fetch`], bringing at most `max_bytes` (and never more than the limit the
-    /// fetcher was made with): a publish fetches no more than the storage it reserved.
+    /// fetcher was made with: a publish fetches no more than the storage it reserved), the body
+    /// held in `budget` as it arrives when one is given.
     pub async fn fetch_at_most(
         &self,
         url: &Url,
         validators: &Validators,
         max_bytes: usize,
+        mut budget: Option<Reservation>,
     ) -> Result<Fetched, FetchError> {
         let max_bytes = max_bytes.min(self.max_bytes);
         if let Some(ip) = literal_ip(url).filter(|ip| (self.refuse)(*ip)) {
@@ -378,6 +387,9 @@ impl Fetcher {
         {
             if bytes.len() + chunk.len() > max_bytes {
                 return Err(FetchError::TooLarge(max_bytes));
+            }
+            if let Some(budget) = budget.as_mut() {
+                budget.grow(chunk.len()).map_err(|_| FetchError::InFlight)?;
             }
             bytes.extend_from_slice(&chunk);
         }

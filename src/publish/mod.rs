@@ -21,10 +21,12 @@ use std::time::Duration;
 use crate::calendar::{CompiledConfig, ConfigError, MappedField};
 use crate::clock::Clock;
 use crate::config::Config;
+use crate::http::budget::ByteBudget;
+use crate::http::client::ClientKey;
 use crate::store::{Db, StoreError};
 use cache::Cache;
 use calendars::Published;
-use feeds::{FeedError, FeedOutcome, Feeds, Want};
+use feeds::{Ask, FeedError, FeedOutcome, Feeds, Want};
 use fetch::{FetchError, Fetcher};
 use hosted::{RenderError, Rendered, Renders};
 use workers::{WorkError, Workers};
@@ -106,7 +108,8 @@ pub struct Publisher {
 }
 
 impl Publisher {
-    pub fn new(db: Db, config: &Config) -> Result<Publisher, FetchError> {
+    /// `bytes`: the server's budget of bytes in flight, which upstream bodies count against.
+    pub fn new(db: Db, config: &Config, bytes: Arc<ByteBudget>) -> Result<Publisher, FetchError> {
         let cache = Arc::new(Cache::new(config.cache_size));
         let workers = Workers::new(
             workers::default_jobs(),
@@ -127,6 +130,7 @@ impl Publisher {
                 workers.clone(),
                 clock.clone(),
                 config.max_feed_storage,
+                bytes,
             )),
             renders: Arc::new(Renders::new(
                 cache.clone(),
@@ -187,10 +191,7 @@ impl Publisher {
         let Some(calendar) = self.calendar(db, id).await? else {
             return Ok(None);
         };
-        let feed = self
-            .feeds
-            .get(&calendar.url, ttl, true, Want::Available)
-            .await?;
+        let feed = self.feeds.get(&calendar.url, Ask::subscriber(ttl)).await?;
         let rendered = self.renders.render(&calendar, &feed, ttl).await?;
         Ok(Some(HostedFeed {
             calendar,
@@ -199,22 +200,22 @@ impl Publisher {
         }))
     }
 
-    /// A feed as the editor reads it: a copy at most `max_age` old, not kept in the database.
+    /// A feed as the editor reads it for `client`: a copy at most `max_age` old, not kept in
+    /// the database, counted against the client's share of the cache and of bytes in flight.
     pub async fn editor_feed(
         &self,
         url: &reqwest::Url,
         max_age: Duration,
+        client: ClientKey,
     ) -> Result<FeedOutcome, FeedError> {
-        self.feeds.get(url, max_age, false, Want::Fresh).await
-    }
-
-    /// The feed a publish is about to point at: fetched (or recent), checked, and kept.
-    pub async fn feed_to_publish(
-        &self,
-        url: &reqwest::Url,
-        ttl: Duration,
-    ) -> Result<FeedOutcome, FeedError> {
-        self.feeds.get(url, ttl, true, Want::Fresh).await
+        let ask = Ask {
+            max_age,
+            persist: false,
+            want: Want::Fresh,
+            limit: None,
+            client: Some(client),
+        };
+        self.feeds.get(url, ask).await
     }
 
     /// Runs engine work a visitor asked for within `budget`: stopped when its time is up,

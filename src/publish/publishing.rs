@@ -9,7 +9,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::calendars::{self, Maker, PublishOutcome};
-use super::feeds::{FeedError, FeedOutcome, Want};
+use super::feeds::{Ask, FeedError, FeedOutcome, Want};
 use super::fetch::FetchError;
 use super::quotas::{QuotaError, Quotas};
 use super::validate::{self, Invalid, PublishInput, PublishOptions};
@@ -90,7 +90,16 @@ impl Publisher {
             .map(|r| usize::try_from(r.bytes()).unwrap_or(feed_max));
         let feed = self
             .feeds
-            .get_within(&input.url, self.settings.ttl, true, Want::Fresh, limit)
+            .get(
+                &input.url,
+                Ask {
+                    max_age: self.settings.ttl,
+                    persist: true,
+                    want: Want::Fresh,
+                    limit,
+                    client: Some(maker.client),
+                },
+            )
             .await
             .map_err(|e| match e {
                 // The feed is larger than the room left, not than a feed may be.

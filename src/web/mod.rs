@@ -57,7 +57,6 @@ pub struct AppState {
 impl AppState {
     pub fn new(config: Config, db: Db) -> Result<AppState, FetchError> {
         let site = Arc::new(Site::new(&config, crate::sync::api::public_info(&config)));
-        let publisher = Arc::new(Publisher::new(db.clone(), &config)?);
         let trusted_proxies = Arc::new(TrustedProxies::new(
             config.trusted_proxies.clone(),
             config.trust_loopback,
@@ -73,6 +72,11 @@ impl AppState {
             bytes: ByteBudget::new(config.max_bytes_in_flight, config.max_bytes_in_flight / 4),
             body: config.body_rules,
         });
+        let publisher = Arc::new(Publisher::new(
+            db.clone(),
+            &config,
+            admission.bytes.clone(),
+        )?);
         let config = Arc::new(config);
         let sync = SyncState::new(config.clone(), db.clone(), admission.clone());
         Ok(AppState {
