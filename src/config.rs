@@ -10,8 +10,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::http::client::IpRange;
 use crate::http::limits::RateLimits;
 
-/// Version line: the crate version and the git revision it was built from.
-pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (", env!("HEARTH_GIT_REV"), ")");
+pub use crate::version::VERSION;
 
 /// Default for `--cache-size`: room for a few large feeds on a 1 GB Pi.
 pub const DEFAULT_CACHE_BYTES: usize = 32 * 1024 * 1024;

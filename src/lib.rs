@@ -13,6 +13,7 @@ pub mod site;
 pub mod store;
 pub mod sync;
 pub mod telemetry;
+pub mod version;
 pub mod web;
 
 use std::future::Future;

@@ -93,7 +93,7 @@ pub(super) fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreErr
             tx.execute(
                 "INSERT INTO meta (key, value) VALUES ('migrated_by', ?1)
                  ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                [crate::config::VERSION],
+                [crate::version::VERSION],
             )?;
             tx.commit()
         };
@@ -178,6 +178,6 @@ mod tests {
                 |r| r.get(0),
             )
             .expect("meta row");
-        assert_eq!(by, crate::config::VERSION);
+        assert_eq!(by, crate::version::VERSION);
     }
 }

@@ -1,0 +1,165 @@
+//! The house plan, guarded: ARCHITECTURE.md's table says which modules of the server each
+//! module imports. This reads the table and the sources and fails when a module imports one it
+//! does not list (or no longer imports one it lists), when a module has no row, or when the
+//! imports between modules form a cycle.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Module name to the modules its row says it imports.
+fn declared() -> BTreeMap<String, BTreeSet<String>> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let mut table = BTreeMap::new();
+    for line in text.lines() {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        // | module | what it is for | imports |
+        if cells.len() != 5 || !cells[1].starts_with('`') {
+            continue;
+        }
+        let imports: BTreeSet<String> = backticked(cells[3])
+            .into_iter()
+            .filter(|name| !name.contains('/') && !name.contains('.'))
+            .collect();
+        for name in backticked(cells[1]) {
+            let module = name
+                .trim_end_matches('/')
+                .trim_end_matches(".rs")
+                .to_owned();
+            if !module.contains('/') && !module.is_empty() {
+                table.insert(module, imports.clone());
+            }
+        }
+    }
+    table
+}
+
+/// The words written in backticks in a table cell.
+fn backticked(cell: &str) -> Vec<String> {
+    cell.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_owned)
+        .collect()
+}
+
+fn rust_files(path: &Path, out: &mut Vec<PathBuf>) {
+    if path.is_dir() {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
+            .expect("read_dir")
+            .map(|e| e.expect("entry").path())
+            .collect();
+        entries.sort();
+        for entry in entries {
+            rust_files(&entry, out);
+        }
+    } else if path.extension().is_some_and(|e| e == "rs") {
+        out.push(path.to_owned());
+    }
+}
+
+/// Module name to the server modules its sources name (`crate::x`).
+fn actual() -> BTreeMap<String, BTreeSet<String>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut graph = BTreeMap::new();
+    for entry in std::fs::read_dir(&src).expect("src") {
+        let path = entry.expect("entry").path();
+        let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else {
+            continue;
+        };
+        if stem == "lib" || stem == "main" {
+            continue;
+        }
+        let mut files = Vec::new();
+        rust_files(&path, &mut files);
+        let mut used = BTreeSet::new();
+        for file in files {
+            let text = std::fs::read_to_string(&file).expect("source");
+            for (at, _) in text.match_indices("crate::") {
+                let rest = &text[at + "crate::".len()..];
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                if !name.is_empty() && name != stem {
+                    used.insert(name);
+                }
+            }
+        }
+        graph.insert(stem.to_owned(), used);
+    }
+    graph
+}
+
+#[test]
+fn every_module_imports_exactly_what_its_row_says() {
+    let declared = declared();
+    let actual = actual();
+    let mut problems = Vec::new();
+    for (module, uses) in &actual {
+        let Some(listed) = declared.get(module) else {
+            problems.push(format!("`{module}` has no row in ARCHITECTURE.md"));
+            continue;
+        };
+        for extra in uses.difference(listed) {
+            problems.push(format!(
+                "`{module}` imports `{extra}`, which its row does not list"
+            ));
+        }
+        for gone in listed.difference(uses) {
+            problems.push(format!(
+                "`{module}`'s row lists `{gone}`, which it no longer imports"
+            ));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "ARCHITECTURE.md and the code disagree:\n  {}",
+        problems.join("\n  ")
+    );
+}
+
+#[test]
+fn the_modules_import_each_other_without_cycles() {
+    let graph = actual();
+    // Depth-first search with colours: grey is on the current path, a grey neighbour a cycle.
+    fn visit(
+        node: &str,
+        graph: &BTreeMap<String, BTreeSet<String>>,
+        state: &mut BTreeMap<String, u8>,
+        path: &mut Vec<String>,
+    ) -> Option<Vec<String>> {
+        match state.get(node) {
+            Some(1) => {
+                let start = path.iter().position(|p| p == node).unwrap_or(0);
+                let mut cycle = path[start..].to_vec();
+                cycle.push(node.to_owned());
+                return Some(cycle);
+            }
+            Some(2) => return None,
+            _ => {}
+        }
+        state.insert(node.to_owned(), 1);
+        path.push(node.to_owned());
+        for next in graph.get(node).into_iter().flatten() {
+            if graph.contains_key(next) {
+                if let Some(cycle) = visit(next, graph, state, path) {
+                    return Some(cycle);
+                }
+            }
+        }
+        path.pop();
+        state.insert(node.to_owned(), 2);
+        None
+    }
+    let mut state = BTreeMap::new();
+    for node in graph.keys() {
+        let mut path = Vec::new();
+        if let Some(cycle) = visit(node, &graph, &mut state, &mut path) {
+            panic!(
+                "the modules import each other in a cycle: {}",
+                cycle.join(" → ")
+            );
+        }
+    }
+}
