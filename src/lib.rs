@@ -1,6 +1,9 @@
 //! Hearth: a personal website in one binary. This crate root wires the pieces together and
 //! exposes `serve`, which `main.rs` and the integration tests call the same way.
 
+// Production code handles every error; tests may expect (clippy.toml allows it there).
+#![deny(clippy::unwrap_used, clippy::expect_used)]
+
 pub mod clock;
 pub mod config;
 pub mod hex;

@@ -1,6 +1,9 @@
 //! The `hearth` command: parses the command line, starts logging, opens the database, binds, and
 //! hands over to the library. Errors end here as one line on stderr and a non-zero status.
 
+// Production code handles every error; tests may expect (clippy.toml allows it there).
+#![deny(clippy::unwrap_used, clippy::expect_used)]
+
 use std::process::ExitCode;
 
 use clap::Parser;

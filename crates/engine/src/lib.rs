@@ -35,6 +35,9 @@
 //!   [`tz::windows_to_iana`], [`tz::vtimezone`]`(iana, from_year)`, and the pass on its own,
 //!   [`tz::repair_timezones`]`(bytes, &Limits)`.
 
+// Production code handles every error; tests may expect (clippy.toml allows it there).
+#![deny(clippy::unwrap_used, clippy::expect_used)]
+
 pub mod config;
 pub mod ics;
 pub mod interrupt;
