@@ -368,6 +368,9 @@ pub struct RemapArgs {
 /// LimitNOFILE, and enough for a personal site (a browser opens about six per site).
 pub const DEFAULT_MAX_CONNECTIONS: u32 = 512;
 pub const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS: u32 = 32;
+/// How long in-flight requests may take to finish after a shutdown signal.
+pub const DEFAULT_SHUTDOWN_DEADLINE: Duration = Duration::from_secs(5);
+
 /// Time a client has to send a request's headers, counted from the connection's start or the
 /// end of its previous response (so it also closes idle keep-alive connections).
 pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
@@ -458,6 +461,8 @@ pub struct Config {
     pub max_bytes_in_flight: usize,
     /// See `DEFAULT_HEADER_READ_TIMEOUT` (no flag; tests shorten it).
     pub header_read_timeout: Duration,
+    /// See `DEFAULT_SHUTDOWN_DEADLINE` (no flag; tests shorten it).
+    pub shutdown_deadline: Duration,
     /// `--trusted-proxy`: peers whose forwarding headers name the client (loopback always is).
     pub trusted_proxies: Vec<IpRange>,
     /// `--trust-loopback`: loopback peers are proxies whose headers name the client.
@@ -535,6 +540,7 @@ impl ServeArgs {
             engine: EngineBudget::default(),
             max_bytes_in_flight: self.max_bytes_in_flight,
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
+            shutdown_deadline: DEFAULT_SHUTDOWN_DEADLINE,
             trusted_proxies: self.trusted_proxies,
             trust_loopback: self.trust_loopback,
             rate_limits: RateLimits::default(),
@@ -579,6 +585,7 @@ impl Config {
             engine: EngineBudget::default(),
             max_bytes_in_flight: DEFAULT_BYTES_IN_FLIGHT,
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
+            shutdown_deadline: DEFAULT_SHUTDOWN_DEADLINE,
             trusted_proxies: Vec::new(),
             trust_loopback: true,
             rate_limits: RateLimits::default(),

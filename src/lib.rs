@@ -21,7 +21,6 @@ pub mod web;
 
 use std::future::Future;
 use std::sync::Arc;
-use std::time::Duration;
 
 use tokio::net::TcpListener;
 use tokio::sync::Notify;
@@ -32,9 +31,6 @@ pub use hearth_engine as calendar;
 
 pub use config::Config;
 pub use store::Db;
-
-/// How long in-flight requests may take to finish after a shutdown signal.
-pub const SHUTDOWN_DEADLINE: Duration = Duration::from_secs(5);
 
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
@@ -47,7 +43,7 @@ pub enum ServeError {
 }
 
 /// Serves the site on `listener` until `shutdown` resolves, then lets in-flight requests finish
-/// for up to five seconds and closes the database cleanly.
+/// for up to `config.shutdown_deadline` (five seconds) and closes the database cleanly.
 pub async fn serve<F>(
     config: Config,
     db: Db,
@@ -57,6 +53,7 @@ pub async fn serve<F>(
 where
     F: Future<Output = ()> + Send + 'static,
 {
+    let drain = config.shutdown_deadline;
     let settings = web::conn::ConnectionSettings {
         max_connections: config.max_connections,
         max_per_client: config.max_connections_per_address,
@@ -92,9 +89,9 @@ where
         joined = &mut task => joined.map_err(|_| ServeError::Task).and_then(|r| r.map_err(ServeError::from)),
         () = async {
             signalled.notified().await;
-            tokio::time::sleep(SHUTDOWN_DEADLINE).await;
+            tokio::time::sleep(drain).await;
         } => {
-            tracing::warn!("requests still running after {SHUTDOWN_DEADLINE:?}: closing them");
+            tracing::warn!("requests still running after {drain:?}: closing them");
             task.abort();
             Ok(())
         }

@@ -74,11 +74,16 @@ fn feed_with_descriptions(events: usize, description_bytes: usize) -> Vec<u8> {
 
 /// Waits (bounded) until `done` holds: for work the server does in the background.
 async fn eventually(what: &str, mut done: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !done() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    common::until(what, || std::future::ready(done())).await;
+}
+
+/// Whether a hosted feed is still served from a copy past its TTL.
+async fn served_stale(server: &TestServer, path: &str) -> bool {
+    server
+        .get(path)
+        .await
+        .headers()
+        .contains_key("x-hearth-stale")
 }
 
 #[tokio::test]
@@ -187,22 +192,13 @@ async fn a_feed_that_outgrows_the_bound_is_served_from_the_last_good_render_or_a
     assert_eq!(stale.bytes().await.expect("body"), good);
     eventually("the background refresh", || upstream.hits() > hits).await;
     // Once the new copy is in, its render is refused and the last good one stands in.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
+    common::until("the refresh", || async {
         let response = server.get("/cal/grow.ics").await;
         assert_eq!(response.status(), StatusCode::OK);
         assert_eq!(response.bytes().await.expect("body"), good);
-        if !server
-            .get("/cal/grow.ics")
-            .await
-            .headers()
-            .contains_key("x-hearth-stale")
-        {
-            break;
-        }
-        assert!(Instant::now() < deadline, "the refresh never finished");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+        !served_stale(&server, "/cal/grow.ics").await
+    })
+    .await;
 
     // After a restart there is no good render to fall back on: a plain-text 502.
     let data_dir = server.stop().await;
@@ -242,9 +238,9 @@ async fn subscribers_get_the_copy_at_once_while_one_background_fetch_refreshes_i
     let good = first.bytes().await.expect("body");
 
     clock.advance(TTL + Duration::from_secs(1));
-    upstream.set_delay(Duration::from_secs(3));
+    // The upstream holds the refresh until the test lets it answer.
+    upstream.close_gate();
     let before = upstream.hits();
-    let started = Instant::now();
     let mut tasks = Vec::new();
     for _ in 0..30 {
         let client = server.client.clone();
@@ -265,23 +261,15 @@ async fn subscribers_get_the_copy_at_once_while_one_background_fetch_refreshes_i
         assert!(stale, "a copy past its TTL is marked");
         assert_eq!(body, good);
     }
-    assert!(
-        started.elapsed() < Duration::from_secs(2),
-        "subscribers waited for the slow upstream: {:?}",
-        started.elapsed()
-    );
-    eventually("the background fetch", || upstream.hits() > before).await;
+    // All thirty were answered while the one background fetch still waits at the gate.
+    upstream.until_waiting(1).await;
+    assert_eq!(upstream.hits() - before, 1, "one background fetch");
+    upstream.open_gate();
     // The refresh finishes; its age counts from then, so the copy is fresh again.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while server
-        .get("/cal/slow.ics")
-        .await
-        .headers()
-        .contains_key("x-hearth-stale")
-    {
-        assert!(Instant::now() < deadline, "the refresh never finished");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    common::until("the refresh", || async {
+        !served_stale(&server, "/cal/slow.ics").await
+    })
+    .await;
     assert_eq!(upstream.hits() - before, 1, "exactly one background fetch");
     server.stop().await;
 }

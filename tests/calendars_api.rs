@@ -200,7 +200,8 @@ async fn compressed_feeds_are_read_and_limited_by_their_decompressed_size() {
 async fn a_slow_upstream_times_out_with_a_clear_error() {
     use hearth::publish::fetch::{FetchError, FetchOptions, Fetcher, Validators};
     let upstream = Upstream::start().await;
-    upstream.set_delay(Duration::from_secs(5));
+    // The upstream never answers.
+    upstream.close_gate();
     let mut options = FetchOptions::new(true, 1 << 20);
     options.total_timeout = Duration::from_millis(300);
     let fetcher = Fetcher::with_options(options).expect("fetcher");
@@ -653,7 +654,8 @@ async fn a_hundred_subscribers_of_a_stale_feed_cause_one_upstream_request() {
     .await;
     assert_eq!(server.get("/cal/busy.ics").await.status(), StatusCode::OK);
     clock.advance(Duration::from_secs(61));
-    upstream.set_delay(Duration::from_millis(300));
+    // The refresh waits at the upstream's gate while the hundred subscribers are answered.
+    upstream.close_gate();
     let before = upstream.hits();
 
     let mut tasks = Vec::new();
@@ -667,17 +669,17 @@ async fn a_hundred_subscribers_of_a_stale_feed_cause_one_upstream_request() {
     for task in tasks {
         assert_eq!(task.await.expect("joins"), StatusCode::OK);
     }
+    upstream.until_waiting(1).await;
+    upstream.open_gate();
     // The refresh runs in the background; wait (bounded) until it is done.
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while server
-        .get("/cal/busy.ics")
-        .await
-        .headers()
-        .contains_key("x-hearth-stale")
-    {
-        assert!(std::time::Instant::now() < deadline, "no refresh");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    common::until("the refresh", || async {
+        !server
+            .get("/cal/busy.ics")
+            .await
+            .headers()
+            .contains_key("x-hearth-stale")
+    })
+    .await;
     assert_eq!(upstream.hits() - before, 1, "exactly one upstream request");
     server.stop().await;
 }
@@ -731,16 +733,15 @@ async fn upstream_down_serves_the_last_good_copy_even_after_a_restart() {
     upstream.set_status(200);
     upstream.set_body("<html>maintenance</html>");
     let hits = upstream.hits();
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
     // Each round moves past the retry pause of the failure before, until upstream is asked.
-    while upstream.hits() == hits {
-        assert!(std::time::Instant::now() < deadline, "no refresh");
+    common::until("a refresh", || async {
         clock.advance(Duration::from_secs(61));
         let kept = server.get("/cal/keep.ics").await;
         assert_eq!(kept.status(), StatusCode::OK);
         assert_eq!(kept.bytes().await.expect("body"), good);
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+        upstream.hits() > hits
+    })
+    .await;
     let kept = server.get("/cal/keep.ics").await;
     assert_eq!(kept.status(), StatusCode::OK);
     assert_eq!(kept.bytes().await.expect("body"), good);

@@ -3,7 +3,8 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
+use std::io::{BufRead, BufReader};
+use std::time::Duration;
 
 use common::{hearth_bin, ServeProcess};
 
@@ -94,14 +95,24 @@ async fn state_directory_is_the_default_data_dir_under_systemd() {
         .env("HEARTH_LOG", "info")
         .stderr(std::process::Stdio::piped());
     let mut child = cmd.spawn().expect("starts");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let db = state.path().join(hearth::store::DB_FILE);
-    while !db.exists() {
-        assert!(Instant::now() < deadline, "no database in $STATE_DIRECTORY");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    // It listens only once its database is open.
+    let stderr = child.stderr.take().expect("stderr piped");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let listening = BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+            .any(|line| line.contains("listening on"));
+        let _ = tx.send(listening);
+    });
+    let listening = rx.recv_timeout(Duration::from_secs(20));
     let _ = child.kill();
     let _ = child.wait();
+    assert_eq!(listening, Ok(true), "hearth did not start");
+    assert!(
+        state.path().join(hearth::store::DB_FILE).exists(),
+        "no database in $STATE_DIRECTORY"
+    );
 }
 
 #[tokio::test]
@@ -173,7 +184,7 @@ fn a_database_newer_than_the_binary_is_refused() {
 #[tokio::test]
 async fn sigterm_stops_the_server_cleanly() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let mut server = ServeProcess::start(dir.path(), &[], &[]);
+    let server = ServeProcess::start(dir.path(), &[], &[]);
     assert_eq!(
         common::client()
             .get(server.url("/healthz"))
@@ -183,20 +194,15 @@ async fn sigterm_stops_the_server_cleanly() {
             .status(),
         200
     );
-    let pid = server.child.id().to_string();
+    let pid = server.id().to_string();
     let status = std::process::Command::new("kill")
         .args(["-TERM", &pid])
         .status()
         .expect("kill runs");
     assert!(status.success());
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let exit = loop {
-        if let Some(exit) = server.child.try_wait().expect("wait") {
-            break exit;
-        }
-        assert!(Instant::now() < deadline, "did not stop within 10 s");
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let exit = server
+        .exit_within(Duration::from_secs(10))
+        .expect("did not stop within 10 s");
     assert!(exit.success(), "{exit:?}");
     // A clean stop folds the WAL back into the database file.
     let wal = dir.path().join("hearth.db-wal");

@@ -143,7 +143,7 @@ pub fn hearth_bin() -> Command {
 
 /// A `hearth serve` process; killed when dropped.
 pub struct ServeProcess {
-    pub child: Child,
+    child: Option<Child>,
     pub addr: SocketAddr,
 }
 
@@ -183,7 +183,26 @@ impl ServeProcess {
         };
         // Keep draining stderr so the server never blocks on a full pipe.
         std::thread::spawn(move || for _ in lines {});
-        ServeProcess { child, addr }
+        ServeProcess {
+            child: Some(child),
+            addr,
+        }
+    }
+
+    /// The process id, for signals.
+    pub fn id(&self) -> u32 {
+        self.child.as_ref().map_or(0, Child::id)
+    }
+
+    /// Waits for the process to end by itself, at most `within`, on a thread of its own (so
+    /// nothing polls or sleeps); `None` when it is still running then (it is killed on drop).
+    pub fn exit_within(mut self, within: Duration) -> Option<std::process::ExitStatus> {
+        let mut child = self.child.take()?;
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(child.wait());
+        });
+        rx.recv_timeout(within).ok().and_then(Result::ok)
     }
 
     pub fn url(&self, path: &str) -> String {
@@ -193,8 +212,10 @@ impl ServeProcess {
 
 impl Drop for ServeProcess {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        if let Some(child) = self.child.as_mut() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
     }
 }
 
@@ -208,4 +229,18 @@ pub async fn field_error(response: reqwest::Response) -> (String, String) {
         .to_owned();
     let message = body["error"].as_str().unwrap_or_default().to_owned();
     (field, message)
+}
+
+/// Waits until `done` answers true, giving the server's background tasks their turn between
+/// checks (a yield, not a sleep: nothing here waits on a timer), bounded by 10 s.
+pub async fn until<F, Fut>(what: &str, mut done: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !done().await {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::task::yield_now().await;
+    }
 }

@@ -1,13 +1,12 @@
 //! An upstream calendar server on loopback, in-process, whose behaviour each test sets: the
-//! body, the status, a delay, a redirect, ETag support, and a gate that holds requests until
+//! body, the status, a redirect, ETag support, and a gate that holds requests until
 //! the test opens it (so a test knows they are under way without sleeping); it counts the
 //! requests it gets.
 #![allow(dead_code)]
 
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU16, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
@@ -58,7 +57,6 @@ pub struct UpstreamState {
     pub body: Mutex<Vec<u8>>,
     pub content_type: Mutex<String>,
     pub status: AtomicU16,
-    pub delay_ms: AtomicU64,
     pub hits: AtomicUsize,
     pub conditional_hits: AtomicUsize,
     pub redirect_to: Mutex<Option<String>>,
@@ -83,7 +81,6 @@ impl Upstream {
             body: Mutex::new(SAMPLE.as_bytes().to_vec()),
             content_type: Mutex::new("text/calendar; charset=utf-8".into()),
             status: AtomicU16::new(200),
-            delay_ms: AtomicU64::new(0),
             hits: AtomicUsize::new(0),
             conditional_hits: AtomicUsize::new(0),
             redirect_to: Mutex::new(None),
@@ -116,12 +113,6 @@ impl Upstream {
 
     pub fn set_status(&self, status: u16) {
         self.state.status.store(status, Ordering::SeqCst);
-    }
-
-    pub fn set_delay(&self, delay: Duration) {
-        self.state
-            .delay_ms
-            .store(delay.as_millis() as u64, Ordering::SeqCst);
     }
 
     /// (Host, User-Agent) of each request so far.
@@ -182,10 +173,6 @@ async fn serve(State(state): State<Arc<UpstreamState>>, headers: HeaderMap) -> R
         .lock()
         .expect("lock")
         .push((header_text(header::HOST), header_text(header::USER_AGENT)));
-    let delay = state.delay_ms.load(Ordering::SeqCst);
-    if delay > 0 {
-        tokio::time::sleep(Duration::from_millis(delay)).await;
-    }
     if let Some(target) = state.redirect_to.lock().expect("lock").clone() {
         return (StatusCode::FOUND, [(header::LOCATION, target)]).into_response();
     }
