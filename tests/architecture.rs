@@ -163,3 +163,95 @@ fn the_modules_import_each_other_without_cycles() {
         }
     }
 }
+
+/// The identifier `text` starts with.
+fn leading_name(text: &str) -> String {
+    text.chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect()
+}
+
+/// For each module that is a folder, its files (but `mod.rs`, the face that declares them) and
+/// the sibling files each names through `super::`.
+fn sibling_graphs() -> BTreeMap<String, BTreeMap<String, BTreeSet<String>>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut modules = BTreeMap::new();
+    for entry in std::fs::read_dir(&src).expect("src") {
+        let dir = entry.expect("entry").path();
+        if !dir.is_dir() {
+            continue;
+        }
+        let name = dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+            .to_owned();
+        let mut files = BTreeMap::new();
+        for file in std::fs::read_dir(&dir).expect("module dir") {
+            let path = file.expect("entry").path();
+            let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else {
+                continue;
+            };
+            if stem == "mod" || path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            files.insert(stem.to_owned(), path.clone());
+        }
+        let mut graph = BTreeMap::new();
+        for (stem, path) in &files {
+            let text = std::fs::read_to_string(path).expect("source");
+            // Only production code: a file's tests may use anything.
+            let production = text.split("#[cfg(test)]").next().unwrap_or_default();
+            let mut uses = BTreeSet::new();
+            for (at, _) in production.match_indices("super::") {
+                let rest = &production[at + "super::".len()..];
+                // `super::name…`, or `super::{a, b::c}` naming several.
+                let names: Vec<String> = match rest.strip_prefix('{') {
+                    Some(group) => group
+                        .split('}')
+                        .next()
+                        .unwrap_or_default()
+                        .split(',')
+                        .map(|item| leading_name(item.trim()))
+                        .collect(),
+                    None => vec![leading_name(rest)],
+                };
+                for next in names {
+                    if files.contains_key(&next) && &next != stem {
+                        uses.insert(next);
+                    }
+                }
+            }
+            graph.insert(stem.clone(), uses);
+        }
+        modules.insert(name, graph);
+    }
+    modules
+}
+
+#[test]
+fn the_files_of_one_module_import_each_other_without_cycles() {
+    for (module, graph) in sibling_graphs() {
+        let mut done = BTreeSet::new();
+        for start in graph.keys() {
+            // Iterative search for a path from a file back to itself.
+            let mut stack = vec![(start.clone(), vec![start.clone()])];
+            while let Some((node, path)) = stack.pop() {
+                for next in graph.get(&node).into_iter().flatten() {
+                    if next == start {
+                        panic!(
+                            "the files of `{module}` import each other in a cycle: {} → {start}",
+                            path.join(" → ")
+                        );
+                    }
+                    if !path.contains(next) && !done.contains(next) {
+                        let mut longer = path.clone();
+                        longer.push(next.clone());
+                        stack.push((next.clone(), longer));
+                    }
+                }
+            }
+            done.insert(start.clone());
+        }
+    }
+}

@@ -15,8 +15,10 @@ use common::{error_of, field_error, TestServer};
 use hearth::calendar::MAX_REGEX_TRANSFORMS;
 use hearth::clock::Clock;
 use hearth::http::client::ClientKey;
+use hearth::publish::cache::Kind;
 use hearth::publish::calendars::{self, Maker};
 use hearth::publish::feeds::{Ask, Want};
+use hearth::publish::hosted::Rendered;
 use hearth::publish::quotas::Quotas;
 use hearth::publish::validate;
 use hearth::publish::Publisher;
@@ -570,7 +572,7 @@ async fn a_subscriber_gets_the_earlier_render_while_the_engine_is_busy() {
     eventually("the new render", || {
         publisher
             .cache
-            .render("busy")
+            .get::<Rendered>(Kind::Render, "busy")
             .is_some_and(|r| r.etag != earlier.etag)
     })
     .await;

@@ -1,17 +1,16 @@
 //! One memory budget for the publishing caches: upstream copies, rendered feeds and published
-//! calendars with their compiled mappings are held here, charged by size, and the least recently
-//! used go first when the budget is full. What is evicted comes back from SQLite (copies,
+//! calendars with their compiled mappings are held here, charged by the size their owner names,
+//! and the least recently used go first when the budget is full. The cache knows none of those
+//! types (each kind's module puts and gets its own), so nothing here imports them. What is evicted comes back from SQLite (copies,
 //! calendars, compiled again) or is rendered again (feeds) when next needed. Copies the editor
 //! fetched for a visitor count against that visitor's share (a quarter of the budget): past it,
 //! the visitor's own oldest copies go first, so one visitor reading many feeds cannot push out
 //! everyone else's.
 
+use std::any::Any;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use super::feeds::FeedCopy;
-use super::hosted::Rendered;
-use super::HostedCalendar;
 use crate::http::client::ClientKey;
 use crate::lock::lock;
 
@@ -20,18 +19,16 @@ const SHARE_DIVISOR: usize = 4;
 
 /// What an entry holds; each kind has its own map, keyed by URL (copies) or calendar id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub enum Kind {
+    /// Upstream copies (`feeds::FeedCopy`), by address.
     Feed = 0,
+    /// Rendered hosted feeds (`rendered::Rendered`), by calendar id.
     Render = 1,
+    /// Published calendars with their compiled configs (`served::HostedCalendar`), by id.
     Calendar = 2,
 }
 
-#[derive(Clone)]
-enum Value {
-    Feed(Arc<FeedCopy>),
-    Render(Arc<Rendered>),
-    Calendar(Arc<HostedCalendar>),
-}
+type Value = Arc<dyn Any + Send + Sync>;
 
 struct Entry {
     value: Value,
@@ -177,145 +174,94 @@ impl Cache {
         self.lru().used
     }
 
-    pub fn feed(&self, url: &str) -> Option<Arc<FeedCopy>> {
-        match self.lru().get(Kind::Feed, url) {
-            Some(Value::Feed(copy)) => Some(copy),
-            _ => None,
-        }
+    /// The entry of `kind` under `key`, if it is there and of type `T`.
+    pub fn get<T: Any + Send + Sync>(&self, kind: Kind, key: &str) -> Option<Arc<T>> {
+        self.lru().get(kind, key)?.downcast::<T>().ok()
     }
 
-    /// Keeps a feed copy; `owner`: the visitor whose editor fetched it (its share pays).
-    pub fn put_feed(&self, url: &str, copy: Arc<FeedCopy>, owner: Option<ClientKey>) {
-        let size = copy.body.len() + url.len() + 256;
-        self.lru().insert(
-            Kind::Feed,
-            url,
-            Value::Feed(copy),
-            size,
-            owner,
-            self.capacity,
-        );
+    /// Keeps `value` under `key`, charged `size` bytes; `owner`: the visitor whose editor
+    /// fetched it (its share pays), or `None` for what the server keeps for everyone.
+    pub fn put<T: Any + Send + Sync>(
+        &self,
+        kind: Kind,
+        key: &str,
+        value: Arc<T>,
+        size: usize,
+        owner: Option<ClientKey>,
+    ) {
+        self.lru()
+            .insert(kind, key, value, size, owner, self.capacity);
     }
 
-    pub fn render(&self, id: &str) -> Option<Arc<Rendered>> {
-        match self.lru().get(Kind::Render, id) {
-            Some(Value::Render(r)) => Some(r),
-            _ => None,
-        }
-    }
-
-    pub fn put_render(&self, id: &str, rendered: Arc<Rendered>) {
-        let size = rendered.size() + id.len() + 256;
-        self.lru().insert(
-            Kind::Render,
-            id,
-            Value::Render(rendered),
-            size,
-            None,
-            self.capacity,
-        );
-    }
-
-    pub fn calendar(&self, id: &str) -> Option<Arc<HostedCalendar>> {
-        match self.lru().get(Kind::Calendar, id) {
-            Some(Value::Calendar(c)) => Some(c),
-            _ => None,
-        }
-    }
-
-    pub fn put_calendar(&self, calendar: Arc<HostedCalendar>) {
-        let size = calendar.size();
-        let id = calendar.record.id.clone();
-        self.lru().insert(
-            Kind::Calendar,
-            &id,
-            Value::Calendar(calendar),
-            size,
-            None,
-            self.capacity,
-        );
-    }
-
-    pub fn forget_calendar(&self, id: &str) {
-        self.lru().remove(Kind::Calendar, id);
-    }
-
-    pub fn forget_render(&self, id: &str) {
-        self.lru().remove(Kind::Render, id);
-    }
-
-    pub fn forget_feed(&self, url: &str) {
-        self.lru().remove(Kind::Feed, url);
+    pub fn forget(&self, kind: Kind, key: &str) {
+        self.lru().remove(kind, key);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::SystemTime;
 
-    fn copy(bytes: usize) -> Arc<FeedCopy> {
-        Arc::new(FeedCopy {
-            body: vec![b'x'; bytes].into(),
-            etag: None,
-            last_modified: None,
-            fetched_at: SystemTime::UNIX_EPOCH,
-            changed_at: SystemTime::UNIX_EPOCH,
-            version: 1,
-            confirmed: None,
-        })
+    /// Keeps `bytes` bytes under `key`, charged as a feed copy is.
+    fn put(cache: &Cache, key: &str, bytes: usize, owner: Option<ClientKey>) {
+        let value = Arc::new(vec![b'x'; bytes]);
+        cache.put(Kind::Feed, key, value, bytes + key.len() + 256, owner);
+    }
+
+    fn has(cache: &Cache, key: &str) -> bool {
+        cache.get::<Vec<u8>>(Kind::Feed, key).is_some()
     }
 
     #[test]
     fn the_least_recently_used_go_first_and_the_total_stays_within_the_budget() {
         let cache = Cache::new(10_000);
-        cache.put_feed("a", copy(3000), None);
-        cache.put_feed("b", copy(3000), None);
-        cache.put_feed("c", copy(3000), None);
-        assert!(cache.feed("a").is_some()); // a is now the most recent
-        cache.put_feed("d", copy(3000), None);
-        assert!(cache.feed("b").is_none(), "b was the least recently used");
-        assert!(cache.feed("a").is_some() && cache.feed("c").is_some());
+        put(&cache, "a", 3000, None);
+        put(&cache, "b", 3000, None);
+        put(&cache, "c", 3000, None);
+        assert!(has(&cache, "a")); // a is now the most recent
+        put(&cache, "d", 3000, None);
+        assert!(!has(&cache, "b"), "b was the least recently used");
+        assert!(has(&cache, "a") && has(&cache, "c"));
         assert!(cache.used() <= 10_000, "{}", cache.used());
     }
 
     #[test]
     fn an_entry_larger_than_the_budget_is_not_kept() {
         let cache = Cache::new(10_000);
-        cache.put_feed("small", copy(100), None);
-        cache.put_feed("huge", copy(20_000), None);
-        assert!(cache.feed("huge").is_none());
-        assert!(cache.feed("small").is_some());
+        put(&cache, "small", 100, None);
+        put(&cache, "huge", 20_000, None);
+        assert!(!has(&cache, "huge"));
+        assert!(has(&cache, "small"));
     }
 
     #[test]
     fn a_visitors_editor_copies_make_room_among_themselves_first() {
         let cache = Cache::new(40_000);
         let me = ClientKey::of("198.51.100.1".parse().expect("ip"));
-        cache.put_feed("shared", copy(9000), None);
+        put(&cache, "shared", 9000, None);
         for n in 0..5 {
-            cache.put_feed(&format!("mine-{n}"), copy(3000), Some(me));
+            put(&cache, &format!("mine-{n}"), 3000, Some(me));
         }
         // A quarter of 40 000 bytes: only the newest three of mine fit.
-        assert!(cache.feed("mine-0").is_none() && cache.feed("mine-1").is_none());
-        assert!(cache.feed("mine-4").is_some());
-        assert!(cache.feed("shared").is_some(), "others' entries stay");
+        assert!(!has(&cache, "mine-0") && !has(&cache, "mine-1"));
+        assert!(has(&cache, "mine-4"));
+        assert!(has(&cache, "shared"), "others' entries stay");
         assert!(
             cache.lru().owned.get(&me).copied().unwrap_or(0) <= 10_000,
             "within the share"
         );
         // Larger than a visitor's share: not kept for that visitor at all.
-        cache.put_feed("huge", copy(11_000), Some(me));
-        assert!(cache.feed("huge").is_none());
+        put(&cache, "huge", 11_000, Some(me));
+        assert!(!has(&cache, "huge"));
     }
 
     #[test]
     fn replacing_an_entry_charges_only_the_new_size() {
         let cache = Cache::new(10_000);
-        cache.put_feed("a", copy(4000), None);
-        cache.put_feed("a", copy(1000), None);
+        put(&cache, "a", 4000, None);
+        put(&cache, "a", 1000, None);
         assert!(cache.used() < 2000, "{}", cache.used());
-        cache.forget_feed("a");
+        cache.forget(Kind::Feed, "a");
         assert_eq!(cache.used(), 0);
     }
 }

@@ -11,7 +11,7 @@ use axum::body::Bytes;
 use rusqlite::{params, OptionalExtension};
 use tokio::sync::Mutex as AsyncMutex;
 
-use super::cache::Cache;
+use super::cache::{Cache, Kind};
 use super::fetch::{FetchError, Fetched, Fetcher, Validators};
 use super::quotas::{stored_besides, FeedReservation, FeedStorage, QuotaError};
 use super::workers::{WorkError, Workers};
@@ -214,7 +214,7 @@ impl Feeds {
         ask: Ask,
     ) -> Result<FeedOutcome, FeedError> {
         // The common case, a fresh copy in memory, touches no slot.
-        let held = self.cache.feed(url.as_str());
+        let held = self.cache.get::<FeedCopy>(Kind::Feed, url.as_str());
         if let Some(copy) = &held {
             if copy.fresh(self.clock.now(), ask.max_age) {
                 return Ok(self.outcome(copy.clone(), None, false));
@@ -415,7 +415,7 @@ impl Feeds {
         }
         // An editor's copy counts against its client's share of the cache; a kept one, nobody's.
         let owner = if persist { None } else { ask.client };
-        self.cache.put_feed(key, copy.clone(), owner);
+        self.keep(key, &copy, owner);
         slot.state().failed = None;
         Ok(self.outcome(copy, None, false))
     }
@@ -518,14 +518,20 @@ impl Feeds {
         self.slots().len()
     }
 
+    /// Keeps `copy` in the memory budget; `owner`: the visitor whose editor fetched it.
+    fn keep(&self, key: &str, copy: &Arc<FeedCopy>, owner: Option<ClientKey>) {
+        let size = copy.body.len() + key.len() + 256;
+        self.cache.put(Kind::Feed, key, copy.clone(), size, owner);
+    }
+
     /// The copy in memory, else the one in SQLite (then kept in memory too).
     async fn held_or_stored(&self, key: &str) -> Result<Option<Arc<FeedCopy>>, FeedError> {
-        if let Some(copy) = self.cache.feed(key) {
+        if let Some(copy) = self.cache.get::<FeedCopy>(Kind::Feed, key) {
             return Ok(Some(copy));
         }
         let loaded = self.load(key).await?.map(Arc::new);
         if let Some(copy) = &loaded {
-            self.cache.put_feed(key, copy.clone(), None);
+            self.keep(key, copy, None);
         }
         Ok(loaded)
     }

@@ -11,13 +11,13 @@ use std::sync::{Arc, Mutex};
 use sha2::{Digest, Sha256};
 use tokio::sync::OnceCell;
 
-use super::cache::Cache;
+use super::cache::{Cache, Kind};
 use super::feeds::FeedOutcome;
 pub use super::rendered::{content_disposition, response, Rendered};
 use super::rendered::{Output, RenderInputs};
+use super::served::HostedCalendar;
 use super::spill::SpillDir;
 use super::workers::{Budget, WorkError, Workers};
-use super::HostedCalendar;
 use crate::calendar::{self, Limits, RemapError, RemapOptions};
 use crate::clock::Clock;
 use crate::http::conditional::etag_for;
@@ -107,7 +107,7 @@ impl Renders {
 
     /// Drops what is kept for `id` (after a republish or an unpublish).
     pub fn forget(&self, id: &str) {
-        self.cache.forget_render(id);
+        self.cache.forget(Kind::Render, id);
         lock(&self.failed).remove(id);
     }
 
@@ -121,7 +121,7 @@ impl Renders {
     ) -> Result<Arc<Rendered>, RenderError> {
         let id = calendar.record.id.as_str();
         let inputs = inputs_of(calendar, feed, &self.clock);
-        let held = self.cache.render(id);
+        let held = self.cache.get::<Rendered>(Kind::Render, id);
         if let Some(r) = held.as_ref().filter(|r| r.is_for(&inputs)) {
             return Ok(r.clone());
         }
@@ -198,7 +198,7 @@ impl Renders {
         inputs: RenderInputs,
     ) -> Result<Arc<Rendered>, RenderError> {
         let id = calendar.record.id.as_str();
-        let previous = self.cache.render(id);
+        let previous = self.cache.get::<Rendered>(Kind::Render, id);
         if let Some(r) = previous.as_ref().filter(|r| r.is_for(&inputs)) {
             return Ok(r.clone());
         }
@@ -267,7 +267,9 @@ impl Renders {
             }
         };
         lock(&self.failed).remove(id);
-        self.cache.put_render(id, rendered.clone());
+        let size = rendered.size() + id.len() + 256;
+        self.cache
+            .put(Kind::Render, id, rendered.clone(), size, None);
         Ok(rendered)
     }
 }

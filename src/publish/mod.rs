@@ -11,6 +11,7 @@ pub mod hosted;
 pub mod publishing;
 pub mod quotas;
 mod rendered;
+mod served;
 mod spill;
 pub mod validate;
 pub mod workers;
@@ -18,54 +19,19 @@ pub mod workers;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::calendar::{CompiledConfig, ConfigError, MappedField};
+use crate::calendar::{CompiledConfig, ConfigError};
 use crate::clock::Clock;
 use crate::config::Config;
 use crate::http::budget::ByteBudget;
 use crate::http::client::ClientKey;
 use crate::store::{Db, StoreError};
-use cache::Cache;
+use cache::{Cache, Kind};
 use calendars::Published;
 use feeds::{Ask, FeedError, FeedOutcome, Feeds, Want};
 use fetch::{FetchError, Fetcher};
 use hosted::{RenderError, Rendered, Renders};
+pub use served::HostedCalendar;
 use workers::{WorkError, Workers};
-
-/// A published calendar with its config compiled (once per revision, not per request).
-#[derive(Debug)]
-pub struct HostedCalendar {
-    pub record: Published,
-    pub config: Arc<CompiledConfig>,
-    /// The feed address, parsed once.
-    pub url: reqwest::Url,
-    /// The `Content-Disposition` of its hosted feed, made once.
-    pub disposition: String,
-}
-
-impl HostedCalendar {
-    pub fn new(record: Published, config: Arc<CompiledConfig>) -> Result<Self, FetchError> {
-        let url = fetch::normalize_url(&record.url)?;
-        let disposition = hosted::content_disposition(&record.name);
-        Ok(HostedCalendar {
-            record,
-            config,
-            url,
-            disposition,
-        })
-    }
-
-    /// Memory it holds, for the cache budget.
-    pub fn size(&self) -> usize {
-        let m = &self.record.config.mapping;
-        let templates: usize = MappedField::ALL.iter().map(|f| m.get(*f).len()).sum();
-        self.config.memory_usage()
-            + templates
-            + self.record.id.len()
-            + self.record.name.len()
-            + self.record.url.len()
-            + 512
-    }
-}
 
 /// Why a stored calendar could not be made ready to serve.
 #[derive(Debug, thiserror::Error)]
@@ -157,7 +123,7 @@ impl Publisher {
         id: &str,
     ) -> Result<Option<Arc<HostedCalendar>>, LoadError> {
         // Calendars live in the cache, so a subscriber's poll needs no database read.
-        if let Some(found) = self.cache.calendar(id) {
+        if let Some(found) = self.cache.get::<HostedCalendar>(Kind::Calendar, id) {
             return Ok(Some(found));
         }
         let Some(record) = calendars::find(db, id.to_owned()).await? else {
@@ -175,7 +141,7 @@ impl Publisher {
         let hosted = Arc::new(
             HostedCalendar::new(record, Arc::new(compiled)).map_err(LoadError::StoredUrl)?,
         );
-        self.cache.put_calendar(hosted.clone());
+        self.keep(hosted.clone());
         Ok(Some(hosted))
     }
 
@@ -242,7 +208,7 @@ impl Publisher {
     pub fn remember(&self, record: Published, config: Arc<CompiledConfig>) {
         self.renders.forget(&record.id);
         match HostedCalendar::new(record, config) {
-            Ok(calendar) => self.cache.put_calendar(Arc::new(calendar)),
+            Ok(calendar) => self.keep(Arc::new(calendar)),
             Err(e) => tracing::error!(error = %e, "a published calendar's address does not parse"),
         }
     }
@@ -252,9 +218,16 @@ impl Publisher {
     /// reads it back from there).
     pub fn forget(&self, id: &str) {
         self.renders.forget(id);
-        if let Some(calendar) = self.cache.calendar(id) {
-            self.cache.forget_feed(calendar.url.as_str());
+        if let Some(calendar) = self.cache.get::<HostedCalendar>(Kind::Calendar, id) {
+            self.cache.forget(Kind::Feed, calendar.url.as_str());
         }
-        self.cache.forget_calendar(id);
+        self.cache.forget(Kind::Calendar, id);
+    }
+
+    /// Keeps a calendar ready to serve in the memory budget.
+    fn keep(&self, calendar: Arc<HostedCalendar>) {
+        let size = calendar.size();
+        let id = calendar.record.id.clone();
+        self.cache.put(Kind::Calendar, &id, calendar, size, None);
     }
 }

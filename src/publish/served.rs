@@ -1,0 +1,45 @@
+//! A published calendar made ready to serve: its stored record with the config compiled (once
+//! per revision, not per request), its feed address parsed and its file name made, once.
+
+use std::sync::Arc;
+
+use super::calendars::Published;
+use super::fetch::{self, FetchError};
+use super::rendered::content_disposition;
+use crate::calendar::{CompiledConfig, MappedField};
+
+/// A published calendar with its config compiled (once per revision, not per request).
+#[derive(Debug)]
+pub struct HostedCalendar {
+    pub record: Published,
+    pub config: Arc<CompiledConfig>,
+    /// The feed address, parsed once.
+    pub url: reqwest::Url,
+    /// The `Content-Disposition` of its hosted feed, made once.
+    pub disposition: String,
+}
+
+impl HostedCalendar {
+    pub fn new(record: Published, config: Arc<CompiledConfig>) -> Result<Self, FetchError> {
+        let url = fetch::normalize_url(&record.url)?;
+        let disposition = content_disposition(&record.name);
+        Ok(HostedCalendar {
+            record,
+            config,
+            url,
+            disposition,
+        })
+    }
+
+    /// Memory it holds, for the cache budget.
+    pub fn size(&self) -> usize {
+        let m = &self.record.config.mapping;
+        let templates: usize = MappedField::ALL.iter().map(|f| m.get(*f).len()).sum();
+        self.config.memory_usage()
+            + templates
+            + self.record.id.len()
+            + self.record.name.len()
+            + self.record.url.len()
+            + 512
+    }
+}
