@@ -355,6 +355,13 @@ fn editor(max_age: Duration) -> Ask {
     }
 }
 
+/// A config of `mapping` and no options, as a publish request carries it.
+fn config_of(mapping: Map<String, Value>) -> Map<String, Value> {
+    let mut config = Map::new();
+    config.insert("mapping".into(), Value::Object(mapping));
+    config
+}
+
 /// The site's owner, publishing straight into the store.
 fn owner() -> Maker {
     Maker {
@@ -393,14 +400,7 @@ async fn stored_calendar(
         .as_object()
         .expect("object")
         .clone();
-    let input = validate::validate(
-        id,
-        "One",
-        url,
-        &mapping,
-        validate::PublishOptions::default(),
-    )
-    .expect("valid");
+    let input = validate::validate(id, "One", url, &config_of(mapping)).expect("valid");
     let quotas = Quotas::of(&Config::for_data_dir(dir));
     calendars::publish(
         db,
@@ -595,14 +595,8 @@ async fn concurrent_misses_for_one_calendar_share_one_render() {
         .as_object()
         .expect("object")
         .clone();
-    let input = validate::validate(
-        "one",
-        "One",
-        &upstream.url("/a.ics"),
-        &mapping,
-        validate::PublishOptions::default(),
-    )
-    .expect("valid");
+    let input = validate::validate("one", "One", &upstream.url("/a.ics"), &config_of(mapping))
+        .expect("valid");
     let url = input.url.clone();
     let quotas = Quotas::of(&Config::for_data_dir(dir.path()));
     calendars::publish(

@@ -19,13 +19,12 @@ use super::calendars::{self, DeleteOutcome, Maker, PublishOutcome};
 use super::feeds::FeedOutcome;
 use super::fetch::normalize_url;
 use super::hosted;
-use super::publishing;
-use super::validate::{self, PublishOptions};
+use super::validate;
 use super::workers::Budget;
 use super::Publisher;
 use crate::calendar::{
-    self, AlarmMode, CalendarConfig, CompiledConfig, CompiledMapping, FilterRule, Interrupt,
-    Privacy, RemapError, RemapOptions, Template, TemplateError, TimezoneMode, Window,
+    self, CompiledConfig, CompiledMapping, Interrupt, RemapError, RemapOptions, Template,
+    TemplateError,
 };
 use crate::config::Config;
 use crate::http::admission::{Admission, Caller, KeyRule, Policy};
@@ -34,7 +33,6 @@ use crate::http::error::AppError;
 use crate::http::extract::{JsonBody, QueryParams};
 use crate::http::headers::bearer_token;
 use crate::http::limits::Action;
-use crate::secret::Token;
 use crate::store::Db;
 
 /// What the calendar tool's handlers share (the router gives it from the app's state).
@@ -284,29 +282,6 @@ fn render_now(request: RenderRequest, stop: &Interrupt) -> Result<Response, AppE
     }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PublishRequest {
-    id: String,
-    name: String,
-    url: String,
-    mapping: Map<String, Value>,
-    #[serde(rename = "editToken")]
-    edit_token: Option<String>,
-    // The config's options beside the mapping (spelled out: serde's flatten cannot refuse
-    // unknown keys).
-    #[serde(default)]
-    filters: Vec<FilterRule>,
-    #[serde(default)]
-    window: Option<Window>,
-    #[serde(default)]
-    timezones: TimezoneMode,
-    #[serde(default)]
-    alarms: AlarmMode,
-    #[serde(default)]
-    privacy: Privacy,
-}
-
 /// The site's public address: `--public-url`, else the request's Host and X-Forwarded-Proto.
 fn public_base(state: &CalendarState, headers: &HeaderMap) -> Result<String, AppError> {
     if let Some(url) = &state.config.public_url {
@@ -336,25 +311,13 @@ pub async fn publish(
     State(state): State<CalendarState>,
     caller: Caller<Publishing>,
     headers: HeaderMap,
-    JsonBody(request): JsonBody<PublishRequest, MAX_PUBLISH_BYTES>,
+    JsonBody(body): JsonBody<Map<String, Value>, MAX_PUBLISH_BYTES>,
 ) -> Result<Response, AppError> {
     let base = public_base(&state, &headers)?;
-    let token =
-        bearer_token(&headers).or_else(|| request.edit_token.as_deref().and_then(Token::given));
-    let publishing = publishing::PublishRequest {
-        id: request.id,
-        name: request.name,
-        url: request.url,
-        mapping: request.mapping,
-        options: PublishOptions {
-            filters: request.filters,
-            window: request.window,
-            timezones: request.timezones,
-            alarms: request.alarms,
-            privacy: request.privacy,
-        },
-        token,
-    };
+    let mut publishing = validate::read_request(body)?;
+    if let Some(token) = bearer_token(&headers) {
+        publishing.token = Some(token);
+    }
     let maker = Maker {
         client: caller.client.key(),
         owner: caller.owner,
@@ -437,24 +400,6 @@ impl std::io::Write for Counter {
     }
 }
 
-/// Reads a config as the editor, the publish API and `hearth remap --config` give it, naming the
-/// path of whatever does not read (`filters[0].action: unknown variant …`).
-pub fn read_config(value: Value) -> Result<CalendarConfig, AppError> {
-    serde_path_to_error::deserialize(value).map_err(|e| {
-        let path = e.path().to_string();
-        let inner = e.into_inner();
-        let field = if path == "." || path.is_empty() {
-            "config".to_owned()
-        } else {
-            path
-        };
-        AppError::Invalid {
-            field,
-            message: inner.to_string(),
-        }
-    })
-}
-
 /// `POST /api/preview`: the feed at `url` (the server's recent copy, as the editor reads it)
 /// through `config` on an engine thread, with the same clock and window day as the hosted feed:
 /// how many events it keeps, how large it is, and each event's decision in the order of
@@ -470,7 +415,7 @@ pub async fn preview(
     let compiled = state
         .publisher
         .run_within(work, move |_| -> Result<CompiledConfig, AppError> {
-            let config = read_config(raw)?;
+            let config = validate::read_config(raw)?;
             Ok(CompiledConfig::compile(&config).map_err(validate::Invalid::config)?)
         })
         .await??;

@@ -258,8 +258,7 @@ pub async fn find(db: &Db, id: String) -> Result<Option<Published>, StoreError> 
 mod tests {
     use super::*;
     use crate::publish::fetch::normalize_url;
-    use crate::publish::validate::{validate, PublishOptions};
-    use serde_json::Map;
+    use crate::publish::validate::validate;
 
     const PLENTY: Quotas = Quotas {
         max_calendars: 100,
@@ -267,7 +266,9 @@ mod tests {
     };
 
     fn input(id: &str, url: &str) -> PublishInput {
-        validate(id, "Work", url, &Map::new(), PublishOptions::default()).expect("valid")
+        let config = serde_json::json!({ "mapping": {} });
+        let config = config.as_object().cloned().unwrap_or_default();
+        validate(id, "Work", url, &config).expect("valid")
     }
 
     fn visitor(n: u8) -> Maker {

@@ -6,30 +6,16 @@
 
 use std::sync::Arc;
 
-use serde_json::{Map, Value};
-
 use super::calendars::{self, Maker, PublishOutcome};
 use super::feeds::{Ask, FeedError, FeedOutcome, Want};
 use super::fetch::FetchError;
 use super::quotas::{QuotaError, Quotas};
-use super::validate::{self, Invalid, PublishInput, PublishOptions};
+use super::validate::{self, Invalid, PublishInput, PublishRequest};
 use super::workers::{Budget, WorkError};
 use super::{hosted, Publisher};
 use crate::calendar::{self, CompiledConfig, RemapError, RemapOptions};
 use crate::secret::Token;
 use crate::store::{Db, StoreError};
-
-/// A publish as the editor sends it.
-#[derive(Debug)]
-pub struct PublishRequest {
-    pub id: String,
-    pub name: String,
-    pub url: String,
-    pub mapping: Map<String, Value>,
-    pub options: PublishOptions,
-    /// The edit token, for a republish.
-    pub token: Option<Token>,
-}
 
 /// Why a publish stored nothing.
 #[derive(Debug, thiserror::Error)]
@@ -68,14 +54,11 @@ impl Publisher {
             id,
             name,
             url,
-            mapping,
-            options,
+            config,
             token,
         } = request;
         let input = self
-            .run_within(work, move |_| {
-                validate::validate(&id, &name, &url, &mapping, options)
-            })
+            .run_within(work, move |_| validate::validate(&id, &name, &url, &config))
             .await??;
         let quotas = self.settings.quotas;
         calendars::may_publish(db, input.id.clone(), maker, quotas).await?;

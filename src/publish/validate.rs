@@ -1,19 +1,31 @@
 //! What a publish request must hold: an id, a name, a feed address and a config (the mapping
-//! and its options) that compiles, each checked and named by its field when it is wrong.
+//! and its options) that compiles, each checked and named by its field when it is wrong. The
+//! config's keys are declared once, by the engine's `CalendarConfig`: the request carries them
+//! beside its own fields, the preview and `hearth remap --config` as a whole object.
 
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
 use super::fetch::normalize_url;
-use crate::calendar::{
-    AlarmMode, CalendarConfig, CompiledConfig, ConfigError, FilterRule, MappedField, Mapping,
-    Privacy, TimezoneMode, Window,
-};
+use crate::calendar::{CalendarConfig, CompiledConfig, ConfigError, MappedField, Mapping};
+use crate::secret::Token;
 
 pub const MAX_ID_LEN: usize = 64;
 pub const MAX_NAME_CHARS: usize = 200;
 pub const MAX_TEMPLATE_BYTES: usize = 4 * 1024;
+
+/// A publish as the editor sends it.
+#[derive(Debug)]
+pub struct PublishRequest {
+    pub id: String,
+    pub name: String,
+    pub url: String,
+    /// The calendar's config: `mapping` and any options, as `CalendarConfig` declares them.
+    pub config: Map<String, Value>,
+    /// The edit token, for a republish.
+    pub token: Option<Token>,
+}
 
 /// A publish request after validation.
 #[derive(Debug, Clone)]
@@ -26,22 +38,6 @@ pub struct PublishInput {
     pub config: CalendarConfig,
     /// The config compiled while it was checked, for serving it.
     pub compiled: Arc<CompiledConfig>,
-}
-
-/// The options of a publish request, beside its mapping (absent: today's behaviour).
-#[derive(Debug, Clone, Default, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PublishOptions {
-    #[serde(default)]
-    pub filters: Vec<FilterRule>,
-    #[serde(default)]
-    pub window: Option<Window>,
-    #[serde(default)]
-    pub timezones: TimezoneMode,
-    #[serde(default)]
-    pub alarms: AlarmMode,
-    #[serde(default)]
-    pub privacy: Privacy,
 }
 
 /// A field of a request that is wrong, and why: `name: the calendar needs a name`.
@@ -67,13 +63,13 @@ impl Invalid {
     }
 }
 
-/// Checks every field of a publish request, naming the field that is wrong.
+/// Checks every field of a publish request, naming the field that is wrong; `config` is the
+/// calendar's config object (`mapping` and any options).
 pub fn validate(
     id: &str,
     name: &str,
     url: &str,
-    mapping: &Map<String, Value>,
-    options: PublishOptions,
+    config: &Map<String, Value>,
 ) -> Result<PublishInput, Invalid> {
     validate_id(id)?;
     let name = name.trim();
@@ -90,14 +86,7 @@ pub fn validate(
         return Err(Invalid::new("name", "control characters are not allowed"));
     }
     let url = normalize_url(url).map_err(|e| Invalid::new("url", e.to_string()))?;
-    let config = CalendarConfig {
-        mapping: read_mapping(mapping)?,
-        filters: options.filters,
-        window: options.window,
-        timezones: options.timezones,
-        alarms: options.alarms,
-        privacy: options.privacy,
-    };
+    let config = read_publish_config(config)?;
     let compiled = Arc::new(CompiledConfig::compile(&config).map_err(Invalid::config)?);
     Ok(PublishInput {
         id: id.to_owned(),
@@ -106,6 +95,61 @@ pub fn validate(
         config,
         compiled,
     })
+}
+
+/// A publish request's body: `id`, `name`, `url` and the optional `editToken`, beside the
+/// calendar's config (`mapping` and its options), whose keys the config itself declares.
+pub fn read_request(mut body: Map<String, Value>) -> Result<PublishRequest, Invalid> {
+    let mut text = |key: &str| -> Result<Option<String>, Invalid> {
+        match body.remove(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(_) => Err(Invalid::new(key, "must be a string")),
+        }
+    };
+    let required = |value: Option<String>, key: &str| {
+        value.ok_or_else(|| Invalid::new(key, format!("missing field `{key}`")))
+    };
+    let id = required(text("id")?, "id")?;
+    let name = required(text("name")?, "name")?;
+    let url = required(text("url")?, "url")?;
+    let token = text("editToken")?.as_deref().and_then(Token::given);
+    Ok(PublishRequest {
+        id,
+        name,
+        url,
+        config: body,
+        token,
+    })
+}
+
+/// A config as the preview and `hearth remap --config` give it, naming the path of whatever
+/// does not read (`filters[0].action: unknown variant …`).
+pub fn read_config(value: Value) -> Result<CalendarConfig, Invalid> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        let field = if path == "." || path.is_empty() {
+            "config".to_owned()
+        } else {
+            path
+        };
+        Invalid::new(field, e.into_inner().to_string())
+    })
+}
+
+/// A publish's config: the mapping checked field by field (only the five keys, each a string
+/// of at most 4 KiB), the rest as any config reads.
+fn read_publish_config(config: &Map<String, Value>) -> Result<CalendarConfig, Invalid> {
+    let mut rest = config.clone();
+    let mapping = match rest.remove("mapping") {
+        Some(Value::Object(raw)) => read_mapping(&raw)?,
+        Some(_) => return Err(Invalid::new("mapping", "must be an object of templates")),
+        None => return Err(Invalid::new("mapping", "the mapping is missing")),
+    };
+    rest.insert("mapping".into(), Value::Object(Map::new()));
+    let mut config = read_config(Value::Object(rest))?;
+    config.mapping = mapping;
+    Ok(config)
 }
 
 pub fn validate_id(id: &str) -> Result<(), Invalid> {
@@ -159,17 +203,21 @@ mod tests {
     use super::*;
 
     fn validate_mapping(raw: &Map<String, Value>) -> Result<PublishInput, Invalid> {
-        validate(
-            "a",
-            "x",
-            "https://example.org/a.ics",
-            raw,
-            PublishOptions::default(),
-        )
+        validate("a", "x", "https://example.org/a.ics", &config(raw))
     }
 
-    fn options(json: Value) -> PublishOptions {
-        serde_json::from_value(json).expect("options read")
+    /// A config of `mapping` and no options.
+    fn config(mapping: &Map<String, Value>) -> Map<String, Value> {
+        options(serde_json::json!({ "mapping": mapping }))
+    }
+
+    /// A config of these keys (an empty mapping unless they name one).
+    fn options(json: Value) -> Map<String, Value> {
+        let mut config = json.as_object().cloned().expect("an object");
+        config
+            .entry("mapping")
+            .or_insert_with(|| Value::Object(Map::new()));
+        config
     }
 
     #[test]
@@ -178,8 +226,7 @@ mod tests {
             "a",
             "x",
             "https://example.org/a.ics",
-            &Map::new(),
-            options(serde_json::json!({"filters": [
+            &options(serde_json::json!({"filters": [
                 {"action": "exclude", "status": "CANCELLED"},
                 {"action": "exclude", "field": "SUMMARY", "pattern": "("}
             ]})),
@@ -190,8 +237,7 @@ mod tests {
             "a",
             "x",
             "https://example.org/a.ics",
-            &Map::new(),
-            options(serde_json::json!({"window": {"pastDays": 40000}})),
+            &options(serde_json::json!({"window": {"pastDays": 40000}})),
         )
         .expect_err("too far");
         assert_eq!(err.field, "window.pastDays", "{err}");
@@ -240,52 +286,27 @@ mod tests {
     #[test]
     fn names_are_trimmed_and_bounded() {
         let m = Map::new();
-        let ok = validate(
-            "a",
-            "  Work  ",
-            "https://example.org/a.ics",
-            &m,
-            PublishOptions::default(),
-        )
-        .expect("valid");
+        let ok =
+            validate("a", "  Work  ", "https://example.org/a.ics", &config(&m)).expect("valid");
         assert_eq!(ok.name, "Work");
-        assert!(validate(
-            "a",
-            " ",
-            "https://example.org/a.ics",
-            &m,
-            PublishOptions::default()
-        )
-        .is_err());
+        assert!(validate("a", " ", "https://example.org/a.ics", &config(&m)).is_err());
         let long = "n".repeat(MAX_NAME_CHARS + 1);
-        assert!(validate(
-            "a",
-            &long,
-            "https://example.org/a.ics",
-            &m,
-            PublishOptions::default()
-        )
-        .expect_err("long")
-        .to_string()
-        .starts_with("name:"));
+        assert!(
+            validate("a", &long, "https://example.org/a.ics", &config(&m))
+                .expect_err("long")
+                .to_string()
+                .starts_with("name:")
+        );
         assert_eq!(
-            validate(
-                "a",
-                "x",
-                "webcal://example.org/a.ics",
-                &m,
-                PublishOptions::default()
-            )
-            .expect("valid")
-            .url
-            .as_str(),
+            validate("a", "x", "webcal://example.org/a.ics", &config(&m))
+                .expect("valid")
+                .url
+                .as_str(),
             "https://example.org/a.ics"
         );
-        assert!(
-            validate("a", "x", "gopher://x", &m, PublishOptions::default())
-                .expect_err("scheme")
-                .to_string()
-                .starts_with("url:")
-        );
+        assert!(validate("a", "x", "gopher://x", &config(&m))
+            .expect_err("scheme")
+            .to_string()
+            .starts_with("url:"));
     }
 }
