@@ -3,23 +3,27 @@
 //! subscriber who can be given a copy gets it at once; a copy past its TTL is refreshed in the
 //! background. Bodies live in the shared memory budget (`cache`), not here.
 
+mod copy;
+mod slots;
+mod stored;
+
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use axum::body::Bytes;
-use rusqlite::{params, OptionalExtension};
-use tokio::sync::Mutex as AsyncMutex;
+
+pub use copy::{from_millis, to_millis, version_of, FeedCopy, FeedOutcome};
+use slots::Slot;
 
 use super::cache::{Cache, Kind};
 use super::fetch::{FetchError, Fetched, Fetcher, Validators};
-use super::quotas::{stored_besides, FeedReservation, FeedStorage, QuotaError};
+use super::quotas::{FeedStorage, QuotaError};
 use super::workers::{WorkError, Workers};
 use crate::calendar::{self, Limits};
 use crate::clock::Clock;
 use crate::http::budget::ByteBudget;
 use crate::http::client::ClientKey;
-use crate::lock::lock;
 use crate::store::{Db, StoreError};
 
 /// After a failed fetch, how long a held copy is served before upstream is tried again.
@@ -28,47 +32,6 @@ const RETRY_AFTER_FAILURE: Duration = Duration::from_secs(60);
 /// Addresses tracked at once (fetch locks and failure notes). Idle ones are dropped first; the
 /// copies themselves live in the cache.
 const MAX_SLOTS: usize = 4096;
-
-/// One good copy of an upstream feed.
-#[derive(Debug)]
-pub struct FeedCopy {
-    /// `Bytes`: made from the fetched or loaded `Vec` without a copy, shared without one.
-    pub body: Bytes,
-    pub etag: Option<String>,
-    pub last_modified: Option<String>,
-    /// Wall-clock time upstream last confirmed this copy (200 or 304): stored and shown.
-    pub fetched_at: SystemTime,
-    /// When the body last changed.
-    pub changed_at: SystemTime,
-    /// A digest of the body (see [`version_of`]): the same bytes have the same version however
-    /// often they are fetched or read back, so a render made from them stays valid.
-    pub version: u64,
-    /// Monotonic time the confirming fetch finished, for freshness; `None` when unknown (a copy
-    /// read back from SQLite whose age the monotonic clock cannot express): treated as expired.
-    pub confirmed: Option<Instant>,
-}
-
-impl FeedCopy {
-    fn age(&self, now: Instant) -> Option<Duration> {
-        self.confirmed.map(|at| now.saturating_duration_since(at))
-    }
-
-    fn fresh(&self, now: Instant, max_age: Duration) -> bool {
-        self.age(now).is_some_and(|age| age < max_age)
-    }
-}
-
-/// A copy and whether it may be out of date.
-#[derive(Debug, Clone)]
-pub struct FeedOutcome {
-    pub copy: Arc<FeedCopy>,
-    /// Upstream failed the last time it was asked.
-    pub stale: Option<FetchError>,
-    /// The copy is past the age the caller asked for (a refresh is under way or failed).
-    pub expired: bool,
-    /// Wall-clock age of the copy, for the `X-Hearth-Stale` header.
-    pub age: Duration,
-}
 
 #[derive(Debug, thiserror::Error)]
 pub enum FeedError {
@@ -129,25 +92,6 @@ pub enum Want {
     Available,
 }
 
-#[derive(Default)]
-struct SlotState {
-    failed: Option<(Instant, FetchError)>,
-    refreshing: bool,
-}
-
-/// Per address: one fetch at a time, and what the last fetch said.
-#[derive(Default)]
-struct Slot {
-    state: Mutex<SlotState>,
-    fetch: AsyncMutex<()>,
-}
-
-impl Slot {
-    fn state(&self) -> MutexGuard<'_, SlotState> {
-        lock(&self.state)
-    }
-}
-
 pub struct Feeds {
     fetcher: Fetcher,
     db: Db,
@@ -160,6 +104,18 @@ pub struct Feeds {
     storage: Arc<FeedStorage>,
     /// Bytes in flight: a fetch's body counts here until it is a copy.
     bytes: Arc<ByteBudget>,
+}
+
+/// A body is a calendar when the engine reads it and finds a VCALENDAR in it (without building
+/// the tree).
+pub fn check_calendar(bytes: &[u8], limits: &Limits) -> Result<(), FeedError> {
+    match calendar::check(bytes, limits) {
+        Ok(checked) if checked.has_calendar => Ok(()),
+        Ok(_) => Err(FeedError::NotCalendar(
+            "no BEGIN:VCALENDAR found (is this an .ics address?)".into(),
+        )),
+        Err(e) => Err(FeedError::NotCalendar(e.to_string())),
+    }
 }
 
 impl Feeds {
@@ -183,27 +139,6 @@ impl Feeds {
             storage: FeedStorage::new(max_storage),
             bytes,
         }
-    }
-
-    /// Room in the database for a copy of `url`, at most `want` bytes, before it is fetched;
-    /// `None` when a copy of it is stored already (a later fetch is checked when it is saved).
-    pub async fn reserve(
-        &self,
-        url: &reqwest::Url,
-        want: u64,
-    ) -> Result<Option<FeedReservation>, FeedError> {
-        let key = url.as_str().to_owned();
-        let (elsewhere, stored) = self
-            .db
-            .read({
-                let key = key.clone();
-                move |conn| stored_besides(conn, &key)
-            })
-            .await?;
-        if stored {
-            return Ok(None);
-        }
-        Ok(Some(self.storage.reserve(&key, elsewhere, want)?))
     }
 
     /// A copy of `url` as `ask` says, fetching upstream if needed. Concurrent callers for the
@@ -481,43 +416,6 @@ impl Feeds {
         })
     }
 
-    fn slots(&self) -> MutexGuard<'_, HashMap<String, Arc<Slot>>> {
-        lock(&self.slots)
-    }
-
-    fn slot(&self, key: &str) -> Arc<Slot> {
-        let mut slots = self.slots();
-        if let Some(slot) = slots.get(key) {
-            return slot.clone();
-        }
-        if slots.len() >= MAX_SLOTS {
-            let now = self.clock.now();
-            slots.retain(|_, s| Arc::strong_count(s) > 1 || !idle(s, now));
-            if slots.len() >= MAX_SLOTS {
-                slots.retain(|_, s| Arc::strong_count(s) > 1);
-            }
-        }
-        slots.entry(key.to_owned()).or_default().clone()
-    }
-
-    /// Hands a slot back; one nobody uses and that remembers nothing is dropped.
-    fn release(&self, key: &str, slot: Arc<Slot>) {
-        let mut slots = self.slots();
-        drop(slot);
-        let now = self.clock.now();
-        if slots
-            .get(key)
-            .is_some_and(|s| Arc::strong_count(s) == 1 && idle(s, now))
-        {
-            slots.remove(key);
-        }
-    }
-
-    /// Addresses tracked now (for tests and the attack benchmark's reasoning).
-    pub fn tracked(&self) -> usize {
-        self.slots().len()
-    }
-
     /// Keeps `copy` in the memory budget; `owner`: the visitor whose editor fetched it.
     fn keep(&self, key: &str, copy: &Arc<FeedCopy>, owner: Option<ClientKey>) {
         let size = copy.body.len() + key.len() + 256;
@@ -535,130 +433,4 @@ impl Feeds {
         }
         Ok(loaded)
     }
-
-    async fn load(&self, key: &str) -> Result<Option<FeedCopy>, FeedError> {
-        let key = key.to_owned();
-        let row = self
-            .db
-            .read(move |conn| {
-                conn.query_row(
-                    "SELECT body, etag, last_modified, fetched_at, changed_at
-                     FROM feed_copies WHERE url = ?1",
-                    [&key],
-                    |r| {
-                        Ok((
-                            r.get::<_, Vec<u8>>(0)?,
-                            r.get::<_, Option<String>>(1)?,
-                            r.get::<_, Option<String>>(2)?,
-                            r.get::<_, i64>(3)?,
-                            r.get::<_, i64>(4)?,
-                        ))
-                    },
-                )
-                .optional()
-                .map_err(StoreError::from)
-            })
-            .await?;
-        let (now, wall) = (self.clock.now(), self.clock.wall());
-        Ok(row.map(|(body, etag, last_modified, fetched, changed)| {
-            let fetched_at = from_millis(fetched);
-            // The stored time is wall-clock; carried over to the monotonic clock once.
-            let age = wall.duration_since(fetched_at).unwrap_or_default();
-            FeedCopy {
-                version: version_of(&body),
-                body: Bytes::from(body),
-                etag,
-                last_modified,
-                fetched_at,
-                changed_at: from_millis(changed),
-                confirmed: now.checked_sub(age),
-            }
-        }))
-    }
-
-    async fn save(&self, key: &str, copy: &FeedCopy) -> Result<(), FeedError> {
-        let key = key.to_owned();
-        let body = copy.body.clone();
-        let etag = copy.etag.clone();
-        let last_modified = copy.last_modified.clone();
-        let fetched = to_millis(copy.fetched_at);
-        let changed = to_millis(copy.changed_at);
-        let reserved_elsewhere = self.storage.reserved_besides(&key);
-        let max = self.storage.max();
-        self.db
-            .write(move |conn| {
-                let tx = conn.transaction()?;
-                // Charged on save, in the one writer: what is stored for other addresses, what
-                // publishes under way hold for theirs, and this copy must fit together. A copy
-                // that does not grow is never refused (the owner may have lowered the budget).
-                let (elsewhere, _) = stored_besides(&tx, &key)?;
-                let old: i64 = tx
-                    .query_row(
-                        "SELECT coalesce(length(body), 0) FROM feed_copies WHERE url = ?1",
-                        [&key],
-                        |r| r.get(0),
-                    )
-                    .optional()?
-                    .unwrap_or(0);
-                let new = body.len() as u64;
-                let grows = new > u64::try_from(old).unwrap_or(0);
-                if grows && elsewhere + reserved_elsewhere + new > max {
-                    return Ok(Err(QuotaError::FeedStorageFull));
-                }
-                tx.execute(
-                    "INSERT INTO feed_copies (url, body, etag, last_modified, fetched_at, changed_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                     ON CONFLICT (url) DO UPDATE SET body = excluded.body, etag = excluded.etag,
-                       last_modified = excluded.last_modified, fetched_at = excluded.fetched_at,
-                       changed_at = excluded.changed_at",
-                    params![key, &body[..], etag, last_modified, fetched, changed],
-                )?;
-                tx.commit()?;
-                Ok(Ok(()))
-            })
-            .await??;
-        Ok(())
-    }
-}
-
-/// A body is a calendar when the engine reads it and finds a VCALENDAR in it (without building
-/// the tree).
-pub fn check_calendar(bytes: &[u8], limits: &Limits) -> Result<(), FeedError> {
-    match calendar::check(bytes, limits) {
-        Ok(checked) if checked.has_calendar => Ok(()),
-        Ok(_) => Err(FeedError::NotCalendar(
-            "no BEGIN:VCALENDAR found (is this an .ics address?)".into(),
-        )),
-        Err(e) => Err(FeedError::NotCalendar(e.to_string())),
-    }
-}
-
-/// Whether a slot can be forgotten: no refresh under way and no failure worth remembering.
-fn idle(slot: &Slot, now: Instant) -> bool {
-    let state = slot.state();
-    !state.refreshing
-        && state
-            .failed
-            .as_ref()
-            .is_none_or(|(at, _)| now.saturating_duration_since(*at) >= RETRY_AFTER_FAILURE)
-}
-
-/// The version of a body: a 64-bit digest of its bytes (SipHash with fixed keys, so the same
-/// body gives the same number in every process).
-pub fn version_of(body: &[u8]) -> u64 {
-    use std::hash::{Hash, Hasher};
-    #[allow(deprecated)] // SipHasher's fixed keys are the point: versions must be reproducible.
-    let mut hasher = std::hash::SipHasher::new();
-    body.hash(&mut hasher);
-    hasher.finish()
-}
-
-pub fn to_millis(t: SystemTime) -> i64 {
-    t.duration_since(UNIX_EPOCH)
-        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-        .unwrap_or(0)
-}
-
-pub fn from_millis(ms: i64) -> SystemTime {
-    UNIX_EPOCH + Duration::from_millis(u64::try_from(ms).unwrap_or(0))
 }
