@@ -55,14 +55,14 @@ where
 {
     let drain = config.shutdown_deadline;
     let settings = web::conn::ConnectionSettings {
-        max_connections: config.max_connections,
-        max_per_client: config.max_connections_per_address,
-        max_per_network: config.max_connections_per_address.saturating_mul(2),
-        header_read_timeout: config.header_read_timeout,
-        write: config.write_rules,
+        max_connections: config.edge.max_connections,
+        max_per_client: config.edge.max_connections_per_address,
+        max_per_network: config.edge.max_connections_per_address.saturating_mul(2),
+        header_read_timeout: config.edge.header_read_timeout,
+        write: config.edge.write_rules,
         proxies: http::client::TrustedProxies::new(
-            config.trusted_proxies.clone(),
-            config.trust_loopback,
+            config.edge.trusted_proxies.clone(),
+            config.edge.trust_loopback,
         ),
     };
     let state = web::AppState::new(config, db.clone())?;

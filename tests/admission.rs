@@ -40,7 +40,7 @@ async fn status_without_body(stream: &mut TcpStream) -> String {
 
 #[tokio::test]
 async fn a_publish_without_the_key_is_refused_before_its_body_is_read() {
-    let server = TestServer::start(|c| c.publish_key = Some("k3y".into())).await;
+    let server = TestServer::start(|c| c.edge.publish_key = Some("k3y".into())).await;
     let mut stream = promise_body(
         &server,
         "POST /api/calendars HTTP/1.1\r\nContent-Type: application/json\r\n",
@@ -58,8 +58,8 @@ async fn a_publish_without_the_key_is_refused_before_its_body_is_read() {
 async fn an_upload_past_the_clients_share_of_bytes_in_flight_is_refused_at_once() {
     let server = TestServer::start(|c| {
         // A quarter of 4 MiB per client.
-        c.max_bytes_in_flight = 4 * 1024 * 1024;
-        c.max_vault_size = 1024 * 1024;
+        c.edge.max_bytes_in_flight = 4 * 1024 * 1024;
+        c.sync.max_vault_size = 1024 * 1024;
     })
     .await;
     let head = |from: &str| {
@@ -99,9 +99,9 @@ async fn an_upload_past_the_clients_share_of_bytes_in_flight_is_refused_at_once(
 async fn behind_the_proxy_each_visitor_has_its_own_share_of_requests_in_flight() {
     let upstream = Upstream::start().await;
     let server = TestServer::start(|c| {
-        c.allow_private_feeds = true;
-        c.in_flight.per_client = 2;
-        c.in_flight.per_network = 4;
+        c.calendars.allow_private_feeds = true;
+        c.edge.in_flight.per_client = 2;
+        c.edge.in_flight.per_network = 4;
     })
     .await;
     // Every fetch waits at the upstream's gate: the editor reads stay under way.

@@ -314,7 +314,7 @@ fn query_pair(name: &str, value: &str) -> String {
 async fn api_answers_have_the_shapes_of_the_ui_fixtures() {
     let upstream = Upstream::start().await;
     upstream.set_body(sample_with_warning());
-    let server = TestServer::start(|config| config.allow_private_feeds = true).await;
+    let server = TestServer::start(|config| config.calendars.allow_private_feeds = true).await;
     let addresses = [
         (format!("http://{}", server.addr), "http://hearth.test"),
         (format!("http://{}", upstream.addr), "http://upstream.test"),

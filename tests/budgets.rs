@@ -33,8 +33,8 @@ const TTL: Duration = Duration::from_secs(60);
 async fn server_with_clock(clock: &Clock) -> TestServer {
     let clock = clock.clone();
     TestServer::start(move |c| {
-        c.allow_private_feeds = true;
-        c.feed_ttl = TTL;
+        c.calendars.allow_private_feeds = true;
+        c.calendars.feed_ttl = TTL;
         c.clock = clock;
     })
     .await
@@ -206,8 +206,8 @@ async fn a_feed_that_outgrows_the_bound_is_served_from_the_last_good_render_or_a
     let data_dir = server.stop().await;
     let clock2 = clock.clone();
     let server = TestServer::start_in(data_dir, move |c| {
-        c.allow_private_feeds = true;
-        c.feed_ttl = TTL;
+        c.calendars.allow_private_feeds = true;
+        c.calendars.feed_ttl = TTL;
         c.clock = clock2;
     })
     .await;
@@ -380,11 +380,20 @@ async fn publisher_with(
     configure: impl FnOnce(&mut Config),
 ) -> (Arc<Publisher>, Db) {
     let db = Db::open(dir).expect("opens");
-    let mut config = Config::for_data_dir(dir);
-    config.allow_private_feeds = true;
+    let mut config = Config::defaults(dir).expect("defaults");
+    config.calendars.allow_private_feeds = true;
     configure(&mut config);
     let bytes = hearth::http::budget::ByteBudget::new(64 << 20, 16 << 20);
-    let publisher = Arc::new(Publisher::new(db.clone(), &config, bytes).expect("publisher"));
+    let publisher = Arc::new(
+        Publisher::new(
+            db.clone(),
+            &config.calendars,
+            dir,
+            config.clock.clone(),
+            bytes,
+        )
+        .expect("publisher"),
+    );
     (publisher, db)
 }
 
@@ -401,7 +410,7 @@ async fn stored_calendar(
         .expect("object")
         .clone();
     let input = validate::validate(id, "One", url, &config_of(mapping)).expect("valid");
-    let quotas = Quotas::of(&Config::for_data_dir(dir));
+    let quotas = Quotas::of(&Config::defaults(dir).expect("defaults").calendars);
     calendars::publish(
         db,
         input,
@@ -425,7 +434,7 @@ async fn a_feed_too_large_for_memory_is_rendered_once_and_served_from_disk() {
     upstream.set_body(feed_with_descriptions(200, 400));
     let dir = tempfile::tempdir().expect("tempdir");
     // A quarter of 64 KiB is what one render may hold in memory; this one is about 100 KiB.
-    let (publisher, db) = publisher_with(dir.path(), |c| c.cache_size = 64 * 1024).await;
+    let (publisher, db) = publisher_with(dir.path(), |c| c.calendars.cache_size = 64 * 1024).await;
     let calendar =
         stored_calendar(&publisher, &db, dir.path(), "big", &upstream.url("/a.ics")).await;
     let feed = publisher
@@ -467,8 +476,8 @@ async fn a_spilled_feed_is_served_whole_plain_and_gzipped() {
     let body = feed_with_descriptions(200, 400);
     upstream.set_body(body.clone());
     let server = TestServer::start(|c| {
-        c.allow_private_feeds = true;
-        c.cache_size = 64 * 1024;
+        c.calendars.allow_private_feeds = true;
+        c.calendars.cache_size = 64 * 1024;
     })
     .await;
     let published = post(
@@ -598,7 +607,7 @@ async fn concurrent_misses_for_one_calendar_share_one_render() {
     let input = validate::validate("one", "One", &upstream.url("/a.ics"), &config_of(mapping))
         .expect("valid");
     let url = input.url.clone();
-    let quotas = Quotas::of(&Config::for_data_dir(dir.path()));
+    let quotas = Quotas::of(&Config::defaults(dir.path()).expect("defaults").calendars);
     calendars::publish(
         &db,
         input,
@@ -662,11 +671,11 @@ async fn a_preview_stops_at_its_engine_time_and_the_time_is_charged_to_its_visit
     let server = TestServer::start({
         let clock = clock.clone();
         move |c| {
-            c.allow_private_feeds = true;
+            c.calendars.allow_private_feeds = true;
             c.clock = clock;
-            c.engine.preview = Duration::from_millis(200);
-            c.engine.burst = Duration::from_millis(300);
-            c.engine.refill_every = Duration::from_secs(3600);
+            c.calendars.engine.preview = Duration::from_millis(200);
+            c.calendars.engine.burst = Duration::from_millis(300);
+            c.calendars.engine.refill_every = Duration::from_secs(3600);
         }
     })
     .await;
@@ -719,10 +728,10 @@ async fn an_upstream_body_counts_against_its_visitors_bytes_in_flight() {
     let upstream = Upstream::start().await;
     upstream.set_body(feed_with_descriptions(500, 400));
     let server = TestServer::start(|c| {
-        c.allow_private_feeds = true;
+        c.calendars.allow_private_feeds = true;
         // A visitor's share of bytes in flight (a quarter: 100 KiB) is less than this feed
         // (about 250 KiB): its body is refused as it arrives, not buffered.
-        c.max_bytes_in_flight = 400 * 1024;
+        c.edge.max_bytes_in_flight = 400 * 1024;
     })
     .await;
     let response = server

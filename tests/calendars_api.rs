@@ -20,7 +20,7 @@ use serde_json::{json, Value};
 use upstream::Upstream;
 
 async fn private_server() -> TestServer {
-    TestServer::start(|c| c.allow_private_feeds = true).await
+    TestServer::start(|c| c.calendars.allow_private_feeds = true).await
 }
 
 fn enc(s: &str) -> String {
@@ -149,8 +149,8 @@ async fn other_schemes_and_garbage_are_400() {
 async fn upstream_failures_are_named() {
     let upstream = Upstream::start().await;
     let server = TestServer::start(|c| {
-        c.allow_private_feeds = true;
-        c.feed_max_size = 4096;
+        c.calendars.allow_private_feeds = true;
+        c.calendars.feed_max_size = 4096;
     })
     .await;
 
@@ -177,8 +177,8 @@ async fn compressed_feeds_are_read_and_limited_by_their_decompressed_size() {
     let upstream = Upstream::start().await;
     upstream.state.gzip.store(true, Ordering::SeqCst);
     let server = TestServer::start(|c| {
-        c.allow_private_feeds = true;
-        c.feed_max_size = 64 * 1024;
+        c.calendars.allow_private_feeds = true;
+        c.calendars.feed_max_size = 64 * 1024;
     })
     .await;
     let response = feed(&server, &upstream.url("/zipped.ics")).await;
@@ -461,8 +461,8 @@ async fn republishing_needs_the_edit_token_and_raises_the_revision() {
 async fn publish_key_is_required_when_configured() {
     let upstream = Upstream::start().await;
     let server = TestServer::start(|c| {
-        c.allow_private_feeds = true;
-        c.publish_key = Some("letmein".into());
+        c.calendars.allow_private_feeds = true;
+        c.edge.publish_key = Some("letmein".into());
     })
     .await;
     let body = calendar("keyed", &upstream.url("/a.ics"), "${SUMMARY}");
@@ -508,7 +508,7 @@ async fn hosted_url_follows_public_url_or_forwarded_headers() {
     server.stop().await;
 
     let server = TestServer::start(|c| {
-        c.allow_private_feeds = true;
+        c.calendars.allow_private_feeds = true;
         c.public_url = Some("https://me.example".into());
     })
     .await;
@@ -642,8 +642,8 @@ async fn a_hundred_subscribers_of_a_stale_feed_cause_one_upstream_request() {
     let clock = Clock::manual();
     let server_clock = clock.clone();
     let server = TestServer::start(move |c| {
-        c.allow_private_feeds = true;
-        c.feed_ttl = Duration::from_secs(60);
+        c.calendars.allow_private_feeds = true;
+        c.calendars.feed_ttl = Duration::from_secs(60);
         c.clock = server_clock;
     })
     .await;
@@ -690,8 +690,8 @@ async fn upstream_down_serves_the_last_good_copy_even_after_a_restart() {
     let clock = Clock::manual();
     let server_clock = clock.clone();
     let server = TestServer::start(move |c| {
-        c.allow_private_feeds = true;
-        c.feed_ttl = Duration::from_secs(60);
+        c.calendars.allow_private_feeds = true;
+        c.calendars.feed_ttl = Duration::from_secs(60);
         c.clock = server_clock;
     })
     .await;
@@ -718,8 +718,8 @@ async fn upstream_down_serves_the_last_good_copy_even_after_a_restart() {
     let data_dir = server.stop().await;
     let server_clock = clock.clone();
     let server = TestServer::start_in(data_dir, move |c| {
-        c.allow_private_feeds = true;
-        c.feed_ttl = Duration::from_secs(60);
+        c.calendars.allow_private_feeds = true;
+        c.calendars.feed_ttl = Duration::from_secs(60);
         c.clock = server_clock;
     })
     .await;
@@ -767,7 +767,7 @@ async fn upstream_down_with_no_copy_is_502_with_text() {
     drop(db);
     let data_dir = server.stop().await;
     upstream.set_status(500);
-    let server = TestServer::start_in(data_dir, |c| c.allow_private_feeds = true).await;
+    let server = TestServer::start_in(data_dir, |c| c.calendars.allow_private_feeds = true).await;
     let response = server.get("/cal/lost.ics").await;
     assert_eq!(response.status(), StatusCode::BAD_GATEWAY);
     assert!(response.headers()[CONTENT_TYPE]
@@ -866,8 +866,8 @@ fn feed_of_size(bytes: usize) -> Vec<u8> {
 async fn a_new_calendar_beyond_max_calendars_is_507_before_any_fetch() {
     let upstream = Upstream::start().await;
     let server = TestServer::start(|c| {
-        c.allow_private_feeds = true;
-        c.max_calendars = 2;
+        c.calendars.allow_private_feeds = true;
+        c.calendars.max_calendars = 2;
     })
     .await;
     // Two visitors (one visitor's share of two calendars is one).
@@ -900,8 +900,8 @@ async fn feed_storage_beyond_its_cap_is_507_and_unpublishing_frees_it() {
     let upstream = Upstream::start().await;
     upstream.set_body(feed_of_size(400 * 1024));
     let server = TestServer::start(|c| {
-        c.allow_private_feeds = true;
-        c.max_feed_storage = 1024 * 1024;
+        c.calendars.allow_private_feeds = true;
+        c.calendars.max_feed_storage = 1024 * 1024;
     })
     .await;
     let mut tokens = Vec::new();

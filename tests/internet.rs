@@ -91,8 +91,8 @@ fn calendar(id: &str, url: &str) -> Value {
 async fn half_sent_connections_from_one_address_do_not_stop_another() {
     // Clients on the internet, not behind a proxy on this machine.
     let server = TestServer::start(|c| {
-        c.max_connections_per_address = 32;
-        c.trust_loopback = false;
+        c.edge.max_connections_per_address = 32;
+        c.edge.trust_loopback = false;
     })
     .await;
     let attacker = loopback(1);
@@ -134,7 +134,7 @@ async fn half_sent_connections_from_one_address_do_not_stop_another() {
 
 #[tokio::test]
 async fn a_half_sent_connection_is_closed_after_the_header_read_timeout() {
-    let server = TestServer::start(|c| c.header_read_timeout = Duration::from_secs(1)).await;
+    let server = TestServer::start(|c| c.edge.header_read_timeout = Duration::from_secs(1)).await;
     let mut stream = connect_from(loopback(1), server.addr).await;
     stream.write_all(HALF_SENT).await.expect("write");
     let started = Instant::now();
@@ -152,7 +152,7 @@ async fn a_half_sent_connection_is_closed_after_the_header_read_timeout() {
 
 #[tokio::test]
 async fn an_idle_keep_alive_connection_is_closed_after_the_timeout() {
-    let server = TestServer::start(|c| c.header_read_timeout = Duration::from_secs(1)).await;
+    let server = TestServer::start(|c| c.edge.header_read_timeout = Duration::from_secs(1)).await;
     let mut stream = connect_from(loopback(1), server.addr).await;
     stream
         .write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
@@ -173,9 +173,9 @@ async fn an_idle_keep_alive_connection_is_closed_after_the_timeout() {
 #[tokio::test]
 async fn a_full_table_closes_the_heaviest_clients_oldest_connection_for_a_newcomer() {
     let server = TestServer::start(|c| {
-        c.max_connections = 3;
-        c.max_connections_per_address = 3;
-        c.trust_loopback = false;
+        c.edge.max_connections = 3;
+        c.edge.max_connections_per_address = 3;
+        c.edge.trust_loopback = false;
     })
     .await;
     // One client takes the whole table (the kernel hands them over in the order they came).
@@ -218,7 +218,8 @@ async fn a_full_table_closes_the_heaviest_clients_oldest_connection_for_a_newcom
 
 #[tokio::test]
 async fn behind_a_proxy_the_forwarded_address_is_limited_and_cannot_be_rotated() {
-    let server = TestServer::start(|c| c.rate_limits = limits(1, Duration::from_secs(60))).await;
+    let server =
+        TestServer::start(|c| c.edge.rate_limits = limits(1, Duration::from_secs(60))).await;
     // The peer is loopback, so it counts as a proxy; the right-most address is the client.
     let proxy = client_from(loopback(2));
     let feed = |xff: &'static str| {
@@ -242,7 +243,8 @@ async fn behind_a_proxy_the_forwarded_address_is_limited_and_cannot_be_rotated()
 
 #[tokio::test]
 async fn forwarded_is_read_when_x_forwarded_for_is_absent() {
-    let server = TestServer::start(|c| c.rate_limits = limits(1, Duration::from_secs(60))).await;
+    let server =
+        TestServer::start(|c| c.edge.rate_limits = limits(1, Duration::from_secs(60))).await;
     let proxy = client_from(loopback(2));
     let send = |forwarded: &'static str| {
         proxy
@@ -273,8 +275,8 @@ async fn forwarded_is_read_when_x_forwarded_for_is_absent() {
 async fn publishing_is_limited_per_address_and_a_refused_publish_fetches_nothing() {
     let upstream = Upstream::start().await;
     let server = TestServer::start(|c| {
-        c.allow_private_feeds = true;
-        c.rate_limits = limits(2, Duration::from_secs(60));
+        c.calendars.allow_private_feeds = true;
+        c.edge.rate_limits = limits(2, Duration::from_secs(60));
     })
     .await;
     let me = client_from(loopback(1));
@@ -321,7 +323,8 @@ async fn publishing_is_limited_per_address_and_a_refused_publish_fetches_nothing
 
 #[tokio::test]
 async fn unpublishing_feeds_and_renders_each_have_a_limit() {
-    let server = TestServer::start(|c| c.rate_limits = limits(2, Duration::from_secs(60))).await;
+    let server =
+        TestServer::start(|c| c.edge.rate_limits = limits(2, Duration::from_secs(60))).await;
     let me = client_from(loopback(1));
     for _ in 0..2 {
         let response = me
@@ -367,7 +370,8 @@ async fn unpublishing_feeds_and_renders_each_have_a_limit() {
 
 #[tokio::test]
 async fn previews_share_the_render_allowance() {
-    let server = TestServer::start(|c| c.rate_limits = limits(2, Duration::from_secs(60))).await;
+    let server =
+        TestServer::start(|c| c.edge.rate_limits = limits(2, Duration::from_secs(60))).await;
     let me = client_from(loopback(3));
     assert_eq!(render(&me, &server, None).await.status(), StatusCode::OK);
     // A preview of an address that is refused still counts (it is checked after admission).
@@ -393,8 +397,8 @@ async fn previews_share_the_render_allowance() {
 #[tokio::test]
 async fn the_owner_with_the_publish_key_is_never_throttled_but_guesses_are() {
     let server = TestServer::start(|c| {
-        c.publish_key = Some("owner-key".into());
-        c.rate_limits = limits(1, Duration::from_secs(60));
+        c.edge.publish_key = Some("owner-key".into());
+        c.edge.rate_limits = limits(1, Duration::from_secs(60));
     })
     .await;
     let me = client_from(loopback(1));
@@ -428,8 +432,8 @@ async fn the_owner_with_the_publish_key_is_never_throttled_but_guesses_are() {
 async fn with_a_publish_key_the_editor_calls_need_it_too() {
     let upstream = Upstream::start().await;
     let server = TestServer::start(|c| {
-        c.allow_private_feeds = true;
-        c.publish_key = Some("owner-key".into());
+        c.calendars.allow_private_feeds = true;
+        c.edge.publish_key = Some("owner-key".into());
     })
     .await;
     let feed_url = server.url(&format!(

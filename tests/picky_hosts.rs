@@ -76,8 +76,9 @@ async fn an_outlook_500_is_explained_as_outlook_refusing_in_the_editors_error() 
     let upstream = Upstream::start().await;
     upstream.set_status(500);
     let server = TestServer::start(|c| {
-        c.allow_private_feeds = true;
-        c.feed_hosts
+        c.calendars.allow_private_feeds = true;
+        c.calendars
+            .feed_hosts
             .insert("outlook.office365.com".into(), loopback());
     })
     .await;

@@ -67,8 +67,8 @@ async fn concurrent_publishes_never_store_more_than_the_feed_storage() {
     upstream.close_gate();
     const MAX: u64 = 100_000;
     let server = TestServer::start(|c| {
-        c.allow_private_feeds = true;
-        c.max_feed_storage = MAX;
+        c.calendars.allow_private_feeds = true;
+        c.calendars.max_feed_storage = MAX;
     })
     .await;
     let mut publishes = tokio::task::JoinSet::new();
@@ -141,10 +141,10 @@ async fn a_feed_that_grows_past_the_storage_is_not_stored() {
     let server = TestServer::start({
         let clock = clock.clone();
         move |c| {
-            c.allow_private_feeds = true;
-            c.max_feed_storage = 50_000;
+            c.calendars.allow_private_feeds = true;
+            c.calendars.max_feed_storage = 50_000;
             c.clock = clock;
-            c.feed_ttl = std::time::Duration::from_secs(60);
+            c.calendars.feed_ttl = std::time::Duration::from_secs(60);
         }
     })
     .await;
@@ -177,7 +177,7 @@ async fn a_feed_that_grows_past_the_storage_is_not_stored() {
 async fn a_refused_publish_leaves_no_copy_behind() {
     let upstream = Upstream::start().await;
     upstream.set_body(feed_of(20_000));
-    let server = TestServer::start(|c| c.allow_private_feeds = true).await;
+    let server = TestServer::start(|c| c.calendars.allow_private_feeds = true).await;
     // A mapping that multiplies every description past the output bound is refused after the
     // feed was fetched: its copy must not stay and take storage.
     let amplify = json!({
@@ -196,9 +196,9 @@ async fn each_visitor_has_its_share_of_the_calendars_and_the_owner_none_to_keep_
     let upstream = Upstream::start().await;
     upstream.set_body(feed_of(2_000));
     let server = TestServer::start(|c| {
-        c.allow_private_feeds = true;
-        c.max_calendars = 16;
-        c.publish_key = Some("owner".into());
+        c.calendars.allow_private_feeds = true;
+        c.calendars.max_calendars = 16;
+        c.edge.publish_key = Some("owner".into());
     })
     .await;
     let as_visitor = |n: u8, id: &str| {
@@ -221,8 +221,8 @@ async fn each_visitor_has_its_share_of_the_calendars_and_the_owner_none_to_keep_
     server.stop().await;
 
     let open = TestServer::start(|c| {
-        c.allow_private_feeds = true;
-        c.max_calendars = 16;
+        c.calendars.allow_private_feeds = true;
+        c.calendars.max_calendars = 16;
     })
     .await;
     for id in ["a", "b"] {

@@ -18,7 +18,7 @@ async fn shutdown_finishes_an_in_flight_request() {
     let upstream = Upstream::start().await;
     upstream.close_gate();
     let mut server = TestServer::start(|c| {
-        c.allow_private_feeds = true;
+        c.calendars.allow_private_feeds = true;
         c.shutdown_deadline = Duration::from_secs(10);
     })
     .await;
@@ -61,7 +61,7 @@ async fn shutdown_does_not_wait_past_the_deadline() {
     // The upstream never answers: the request stays in flight until the deadline.
     upstream.close_gate();
     let mut server = TestServer::start(|c| {
-        c.allow_private_feeds = true;
+        c.calendars.allow_private_feeds = true;
         c.shutdown_deadline = DRAIN;
     })
     .await;

@@ -23,7 +23,7 @@ async fn serve_on(db: Db, config: Config) -> String {
 async fn readyz_is_503_and_says_so_when_the_disk_is_nearly_full() {
     let dir = tempfile::tempdir().expect("tempdir");
     let db = Db::open(dir.path()).expect("opens");
-    let base = serve_on(db.clone(), Config::for_data_dir(dir.path())).await;
+    let base = serve_on(db.clone(), Config::defaults(dir.path()).expect("defaults")).await;
     let client = common::client();
     let ready = client
         .get(format!("{base}/readyz"))
@@ -73,8 +73,8 @@ async fn a_write_on_a_full_database_is_507_with_a_message_that_says_the_disk_is_
     })
     .await
     .expect("cap the file");
-    let mut config = Config::for_data_dir(dir.path());
-    config.allow_private_feeds = true;
+    let mut config = Config::defaults(dir.path()).expect("defaults");
+    config.calendars.allow_private_feeds = true;
     let base = serve_on(db, config).await;
     let response = common::client()
         .post(format!("{base}/api/calendars"))

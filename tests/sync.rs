@@ -170,7 +170,7 @@ async fn a_write_from_a_stale_version_is_a_409_naming_the_current_one() {
 
 #[tokio::test]
 async fn uploads_larger_than_the_limit_are_refused_with_a_413() {
-    let server = TestServer::start(|c| c.max_vault_size = 2048).await;
+    let server = TestServer::start(|c| c.sync.max_vault_size = 2048).await;
     let response = create(&server, "vaults", &vec![7u8; 2049]).await;
     assert_eq!(response.status(), StatusCode::PAYLOAD_TOO_LARGE);
     let body = json_error(response).await;
@@ -189,8 +189,8 @@ async fn uploads_larger_than_the_limit_are_refused_with_a_413() {
 #[tokio::test]
 async fn vaults_and_shares_have_their_own_count_quotas() {
     let server = TestServer::start(|c| {
-        c.max_vaults = 2;
-        c.max_shares = 1;
+        c.sync.max_vaults = 2;
+        c.sync.max_shares = 1;
     })
     .await;
     // Each from its own visitor: one visitor's share of two vaults is one.
@@ -247,8 +247,8 @@ async fn vaults_and_shares_have_their_own_count_quotas() {
 #[tokio::test]
 async fn the_storage_budget_is_shared_and_refuses_growth_with_a_507() {
     let server = TestServer::start(|c| {
-        c.max_vault_size = 8192;
-        c.max_sync_storage = 6000;
+        c.sync.max_vault_size = 8192;
+        c.sync.max_sync_storage = 6000;
     })
     .await;
     let vault = made(&server, "vaults", &[0u8; 4000]).await;
@@ -304,7 +304,7 @@ async fn a_revoked_share_is_gone_and_only_its_token_revokes_it() {
 
 #[tokio::test]
 async fn with_no_sync_every_sync_route_is_a_json_404() {
-    let server = TestServer::start(|c| c.sync_enabled = false).await;
+    let server = TestServer::start(|c| c.sync.enabled = false).await;
     for path in [
         "/api/sync",
         "/api/sync/vaults/0123456789abcdef0123456789abcdef",
@@ -323,7 +323,7 @@ async fn with_no_sync_every_sync_route_is_a_json_404() {
 
 #[tokio::test]
 async fn with_a_publish_key_making_needs_it_and_using_with_the_token_does_not() {
-    let server = TestServer::start(|c| c.publish_key = Some("k3y".into())).await;
+    let server = TestServer::start(|c| c.edge.publish_key = Some("k3y".into())).await;
     let status: Value = server.get("/api/sync").await.json().await.expect("json");
     assert_eq!(status["keyRequired"], true);
     let refused = create(&server, "vaults", b"x").await;
@@ -354,8 +354,8 @@ async fn with_a_publish_key_making_needs_it_and_using_with_the_token_does_not() 
 #[tokio::test]
 async fn a_sync_key_invites_learners_without_the_publish_key() {
     let server = TestServer::start(|c| {
-        c.publish_key = Some("owner".into());
-        c.sync_key = Some("learners".into());
+        c.edge.publish_key = Some("owner".into());
+        c.edge.sync_key = Some("learners".into());
     })
     .await;
     let with = |key: &'static str| {
@@ -429,7 +429,7 @@ async fn only_the_apps_content_type_makes_a_vault() {
 
 #[tokio::test]
 async fn a_create_retried_with_its_token_finds_the_vault_instead_of_making_another() {
-    let server = TestServer::start(|c| c.max_vaults = 8).await;
+    let server = TestServer::start(|c| c.sync.max_vaults = 8).await;
     let token = "q3Tz-0_aB1c2D3e4F5g6H7i8J9k0L1m2N3o4P5q6R7s";
     let send = || {
         server
@@ -474,7 +474,7 @@ async fn a_create_retried_with_its_token_finds_the_vault_instead_of_making_anoth
 #[tokio::test]
 async fn a_client_holds_its_share_and_the_last_room_is_kept_for_newcomers() {
     // 16 vaults: two per client, and the last two for clients that hold none.
-    let server = TestServer::start(|c| c.max_vaults = 16).await;
+    let server = TestServer::start(|c| c.sync.max_vaults = 16).await;
     for n in 1..=7 {
         for _ in 0..2 {
             let from = format!("203.0.113.{n}");
@@ -524,7 +524,7 @@ async fn vaults_nobody_reads_expire_on_the_servers_clock_and_reading_keeps_them(
         let clock = clock.clone();
         move |c| {
             c.clock = clock;
-            c.vault_expiry = 10 * DAY;
+            c.sync.vault_expiry = 10 * DAY;
         }
     })
     .await;
@@ -569,7 +569,7 @@ async fn each_vault_has_its_own_allowance_and_making_them_a_daily_one() {
             burst: 1000,
             every: Duration::from_millis(1),
         };
-        c.rate_limits = RateLimits {
+        c.edge.rate_limits = RateLimits {
             sync_write: RateLimit {
                 burst: 2,
                 every: Duration::from_secs(3600),
@@ -617,7 +617,7 @@ async fn each_vault_has_its_own_allowance_and_making_them_a_daily_one() {
 #[tokio::test]
 async fn a_household_of_ten_learners_behind_one_router_is_never_refused() {
     // The shipped allowances, not the tests' unlimited ones.
-    let server = TestServer::start(|c| c.rate_limits = RateLimits::default()).await;
+    let server = TestServer::start(|c| c.edge.rate_limits = RateLimits::default()).await;
     let router = "198.51.100.77";
     let mut vaults = Vec::new();
     for _ in 0..10 {
@@ -660,7 +660,7 @@ async fn a_household_of_ten_learners_behind_one_router_is_never_refused() {
 
 #[tokio::test]
 async fn a_refused_create_is_answered_before_its_body_is_sent() {
-    let server = TestServer::start(|c| c.publish_key = Some("k3y".into())).await;
+    let server = TestServer::start(|c| c.edge.publish_key = Some("k3y".into())).await;
     // Headers promise 8 MiB that never come: the refusal must not wait for them.
     let mut stream = tokio::net::TcpStream::connect(server.addr)
         .await

@@ -223,8 +223,8 @@ async fn readyz_is_503_when_the_database_file_is_unreadable() {
 #[tokio::test]
 async fn api_site_reflects_the_configuration() {
     let server = TestServer::start(|c| {
-        c.owner_name = "Grace Hopper".into();
-        c.spotify_url = Some("https://open.spotify.com/user/grace".into());
+        c.site.owner_name = "Grace Hopper".into();
+        c.site.spotify_url = Some("https://open.spotify.com/user/grace".into());
     })
     .await;
     let profile: serde_json::Value = server.get("/api/site").await.json().await.expect("json");
@@ -246,7 +246,7 @@ async fn api_site_reflects_the_configuration() {
 async fn a_configured_avatar_file_is_served_with_its_type() {
     let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
     let server = TestServer::start(|c| {
-        c.avatar = Some(hearth::config::Avatar {
+        c.site.avatar = Some(hearth::config::Avatar {
             bytes: png.clone(),
             content_type: "image/png",
         })

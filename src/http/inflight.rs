@@ -20,6 +20,17 @@ pub struct InFlightLimits {
     pub per_network: usize,
 }
 
+impl Default for InFlightLimits {
+    /// Enough for a household's browsers at once, little enough that one visitor's slow
+    /// requests leave the proxy's connections to everyone else.
+    fn default() -> Self {
+        InFlightLimits {
+            per_client: 16,
+            per_network: 32,
+        }
+    }
+}
+
 #[derive(Default)]
 struct Counts {
     by_client: HashMap<ClientKey, usize>,

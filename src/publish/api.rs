@@ -26,7 +26,8 @@ use crate::calendar::{
     self, CompiledConfig, CompiledMapping, Interrupt, RemapError, RemapOptions, Template,
     TemplateError,
 };
-use crate::config::Config;
+use crate::clock::Clock;
+use crate::config::CalendarSettings;
 use crate::http::admission::{Admission, Caller, KeyRule, Policy};
 use crate::http::client::ClientAddr;
 use crate::http::error::AppError;
@@ -38,7 +39,10 @@ use crate::store::Db;
 /// What the calendar tool's handlers share (the router gives it from the app's state).
 #[derive(Clone)]
 pub struct CalendarState {
-    pub config: Arc<Config>,
+    pub settings: Arc<CalendarSettings>,
+    /// `--public-url`, for the links of hosted feeds.
+    pub public_url: Option<String>,
+    pub clock: Clock,
     pub db: Db,
     pub publisher: Arc<Publisher>,
     pub admission: Arc<Admission>,
@@ -165,7 +169,7 @@ pub async fn get_feed(
     let offset = query.offset.unwrap_or(0);
     let limit = query.limit.unwrap_or(DEFAULT_PAGE).min(MAX_PAGE);
     let url_text = url.to_string();
-    let time = state.config.engine.preview;
+    let time = state.settings.engine.preview;
     let answer = state
         .publisher
         .run_within(budget(&caller, time), move |_| {
@@ -243,7 +247,7 @@ pub async fn render(
     caller: Caller<Previewing>,
     JsonBody(request): JsonBody<RenderRequest>,
 ) -> Result<Response, AppError> {
-    let time = state.config.engine.preview;
+    let time = state.settings.engine.preview;
     state
         .publisher
         .run_within(budget(&caller, time), move |stop| render_now(request, stop))
@@ -284,7 +288,7 @@ fn render_now(request: RenderRequest, stop: &Interrupt) -> Result<Response, AppE
 
 /// The site's public address: `--public-url`, else the request's Host and X-Forwarded-Proto.
 fn public_base(state: &CalendarState, headers: &HeaderMap) -> Result<String, AppError> {
-    if let Some(url) = &state.config.public_url {
+    if let Some(url) = &state.public_url {
         return Ok(url.clone());
     }
     let host = headers
@@ -322,7 +326,7 @@ pub async fn publish(
         client: caller.client.key(),
         owner: caller.owner,
     };
-    let work = budget(&caller, state.config.engine.publish);
+    let work = budget(&caller, state.settings.engine.publish);
     let outcome = state
         .publisher
         .publish(&state.db, publishing, maker, work)
@@ -411,7 +415,7 @@ pub async fn preview(
 ) -> Result<Response, AppError> {
     let url = normalize_url(&request.url).map_err(|e| url_error(e.to_string()))?;
     let raw = request.config;
-    let work = budget(&caller, state.config.engine.preview);
+    let work = budget(&caller, state.settings.engine.preview);
     let compiled = state
         .publisher
         .run_within(work, move |_| -> Result<CompiledConfig, AppError> {
@@ -424,7 +428,7 @@ pub async fn preview(
         .editor_feed(&url, EDITOR_MAX_AGE, caller.client.key())
         .await?;
     let body = feed.copy.body.clone();
-    let now = hosted::window_now(&state.config.clock);
+    let now = hosted::window_now(&state.clock);
     let answer = state
         .publisher
         .run_within(work, move |stop| preview_now(&body, &compiled, now, stop))
@@ -522,7 +526,7 @@ async fn hosted_feed_inner(
         .strip_suffix(".ics")
         .filter(|id| validate::validate_id(id).is_ok())
         .ok_or_else(|| AppError::NotFound("no such calendar".into()))?;
-    let ttl = state.config.feed_ttl;
+    let ttl = state.settings.feed_ttl;
     let hosted = state
         .publisher
         .hosted_feed(&state.db, id, ttl)

@@ -16,12 +16,13 @@ mod spill;
 pub mod validate;
 pub mod workers;
 
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::calendar::{CompiledConfig, ConfigError};
 use crate::clock::Clock;
-use crate::config::Config;
+use crate::config::CalendarSettings;
 use crate::http::budget::ByteBudget;
 use crate::http::client::ClientKey;
 use crate::store::{Db, StoreError};
@@ -74,19 +75,25 @@ pub struct Publisher {
 }
 
 impl Publisher {
-    /// `bytes`: the server's budget of bytes in flight, which upstream bodies count against.
-    pub fn new(db: Db, config: &Config, bytes: Arc<ByteBudget>) -> Result<Publisher, FetchError> {
-        let cache = Arc::new(Cache::new(config.cache_size));
+    /// The calendar tool with `settings`, rendering too large feeds into `data_dir`; `bytes`:
+    /// the server's budget of bytes in flight, which upstream bodies count against.
+    pub fn new(
+        db: Db,
+        settings: &CalendarSettings,
+        data_dir: &Path,
+        clock: Clock,
+        bytes: Arc<ByteBudget>,
+    ) -> Result<Publisher, FetchError> {
+        let cache = Arc::new(Cache::new(settings.cache_size));
         let workers = Workers::new(
             workers::default_jobs(),
             workers::MAX_WAIT,
-            config.engine,
-            config.clock.clone(),
+            settings.engine,
+            clock.clone(),
         );
-        let clock: Clock = config.clock.clone();
         let mut options =
-            fetch::FetchOptions::new(config.allow_private_feeds, config.feed_max_size);
-        options.hosts = config.feed_hosts.clone();
+            fetch::FetchOptions::new(settings.allow_private_feeds, settings.feed_max_size);
+        options.hosts = settings.feed_hosts.clone();
         let fetcher = Fetcher::with_options(options)?;
         Ok(Publisher {
             feeds: Arc::new(Feeds::new(
@@ -95,21 +102,21 @@ impl Publisher {
                 cache.clone(),
                 workers.clone(),
                 clock.clone(),
-                config.max_feed_storage,
+                settings.max_feed_storage,
                 bytes,
             )),
             renders: Arc::new(Renders::new(
                 cache.clone(),
                 workers.clone(),
                 clock.clone(),
-                spill::SpillDir::new(&config.data_dir),
+                spill::SpillDir::new(data_dir),
             )),
             cache,
             workers,
             settings: publishing::PublishSettings {
-                quotas: quotas::Quotas::of(config),
-                ttl: config.feed_ttl,
-                feed_max_size: config.feed_max_size,
+                quotas: quotas::Quotas::of(settings),
+                ttl: settings.feed_ttl,
+                feed_max_size: settings.feed_max_size,
                 clock,
             },
         })

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use rusqlite::OptionalExtension;
 
-use crate::config::Config;
+use crate::config::CalendarSettings;
 use crate::lock::lock;
 use crate::store::StoreError;
 
@@ -28,10 +28,10 @@ pub struct Quotas {
 }
 
 impl Quotas {
-    pub fn of(config: &Config) -> Quotas {
+    pub fn of(settings: &CalendarSettings) -> Quotas {
         Quotas {
-            max_calendars: config.max_calendars,
-            max_feed_storage: config.max_feed_storage,
+            max_calendars: settings.max_calendars,
+            max_feed_storage: settings.max_feed_storage,
         }
     }
 

@@ -10,7 +10,7 @@ use axum::response::Response;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::config::Config;
+use crate::config::SiteSettings;
 use crate::http::conditional::{etag_for, respond};
 
 pub use index::IndexPage;
@@ -40,7 +40,7 @@ pub struct Site {
 
 impl Site {
     /// `sync` is what the index page tells the app about sync (`None`: turned off).
-    pub fn new(config: &Config, sync: Option<serde_json::Value>) -> Site {
+    pub fn new(config: &SiteSettings, sync: Option<serde_json::Value>) -> Site {
         let (avatar, avatar_type) = match &config.avatar {
             Some(a) => (a.bytes.clone(), a.content_type),
             None => (DEFAULT_AVATAR.to_vec(), "image/svg+xml"),

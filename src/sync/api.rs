@@ -15,7 +15,7 @@ use serde_json::json;
 use super::blobs::{self, DeleteOutcome, UpdateOutcome};
 use super::quotas::Kind;
 use super::SyncState;
-use crate::config::Config;
+use crate::config::SyncSettings;
 use crate::http::admission::{Caller, KeyRule, Policy};
 use crate::http::body;
 use crate::http::client::ClientAddr;
@@ -27,15 +27,16 @@ use crate::secret::Token;
 
 const DAY_SECONDS: u64 = 24 * 60 * 60;
 
-/// What `GET /api/sync` answers, or `None` with `--no-sync`. The index page carries the same
-/// value, so the app knows before its first render whether to show sync's controls.
-pub fn public_info(config: &Config) -> Option<serde_json::Value> {
-    config.sync_enabled.then(|| {
+/// What `GET /api/sync` answers, or `None` with `--no-sync`; `key_required`: making a vault
+/// needs the site's sync or publish key. The index page carries the same value, so the app
+/// knows before its first render whether to show sync's controls.
+pub fn public_info(settings: &SyncSettings, key_required: bool) -> Option<serde_json::Value> {
+    settings.enabled.then(|| {
         json!({
-            "maxBytes": config.max_vault_size,
-            "keyRequired": config.sync_key.is_some() || config.publish_key.is_some(),
-            "vaultExpiryDays": config.vault_expiry.as_secs() / DAY_SECONDS,
-            "shareExpiryDays": config.share_expiry.as_secs() / DAY_SECONDS,
+            "maxBytes": settings.max_vault_size,
+            "keyRequired": key_required,
+            "vaultExpiryDays": settings.vault_expiry.as_secs() / DAY_SECONDS,
+            "shareExpiryDays": settings.share_expiry.as_secs() / DAY_SECONDS,
         })
     })
 }
@@ -59,7 +60,7 @@ impl Policy for UsingBlobs {
 
 /// `GET /api/sync`: sync is on (with `--no-sync` this answers 404 like every sync route).
 pub async fn status(State(state): State<SyncState>) -> Response {
-    match public_info(&state.config) {
+    match public_info(&state.settings, state.key_required) {
         Some(info) => Json(info).into_response(),
         None => turned_off().await.into_response(),
     }

@@ -11,7 +11,8 @@ pub mod quotas;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::config::Config;
+use crate::clock::Clock;
+use crate::config::SyncSettings;
 use crate::http::admission::Admission;
 use crate::store::Db;
 
@@ -24,18 +25,26 @@ const EXPIRE_EVERY: Duration = Duration::from_secs(60 * 60);
 /// What the sync handlers share (made once; the router hands out clones).
 #[derive(Clone)]
 pub struct SyncState {
-    pub config: Arc<Config>,
+    pub settings: SyncSettings,
+    /// Making a vault needs the site's sync or publish key.
+    pub key_required: bool,
     pub blobs: Blobs,
     copies: Arc<copies::Copies>,
     pub admission: Arc<Admission>,
 }
 
 impl SyncState {
-    pub fn new(config: Arc<Config>, db: Db, admission: Arc<Admission>) -> SyncState {
-        let blobs = Blobs::new(db, config.clock.clone(), Quotas::of(&config));
+    pub fn new(
+        settings: SyncSettings,
+        db: Db,
+        clock: Clock,
+        admission: Arc<Admission>,
+    ) -> SyncState {
+        let blobs = Blobs::new(db, clock, Quotas::of(&settings));
         SyncState {
             copies: Arc::new(copies::Copies::new(admission.bytes.clone())),
-            config,
+            key_required: admission.keys.invitation_needed().is_some(),
+            settings,
             blobs,
             admission,
         }
@@ -43,7 +52,7 @@ impl SyncState {
 
     /// Removes expired blobs now and then every hour, for as long as the server runs.
     pub fn spawn_expiry(&self) {
-        if !self.config.sync_enabled {
+        if !self.settings.enabled {
             return;
         }
         let blobs = self.blobs.clone();

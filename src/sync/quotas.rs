@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use crate::config::Config;
+use crate::config::SyncSettings;
 use crate::store::StoreError;
 
 /// What a blob holds; each kind has its own count quota, expiry and routes.
@@ -66,14 +66,14 @@ pub struct Quotas {
 }
 
 impl Quotas {
-    pub fn of(config: &Config) -> Quotas {
+    pub fn of(settings: &SyncSettings) -> Quotas {
         Quotas {
-            max_vaults: config.max_vaults,
-            max_shares: config.max_shares,
-            max_blob_bytes: config.max_vault_size,
-            max_storage: config.max_sync_storage,
-            vault_expiry: config.vault_expiry,
-            share_expiry: config.share_expiry,
+            max_vaults: settings.max_vaults,
+            max_shares: settings.max_shares,
+            max_blob_bytes: settings.max_vault_size,
+            max_storage: settings.max_sync_storage,
+            vault_expiry: settings.vault_expiry,
+            share_expiry: settings.share_expiry,
         }
     }
 

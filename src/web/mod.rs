@@ -42,11 +42,13 @@ use crate::sync::SyncState;
 /// A request taking longer than this is answered 408; upstream fetches have their own, shorter limits.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Shared by every handler.
+/// Shared by every handler; each feature's part is made once, from its own settings.
 #[derive(Clone)]
 pub struct AppState {
-    pub config: Arc<Config>,
     pub db: Db,
+    /// `--public-url`: the Host check, and the links of hosted feeds.
+    pub public_url: Option<String>,
+    pub calendars: CalendarState,
     pub site: Arc<Site>,
     pub publisher: Arc<Publisher>,
     pub trusted_proxies: Arc<TrustedProxies>,
@@ -56,32 +58,50 @@ pub struct AppState {
 
 impl AppState {
     pub fn new(config: Config, db: Db) -> Result<AppState, FetchError> {
-        let site = Arc::new(Site::new(&config, crate::sync::api::public_info(&config)));
+        let edge = &config.edge;
         let trusted_proxies = Arc::new(TrustedProxies::new(
-            config.trusted_proxies.clone(),
-            config.trust_loopback,
+            edge.trusted_proxies.clone(),
+            edge.trust_loopback,
         ));
         let admission = Arc::new(Admission {
             proxies: trusted_proxies.clone(),
             keys: Keys {
-                publish: config.publish_key.clone(),
-                sync: config.sync_key.clone(),
+                publish: edge.publish_key.clone(),
+                sync: edge.sync_key.clone(),
             },
-            limits: RateLimiters::new(&config.rate_limits, &config.clock),
-            inflight: InFlight::new(config.in_flight),
-            bytes: ByteBudget::new(config.max_bytes_in_flight, config.max_bytes_in_flight / 4),
-            body: config.body_rules,
+            limits: RateLimiters::new(&edge.rate_limits, &config.clock),
+            inflight: InFlight::new(edge.in_flight),
+            bytes: ByteBudget::new(edge.max_bytes_in_flight, edge.max_bytes_in_flight / 4),
+            body: edge.body_rules,
         });
+        let sync = SyncState::new(
+            config.sync,
+            db.clone(),
+            config.clock.clone(),
+            admission.clone(),
+        );
+        // `site` does not import `sync`: what the index page says of sync is handed over here.
+        let sync_info = crate::sync::api::public_info(&sync.settings, sync.key_required);
+        let site = Arc::new(Site::new(&config.site, sync_info));
         let publisher = Arc::new(Publisher::new(
             db.clone(),
-            &config,
+            &config.calendars,
+            &config.data_dir,
+            config.clock.clone(),
             admission.bytes.clone(),
         )?);
-        let config = Arc::new(config);
-        let sync = SyncState::new(config.clone(), db.clone(), admission.clone());
+        let calendars = CalendarState {
+            settings: Arc::new(config.calendars),
+            public_url: config.public_url.clone(),
+            clock: config.clock.clone(),
+            db: db.clone(),
+            publisher: publisher.clone(),
+            admission: admission.clone(),
+        };
         Ok(AppState {
-            config,
             db,
+            public_url: config.public_url,
+            calendars,
             site,
             publisher,
             trusted_proxies,
@@ -124,12 +144,7 @@ impl FromRef<AppState> for SyncState {
 
 impl FromRef<AppState> for CalendarState {
     fn from_ref(state: &AppState) -> Self {
-        CalendarState {
-            config: state.config.clone(),
-            db: state.db.clone(),
-            publisher: state.publisher.clone(),
-            admission: state.admission.clone(),
-        }
+        state.calendars.clone()
     }
 }
 
@@ -147,7 +162,7 @@ pub fn router(state: AppState) -> Router {
         // per render instead, and assets are precompressed.
         .layer(CompressionLayer::new().gzip(true))
         // Added after the compression layer: ciphertext does not shrink.
-        .merge(sync_routes(&state.config));
+        .merge(sync_routes(state.sync.settings.enabled));
 
     // Requests worth a log line: the API and the hosted feeds. Static files and probes are not.
     // These are the routes that do work, so each client has a share of them in flight.
@@ -176,7 +191,7 @@ pub fn router(state: AppState) -> Router {
         .route("/assets/{*path}", get(site::routes::asset))
         .fallback(site::routes::spa_fallback);
 
-    let hosts = Arc::new(AllowedHosts::new(state.config.public_url.as_deref()));
+    let hosts = Arc::new(AllowedHosts::new(state.public_url.as_deref()));
     let admission = state.admission.clone();
     let mut app = logged
         .merge(quiet)
@@ -197,8 +212,8 @@ pub fn router(state: AppState) -> Router {
 }
 
 /// The sync API (`src/sync/`), or with `--no-sync` a JSON 404 for every one of its addresses.
-fn sync_routes(config: &Config) -> Router<AppState> {
-    if !config.sync_enabled {
+fn sync_routes(enabled: bool) -> Router<AppState> {
+    if !enabled {
         return Router::new()
             .route("/sync", any(sync_api::turned_off))
             .route("/sync/{*rest}", any(sync_api::turned_off));
@@ -240,7 +255,7 @@ mod tests {
 
     fn app(dir: &std::path::Path) -> Router {
         let db = Db::open(dir).expect("db");
-        let state = AppState::new(Config::for_data_dir(dir), db).expect("state");
+        let state = AppState::new(Config::defaults(dir).expect("defaults"), db).expect("state");
         router(state)
     }
 

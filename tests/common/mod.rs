@@ -33,15 +33,15 @@ impl TestServer {
 
     /// Starts a server on an existing data directory (e.g. to test a restart).
     pub async fn start_in(data_dir: TempDir, configure: impl FnOnce(&mut Config)) -> TestServer {
-        let mut config = Config::for_data_dir(data_dir.path());
+        let mut config = Config::defaults(data_dir.path()).expect("defaults");
         // Most tests send bursts from the one loopback address; the per-address limits have
         // their own tests (tests/internet.rs), which set them back.
         let unlimited = RateLimit {
             burst: 100_000,
             every: Duration::from_millis(1),
         };
-        config.rate_limits = RateLimits::all(unlimited);
-        config.max_connections_per_address = config.max_connections;
+        config.edge.rate_limits = RateLimits::all(unlimited);
+        config.edge.max_connections_per_address = config.edge.max_connections;
         configure(&mut config);
         let db = Db::open(data_dir.path()).expect("database opens");
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");

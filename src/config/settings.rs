@@ -1,0 +1,135 @@
+//! The settings each part of the server takes, and only its own: the site's profile, the
+//! calendar tool, sync, and the edge every request passes (keys, proxies, budgets). What has a
+//! flag gets its default from the flag (`cli.rs`); what has none (the budgets tests lower) gets
+//! it from its type's `Default` here or in `http`.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::time::Duration;
+
+use crate::http::client::IpRange;
+use crate::http::inflight::InFlightLimits;
+use crate::http::limits::RateLimits;
+use crate::http::pace::{BodyRules, WriteRules};
+
+/// Time a client has to send a request's headers, counted from the connection's start or the
+/// end of its previous response (so it also closes idle keep-alive connections).
+pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long in-flight requests may take to finish after a shutdown signal.
+pub const SHUTDOWN_DEADLINE: Duration = Duration::from_secs(5);
+
+/// An image the landing page shows as the profile picture.
+#[derive(Debug, Clone)]
+pub struct Avatar {
+    pub bytes: Vec<u8>,
+    pub content_type: &'static str,
+}
+
+/// The landing page's profile.
+#[derive(Debug, Clone)]
+pub struct SiteSettings {
+    pub owner_name: String,
+    /// `None`: the built-in avatar.
+    pub avatar: Option<Avatar>,
+    pub spotify_url: Option<String>,
+    pub beehive_url: Option<String>,
+}
+
+/// The calendar tool: fetching, caching, the engine's budgets and what publishing may store.
+#[derive(Debug, Clone)]
+pub struct CalendarSettings {
+    pub allow_private_feeds: bool,
+    pub feed_ttl: Duration,
+    pub feed_max_size: usize,
+    /// Bytes of feed copies and rendered feeds kept in memory (`--cache-size`).
+    pub cache_size: usize,
+    pub max_calendars: usize,
+    pub max_feed_storage: u64,
+    /// The calendar engine's time budgets (no flag).
+    pub engine: EngineBudget,
+    /// Fixed addresses for feed host names (no flag: tests point Outlook's names at loopback).
+    pub feed_hosts: HashMap<String, Vec<IpAddr>>,
+}
+
+/// Flashcard sync and shared decks.
+#[derive(Debug, Clone, Copy)]
+pub struct SyncSettings {
+    /// Off with `--no-sync`: the sync routes answer 404.
+    pub enabled: bool,
+    pub max_vaults: usize,
+    pub max_shares: usize,
+    /// Bytes of one encrypted blob (a vault or a shared deck).
+    pub max_vault_size: usize,
+    /// Bytes of all sync blobs together.
+    pub max_sync_storage: u64,
+    /// How long an unread vault, and an unopened shared deck, are kept.
+    pub vault_expiry: Duration,
+    pub share_expiry: Duration,
+}
+
+/// The edge every request passes: who may do what (the keys), who the client is (the
+/// proxies), and the budgets every client draws on.
+#[derive(Debug, Clone)]
+pub struct EdgeSettings {
+    pub publish_key: Option<String>,
+    /// `--sync-key`: what making a vault or shared deck needs (else the publish key, if any).
+    pub sync_key: Option<String>,
+    /// Connections open at once; when full the heaviest client loses its oldest.
+    pub max_connections: usize,
+    /// Connections open at once per client (IPv4 address, IPv6 /64; a /48 gets twice as many).
+    pub max_connections_per_address: usize,
+    /// See `HEADER_READ_TIMEOUT` (no flag; tests shorten it).
+    pub header_read_timeout: Duration,
+    /// `--trusted-proxy`: peers whose forwarding headers name the client.
+    pub trusted_proxies: Vec<IpRange>,
+    /// `--trust-loopback`: loopback peers are proxies too.
+    pub trust_loopback: bool,
+    /// `--max-bytes-in-flight`: bodies being read and answers being written, all together.
+    pub max_bytes_in_flight: usize,
+    /// Requests under way at once per client on the API and hosted feeds (no flag).
+    pub in_flight: InFlightLimits,
+    /// How fast request bodies must arrive and answers be taken (no flags; tests shorten them).
+    pub body_rules: BodyRules,
+    pub write_rules: WriteRules,
+    /// Rate allowances (no flags; README documents them, tests lower them).
+    pub rate_limits: RateLimits,
+}
+
+/// The calendar engine's budgets (no flags; README's Budgets section documents them, tests
+/// lower them): how long one job may take, and each visitor's share of engine time.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EngineBudget {
+    /// A preview, a test render or a feed page for the editor.
+    pub preview: Duration,
+    /// Checking a calendar being published (compiling it and rendering its feed once).
+    pub publish: Duration,
+    /// A hosted feed's render (the server's own work, kept until its inputs change).
+    pub hosted: Duration,
+    /// Engine time one visitor may use in a row, and how fast it comes back: one second of
+    /// engine time every `refill_every`.
+    pub burst: Duration,
+    pub refill_every: Duration,
+    /// Jobs of one visitor under way or waiting at once.
+    pub jobs_per_client: usize,
+}
+
+impl EngineBudget {
+    /// Seconds of engine time a visitor gets back per second.
+    pub fn refill_per_second(&self) -> f64 {
+        1.0 / self.refill_every.as_secs_f64().max(0.001)
+    }
+}
+
+impl Default for EngineBudget {
+    fn default() -> Self {
+        EngineBudget {
+            preview: Duration::from_secs(5),
+            publish: Duration::from_secs(10),
+            hosted: Duration::from_secs(20),
+            burst: Duration::from_secs(30),
+            refill_every: Duration::from_secs(4),
+            jobs_per_client: 2,
+        }
+    }
+}
