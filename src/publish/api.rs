@@ -15,11 +15,13 @@ use serde_json::{json, Map, Value};
 
 use std::sync::Arc;
 
-use super::calendars::{self, DeleteOutcome, Maker, PublishOutcome};
+use super::calendars::{self, DeleteOutcome, Maker};
+use super::errors::RouteError;
 use super::feeds::FeedOutcome;
 use super::fetch::normalize_url;
 use super::hosted;
-use super::validate;
+use super::publishing::Stored;
+use super::validate::{self, Invalid, MappingTooLarge};
 use super::workers::Budget;
 use super::Publisher;
 use crate::calendar::{
@@ -128,11 +130,8 @@ struct NameValue {
 }
 
 /// An error about the request's feed address.
-fn url_error(message: impl Into<String>) -> AppError {
-    AppError::Invalid {
-        field: "url".into(),
-        message: message.into(),
-    }
+fn url_error(message: impl Into<String>) -> Invalid {
+    Invalid::new("url", message)
 }
 
 /// Engine work for `caller`, within `time`: charged to the visitor, not to the site's owner.
@@ -143,9 +142,9 @@ fn budget<P>(caller: &Caller<P>, time: Duration) -> Budget {
     }
 }
 
-/// The words for engine work stopped at its time budget.
-fn too_slow(error: impl std::fmt::Display) -> AppError {
-    AppError::BadRequest(error.to_string())
+/// Engine work stopped at its time budget.
+fn too_slow(error: impl std::fmt::Display) -> RouteError {
+    RouteError::TooSlow(error.to_string())
 }
 
 pub async fn get_feed(
@@ -186,7 +185,7 @@ fn describe_feed(
     limit: usize,
 ) -> Result<FeedAnswer, AppError> {
     let (doc, warnings) = calendar::parse(&outcome.copy.body, &calendar::Limits::default())
-        .map_err(|e| AppError::BadGateway(format!("not a calendar: {e}")))?;
+        .map_err(|e| RouteError::NotACalendar(e.to_string()))?;
     let events = doc
         .events()
         .skip(offset)
@@ -256,12 +255,8 @@ pub async fn render(
 
 fn render_now(request: RenderRequest, stop: &Interrupt) -> Result<Response, AppError> {
     match (request.mapping, request.template) {
-        (Some(_), Some(_)) => Err(AppError::BadRequest(
-            "send either a mapping or a template, not both".into(),
-        )),
-        (None, None) => Err(AppError::BadRequest(
-            "mapping: send a mapping or a template to render".into(),
-        )),
+        (Some(_), Some(_)) => Err(RouteError::MappingAndTemplate.into()),
+        (None, None) => Err(RouteError::NothingToRender.into()),
         (None, Some(template)) => {
             validate::check_template_size("template", &template)?;
             let (compiled, errors) = Template::compile_lenient(&template);
@@ -300,7 +295,7 @@ fn public_base(state: &CalendarState, headers: &HeaderMap) -> Result<String, App
                 && h.bytes()
                     .all(|b| b.is_ascii_alphanumeric() || b".-:[]_".contains(&b))
         })
-        .ok_or_else(|| AppError::BadRequest("the request has no valid Host header".into()))?;
+        .ok_or(RouteError::NoHost)?;
     let proto = headers
         .get("x-forwarded-proto")
         .and_then(|v| v.to_str().ok())
@@ -332,7 +327,7 @@ pub async fn publish(
         .publish(&state.db, publishing, maker, work)
         .await?;
     match outcome {
-        PublishOutcome::Created { token, record } => {
+        Stored::Created { token, record } => {
             let hosted_url = format!("{base}/cal/{}.ics", record.id);
             Ok((
                 StatusCode::CREATED,
@@ -340,27 +335,13 @@ pub async fn publish(
             )
                 .into_response())
         }
-        PublishOutcome::Updated { record } => {
+        Stored::Updated { record } => {
             let hosted_url = format!("{base}/cal/{}.ics", record.id);
             Ok(
                 Json(json!({ "hostedUrl": hosted_url, "revision": record.revision }))
                     .into_response(),
             )
         }
-        PublishOutcome::Forbidden => Err(AppError::Internal(
-            "a refused republish reached the answer".into(),
-        )),
-    }
-}
-
-/// A mapping that makes the hosted feed larger than its bound, on the field that grows it.
-fn too_large(field: &str, limit: usize) -> AppError {
-    AppError::Invalid {
-        field: format!("mapping.{field}"),
-        message: format!(
-            "the remapped feed would be larger than {limit} bytes (at most four times the source \
-             feed plus 1 MiB, and 32 MiB): repeat the field's tokens less"
-        ),
     }
 }
 
@@ -451,13 +432,15 @@ fn preview_now(
     };
     let unreadable = |e: RemapError| match e {
         RemapError::Interrupted => too_slow(e),
-        other => AppError::BadGateway(format!("not a calendar: {other}")),
+        other => RouteError::NotACalendar(other.to_string()),
     };
     let mut counter = Counter::default();
     let stats = match calendar::remap_into(body, config, &options, &limits, &mut counter) {
         Ok(stats) => stats,
-        Err(RemapError::TooLarge { limit, field, .. }) => return Err(too_large(field, limit)),
-        Err(e) => return Err(unreadable(e)),
+        Err(RemapError::TooLarge { limit, field, .. }) => {
+            return Err(MappingTooLarge { field, limit }.into())
+        }
+        Err(e) => return Err(unreadable(e).into()),
     };
     let decisions = calendar::decide(body, config, &options, &limits)
         .map_err(unreadable)?
@@ -493,10 +476,8 @@ pub async fn unpublish(
             state.publisher.forget(&id);
             Ok(StatusCode::NO_CONTENT.into_response())
         }
-        DeleteOutcome::NotFound => Err(AppError::NotFound(format!("no published calendar '{id}'"))),
-        DeleteOutcome::Forbidden => Err(AppError::Forbidden(
-            "unpublishing needs the calendar's edit token (Authorization: Bearer)".into(),
-        )),
+        DeleteOutcome::NotFound => Err(RouteError::NoSuchCalendar(id).into()),
+        DeleteOutcome::Forbidden => Err(RouteError::EditTokenNeeded.into()),
     }
 }
 
@@ -525,13 +506,13 @@ async fn hosted_feed_inner(
     let id = file
         .strip_suffix(".ics")
         .filter(|id| validate::validate_id(id).is_ok())
-        .ok_or_else(|| AppError::NotFound("no such calendar".into()))?;
+        .ok_or(RouteError::NoSuchFeed)?;
     let ttl = state.settings.feed_ttl;
     let hosted = state
         .publisher
         .hosted_feed(&state.db, id, ttl)
         .await?
-        .ok_or_else(|| AppError::NotFound("no such calendar".into()))?;
+        .ok_or(RouteError::NoSuchFeed)?;
     hosted::response(
         &hosted.rendered,
         &hosted.calendar.disposition,

@@ -6,6 +6,7 @@ use super::hosted::RenderError;
 use super::publishing::PublishError;
 use super::quotas::QuotaError;
 use super::validate::Invalid;
+use super::validate::MappingTooLarge;
 use super::workers::WorkError;
 use super::{HostedError, LoadError};
 use crate::http::error::AppError;
@@ -16,6 +17,51 @@ impl From<QuotaError> for AppError {
             QuotaError::Store(e) => AppError::Store(e),
             other => AppError::InsufficientStorage(other.to_string()),
         }
+    }
+}
+
+/// What the calendar routes refuse themselves (besides the errors of the parts they call).
+#[derive(Debug, thiserror::Error)]
+pub enum RouteError {
+    #[error("send either a mapping or a template, not both")]
+    MappingAndTemplate,
+    #[error("mapping: send a mapping or a template to render")]
+    NothingToRender,
+    #[error("the request has no valid Host header")]
+    NoHost,
+    /// Engine work stopped at its time budget; the engine's words say what to simplify.
+    #[error("{0}")]
+    TooSlow(String),
+    #[error("not a calendar: {0}")]
+    NotACalendar(String),
+    #[error("no published calendar '{0}'")]
+    NoSuchCalendar(String),
+    /// A hosted feed that is not there (a subscriber is told no more).
+    #[error("no such calendar")]
+    NoSuchFeed,
+    #[error("unpublishing needs the calendar's edit token (Authorization: Bearer)")]
+    EditTokenNeeded,
+}
+
+impl From<RouteError> for AppError {
+    fn from(error: RouteError) -> AppError {
+        match error {
+            RouteError::MappingAndTemplate
+            | RouteError::NothingToRender
+            | RouteError::NoHost
+            | RouteError::TooSlow(_) => AppError::BadRequest(error.to_string()),
+            RouteError::NotACalendar(_) => AppError::BadGateway(error.to_string()),
+            RouteError::NoSuchCalendar(_) | RouteError::NoSuchFeed => {
+                AppError::NotFound(error.to_string())
+            }
+            RouteError::EditTokenNeeded => AppError::Forbidden(error.to_string()),
+        }
+    }
+}
+
+impl From<MappingTooLarge> for AppError {
+    fn from(error: MappingTooLarge) -> AppError {
+        Invalid::new(format!("mapping.{}", error.field), error.to_string()).into()
     }
 }
 
@@ -35,13 +81,7 @@ impl From<PublishError> for AppError {
                 }
                 other => other,
             },
-            PublishError::TooLarge { field, limit } => AppError::Invalid {
-                field: format!("mapping.{field}"),
-                message: format!(
-                    "the remapped feed would be larger than {limit} bytes (at most four times \
-                     the source feed plus 1 MiB, and 32 MiB): repeat the field's tokens less"
-                ),
-            },
+            PublishError::TooLarge(e) => e.into(),
             PublishError::TooSlow(message) => AppError::BadRequest(message),
             forbidden @ PublishError::Forbidden(_) => AppError::Forbidden(forbidden.to_string()),
             PublishError::Work(e) => e.into(),

@@ -6,16 +6,29 @@
 
 use std::sync::Arc;
 
-use super::calendars::{self, Maker, PublishOutcome};
+use super::calendars::{self, Maker, PublishOutcome, Published};
 use super::feeds::{Ask, FeedError, FeedOutcome, Want};
 use super::fetch::FetchError;
 use super::quotas::{QuotaError, Quotas};
-use super::validate::{self, Invalid, PublishInput, PublishRequest};
+use super::validate::{self, Invalid, MappingTooLarge, PublishInput, PublishRequest};
 use super::workers::{Budget, WorkError};
 use super::{hosted, Publisher};
 use crate::calendar::{self, CompiledConfig, RemapError, RemapOptions};
 use crate::secret::Token;
 use crate::store::{Db, StoreError};
+
+/// A publish that stored its calendar.
+#[derive(Debug)]
+pub enum Stored {
+    /// First publish of this id; the edit token is shown this once.
+    Created {
+        token: String,
+        record: Published,
+    },
+    Updated {
+        record: Published,
+    },
+}
 
 /// Why a publish stored nothing.
 #[derive(Debug, thiserror::Error)]
@@ -27,9 +40,9 @@ pub enum PublishError {
     /// The feed could not be fetched, or is not a calendar.
     #[error(transparent)]
     Feed(FeedError),
-    /// The mapping makes the hosted feed larger than its bound; `field` grows it most.
-    #[error("mapping.{field}: the remapped feed would be larger than {limit} bytes")]
-    TooLarge { field: &'static str, limit: usize },
+    /// The mapping makes the hosted feed larger than its bound.
+    #[error(transparent)]
+    TooLarge(#[from] MappingTooLarge),
     /// Rendering the feed once took longer than the publish's engine time.
     #[error("{0}")]
     TooSlow(String),
@@ -49,7 +62,7 @@ impl Publisher {
         request: PublishRequest,
         maker: Maker,
         work: Budget,
-    ) -> Result<PublishOutcome, PublishError> {
+    ) -> Result<Stored, PublishError> {
         let PublishRequest {
             id,
             name,
@@ -112,7 +125,7 @@ impl Publisher {
         maker: Maker,
         work: Budget,
         feed: &FeedOutcome,
-    ) -> Result<PublishOutcome, PublishError> {
+    ) -> Result<Stored, PublishError> {
         let compiled = input.compiled.clone();
         self.check_output(work, feed, &compiled).await?;
         let id = input.id.clone();
@@ -123,11 +136,11 @@ impl Publisher {
             PublishOutcome::Forbidden => Err(PublishError::Forbidden(id)),
             PublishOutcome::Created { token, record } => {
                 self.remember(record.clone(), compiled);
-                Ok(PublishOutcome::Created { token, record })
+                Ok(Stored::Created { token, record })
             }
             PublishOutcome::Updated { record } => {
                 self.remember(record.clone(), compiled);
-                Ok(PublishOutcome::Updated { record })
+                Ok(Stored::Updated { record })
             }
         }
     }
@@ -163,7 +176,7 @@ impl Publisher {
         match checked {
             Ok(_) => Ok(()),
             Err(RemapError::TooLarge { limit, field, .. }) => {
-                Err(PublishError::TooLarge { field, limit })
+                Err(MappingTooLarge { field, limit }.into())
             }
             Err(e @ RemapError::Interrupted) => Err(PublishError::TooSlow(e.to_string())),
             Err(e) => Err(PublishError::Feed(FeedError::NotCalendar(e.to_string()))),

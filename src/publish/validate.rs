@@ -27,6 +27,17 @@ pub struct PublishRequest {
     pub token: Option<Token>,
 }
 
+/// A mapping that makes the hosted feed larger than its bound; `field` grows it most.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the remapped feed would be larger than {limit} bytes (at most four times the source feed \
+     plus 1 MiB, and 32 MiB): repeat the field's tokens less"
+)]
+pub struct MappingTooLarge {
+    pub field: &'static str,
+    pub limit: usize,
+}
+
 /// A publish request after validation.
 #[derive(Debug, Clone)]
 pub struct PublishInput {

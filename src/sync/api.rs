@@ -13,6 +13,7 @@ use axum::Json;
 use serde_json::json;
 
 use super::blobs::{self, DeleteOutcome, UpdateOutcome};
+use super::errors::RouteError;
 use super::quotas::Kind;
 use super::SyncState;
 use crate::config::SyncSettings;
@@ -68,12 +69,11 @@ pub async fn status(State(state): State<SyncState>) -> Response {
 
 /// Every sync route with `--no-sync`.
 pub async fn turned_off() -> AppError {
-    AppError::NotFound("sync is turned off on this server".into())
+    RouteError::TurnedOff.into()
 }
 
 fn kind_of(segment: &str) -> Result<Kind, AppError> {
-    Kind::from_segment(segment)
-        .ok_or_else(|| AppError::NotFound(format!("no API route for /api/sync/{segment}")))
+    Ok(Kind::from_segment(segment).ok_or_else(|| RouteError::NoRoute(segment.to_owned()))?)
 }
 
 /// A 404 for a blob that is not there, counted against the client's allowance of misses so
@@ -82,11 +82,7 @@ fn missing(state: &SyncState, client: ClientAddr) -> AppError {
     if let Err(throttled) = state.admission.limits.check(Action::SyncMiss, client.key()) {
         return throttled;
     }
-    AppError::NotFound(
-        "no such vault or shared deck: it was never made, it was revoked, or nobody opened it \
-         for too long and it expired"
-            .into(),
-    )
+    RouteError::Missing.into()
 }
 
 /// The id of a blob that may exist (anything else is a miss).
@@ -109,9 +105,7 @@ fn require_octets(headers: &HeaderMap) -> Result<(), AppError> {
     if octets {
         Ok(())
     } else {
-        Err(AppError::UnsupportedMediaType(
-            "send the upload as Content-Type: application/octet-stream".into(),
-        ))
+        Err(RouteError::NotOctets.into())
     }
 }
 
@@ -135,7 +129,7 @@ async fn read_upload(
             })
         })?;
     if read.bytes.is_empty() {
-        return Err(AppError::BadRequest("the upload is empty".into()));
+        return Err(RouteError::Empty.into());
     }
     Ok(read)
 }
@@ -180,11 +174,7 @@ pub async fn create(
     }
     require_octets(&headers)?;
     let token = match bearer_token(&headers) {
-        Some(given) => Token::made_by_client(given.as_str()).ok_or_else(|| {
-            AppError::BadRequest(
-                "the write token must be 32 to 128 letters, digits, '-' or '_'".into(),
-            )
-        })?,
+        Some(given) => Token::made_by_client(given.as_str()).ok_or(RouteError::BadToken)?,
         None => Token::generate(),
     };
     if let Some(made) = state.blobs.made_with(kind, &token).await? {
@@ -252,10 +242,7 @@ pub async fn read(
             let reservation = state.copies.reserve(client.key(), head.size)?;
             let Some(loaded) = state.blobs.body(kind, id.clone(), head.version).await? else {
                 // Written or removed since the head was read: the client asks again.
-                return Err(AppError::Busy {
-                    message: "this vault changed while it was being read: try again".into(),
-                    retry_after: 1,
-                });
+                return Err(RouteError::ChangedWhileRead.into());
             };
             state.copies.keep(&id, head.version, loaded, reservation)
         }
@@ -290,11 +277,7 @@ pub async fn update(
         .get(header::IF_MATCH)
         .and_then(|v| v.to_str().ok())
         .and_then(parse_version)
-        .ok_or_else(|| {
-            AppError::BadRequest(
-                "send the version this write starts from as If-Match: \"v{version}\"".into(),
-            )
-        })?;
+        .ok_or(RouteError::NoBase)?;
     require_octets(&headers)?;
     let token = bearer_token(&headers);
     let refused = state
@@ -319,6 +302,8 @@ pub async fn update(
             Json(json!({ "version": version })).into_response(),
             version,
         )),
+        // Another device wrote first: the outcome of the compare-and-swap, answered with the
+        // version now stored (in the body and the ETag) so the app can merge; not an error.
         UpdateOutcome::Conflict { current } => Ok(with_version(
             (
                 StatusCode::CONFLICT,
@@ -331,9 +316,7 @@ pub async fn update(
             current,
         )),
         UpdateOutcome::NotFound => Err(missing(&state, client)),
-        UpdateOutcome::Forbidden => Err(AppError::Forbidden(
-            "writing needs the write token given when this was made (Authorization: Bearer)".into(),
-        )),
+        UpdateOutcome::Forbidden => Err(RouteError::WriteNeedsToken.into()),
     }
 }
 
@@ -351,10 +334,7 @@ pub async fn remove(
     match state.blobs.delete(kind, id, bearer_token(&headers)).await? {
         DeleteOutcome::Deleted => Ok(StatusCode::NO_CONTENT.into_response()),
         DeleteOutcome::NotFound => Err(missing(&state, client)),
-        DeleteOutcome::Forbidden => Err(AppError::Forbidden(
-            "removing needs the write token given when this was made (Authorization: Bearer)"
-                .into(),
-        )),
+        DeleteOutcome::Forbidden => Err(RouteError::RemoveNeedsToken.into()),
     }
 }
 

@@ -1,8 +1,59 @@
-//! How sync's errors reach HTTP: quotas and shares are 507 (room must be made first), an
-//! oversized upload 413.
+//! How sync's errors reach HTTP, decided here and nowhere else: quotas and shares are 507 (room
+//! must be made first), an oversized upload 413, what the routes refuse themselves as below.
 
 use super::quotas::SyncError;
 use crate::http::error::AppError;
+
+/// What the sync routes refuse themselves (besides quotas and the parts they call).
+#[derive(Debug, thiserror::Error)]
+pub enum RouteError {
+    #[error("sync is turned off on this server")]
+    TurnedOff,
+    #[error("no API route for /api/sync/{0}")]
+    NoRoute(String),
+    #[error(
+        "no such vault or shared deck: it was never made, it was revoked, or nobody opened it \
+         for too long and it expired"
+    )]
+    Missing,
+    #[error("send the upload as Content-Type: application/octet-stream")]
+    NotOctets,
+    #[error("the upload is empty")]
+    Empty,
+    #[error("the write token must be 32 to 128 letters, digits, '-' or '_'")]
+    BadToken,
+    #[error("send the version this write starts from as If-Match: \"v{{version}}\"")]
+    NoBase,
+    /// Written or removed between reading its version and its body: the client asks again.
+    #[error("this vault changed while it was being read: try again")]
+    ChangedWhileRead,
+    #[error("writing needs the write token given when this was made (Authorization: Bearer)")]
+    WriteNeedsToken,
+    #[error("removing needs the write token given when this was made (Authorization: Bearer)")]
+    RemoveNeedsToken,
+}
+
+impl From<RouteError> for AppError {
+    fn from(error: RouteError) -> AppError {
+        let message = error.to_string();
+        match error {
+            RouteError::TurnedOff | RouteError::NoRoute(_) | RouteError::Missing => {
+                AppError::NotFound(message)
+            }
+            RouteError::NotOctets => AppError::UnsupportedMediaType(message),
+            RouteError::Empty | RouteError::BadToken | RouteError::NoBase => {
+                AppError::BadRequest(message)
+            }
+            RouteError::ChangedWhileRead => AppError::Busy {
+                message,
+                retry_after: 1,
+            },
+            RouteError::WriteNeedsToken | RouteError::RemoveNeedsToken => {
+                AppError::Forbidden(message)
+            }
+        }
+    }
+}
 
 impl From<SyncError> for AppError {
     fn from(error: SyncError) -> AppError {
