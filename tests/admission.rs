@@ -98,8 +98,7 @@ async fn an_upload_past_the_clients_share_of_bytes_in_flight_is_refused_at_once(
 #[tokio::test]
 async fn behind_the_proxy_each_visitor_has_its_own_share_of_requests_in_flight() {
     let upstream = Upstream::start().await;
-    let server = TestServer::start(|c| {
-        c.calendars.allow_private_feeds = true;
+    let server = TestServer::calendars(|c| {
         c.edge.in_flight.per_client = 2;
         c.edge.in_flight.per_network = 4;
     })

@@ -31,13 +31,7 @@ use upstream::Upstream;
 const TTL: Duration = Duration::from_secs(60);
 
 async fn server_with_clock(clock: &Clock) -> TestServer {
-    let clock = clock.clone();
-    TestServer::start(move |c| {
-        c.calendars.allow_private_feeds = true;
-        c.calendars.feed_ttl = TTL;
-        c.clock = clock;
-    })
-    .await
+    TestServer::calendars_on(clock, TTL, |_| {}).await
 }
 
 async fn post(server: &TestServer, path: &str, body: &Value) -> reqwest::Response {
@@ -204,13 +198,7 @@ async fn a_feed_that_outgrows_the_bound_is_served_from_the_last_good_render_or_a
 
     // After a restart there is no good render to fall back on: a plain-text 502.
     let data_dir = server.stop().await;
-    let clock2 = clock.clone();
-    let server = TestServer::start_in(data_dir, move |c| {
-        c.calendars.allow_private_feeds = true;
-        c.calendars.feed_ttl = TTL;
-        c.clock = clock2;
-    })
-    .await;
+    let server = TestServer::start_in(data_dir, common::on_clock(&clock, TTL)).await;
     let response = server.get("/cal/grow.ics").await;
     assert_eq!(response.status(), StatusCode::BAD_GATEWAY);
     assert!(response.headers()[CONTENT_TYPE]
@@ -475,8 +463,7 @@ async fn a_spilled_feed_is_served_whole_plain_and_gzipped() {
     let upstream = Upstream::start().await;
     let body = feed_with_descriptions(200, 400);
     upstream.set_body(body.clone());
-    let server = TestServer::start(|c| {
-        c.calendars.allow_private_feeds = true;
+    let server = TestServer::calendars(|c| {
         c.calendars.cache_size = 64 * 1024;
     })
     .await;
@@ -668,15 +655,10 @@ async fn a_preview_stops_at_its_engine_time_and_the_time_is_charged_to_its_visit
     let upstream = Upstream::start().await;
     upstream.set_body(feed_with_descriptions(4000, 400));
     let clock = Clock::manual();
-    let server = TestServer::start({
-        let clock = clock.clone();
-        move |c| {
-            c.calendars.allow_private_feeds = true;
-            c.clock = clock;
-            c.calendars.engine.preview = Duration::from_millis(200);
-            c.calendars.engine.burst = Duration::from_millis(300);
-            c.calendars.engine.refill_every = Duration::from_secs(3600);
-        }
+    let server = TestServer::calendars_on(&clock, TTL, |c| {
+        c.calendars.engine.preview = Duration::from_millis(200);
+        c.calendars.engine.burst = Duration::from_millis(300);
+        c.calendars.engine.refill_every = Duration::from_secs(3600);
     })
     .await;
     // Thirty-two tokens that each walk every description: seconds of engine time.
@@ -727,8 +709,7 @@ async fn a_preview_stops_at_its_engine_time_and_the_time_is_charged_to_its_visit
 async fn an_upstream_body_counts_against_its_visitors_bytes_in_flight() {
     let upstream = Upstream::start().await;
     upstream.set_body(feed_with_descriptions(500, 400));
-    let server = TestServer::start(|c| {
-        c.calendars.allow_private_feeds = true;
+    let server = TestServer::calendars(|c| {
         // A visitor's share of bytes in flight (a quarter: 100 KiB) is less than this feed
         // (about 250 KiB): its body is refused as it arrives, not buffered.
         c.edge.max_bytes_in_flight = 400 * 1024;

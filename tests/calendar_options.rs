@@ -44,7 +44,7 @@ fn with_options(id: &str, url: &str, options: Value) -> Value {
 #[tokio::test]
 async fn a_calendar_published_with_filters_and_privacy_serves_only_what_they_keep() {
     let upstream = Upstream::start().await;
-    let server = TestServer::start(|c| c.calendars.allow_private_feeds = true).await;
+    let server = TestServer::calendars(|_| {}).await;
     let body = with_options(
         "opts",
         &upstream.url("/a.ics"),
@@ -80,7 +80,7 @@ async fn a_calendar_published_with_filters_and_privacy_serves_only_what_they_kee
 #[tokio::test]
 async fn a_calendar_without_options_keeps_its_feed_and_stores_the_default_options() {
     let upstream = Upstream::start().await;
-    let server = TestServer::start(|c| c.calendars.allow_private_feeds = true).await;
+    let server = TestServer::calendars(|_| {}).await;
     let body = with_options("plain", &upstream.url("/a.ics"), json!({}));
     assert_eq!(
         post(&server, "/api/calendars", &body).await.status(),
@@ -141,12 +141,7 @@ async fn the_window_moves_with_the_servers_clock_and_the_etag_with_it() {
     let upstream = Upstream::start().await;
     upstream.set_body(dated_feed());
     let clock = Clock::manual();
-    let server_clock = clock.clone();
-    let server = TestServer::start(move |c| {
-        c.calendars.allow_private_feeds = true;
-        c.clock = server_clock;
-    })
-    .await;
+    let server = TestServer::calendars(|c| c.clock = clock.clone()).await;
     let body = with_options(
         "window",
         &upstream.url("/dated.ics"),
@@ -173,7 +168,7 @@ async fn the_window_moves_with_the_servers_clock_and_the_etag_with_it() {
 #[tokio::test]
 async fn the_preview_counts_what_the_config_keeps_and_says_why_each_event_goes() {
     let upstream = Upstream::start().await;
-    let server = TestServer::start(|c| c.calendars.allow_private_feeds = true).await;
+    let server = TestServer::calendars(|_| {}).await;
     let url = upstream.url("/a.ics");
     let config = json!({
         "mapping": {"SUMMARY": "${SUMMARY}!"},
@@ -218,7 +213,7 @@ async fn the_preview_counts_what_the_config_keeps_and_says_why_each_event_goes()
 #[tokio::test]
 async fn a_bad_config_is_400_naming_its_path_in_publish_and_preview() {
     let upstream = Upstream::start().await;
-    let server = TestServer::start(|c| c.calendars.allow_private_feeds = true).await;
+    let server = TestServer::calendars(|_| {}).await;
     let url = upstream.url("/a.ics");
 
     let bad_pattern = with_options(

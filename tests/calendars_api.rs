@@ -20,7 +20,7 @@ use serde_json::{json, Value};
 use upstream::Upstream;
 
 async fn private_server() -> TestServer {
-    TestServer::start(|c| c.calendars.allow_private_feeds = true).await
+    TestServer::calendars(|_| {}).await
 }
 
 fn enc(s: &str) -> String {
@@ -148,8 +148,7 @@ async fn other_schemes_and_garbage_are_400() {
 #[tokio::test]
 async fn upstream_failures_are_named() {
     let upstream = Upstream::start().await;
-    let server = TestServer::start(|c| {
-        c.calendars.allow_private_feeds = true;
+    let server = TestServer::calendars(|c| {
         c.calendars.feed_max_size = 4096;
     })
     .await;
@@ -176,8 +175,7 @@ async fn compressed_feeds_are_read_and_limited_by_their_decompressed_size() {
     use std::sync::atomic::Ordering;
     let upstream = Upstream::start().await;
     upstream.state.gzip.store(true, Ordering::SeqCst);
-    let server = TestServer::start(|c| {
-        c.calendars.allow_private_feeds = true;
+    let server = TestServer::calendars(|c| {
         c.calendars.feed_max_size = 64 * 1024;
     })
     .await;
@@ -460,8 +458,7 @@ async fn republishing_needs_the_edit_token_and_raises_the_revision() {
 #[tokio::test]
 async fn publish_key_is_required_when_configured() {
     let upstream = Upstream::start().await;
-    let server = TestServer::start(|c| {
-        c.calendars.allow_private_feeds = true;
+    let server = TestServer::calendars(|c| {
         c.edge.publish_key = Some("letmein".into());
     })
     .await;
@@ -507,8 +504,7 @@ async fn hosted_url_follows_public_url_or_forwarded_headers() {
     assert_eq!(body["hostedUrl"], "https://cal.example.org/cal/fwd.ics");
     server.stop().await;
 
-    let server = TestServer::start(|c| {
-        c.calendars.allow_private_feeds = true;
+    let server = TestServer::calendars(|c| {
         c.public_url = Some("https://me.example".into());
     })
     .await;
@@ -640,13 +636,7 @@ async fn hosted_feeds_answer_304_and_head() {
 async fn a_hundred_subscribers_of_a_stale_feed_cause_one_upstream_request() {
     let upstream = Upstream::start().await;
     let clock = Clock::manual();
-    let server_clock = clock.clone();
-    let server = TestServer::start(move |c| {
-        c.calendars.allow_private_feeds = true;
-        c.calendars.feed_ttl = Duration::from_secs(60);
-        c.clock = server_clock;
-    })
-    .await;
+    let server = TestServer::calendars_on(&clock, Duration::from_secs(60), |_| {}).await;
     publish(
         &server,
         calendar("busy", &upstream.url("/a.ics"), "${SUMMARY}!"),
@@ -688,13 +678,7 @@ async fn a_hundred_subscribers_of_a_stale_feed_cause_one_upstream_request() {
 async fn upstream_down_serves_the_last_good_copy_even_after_a_restart() {
     let upstream = Upstream::start().await;
     let clock = Clock::manual();
-    let server_clock = clock.clone();
-    let server = TestServer::start(move |c| {
-        c.calendars.allow_private_feeds = true;
-        c.calendars.feed_ttl = Duration::from_secs(60);
-        c.clock = server_clock;
-    })
-    .await;
+    let server = TestServer::calendars_on(&clock, Duration::from_secs(60), |_| {}).await;
     publish(
         &server,
         calendar("keep", &upstream.url("/a.ics"), "${SUMMARY}"),
@@ -716,13 +700,8 @@ async fn upstream_down_serves_the_last_good_copy_even_after_a_restart() {
 
     // The copy lives in SQLite: a new process serves it too.
     let data_dir = server.stop().await;
-    let server_clock = clock.clone();
-    let server = TestServer::start_in(data_dir, move |c| {
-        c.calendars.allow_private_feeds = true;
-        c.calendars.feed_ttl = Duration::from_secs(60);
-        c.clock = server_clock;
-    })
-    .await;
+    let server =
+        TestServer::start_in(data_dir, common::on_clock(&clock, Duration::from_secs(60))).await;
     clock.advance(Duration::from_secs(61));
     let after = server.get("/cal/keep.ics").await;
     assert_eq!(after.status(), StatusCode::OK);
@@ -865,8 +844,7 @@ fn feed_of_size(bytes: usize) -> Vec<u8> {
 #[tokio::test]
 async fn a_new_calendar_beyond_max_calendars_is_507_before_any_fetch() {
     let upstream = Upstream::start().await;
-    let server = TestServer::start(|c| {
-        c.calendars.allow_private_feeds = true;
+    let server = TestServer::calendars(|c| {
         c.calendars.max_calendars = 2;
     })
     .await;
@@ -899,8 +877,7 @@ async fn a_new_calendar_beyond_max_calendars_is_507_before_any_fetch() {
 async fn feed_storage_beyond_its_cap_is_507_and_unpublishing_frees_it() {
     let upstream = Upstream::start().await;
     upstream.set_body(feed_of_size(400 * 1024));
-    let server = TestServer::start(|c| {
-        c.calendars.allow_private_feeds = true;
+    let server = TestServer::calendars(|c| {
         c.calendars.max_feed_storage = 1024 * 1024;
     })
     .await;

@@ -274,8 +274,7 @@ async fn forwarded_is_read_when_x_forwarded_for_is_absent() {
 #[tokio::test]
 async fn publishing_is_limited_per_address_and_a_refused_publish_fetches_nothing() {
     let upstream = Upstream::start().await;
-    let server = TestServer::start(|c| {
-        c.calendars.allow_private_feeds = true;
+    let server = TestServer::calendars(|c| {
         c.edge.rate_limits = limits(2, Duration::from_secs(60));
     })
     .await;
@@ -431,8 +430,7 @@ async fn the_owner_with_the_publish_key_is_never_throttled_but_guesses_are() {
 #[tokio::test]
 async fn with_a_publish_key_the_editor_calls_need_it_too() {
     let upstream = Upstream::start().await;
-    let server = TestServer::start(|c| {
-        c.calendars.allow_private_feeds = true;
+    let server = TestServer::calendars(|c| {
         c.edge.publish_key = Some("owner-key".into());
     })
     .await;

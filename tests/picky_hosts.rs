@@ -75,8 +75,7 @@ async fn editor_feed_error(server: &TestServer, url: &str) -> (StatusCode, Strin
 async fn an_outlook_500_is_explained_as_outlook_refusing_in_the_editors_error() {
     let upstream = Upstream::start().await;
     upstream.set_status(500);
-    let server = TestServer::start(|c| {
-        c.calendars.allow_private_feeds = true;
+    let server = TestServer::calendars(|c| {
         c.calendars
             .feed_hosts
             .insert("outlook.office365.com".into(), loopback());

@@ -66,8 +66,7 @@ async fn concurrent_publishes_never_store_more_than_the_feed_storage() {
     // The upstream holds every fetch until all ten publishes are under way at once.
     upstream.close_gate();
     const MAX: u64 = 100_000;
-    let server = TestServer::start(|c| {
-        c.calendars.allow_private_feeds = true;
+    let server = TestServer::calendars(|c| {
         c.calendars.max_feed_storage = MAX;
     })
     .await;
@@ -138,14 +137,8 @@ async fn a_feed_that_grows_past_the_storage_is_not_stored() {
     let upstream = Upstream::start().await;
     upstream.set_body(feed_of(20_000));
     let clock = hearth::clock::Clock::manual();
-    let server = TestServer::start({
-        let clock = clock.clone();
-        move |c| {
-            c.calendars.allow_private_feeds = true;
-            c.calendars.max_feed_storage = 50_000;
-            c.clock = clock;
-            c.calendars.feed_ttl = std::time::Duration::from_secs(60);
-        }
+    let server = TestServer::calendars_on(&clock, std::time::Duration::from_secs(60), |c| {
+        c.calendars.max_feed_storage = 50_000;
     })
     .await;
     let response = publish_as(
@@ -177,7 +170,7 @@ async fn a_feed_that_grows_past_the_storage_is_not_stored() {
 async fn a_refused_publish_leaves_no_copy_behind() {
     let upstream = Upstream::start().await;
     upstream.set_body(feed_of(20_000));
-    let server = TestServer::start(|c| c.calendars.allow_private_feeds = true).await;
+    let server = TestServer::calendars(|_| {}).await;
     // A mapping that multiplies every description past the output bound is refused after the
     // feed was fetched: its copy must not stay and take storage.
     let amplify = json!({
@@ -195,8 +188,7 @@ async fn a_refused_publish_leaves_no_copy_behind() {
 async fn each_visitor_has_its_share_of_the_calendars_and_the_owner_none_to_keep_to() {
     let upstream = Upstream::start().await;
     upstream.set_body(feed_of(2_000));
-    let server = TestServer::start(|c| {
-        c.calendars.allow_private_feeds = true;
+    let server = TestServer::calendars(|c| {
         c.calendars.max_calendars = 16;
         c.edge.publish_key = Some("owner".into());
     })
@@ -220,8 +212,7 @@ async fn each_visitor_has_its_share_of_the_calendars_and_the_owner_none_to_keep_
     }
     server.stop().await;
 
-    let open = TestServer::start(|c| {
-        c.calendars.allow_private_feeds = true;
+    let open = TestServer::calendars(|c| {
         c.calendars.max_calendars = 16;
     })
     .await;

@@ -17,8 +17,7 @@ const DRAIN: Duration = Duration::from_millis(800);
 async fn shutdown_finishes_an_in_flight_request() {
     let upstream = Upstream::start().await;
     upstream.close_gate();
-    let mut server = TestServer::start(|c| {
-        c.calendars.allow_private_feeds = true;
+    let mut server = TestServer::calendars(|c| {
         c.shutdown_deadline = Duration::from_secs(10);
     })
     .await;
@@ -60,8 +59,7 @@ async fn shutdown_does_not_wait_past_the_deadline() {
     let upstream = Upstream::start().await;
     // The upstream never answers: the request stays in flight until the deadline.
     upstream.close_gate();
-    let mut server = TestServer::start(|c| {
-        c.calendars.allow_private_feeds = true;
+    let mut server = TestServer::calendars(|c| {
         c.shutdown_deadline = DRAIN;
     })
     .await;

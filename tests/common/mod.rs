@@ -59,6 +59,31 @@ impl TestServer {
         }
     }
 
+    /// A server for the calendar tool's tests: feeds on loopback allowed (the test upstream is
+    /// there); `configure` adjusts the rest.
+    pub async fn calendars(configure: impl FnOnce(&mut Config)) -> TestServer {
+        TestServer::start(|c| {
+            c.calendars.allow_private_feeds = true;
+            configure(c);
+        })
+        .await
+    }
+
+    /// As [`TestServer::calendars`], on `clock` (which the test moves instead of sleeping) and
+    /// reusing upstream copies for `ttl`.
+    pub async fn calendars_on(
+        clock: &hearth::clock::Clock,
+        ttl: Duration,
+        configure: impl FnOnce(&mut Config),
+    ) -> TestServer {
+        let on_clock = on_clock(clock, ttl);
+        TestServer::start(|c| {
+            on_clock(c);
+            configure(c);
+        })
+        .await
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("http://{}{}", self.addr, path)
     }
@@ -92,6 +117,17 @@ impl TestServer {
 
     pub fn handle(&mut self) -> Option<JoinHandle<Result<(), ServeError>>> {
         self.handle.take()
+    }
+}
+
+/// The settings of a calendar test server on `clock`: feeds on loopback allowed, upstream copies
+/// reused for `ttl` (for `TestServer::start_in`, a restart on the same data).
+pub fn on_clock(clock: &hearth::clock::Clock, ttl: Duration) -> impl FnOnce(&mut Config) {
+    let clock = clock.clone();
+    move |c| {
+        c.calendars.allow_private_feeds = true;
+        c.calendars.feed_ttl = ttl;
+        c.clock = clock;
     }
 }
 
