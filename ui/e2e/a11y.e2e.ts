@@ -22,7 +22,12 @@ async function axe(page: Page): Promise<Violation[]> {
   return page.evaluate(async () => {
     const run = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: Violation[] }> } }).axe.run;
     const result = await run(document, { resultTypes: ['violations'] });
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target, failureSummary: n.failureSummary })) }));
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.map((n) => ({ target: n.target, failureSummary: n.failureSummary })),
+    }));
   });
 }
 
@@ -53,7 +58,9 @@ describe('accessibility: axe on every screen', () => {
           const page = await context.newPage();
           const check = async (name: string) => {
             for (const v of await axe(page)) {
-              found.push(`${name}: ${v.id} (${v.impact ?? '-'}) ${v.help}\n    ${v.nodes.map((n) => `${n.target.join(' ')} — ${n.failureSummary ?? ''}`).join('\n    ')}`);
+              found.push(
+                `${name}: ${v.id} (${v.impact ?? '-'}) ${v.help}\n    ${v.nodes.map((n) => `${n.target.join(' ')} — ${n.failureSummary ?? ''}`).join('\n    ')}`,
+              );
             }
           };
           for (const screen of screens(feedUrl)) {
@@ -86,7 +93,10 @@ describe('accessibility: axe on every screen', () => {
             }
             if (screen.name === 'sync') {
               // What a learner sees when the server no longer has their vault, or a shared deck.
-              await page.evaluate((id) => localStorage.setItem('sync:vault', JSON.stringify({ id, key: 'k', token: 't', version: 1, lastSyncedAt: null })), 'f'.repeat(32));
+              await page.evaluate(
+                (id) => localStorage.setItem('sync:vault', JSON.stringify({ id, key: 'k', token: 't', version: 1, lastSyncedAt: null })),
+                'f'.repeat(32),
+              );
               await page.reload();
               await page.getByRole('button', { name: 'Start syncing this browser again' }).waitFor();
               await check('sync (vault gone)');

@@ -8,16 +8,7 @@ import { siteKey } from '../lib/siteKey';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
 import { useOnline } from '../lib/useOnline';
 import { previewConfig, renderMapping, type MappingRender, type PreviewAnswer } from './api';
-import {
-  DEFAULT_NAME,
-  formatBytes,
-  formatEventCount,
-  isValidId,
-  LARGE_FEED_BYTES,
-  MAPPING_FIELDS,
-  type Mapping,
-  type MappingField,
-} from './calendar';
+import { DEFAULT_NAME, formatBytes, formatEventCount, isValidId, LARGE_FEED_BYTES, MAPPING_FIELDS, type Mapping, type MappingField } from './calendar';
 import { askNewCalendar } from './addCalendar';
 import { editorReducer, initialEditorState, savedCalendar } from './editor';
 import { HostedBanner } from './HostedBanner';
@@ -36,8 +27,7 @@ import { useEditorFeed } from './useEditorFeed';
 import { useLatestRender } from './useLatest';
 
 // The stored key, if any: the preview never asks (opening the feed already did).
-const renderPreview = (request: { event: SampleEvent; mapping: Mapping }) =>
-  renderMapping(request.event, request.mapping, siteKey.read());
+const renderPreview = (request: { event: SampleEvent; mapping: Mapping }) => renderMapping(request.event, request.mapping, siteKey.read());
 
 /** The whole feed through the engine with the config: counts, size and each event's decision. */
 interface PreviewRequest {
@@ -250,8 +240,7 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
         {large && (
           <p className="alert alert--warning cal-warning" role="note">
             <TriangleAlert aria-hidden="true" size={16} />
-            This feed is {formatBytes(feed.sizeBytes)}. Google Calendar may stop importing feeds larger than 1 MB; other apps may be
-            slow with it.
+            This feed is {formatBytes(feed.sizeBytes)}. Google Calendar may stop importing feeds larger than 1 MB; other apps may be slow with it.
           </p>
         )}
         {feed?.stale && (
@@ -277,13 +266,7 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
       </header>
 
       {hosting.hostedUrl && (
-        <HostedBanner
-          hostedUrl={hosting.hostedUrl}
-          canUnpublish={Boolean(hosting.editToken)}
-          unpublishing={unpublishing}
-          onUnpublish={unpublish}
-          live={live}
-        />
+        <HostedBanner hostedUrl={hosting.hostedUrl} canUnpublish={Boolean(hosting.editToken)} unpublishing={unpublishing} onUnpublish={unpublish} live={live} />
       )}
 
       <div className="cal-editor__panels">

@@ -66,8 +66,8 @@ export function OptionsPanel({ options, problems, preview, onAction }: Props) {
         <div className="alert alert--warning cal-warning" role="note">
           <TriangleAlert aria-hidden="true" size={16} />
           <span>
-            Google Calendar may stop reading this feed: it is over 1 MB. A window of {suggestion.pastDays} days back and{' '}
-            {suggestion.futureDays} days ahead should bring it under.{' '}
+            Google Calendar may stop reading this feed: it is over 1 MB. A window of {suggestion.pastDays} days back and {suggestion.futureDays} days ahead
+            should bring it under.{' '}
             <button type="button" className="button button--quiet" onClick={() => onAction({ type: 'setWindow', window: suggestion })}>
               Use this window
             </button>
@@ -79,8 +79,8 @@ export function OptionsPanel({ options, problems, preview, onAction }: Props) {
         <fieldset className="cal-options__group cal-options__group--filters">
           <legend>Filters</legend>
           <p className="hint">
-            Applied in order: an event is kept when every “keep only” rule matches it and no “hide” rule does. A recurring event and its
-            changed occurrences go together.
+            Applied in order: an event is kept when every “keep only” rule matches it and no “hide” rule does. A recurring event and its changed occurrences go
+            together.
           </p>
           {options.filters.length === 0 ? (
             <p className="hint">No filters: every event is kept.</p>
@@ -181,8 +181,8 @@ export function OptionsPanel({ options, problems, preview, onAction }: Props) {
             Repair time zones
           </label>
           <p className="hint">
-            Outlook’s Windows zone names become standard ones, every zone used gets its definition, and times without a zone get the
-            calendar’s own zone, so events show at the right hour in Google and Apple calendars.
+            Outlook’s Windows zone names become standard ones, every zone used gets its definition, and times without a zone get the calendar’s own zone, so
+            events show at the right hour in Google and Apple calendars.
           </p>
         </fieldset>
 

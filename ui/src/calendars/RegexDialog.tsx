@@ -43,12 +43,10 @@ interface Props {
   onClose: (draft: RegexDraft, keep: boolean) => void;
 }
 
-const renderRequest = (request: { event: SampleEvent; template: string }) =>
-  renderTemplate(request.event, request.template, siteKey.read());
+const renderRequest = (request: { event: SampleEvent; template: string }) => renderTemplate(request.event, request.template, siteKey.read());
 
 /** Replace when the target already holds the source field's plain token, else add to it. */
-const defaultMode = (mapping: Mapping, target: MappingField, field: string): PlaceMode =>
-  mapping[target].includes(plainToken(field)) ? 'replace' : 'append';
+const defaultMode = (mapping: Mapping, target: MappingField, field: string): PlaceMode => (mapping[target].includes(plainToken(field)) ? 'replace' : 'append');
 
 export function RegexDialog({ field, target: initialTarget, mapping, event, draft, onInsert, onClose }: Props) {
   const dialog = useRef<HTMLDialogElement>(null);

@@ -1,16 +1,7 @@
 // One filter rule of the 'Filters & options' panel: include/exclude, the controls of its kind, and
 // move up, move down and remove. Thin: every change is a whole new rule handed to `onChange`.
 import { ArrowDown, ArrowUp, Trash2 } from 'lucide-react';
-import {
-  RULE_FLAGS,
-  RULE_KIND_LABELS,
-  ruleKind,
-  WEEKDAY_NAMES,
-  WEEKDAYS,
-  type FilterAction,
-  type FilterRule,
-  type OptionProblem,
-} from './options';
+import { RULE_FLAGS, RULE_KIND_LABELS, ruleKind, WEEKDAY_NAMES, WEEKDAYS, type FilterAction, type FilterRule, type OptionProblem } from './options';
 
 interface Props {
   rule: FilterRule;
@@ -40,13 +31,7 @@ export function RuleEditor({ rule, index, count, problems, onChange, onMove, onR
           <button type="button" className="icon-button" aria-label={`Move rule ${index + 1} up`} disabled={index === 0} onClick={() => onMove(-1)}>
             <ArrowUp aria-hidden="true" size={16} />
           </button>
-          <button
-            type="button"
-            className="icon-button"
-            aria-label={`Move rule ${index + 1} down`}
-            disabled={index === count - 1}
-            onClick={() => onMove(1)}
-          >
+          <button type="button" className="icon-button" aria-label={`Move rule ${index + 1} down`} disabled={index === count - 1} onClick={() => onMove(1)}>
             <ArrowDown aria-hidden="true" size={16} />
           </button>
           <button type="button" className="icon-button" aria-label={`Remove rule ${index + 1}`} onClick={onRemove}>
@@ -57,12 +42,7 @@ export function RuleEditor({ rule, index, count, problems, onChange, onMove, onR
       <div className="cal-rule__body">
         <div className="field cal-rule__action">
           <label htmlFor={id('action')}>Action</label>
-          <select
-            id={id('action')}
-            className="select"
-            value={rule.action}
-            onChange={(e) => onChange({ ...rule, action: e.target.value as FilterAction })}
-          >
+          <select id={id('action')} className="select" value={rule.action} onChange={(e) => onChange({ ...rule, action: e.target.value as FilterAction })}>
             <option value="exclude">Hide events that match</option>
             <option value="include">Keep only events that match</option>
           </select>
@@ -115,7 +95,12 @@ export function RuleEditor({ rule, index, count, problems, onChange, onMove, onR
         {'allDay' in rule && (
           <div className="field">
             <label htmlFor={id('allday')}>Events</label>
-            <select id={id('allday')} className="select" value={rule.allDay ? 'yes' : 'no'} onChange={(e) => onChange({ ...rule, allDay: e.target.value === 'yes' })}>
+            <select
+              id={id('allday')}
+              className="select"
+              value={rule.allDay ? 'yes' : 'no'}
+              onChange={(e) => onChange({ ...rule, allDay: e.target.value === 'yes' })}
+            >
               <option value="yes">All-day events</option>
               <option value="no">Timed events</option>
             </select>
@@ -129,9 +114,7 @@ export function RuleEditor({ rule, index, count, problems, onChange, onMove, onR
                 <input
                   type="checkbox"
                   checked={rule.weekdays.includes(day)}
-                  onChange={(e) =>
-                    onChange({ ...rule, weekdays: WEEKDAYS.filter((d) => (d === day ? e.target.checked : rule.weekdays.includes(d))) })
-                  }
+                  onChange={(e) => onChange({ ...rule, weekdays: WEEKDAYS.filter((d) => (d === day ? e.target.checked : rule.weekdays.includes(d))) })}
                 />
                 <abbr title={WEEKDAY_NAMES[day]}>{day}</abbr>
               </label>

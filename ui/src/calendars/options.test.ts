@@ -61,9 +61,7 @@ describe('rule editing', () => {
     expect(occurrenceOf({ UID: 'a', 'RECURRENCE-ID': '20240105T100000Z', RRULE: 'x' })).toBe('20240105T100000Z');
     expect(occurrenceOf({ UID: 'a', RRULE: 'FREQ=WEEKLY', DTSTART: '20240101T090000' })).toBe('20240101T090000');
     expect(occurrenceOf({ UID: 'a', DTSTART: '20240101T090000' })).toBeUndefined();
-    expect(checkOptions({ filters: [{ action: 'exclude', uid: 'a', recurrenceId: 'tomorrow' }] }).map((p) => p.path)).toEqual([
-      'filters[0].recurrenceId',
-    ]);
+    expect(checkOptions({ filters: [{ action: 'exclude', uid: 'a', recurrenceId: 'tomorrow' }] }).map((p) => p.path)).toEqual(['filters[0].recurrenceId']);
   });
 
   it('sets and clears the window and sets the other options', () => {

@@ -115,12 +115,7 @@ export const CalendarOptionsSchema = v.pipe(
     filters: listOf(RuleSchema),
     window: optional(v.object({ pastDays: v.optional(days), futureDays: v.optional(days) })),
     timezones: optional(v.picklist(['keep', 'repair'])),
-    alarms: optional(
-      v.union([
-        v.picklist(['keep', 'strip']),
-        v.object({ addMinutesBefore: v.pipe(minutes, v.maxValue(MAX_ALARM_MINUTES)) }),
-      ]),
-    ),
+    alarms: optional(v.union([v.picklist(['keep', 'strip']), v.object({ addMinutesBefore: v.pipe(minutes, v.maxValue(MAX_ALARM_MINUTES)) })])),
     privacy: optional(v.picklist(['full', 'busy'])),
   }),
   v.transform((o): CalendarOptions => withoutUndefined({ ...o, filters: o.filters })),
@@ -197,9 +192,7 @@ export function optionsReducer(options: CalendarOptions, act: OptionsAction): Ca
       return { ...options, filters: filters.map((rule, i) => (i === act.index ? act.rule : rule)) };
     case 'hideEvent': {
       if (act.uid === '') return options;
-      const rule: FilterRule = act.recurrenceId
-        ? { action: 'exclude', uid: act.uid, recurrenceId: act.recurrenceId }
-        : { action: 'exclude', uid: act.uid };
+      const rule: FilterRule = act.recurrenceId ? { action: 'exclude', uid: act.uid, recurrenceId: act.recurrenceId } : { action: 'exclude', uid: act.uid };
       // Hiding twice adds nothing.
       if (filters.some((r) => sameRule(r, rule))) return options;
       return { ...options, filters: [...filters, rule] };

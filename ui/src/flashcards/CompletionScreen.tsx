@@ -49,36 +49,36 @@ export function CompletionScreen({ deck, state, summary, nextDue, onRestart, onP
       <p className="completion__next-due">{nextDue}</p>
       <div className="completion__actions">
         <div className="completion__primary">
-        {summary.unknown > 0 && (
-          <button type="button" className="button button--primary" onClick={onPracticeUnknown}>
-            <Repeat aria-hidden="true" size={16} />
-            Practice unknown again
+          {summary.unknown > 0 && (
+            <button type="button" className="button button--primary" onClick={onPracticeUnknown}>
+              <Repeat aria-hidden="true" size={16} />
+              Practice unknown again
+            </button>
+          )}
+          <button type="button" className={summary.unknown > 0 ? 'button' : 'button button--primary'} onClick={onRestart}>
+            <RotateCcw aria-hidden="true" size={16} />
+            Restart
           </button>
-        )}
-        <button type="button" className={summary.unknown > 0 ? 'button' : 'button button--primary'} onClick={onRestart}>
-          <RotateCcw aria-hidden="true" size={16} />
-          Restart
-        </button>
         </div>
         <div className="completion__secondary">
-        <Link className="button button--quiet" to={`/flashcards/${deck.id}/edit`}>
-          <Pencil aria-hidden="true" size={16} />
-          Edit deck
-        </Link>
-        <Link className="button button--quiet" to="/flashcards">
-          <ArrowLeft aria-hidden="true" size={16} />
-          Back to decks
-        </Link>
-        <button
-          type="button"
-          className="button button--quiet"
-          aria-expanded={reviewing}
-          aria-controls="review-list"
-          onClick={() => setReviewing((open) => !open)}
-        >
-          <ListChecks aria-hidden="true" size={16} />
-          Review cards
-        </button>
+          <Link className="button button--quiet" to={`/flashcards/${deck.id}/edit`}>
+            <Pencil aria-hidden="true" size={16} />
+            Edit deck
+          </Link>
+          <Link className="button button--quiet" to="/flashcards">
+            <ArrowLeft aria-hidden="true" size={16} />
+            Back to decks
+          </Link>
+          <button
+            type="button"
+            className="button button--quiet"
+            aria-expanded={reviewing}
+            aria-controls="review-list"
+            onClick={() => setReviewing((open) => !open)}
+          >
+            <ListChecks aria-hidden="true" size={16} />
+            Review cards
+          </button>
         </div>
       </div>
       {reviewing && (
@@ -98,11 +98,7 @@ export function CompletionScreen({ deck, state, summary, nextDue, onRestart, onP
                 <tr key={item.key} className={known ? 'review__row--known' : 'review__row--unknown'}>
                   <td>
                     {prompt}
-                    {deck.bidirectional && (
-                      <span className="pill review__direction">
-                        {item.reverse ? `${target}→${source}` : `${source}→${target}`}
-                      </span>
-                    )}
+                    {deck.bidirectional && <span className="pill review__direction">{item.reverse ? `${target}→${source}` : `${source}→${target}`}</span>}
                   </td>
                   <td>{answer}</td>
                   <td className="review__result">

@@ -159,10 +159,8 @@ export function DeckListPage() {
       {reminderDays !== null && (
         <div className="alert alert--warning backup-reminder" role="note" aria-label="Backup reminder">
           <p>
-            {deckStore.readLastExport() === null
-              ? 'Your decks have not been backed up yet.'
-              : `Your last backup was ${reminderDays} days ago.`}{' '}
-            They live only in this browser, which can clear them; export a copy to keep them safe.
+            {deckStore.readLastExport() === null ? 'Your decks have not been backed up yet.' : `Your last backup was ${reminderDays} days ago.`} They live only
+            in this browser, which can clear them; export a copy to keep them safe.
           </p>
           <div className="backup-reminder__actions">
             <button type="button" className="button" onClick={exportAll}>

@@ -39,8 +39,7 @@ export function LeaveDialog({ name, canSave, onStay, onLeave, onSave }: Props) {
       <div className="dialog__panel">
         <h2 id={`${id}-title`}>Leave with unsaved changes?</h2>
         <p id={`${id}-text`}>
-          Your changes to “{displayName(name)}” are not saved. If you leave, they stay on this device as a draft and come
-          back when you open this deck again.
+          Your changes to “{displayName(name)}” are not saved. If you leave, they stay on this device as a draft and come back when you open this deck again.
         </p>
         <div className="dialog__actions leave-dialog__actions">
           <button ref={stay} type="button" className="button" onClick={onStay}>

@@ -27,7 +27,9 @@ export function SharedDeckPage() {
   useEffect(() => {
     keepSharedLink(link, window.location, window.history, tabSession());
   }, [link]);
-  const [loaded, setLoaded] = useState<Loaded>(() => (link ? { kind: 'loading' } : { kind: 'failed', message: 'This link is incomplete: copy the whole link again.' }));
+  const [loaded, setLoaded] = useState<Loaded>(() =>
+    link ? { kind: 'loading' } : { kind: 'failed', message: 'This link is incomplete: copy the whole link again.' },
+  );
   const [added, setAdded] = useState<string | null>(null);
   const { busy, error, run } = useBusyAction();
   const add = (shared: SharedDeck) => run(async () => setAdded(await addToMyDecks(shared)));
@@ -77,7 +79,11 @@ export function SharedDeckPage() {
           </button>
         )}
       </div>
-      {added && <p role="status" className="notice">Added “{name}” to your decks.</p>}
+      {added && (
+        <p role="status" className="notice">
+          Added “{name}” to your decks.
+        </p>
+      )}
       {error && (
         <p className="alert alert--warning" role="alert">
           {error}
