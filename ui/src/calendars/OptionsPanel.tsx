@@ -3,9 +3,11 @@
 // from the server's engine (POST /api/preview). Thin: the logic is in options.ts.
 import { useState } from 'react';
 import { Plus, TriangleAlert } from 'lucide-react';
+import { NumberField } from '../lib/NumberField';
 import type { PreviewAnswer } from './api';
 import { formatBytes } from './calendar';
 import {
+  ALARM_MINUTES_TEXT,
   DEFAULT_WINDOW,
   GOOGLE_LIMIT_BYTES,
   keepsText,
@@ -18,6 +20,7 @@ import {
   type OptionProblem,
   type OptionsAction,
   type RuleKind,
+  WINDOW_DAYS_TEXT,
 } from './options';
 import { RuleEditor } from './RuleEditor';
 import type { Rendered } from './useLatest';
@@ -30,8 +33,6 @@ interface Props {
 }
 
 const FIELD_SUGGESTIONS = ['SUMMARY', 'DESCRIPTION', 'LOCATION', 'CATEGORIES', 'STATUS', 'ORGANIZER', 'ATTENDEE', 'CLASS', 'TRANSP', 'URL'];
-
-const toDays = (text: string): number | undefined => (text.trim() === '' ? undefined : Number(text));
 
 export function OptionsPanel({ options, problems, preview, onAction }: Props) {
   const [kind, setKind] = useState<RuleKind>('property');
@@ -136,34 +137,28 @@ export function OptionsPanel({ options, problems, preview, onAction }: Props) {
           </label>
           {window && (
             <div className="cal-rule__pair">
-              <div className="field">
-                <label htmlFor="cal-window-past">Days back</label>
-                <input
-                  id="cal-window-past"
-                  type="number"
-                  min={0}
-                  max={MAX_WINDOW_DAYS}
-                  step={1}
-                  inputMode="numeric"
-                  className="input"
-                  value={window.pastDays ?? ''}
-                  onChange={(e) => onAction({ type: 'setWindow', window: { ...window, pastDays: toDays(e.target.value) } })}
-                />
-              </div>
-              <div className="field">
-                <label htmlFor="cal-window-future">Days ahead</label>
-                <input
-                  id="cal-window-future"
-                  type="number"
-                  min={0}
-                  max={MAX_WINDOW_DAYS}
-                  step={1}
-                  inputMode="numeric"
-                  className="input"
-                  value={window.futureDays ?? ''}
-                  onChange={(e) => onAction({ type: 'setWindow', window: { ...window, futureDays: toDays(e.target.value) } })}
-                />
-              </div>
+              <NumberField
+                id="cal-window-past"
+                label="Days back"
+                min={0}
+                max={MAX_WINDOW_DAYS}
+                refusal={WINDOW_DAYS_TEXT}
+                value={window.pastDays}
+                onChange={(entry) => {
+                  if (entry.ok) onAction({ type: 'setWindow', window: { ...window, pastDays: entry.value } });
+                }}
+              />
+              <NumberField
+                id="cal-window-future"
+                label="Days ahead"
+                min={0}
+                max={MAX_WINDOW_DAYS}
+                refusal={WINDOW_DAYS_TEXT}
+                value={window.futureDays}
+                onChange={(entry) => {
+                  if (entry.ok) onAction({ type: 'setWindow', window: { ...window, futureDays: entry.value } });
+                }}
+              />
             </div>
           )}
           <p className="hint">Counted from the moment a calendar app fetches the feed; an empty box has no limit on that side.</p>
@@ -207,20 +202,18 @@ export function OptionsPanel({ options, problems, preview, onAction }: Props) {
             <label htmlFor="cal-alarms-add">One alarm before each event</label>
           </div>
           {typeof alarms === 'object' && (
-            <div className="field">
-              <label htmlFor="cal-alarms-minutes">Minutes before</label>
-              <input
-                id="cal-alarms-minutes"
-                type="number"
-                min={0}
-                max={MAX_ALARM_MINUTES}
-                step={1}
-                inputMode="numeric"
-                className="input"
-                value={Number.isNaN(alarms.addMinutesBefore) ? '' : alarms.addMinutesBefore}
-                onChange={(e) => onAction({ type: 'setAlarms', alarms: { addMinutesBefore: e.target.value === '' ? NaN : Number(e.target.value) } })}
-              />
-            </div>
+            <NumberField
+              id="cal-alarms-minutes"
+              label="Minutes before"
+              min={0}
+              max={MAX_ALARM_MINUTES}
+              required
+              refusal={ALARM_MINUTES_TEXT}
+              value={alarms.addMinutesBefore}
+              onChange={(entry) => {
+                if (entry.ok && entry.value !== undefined) onAction({ type: 'setAlarms', alarms: { addMinutesBefore: entry.value } });
+              }}
+            />
           )}
           <p className="hint">Only Apple Calendar and Thunderbird honour alarms in subscribed calendars; Google and Outlook ignore them.</p>
         </fieldset>

@@ -1,7 +1,18 @@
 // One filter rule of the 'Filters & options' panel: include/exclude, the controls of its kind, and
 // move up, move down and remove. Thin: every change is a whole new rule handed to `onChange`.
 import { ArrowDown, ArrowUp, Trash2 } from 'lucide-react';
-import { RULE_FLAGS, RULE_KIND_LABELS, ruleKind, WEEKDAY_NAMES, WEEKDAYS, type FilterAction, type FilterRule, type OptionProblem } from './options';
+import { NumberField } from '../lib/NumberField';
+import {
+  DURATION_MINUTES_TEXT,
+  RULE_FLAGS,
+  RULE_KIND_LABELS,
+  ruleKind,
+  WEEKDAY_NAMES,
+  WEEKDAYS,
+  type FilterAction,
+  type FilterRule,
+  type OptionProblem,
+} from './options';
 
 interface Props {
   rule: FilterRule;
@@ -12,9 +23,6 @@ interface Props {
   onMove: (delta: -1 | 1) => void;
   onRemove: () => void;
 }
-
-/** A number input's value: empty is "no bound". */
-const toNumber = (text: string): number | undefined => (text.trim() === '' ? undefined : Number(text));
 
 export function RuleEditor({ rule, index, count, problems, onChange, onMove, onRemove }: Props) {
   const id = (part: string) => `cal-rule-${index}-${part}`;
@@ -149,34 +157,28 @@ export function RuleEditor({ rule, index, count, problems, onChange, onMove, onR
         )}
         {'duration' in rule && (
           <div className="cal-rule__pair">
-            <div className="field">
-              <label htmlFor={id('min')}>At least (minutes)</label>
-              <input
-                id={id('min')}
-                type="number"
-                min={0}
-                step={1}
-                inputMode="numeric"
-                className="input"
-                value={rule.duration.minMinutes ?? ''}
-                aria-describedby={described}
-                onChange={(e) => onChange({ ...rule, duration: { ...rule.duration, minMinutes: toNumber(e.target.value) } })}
-              />
-            </div>
-            <div className="field">
-              <label htmlFor={id('max')}>At most (minutes)</label>
-              <input
-                id={id('max')}
-                type="number"
-                min={0}
-                step={1}
-                inputMode="numeric"
-                className="input"
-                value={rule.duration.maxMinutes ?? ''}
-                aria-describedby={described}
-                onChange={(e) => onChange({ ...rule, duration: { ...rule.duration, maxMinutes: toNumber(e.target.value) } })}
-              />
-            </div>
+            <NumberField
+              id={id('min')}
+              label="At least (minutes)"
+              min={0}
+              refusal={DURATION_MINUTES_TEXT}
+              value={rule.duration.minMinutes}
+              describedBy={described}
+              onChange={(entry) => {
+                if (entry.ok) onChange({ ...rule, duration: { ...rule.duration, minMinutes: entry.value } });
+              }}
+            />
+            <NumberField
+              id={id('max')}
+              label="At most (minutes)"
+              min={0}
+              refusal={DURATION_MINUTES_TEXT}
+              value={rule.duration.maxMinutes}
+              describedBy={described}
+              onChange={(entry) => {
+                if (entry.ok) onChange({ ...rule, duration: { ...rule.duration, maxMinutes: entry.value } });
+              }}
+            />
           </div>
         )}
         {'status' in rule && (

@@ -252,6 +252,11 @@ export interface OptionProblem {
   message: string;
 }
 
+/** What a number out of its range is told, in checkOptions and by the editor's number boxes. */
+export const WINDOW_DAYS_TEXT = `whole days from 0 to ${MAX_WINDOW_DAYS}`;
+export const DURATION_MINUTES_TEXT = 'minutes are whole numbers, 0 or more';
+export const ALARM_MINUTES_TEXT = `whole minutes from 0 to ${MAX_ALARM_MINUTES}`;
+
 const isDays = (n: number | undefined) => n === undefined || (Number.isInteger(n) && n >= 0 && n <= MAX_WINDOW_DAYS);
 
 /** What the editor can tell is wrong before asking the server (the regexes are the server's). */
@@ -273,7 +278,7 @@ export function checkOptions(options: CalendarOptions): OptionProblem[] {
       const { minMinutes: min, maxMinutes: max } = rule.duration;
       if (min === undefined && max === undefined) problems.push({ path: `${at}.duration`, message: 'give the shortest, the longest or both' });
       else if ([min, max].some((n) => n !== undefined && (!Number.isInteger(n) || n < 0)))
-        problems.push({ path: `${at}.duration`, message: 'minutes are whole numbers, 0 or more' });
+        problems.push({ path: `${at}.duration`, message: DURATION_MINUTES_TEXT });
       else if (min !== undefined && max !== undefined && min > max)
         problems.push({ path: `${at}.duration`, message: 'the shortest must not be longer than the longest' });
     } else if ('status' in rule) {
@@ -287,12 +292,12 @@ export function checkOptions(options: CalendarOptions): OptionProblem[] {
   });
   const w = options.window;
   if (w) {
-    if (!isDays(w.pastDays)) problems.push({ path: 'window.pastDays', message: `whole days from 0 to ${MAX_WINDOW_DAYS}` });
-    if (!isDays(w.futureDays)) problems.push({ path: 'window.futureDays', message: `whole days from 0 to ${MAX_WINDOW_DAYS}` });
+    if (!isDays(w.pastDays)) problems.push({ path: 'window.pastDays', message: WINDOW_DAYS_TEXT });
+    if (!isDays(w.futureDays)) problems.push({ path: 'window.futureDays', message: WINDOW_DAYS_TEXT });
   }
   const a = options.alarms;
   if (typeof a === 'object' && !(Number.isInteger(a.addMinutesBefore) && a.addMinutesBefore >= 0 && a.addMinutesBefore <= MAX_ALARM_MINUTES)) {
-    problems.push({ path: 'alarms.addMinutesBefore', message: `whole minutes from 0 to ${MAX_ALARM_MINUTES}` });
+    problems.push({ path: 'alarms.addMinutesBefore', message: ALARM_MINUTES_TEXT });
   }
   return problems;
 }
