@@ -4,6 +4,7 @@
 import { useCallback, useLayoutEffect, useMemo, useReducer, useRef, useState, type MouseEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { ArrowLeft, CloudUpload, Plus, RefreshCw, Save, TriangleAlert, WifiOff } from 'lucide-react';
+import { ButtonLink } from '../lib/ButtonLink';
 import { siteKey } from '../lib/siteKey';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
 import { useOnline } from '../lib/useOnline';
@@ -52,10 +53,10 @@ export function CalendarEditorRoute() {
         <div className="card page empty-state">
           <p>This address names no calendar to edit.</p>
           <div className="cal-item__actions">
-            <Link className="button" to="/calendars">
+            <ButtonLink to="/calendars">
               <ArrowLeft aria-hidden="true" size={16} />
               All calendars
-            </Link>
+            </ButtonLink>
             <button
               type="button"
               className="button button--primary"

@@ -2,8 +2,8 @@
 // 'Practice unknown again' when there were unknowns), when the deck is next due, and 'Review
 // cards', which the spec leaves open: a list of this round's cards, the unknown first.
 import { useEffect, useRef, useState } from 'react';
-import { Link } from 'react-router';
 import { ArrowLeft, Check, ListChecks, Pencil, Repeat, RotateCcw, X } from 'lucide-react';
+import { ButtonLink } from '../lib/ButtonLink';
 import { langLabel, type Deck } from './deck';
 import { faces, reviewList, type PracticeState, type Summary } from './practice';
 
@@ -61,14 +61,14 @@ export function CompletionScreen({ deck, state, summary, nextDue, onRestart, onP
           </button>
         </div>
         <div className="completion__secondary">
-          <Link className="button button--quiet" to={`/flashcards/${deck.id}/edit`}>
+          <ButtonLink look="quiet" to={`/flashcards/${deck.id}/edit`}>
             <Pencil aria-hidden="true" size={16} />
             Edit deck
-          </Link>
-          <Link className="button button--quiet" to="/flashcards">
+          </ButtonLink>
+          <ButtonLink look="quiet" to="/flashcards">
             <ArrowLeft aria-hidden="true" size={16} />
             Back to decks
-          </Link>
+          </ButtonLink>
           <button
             type="button"
             className="button button--quiet"

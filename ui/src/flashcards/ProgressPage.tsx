@@ -2,8 +2,9 @@
 // 30 days, a 12-week heatmap of reviews per day (plain CSS grid), the current streak, and the
 // deck's daily limit of new cards for "Review due".
 import { useMemo, useState } from 'react';
-import { Link, Navigate, useParams } from 'react-router';
+import { Navigate, useParams } from 'react-router';
 import { CalendarClock, Play } from 'lucide-react';
+import { ButtonLink } from '../lib/ButtonLink';
 import { NumberField } from '../lib/NumberField';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
 import { displayName, langLabel, type Deck } from './deck';
@@ -40,19 +41,19 @@ function Progress({ deck }: { deck: Deck }) {
             {langLabel(deck.sourceLang)} → {langLabel(deck.targetLang)}
           </span>
         </div>
-        <Link className="button button--primary" to={`/flashcards/${deck.id}/practice`}>
+        <ButtonLink look="primary" to={`/flashcards/${deck.id}/practice`}>
           <Play aria-hidden="true" size={16} />
           Practice
-        </Link>
+        </ButtonLink>
         {reviewDue > 0 && (
-          <Link className="button" to={`/flashcards/${deck.id}/review`}>
+          <ButtonLink to={`/flashcards/${deck.id}/review`}>
             <CalendarClock aria-hidden="true" size={16} />
             Review due ({reviewDue})
-          </Link>
+          </ButtonLink>
         )}
-        <Link className="button button--quiet" to="/flashcards">
+        <ButtonLink look="quiet" to="/flashcards">
           All decks
-        </Link>
+        </ButtonLink>
       </div>
 
       <h2 className="progress-page__heading">Progress</h2>

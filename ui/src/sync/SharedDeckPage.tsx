@@ -3,6 +3,7 @@
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
 import { Plus } from 'lucide-react';
+import { ButtonLink } from '../lib/ButtonLink';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
 import { keepSharedLink, readSharedLink } from './sharedLink';
 import { addToMyDecks, openShare, type SharedDeck } from './shares';
@@ -69,9 +70,9 @@ export function SharedDeckPage() {
           <span className="count">{deck.cards.length} cards</span>
         </div>
         {added ? (
-          <Link className="button button--primary" to={`/flashcards/${added}/edit`}>
+          <ButtonLink look="primary" to={`/flashcards/${added}/edit`}>
             Open my copy
-          </Link>
+          </ButtonLink>
         ) : (
           <button type="button" className="button button--primary" disabled={busy} onClick={() => void add(loaded.deck)}>
             <Plus aria-hidden="true" size={16} />
