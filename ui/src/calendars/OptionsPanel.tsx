@@ -22,6 +22,8 @@ import {
   type RuleKind,
   WINDOW_DAYS_TEXT,
 } from './options';
+import { BoundFields } from './BoundFields';
+import { CheckRow } from './CheckRow';
 import { RuleEditor } from './RuleEditor';
 import type { Rendered } from './useLatest';
 
@@ -127,54 +129,44 @@ export function OptionsPanel({ options, problems, preview, onAction }: Props) {
 
         <fieldset className="cal-options__group">
           <legend>Date window</legend>
-          <label className="cal-check">
-            <input
-              type="checkbox"
-              checked={window !== undefined}
-              onChange={(e) => onAction({ type: 'setWindow', window: e.target.checked ? { ...DEFAULT_WINDOW } : undefined })}
-            />
+          <CheckRow
+            checked={window !== undefined}
+            onChange={(e) => onAction({ type: 'setWindow', window: e.target.checked ? { ...DEFAULT_WINDOW } : undefined })}
+          >
             Only keep events near today
-          </label>
+          </CheckRow>
           {window && (
-            <div className="cal-rule__pair">
-              <NumberField
-                id="cal-window-past"
-                label="Days back"
-                min={0}
-                max={MAX_WINDOW_DAYS}
-                refusal={WINDOW_DAYS_TEXT}
-                value={window.pastDays}
-                onChange={(entry) => {
-                  if (entry.ok) onAction({ type: 'setWindow', window: { ...window, pastDays: entry.value } });
-                }}
-              />
-              <NumberField
-                id="cal-window-future"
-                label="Days ahead"
-                min={0}
-                max={MAX_WINDOW_DAYS}
-                refusal={WINDOW_DAYS_TEXT}
-                value={window.futureDays}
-                onChange={(entry) => {
-                  if (entry.ok) onAction({ type: 'setWindow', window: { ...window, futureDays: entry.value } });
-                }}
-              />
-            </div>
+            <BoundFields
+              max={MAX_WINDOW_DAYS}
+              refusal={WINDOW_DAYS_TEXT}
+              bounds={[
+                {
+                  id: 'cal-window-past',
+                  label: 'Days back',
+                  value: window.pastDays,
+                  onChange: (pastDays) => onAction({ type: 'setWindow', window: { ...window, pastDays } }),
+                },
+                {
+                  id: 'cal-window-future',
+                  label: 'Days ahead',
+                  value: window.futureDays,
+                  onChange: (futureDays) => onAction({ type: 'setWindow', window: { ...window, futureDays } }),
+                },
+              ]}
+            />
           )}
           <p className="hint">Counted from the moment a calendar app fetches the feed; an empty box has no limit on that side.</p>
         </fieldset>
 
         <fieldset className="cal-options__group">
           <legend>Time zones</legend>
-          <label className="cal-check">
-            <input
-              type="checkbox"
-              role="switch"
-              checked={options.timezones === 'repair'}
-              onChange={(e) => onAction({ type: 'setTimezones', timezones: e.target.checked ? 'repair' : 'keep' })}
-            />
+          <CheckRow
+            role="switch"
+            checked={options.timezones === 'repair'}
+            onChange={(e) => onAction({ type: 'setTimezones', timezones: e.target.checked ? 'repair' : 'keep' })}
+          >
             Repair time zones
-          </label>
+          </CheckRow>
           <p className="hint">
             Outlook’s Windows zone names become standard ones, every zone used gets its definition, and times without a zone get the calendar’s own zone, so
             events show at the right hour in Google and Apple calendars.
@@ -183,24 +175,20 @@ export function OptionsPanel({ options, problems, preview, onAction }: Props) {
 
         <fieldset className="cal-options__group">
           <legend>Alarms</legend>
-          <label className="cal-check">
-            <input type="radio" name="cal-alarms" checked={alarms === 'keep'} onChange={() => onAction({ type: 'setAlarms', alarms: 'keep' })} />
+          <CheckRow type="radio" name="cal-alarms" checked={alarms === 'keep'} onChange={() => onAction({ type: 'setAlarms', alarms: 'keep' })}>
             Keep the feed’s alarms
-          </label>
-          <label className="cal-check">
-            <input type="radio" name="cal-alarms" checked={alarms === 'strip'} onChange={() => onAction({ type: 'setAlarms', alarms: 'strip' })} />
+          </CheckRow>
+          <CheckRow type="radio" name="cal-alarms" checked={alarms === 'strip'} onChange={() => onAction({ type: 'setAlarms', alarms: 'strip' })}>
             Remove all alarms
-          </label>
-          <div className="cal-check">
-            <input
-              id="cal-alarms-add"
-              type="radio"
-              name="cal-alarms"
-              checked={typeof alarms === 'object'}
-              onChange={() => onAction({ type: 'setAlarms', alarms: { addMinutesBefore: 15 } })}
-            />
-            <label htmlFor="cal-alarms-add">One alarm before each event</label>
-          </div>
+          </CheckRow>
+          <CheckRow
+            type="radio"
+            name="cal-alarms"
+            checked={typeof alarms === 'object'}
+            onChange={() => onAction({ type: 'setAlarms', alarms: { addMinutesBefore: 15 } })}
+          >
+            One alarm before each event
+          </CheckRow>
           {typeof alarms === 'object' && (
             <NumberField
               id="cal-alarms-minutes"
@@ -220,14 +208,12 @@ export function OptionsPanel({ options, problems, preview, onAction }: Props) {
 
         <fieldset className="cal-options__group">
           <legend>Privacy</legend>
-          <label className="cal-check">
-            <input type="radio" name="cal-privacy" checked={options.privacy !== 'busy'} onChange={() => onAction({ type: 'setPrivacy', privacy: 'full' })} />
+          <CheckRow type="radio" name="cal-privacy" checked={options.privacy !== 'busy'} onChange={() => onAction({ type: 'setPrivacy', privacy: 'full' })}>
             Full details
-          </label>
-          <label className="cal-check">
-            <input type="radio" name="cal-privacy" checked={options.privacy === 'busy'} onChange={() => onAction({ type: 'setPrivacy', privacy: 'busy' })} />
+          </CheckRow>
+          <CheckRow type="radio" name="cal-privacy" checked={options.privacy === 'busy'} onChange={() => onAction({ type: 'setPrivacy', privacy: 'busy' })}>
             Busy only: every title becomes “Busy”; descriptions, places, people and links are removed
-          </label>
+          </CheckRow>
         </fieldset>
       </div>
 

@@ -1,18 +1,20 @@
 // One filter rule of the 'Filters & options' panel: include/exclude, the controls of its kind, and
 // move up, move down and remove. Thin: every change is a whole new rule handed to `onChange`.
 import { ArrowDown, ArrowUp, Trash2 } from 'lucide-react';
-import { NumberField } from '../lib/NumberField';
 import {
   DURATION_MINUTES_TEXT,
   RULE_FLAGS,
   RULE_KIND_LABELS,
   ruleKind,
   WEEKDAY_NAMES,
+  toggled,
   WEEKDAYS,
   type FilterAction,
   type FilterRule,
   type OptionProblem,
 } from './options';
+import { BoundFields } from './BoundFields';
+import { CheckRow } from './CheckRow';
 
 interface Props {
   rule: FilterRule;
@@ -23,6 +25,9 @@ interface Props {
   onMove: (delta: -1 | 1) => void;
   onRemove: () => void;
 }
+
+/** The flags a rule has, as RULE_FLAGS names them. */
+const flagsOf = (flags = '') => RULE_FLAGS.filter((flag) => flags.includes(flag));
 
 export function RuleEditor({ rule, index, count, problems, onChange, onMove, onRemove }: Props) {
   const id = (part: string) => `cal-rule-${index}-${part}`;
@@ -85,17 +90,13 @@ export function RuleEditor({ rule, index, count, problems, onChange, onMove, onR
             <fieldset className="cal-rule__flags">
               <legend>Flags</legend>
               {RULE_FLAGS.map((flag) => (
-                <label key={flag} className="cal-check">
-                  <input
-                    type="checkbox"
-                    checked={(rule.flags ?? '').includes(flag)}
-                    onChange={(e) => {
-                      const now = (rule.flags ?? '').replace(flag, '');
-                      onChange({ ...rule, flags: e.target.checked ? RULE_FLAGS.filter((f) => now.includes(f) || f === flag).join('') : now });
-                    }}
-                  />
+                <CheckRow
+                  key={flag}
+                  checked={(rule.flags ?? '').includes(flag)}
+                  onChange={(e) => onChange({ ...rule, flags: toggled(RULE_FLAGS, flagsOf(rule.flags), flag, e.target.checked).join('') })}
+                >
                   <span className="cal-mono">{flag}</span>
-                </label>
+                </CheckRow>
               ))}
             </fieldset>
           </>
@@ -118,14 +119,13 @@ export function RuleEditor({ rule, index, count, problems, onChange, onMove, onR
           <fieldset className="cal-rule__days" aria-describedby={described}>
             <legend>Starting on</legend>
             {WEEKDAYS.map((day) => (
-              <label key={day} className="cal-check">
-                <input
-                  type="checkbox"
-                  checked={rule.weekdays.includes(day)}
-                  onChange={(e) => onChange({ ...rule, weekdays: WEEKDAYS.filter((d) => (d === day ? e.target.checked : rule.weekdays.includes(d))) })}
-                />
+              <CheckRow
+                key={day}
+                checked={rule.weekdays.includes(day)}
+                onChange={(e) => onChange({ ...rule, weekdays: toggled(WEEKDAYS, rule.weekdays, day, e.target.checked) })}
+              >
                 <abbr title={WEEKDAY_NAMES[day]}>{day}</abbr>
-              </label>
+              </CheckRow>
             ))}
           </fieldset>
         )}
@@ -156,30 +156,24 @@ export function RuleEditor({ rule, index, count, problems, onChange, onMove, onR
           </div>
         )}
         {'duration' in rule && (
-          <div className="cal-rule__pair">
-            <NumberField
-              id={id('min')}
-              label="At least (minutes)"
-              min={0}
-              refusal={DURATION_MINUTES_TEXT}
-              value={rule.duration.minMinutes}
-              describedBy={described}
-              onChange={(entry) => {
-                if (entry.ok) onChange({ ...rule, duration: { ...rule.duration, minMinutes: entry.value } });
-              }}
-            />
-            <NumberField
-              id={id('max')}
-              label="At most (minutes)"
-              min={0}
-              refusal={DURATION_MINUTES_TEXT}
-              value={rule.duration.maxMinutes}
-              describedBy={described}
-              onChange={(entry) => {
-                if (entry.ok) onChange({ ...rule, duration: { ...rule.duration, maxMinutes: entry.value } });
-              }}
-            />
-          </div>
+          <BoundFields
+            refusal={DURATION_MINUTES_TEXT}
+            describedBy={described}
+            bounds={[
+              {
+                id: id('min'),
+                label: 'At least (minutes)',
+                value: rule.duration.minMinutes,
+                onChange: (minMinutes) => onChange({ ...rule, duration: { ...rule.duration, minMinutes } }),
+              },
+              {
+                id: id('max'),
+                label: 'At most (minutes)',
+                value: rule.duration.maxMinutes,
+                onChange: (maxMinutes) => onChange({ ...rule, duration: { ...rule.duration, maxMinutes } }),
+              },
+            ]}
+          />
         )}
         {'status' in rule && (
           <div className="field">

@@ -22,6 +22,11 @@ export const WEEKDAY_NAMES: Record<Weekday, string> = {
 /** The regex flags of the template engine that a property rule may use. */
 export const RULE_FLAGS = ['i', 'm', 's', 'x', 'U'] as const;
 
+/** A rule's set of weekdays or flags after one checkbox: in `order`, and only what `order` knows. */
+export function toggled<T>(order: readonly T[], chosen: readonly T[], item: T, on: boolean): T[] {
+  return order.filter((x) => (x === item ? on : chosen.includes(x)));
+}
+
 export type FilterRule =
   | { action: FilterAction; field: string; pattern: string; flags?: string }
   | { action: FilterAction; allDay: boolean }
