@@ -1,6 +1,7 @@
 // The editor's cards table (SPEC.md 2, "Deck editor"). Rows are memoised on their card, so typing
 // re-renders one row; Enter moves to the next visible input, then to the next row's front, adding
 // a row from the last field of the last row. Focus follows rows as they move and disappear.
+import './CardTable.css';
 import {
   memo,
   startTransition,

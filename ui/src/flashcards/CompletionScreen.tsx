@@ -1,6 +1,7 @@
 // The completion screen, 'Practice complete' (SPEC.md 2): the counts, the ways on (led by
 // 'Practice unknown again' when there were unknowns), when the deck is next due, and 'Review
 // cards', which the spec leaves open: a list of this round's cards, the unknown first.
+import './CompletionScreen.css';
 import { useEffect, useRef, useState } from 'react';
 import { ArrowLeft, Check, ListChecks, Pencil, Repeat, RotateCcw, X } from 'lucide-react';
 import { ButtonLink } from '../lib/ButtonLink';

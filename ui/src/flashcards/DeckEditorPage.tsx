@@ -1,6 +1,7 @@
 // The deck editor (SPEC.md 2 and 4), shared by /flashcards/new and /flashcards/{id}/edit: the
 // deck's metadata and switches, the cards table, Save (button and Ctrl/Cmd+S) with the save-toast,
 // Delete with confirmation, and a draft written shortly after every change and restored on return.
+import './DeckEditorPage.css';
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState, type ReactNode } from 'react';
 import { useBlocker, useNavigate, useParams } from 'react-router';
 import { Plus, Save, Trash2, Undo2, X } from 'lucide-react';

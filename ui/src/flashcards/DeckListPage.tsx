@@ -3,6 +3,7 @@
 // Beyond the spec: export (all decks, or one deck as JSON or Anki text), import, and a gentle
 // reminder when no backup was exported for 30 days; and from the review log, 'N due' per deck, a
 // 'Review due (N)' action beside Practice and a link to the deck's progress.
+import './DeckListPage.css';
 import { useEffect, useId, useRef, useState } from 'react';
 import { useLocation } from 'react-router';
 import { ChartColumn, Download, FileBraces, FileText, CalendarClock, Pencil, Play, Plus, Search, Upload, X } from 'lucide-react';

@@ -1,6 +1,7 @@
 // The Import dialog: paste text or pick a file, choose (or accept the detected) format and its
 // separators, see the first rows and any problem with its line, name the deck and pick its
 // languages, then confirm. Parsing is io/importPlan.ts; nothing is stored before Import is pressed.
+import './ImportDialog.css';
 import { useId, useImperativeHandle, useMemo, useRef, useState, type ChangeEvent, type Ref } from 'react';
 import { FileUp, X } from 'lucide-react';
 import { cardCount, defaultMeta, displayName, type Deck, type Language } from './deck';

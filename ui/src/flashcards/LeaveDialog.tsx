@@ -1,5 +1,6 @@
 // The question asked when the visitor leaves the deck editor with unsaved changes: keep editing,
 // leave (the changes stay as this deck's draft and come back on return) or save and leave.
+import './LeaveDialog.css';
 import { useEffect, useId, useRef } from 'react';
 import { displayName } from './deck';
 

@@ -3,6 +3,7 @@
 // review list. Beyond the spec: every mark is logged and schedules the card (srs/), "Review due"
 // practises only the due cards, an unfinished session comes back after a reload, and the answer
 // can be typed. All rules live in practice.ts and srs/; this screen wires input and animation.
+import './PracticePage.css';
 import { useEffect, useMemo, useReducer, useRef, useState } from 'react';
 import { Link, Navigate, useParams } from 'react-router';
 import { ArrowLeft, Check, Pencil, RotateCcw, Undo2, X } from 'lucide-react';

@@ -1,6 +1,7 @@
 // A deck's progress, from its review log (srs/stats.ts): cards by state, retention over the last
 // 30 days, a 12-week heatmap of reviews per day (plain CSS grid), the current streak, and the
 // deck's daily limit of new cards for "Review due".
+import './ProgressPage.css';
 import { useMemo, useState } from 'react';
 import { Navigate, useParams } from 'react-router';
 import { CalendarClock, Play } from 'lucide-react';
