@@ -111,7 +111,16 @@ describe('flashcards: spaced repetition', () => {
     await deckCard(page, 'Many').getByRole('link', { name: 'Review due (20) in Many' }).waitFor();
     await deckCard(page, 'Many').getByRole('link', { name: 'Progress of Many' }).click();
     await page.getByRole('heading', { name: 'Progress' }).waitFor();
-    await page.getByLabel('New cards per day').fill('5');
+    // Anything but a whole number from 0 to 9999 is refused beside the box, and Save waits.
+    const cap = page.getByLabel('New cards per day');
+    for (const bad of ['', '-1', '1.5', '10000']) {
+      await cap.fill(bad);
+      await page.getByText('A whole number from 0 to 9999.').waitFor();
+      await expect(cap.getAttribute('aria-invalid')).resolves.toBe('true');
+      await expect(page.getByRole('button', { name: 'Save' }).isDisabled()).resolves.toBe(true);
+    }
+    await cap.fill('5');
+    await expect(cap.getAttribute('aria-invalid')).resolves.toBeNull();
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Saved: up to 5 new cards a day.').waitFor();
     await page.getByRole('link', { name: 'Review due (5)' }).click();
