@@ -32,7 +32,7 @@ ui/node_modules/.package-lock.json: ui/package.json ui/package-lock.json
 ui/dist/index.html: ui/node_modules/.package-lock.json $(UI_SOURCES)
 	cd ui && $(NPM) run build
 
-test: prereqs lint-rust ui test-rust equiv lint-ui test-ui check-unit test-install e2e ## Every check: Rust tests, clippy, rustfmt, tsc, eslint, vitest, browser tests, deploy checks
+test: prereqs lint-rust ui test-rust equiv lint-ui test-ui check-unit test-install e2e ## Every check: Rust tests, clippy, rustfmt, tsc, eslint, prettier, vitest, browser tests, deploy checks
 	@echo "make test: all checks passed"
 
 prereqs: ## Check (as root on Debian: install) Chromium, Node.js and Python's venv, which make test needs
@@ -51,7 +51,7 @@ equiv: ## The engine against independent tools (Python icalendar, recurring-ical
 	bash tests/equiv/run_repaired.sh
 	bash tests/equiv/options.sh
 
-lint-ui: ui/node_modules/.package-lock.json ## TypeScript type check and eslint
+lint-ui: ui/node_modules/.package-lock.json ## TypeScript type check, eslint and the Prettier check (`npm run lint` runs both)
 	cd ui && $(NPM) run --silent typecheck
 	cd ui && $(NPM) run --silent lint
 

@@ -1,5 +1,6 @@
-// axe-core on every screen (SPEC.md 2's routes, a seeded deck, the calendar editor with a feed and
-// its regex dialog), light and dark, on a 360×740 phone and a desktop: zero violations.
+// axe-core on every screen (SPEC.md 2's routes, a seeded deck, the calendar editor with a feed, its
+// regex dialog and its number boxes, one refusing what was typed), light and dark, on a 360×740
+// phone and a desktop: zero violations.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
@@ -22,7 +23,12 @@ async function axe(page: Page): Promise<Violation[]> {
   return page.evaluate(async () => {
     const run = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: Violation[] }> } }).axe.run;
     const result = await run(document, { resultTypes: ['violations'] });
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target, failureSummary: n.failureSummary })) }));
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.map((n) => ({ target: n.target, failureSummary: n.failureSummary })),
+    }));
   });
 }
 
@@ -53,7 +59,9 @@ describe('accessibility: axe on every screen', () => {
           const page = await context.newPage();
           const check = async (name: string) => {
             for (const v of await axe(page)) {
-              found.push(`${name}: ${v.id} (${v.impact ?? '-'}) ${v.help}\n    ${v.nodes.map((n) => `${n.target.join(' ')} — ${n.failureSummary ?? ''}`).join('\n    ')}`);
+              found.push(
+                `${name}: ${v.id} (${v.impact ?? '-'}) ${v.help}\n    ${v.nodes.map((n) => `${n.target.join(' ')} — ${n.failureSummary ?? ''}`).join('\n    ')}`,
+              );
             }
           };
           for (const screen of screens(feedUrl)) {
@@ -69,6 +77,12 @@ describe('accessibility: axe on every screen', () => {
               await page.locator('.cal-regex__error').waitFor();
               await check('regex dialog (invalid pattern)');
               await page.keyboard.press('Escape');
+              // The number boxes (NumberField), one of them refusing what was typed.
+              await page.getByLabel('Only keep events near today').check();
+              await page.getByLabel('One alarm before each event').check();
+              await page.getByLabel('Minutes before').fill('-5');
+              await page.getByText('whole minutes from 0 to 40320').waitFor();
+              await check('calendar options (a number refused)');
             }
             if (screen.name === 'deck edit') {
               // Sharing: the dialog before and after making a link, then the shared deck's own page.
@@ -86,7 +100,10 @@ describe('accessibility: axe on every screen', () => {
             }
             if (screen.name === 'sync') {
               // What a learner sees when the server no longer has their vault, or a shared deck.
-              await page.evaluate((id) => localStorage.setItem('sync:vault', JSON.stringify({ id, key: 'k', token: 't', version: 1, lastSyncedAt: null })), 'f'.repeat(32));
+              await page.evaluate(
+                (id) => localStorage.setItem('sync:vault', JSON.stringify({ id, key: 'k', token: 't', version: 1, lastSyncedAt: null })),
+                'f'.repeat(32),
+              );
               await page.reload();
               await page.getByRole('button', { name: 'Start syncing this browser again' }).waitFor();
               await check('sync (vault gone)');
@@ -94,6 +111,11 @@ describe('accessibility: axe on every screen', () => {
               await page.goto(`${origin}/sync/deck#s=${'e'.repeat(32)}&k=gone`);
               await page.getByText(/link was revoked/).waitFor();
               await check('shared deck (gone)');
+            }
+            if (screen.name === 'progress') {
+              await page.getByLabel('New cards per day').fill('-1');
+              await page.getByText('A whole number from 0 to 9999.').waitFor();
+              await check('progress (a number refused)');
             }
             if (screen.name === 'practice') {
               await page.keyboard.press('Space');

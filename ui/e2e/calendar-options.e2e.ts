@@ -122,6 +122,31 @@ describe('calendars: filters and options', () => {
     expect(dialogs.seen.filter((d) => d.type === 'alert')).toEqual([]);
   });
 
+  it('refuses a number that is not whole or in range beside its box, and keeps the last good one', async () => {
+    const page = b.page;
+    await openEditor(page, 'e2e-options-numbers');
+    await page.getByLabel('One alarm before each event').check();
+    const minutes = page.getByLabel('Minutes before');
+    await expect(minutes.inputValue()).resolves.toBe('15');
+    for (const bad of ['', '-5', '2.5', '40321']) {
+      await minutes.fill(bad);
+      await page.getByText('whole minutes from 0 to 40320').waitFor();
+      await expect(minutes.getAttribute('aria-invalid')).resolves.toBe('true');
+      await expect(minutes.getAttribute('aria-describedby')).resolves.toBe('cal-alarms-minutes-error');
+    }
+    await minutes.fill('30');
+    await expect(minutes.getAttribute('aria-invalid')).resolves.toBeNull();
+    await expect(page.getByText('whole minutes from 0 to 40320').count()).resolves.toBe(0);
+    await minutes.fill('-1');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.waitForURL(/\/calendars$/);
+    const stored = (await page.evaluate(() => JSON.parse(localStorage.getItem('calendars:v1') ?? '[]') as unknown)) as {
+      id: string;
+      options?: { alarms?: unknown };
+    }[];
+    expect(stored.find((c) => c.id === 'e2e-options-numbers')?.options?.alarms).toEqual({ addMinutesBefore: 30 });
+  });
+
   it('fits a phone screen without sideways scrolling', async () => {
     const page = b.page;
     await page.setViewportSize({ width: 360, height: 740 });

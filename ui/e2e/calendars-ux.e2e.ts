@@ -16,8 +16,7 @@ describe('calendar tool: checks, feedback, focus and the regex dialog', () => {
   const b = useBrowser();
   const { url, up } = useCalendarSite({ '/work.ics': { body: WORK_FEED }, '/gone.ics': { status: 404, body: 'no such calendar' } });
 
-  const editorUrl = (id: string, feedUrl: string, name: string) =>
-    url(`/calendars/new?${new URLSearchParams({ id, url: feedUrl, name }).toString()}`);
+  const editorUrl = (id: string, feedUrl: string, name: string) => url(`/calendars/new?${new URLSearchParams({ id, url: feedUrl, name }).toString()}`);
   const field = (page: Page, name: string) => page.locator(`#cal-map-${name}`);
   const stored = (page: Page) =>
     page.evaluate(() => JSON.parse(localStorage.getItem('calendars:v1') ?? '[]') as { id: string; mapping: Record<string, string> }[]);
@@ -164,11 +163,9 @@ describe('calendar tool: checks, feedback, focus and the regex dialog', () => {
     await insertInto.click();
     await dialog.waitFor({ state: 'detached' });
     await expect(field(page, 'SUMMARY').inputValue()).resolves.toBe(String.raw`${'$'}{SUMMARY|re:s/ - Room (\\d+)/ ($1)/}`);
-    await page.waitForFunction(
-      () => document.querySelector('.cal-preview__value[data-field="SUMMARY"]')?.textContent === 'Team Meeting (101)',
-      null,
-      { timeout: 10_000 },
-    );
+    await page.waitForFunction(() => document.querySelector('.cal-preview__value[data-field="SUMMARY"]')?.textContent === 'Team Meeting (101)', null, {
+      timeout: 10_000,
+    });
   });
 
   it('fits a phone: results under each field, no nested sample scroll, readable dates, 44 px touch targets', async () => {
@@ -179,7 +176,9 @@ describe('calendar tool: checks, feedback, focus and the regex dialog', () => {
       await waitCounter(page, '1/3');
       await page.waitForFunction(() => document.querySelector('.cal-map__result[data-field="SUMMARY"]')?.textContent.includes('Team Meeting'));
       await expect(page.locator('.cal-map__result[data-field="SUMMARY"]').isVisible()).resolves.toBe(true);
-      const list = await page.locator('.cal-fields').evaluate((el) => ({ overflow: getComputedStyle(el).overflowY, scroll: el.scrollHeight, client: el.clientHeight }));
+      const list = await page
+        .locator('.cal-fields')
+        .evaluate((el) => ({ overflow: getComputedStyle(el).overflowY, scroll: el.scrollHeight, client: el.clientHeight }));
       expect(list.scroll).toBeLessThanOrEqual(list.client + 1);
       await expect(page.locator('.cal-fields__readable').first().textContent()).resolves.toMatch(/\d{4}, \d{2}:\d{2}/);
       const small = await page.evaluate(() =>

@@ -28,26 +28,27 @@ describe('calendars: list, editor and publishing', () => {
   const b = useBrowser();
   const { url, up } = useCalendarSite({ '/work.ics': { body: WORK_FEED } });
 
-  const stored = (page: Page) =>
-    page.evaluate(() => JSON.parse(localStorage.getItem('calendars:v1') ?? '[]') as unknown) as Promise<StoredCalendar[]>;
+  const stored = (page: Page) => page.evaluate(() => JSON.parse(localStorage.getItem('calendars:v1') ?? '[]') as unknown) as Promise<StoredCalendar[]>;
   const field = (page: Page, name: string) => page.locator(`#cal-map-${name}`);
   const sampleValue = (page: Page, key: string) =>
-    page.locator('.cal-fields__row').filter({ has: page.locator('dt', { hasText: new RegExp(`^${key}$`) }) }).locator('.cal-fields__value');
+    page
+      .locator('.cal-fields__row')
+      .filter({ has: page.locator('dt', { hasText: new RegExp(`^${key}$`) }) })
+      .locator('.cal-fields__value');
   const textOf = async (page: Page, selector: string) => (await page.locator(selector).textContent()) ?? '';
   const waitText = async (page: Page, selector: string, expected: string) => {
     try {
-      await page.waitForFunction(
-        ([s, e]) => document.querySelector(s)?.textContent === e,
-        [selector, expected] as const,
-        { timeout: 10_000 },
-      );
+      await page.waitForFunction(([s, e]) => document.querySelector(s)?.textContent === e, [selector, expected] as const, { timeout: 10_000 });
     } catch (error) {
-      const actual = await page.locator(selector).first().textContent({ timeout: 100 }).catch(() => '(absent)');
+      const actual = await page
+        .locator(selector)
+        .first()
+        .textContent({ timeout: 100 })
+        .catch(() => '(absent)');
       throw new Error(`${selector}: expected ${JSON.stringify(expected)}, saw ${JSON.stringify(actual)} at ${page.url()}`, { cause: error });
     }
   };
-  const waitPreview = (page: Page, name: string, expected: string) =>
-    waitText(page, `.cal-preview__value[data-field="${name}"]`, expected);
+  const waitPreview = (page: Page, name: string, expected: string) => waitText(page, `.cal-preview__value[data-field="${name}"]`, expected);
 
   /** Adds a calendar through the list's prompts and waits for the editor's first sample. */
   async function addCalendar(page: Page, dialogs: DialogScript, feedUrl: string, name: string) {
@@ -128,7 +129,13 @@ describe('calendars: list, editor and publishing', () => {
     await waitText(page, '.cal-samples__counter', '1/3');
 
     // The mapping panel: five fields with the spec's rows and placeholder, defaults in place.
-    for (const [name, rows] of [['SUMMARY', '2'], ['DESCRIPTION', '6'], ['LOCATION', '2'], ['DTSTART', '2'], ['DTEND', '2']] as const) {
+    for (const [name, rows] of [
+      ['SUMMARY', '2'],
+      ['DESCRIPTION', '6'],
+      ['LOCATION', '2'],
+      ['DTSTART', '2'],
+      ['DTEND', '2'],
+    ] as const) {
       await expect(field(page, name).getAttribute('rows')).resolves.toBe(rows);
       await expect(field(page, name).getAttribute('placeholder')).resolves.toBe('Use tokens like ${SUMMARY} ${LOCATION}');
       await expect(field(page, name).inputValue()).resolves.toBe(`\${${name}}`);
@@ -454,17 +461,11 @@ describe('calendars: list, editor and publishing', () => {
       body: JSON.stringify({ id: 'gone-soon', name: 'Hosted one', url: up().url('/work.ics'), mapping: {} }),
     });
     const { editToken, hostedUrl } = (await published.json()) as { editToken: string; hostedUrl: string };
-    await seed(page, [
-      record('keep', 'Keep me', up().url('/work.ics')),
-      { ...record('gone-soon', 'Hosted one', up().url('/work.ics')), editToken, hostedUrl },
-    ]);
+    await seed(page, [record('keep', 'Keep me', up().url('/work.ics')), { ...record('gone-soon', 'Hosted one', up().url('/work.ics')), editToken, hostedUrl }]);
     await page.reload();
     const items = page.getByRole('list', { name: 'Saved calendars' }).getByRole('listitem');
     await items.nth(1).waitFor();
-    await expect(items.allTextContents()).resolves.toEqual([
-      expect.stringContaining('Keep me'),
-      expect.stringContaining('Hosted one'),
-    ]);
+    await expect(items.allTextContents()).resolves.toEqual([expect.stringContaining('Keep me'), expect.stringContaining('Hosted one')]);
     await items.filter({ hasText: 'Hosted one' }).getByText('Hosted', { exact: true }).waitFor();
 
     dialogs.answer(false);

@@ -63,12 +63,19 @@ describe('flashcards: import, export and pronunciation', () => {
   it('exports a deck as JSON and imports it back as a new deck with the same content', async () => {
     const page = b.page;
     await openList(page, [FRENCH]);
-    const { download, text } = await downloaded(page, () => page.getByRole('button', { name: 'Export French basics', exact: true }).click().then(() => page.getByRole('menuitem', { name: 'Export as JSON' }).click()));
+    const { download, text } = await downloaded(page, () =>
+      page
+        .getByRole('button', { name: 'Export French basics', exact: true })
+        .click()
+        .then(() => page.getByRole('menuitem', { name: 'Export as JSON' }).click()),
+    );
     expect(download.suggestedFilename()).toBe('french-basics.json');
     expect(JSON.parse(text)).toMatchObject({ type: 'hearth-decks', version: 1, decks: [{ id: 'deck-french', type: 'deck', version: 1 }] });
 
     await openImport(page);
-    await dialog(page).getByLabel('Or choose a file').setInputFiles({ name: 'french-basics.json', mimeType: 'application/json', buffer: Buffer.from(text) });
+    await dialog(page)
+      .getByLabel('Or choose a file')
+      .setInputFiles({ name: 'french-basics.json', mimeType: 'application/json', buffer: Buffer.from(text) });
     await dialog(page).getByText('1 deck to import:').waitFor();
     await dialog(page).getByText('already here: added as a copy').waitFor();
     // Nothing is stored before confirming.
@@ -96,7 +103,12 @@ describe('flashcards: import, export and pronunciation', () => {
     expect(backup.decks.map((deck) => deck.id).sort()).toEqual(['deck-dutch', 'deck-french']);
     expect(Date.now() - Date.parse((await readStorage(page, 'decks:lastExport')) as string)).toBeLessThan(60_000);
 
-    const anki = await downloaded(page, () => page.getByRole('button', { name: 'Export French basics', exact: true }).click().then(() => page.getByRole('menuitem', { name: 'Export as Anki text' }).click()));
+    const anki = await downloaded(page, () =>
+      page
+        .getByRole('button', { name: 'Export French basics', exact: true })
+        .click()
+        .then(() => page.getByRole('menuitem', { name: 'Export as Anki text' }).click()),
+    );
     expect(anki.download.suggestedFilename()).toBe('french-basics.txt');
     expect(anki.text.split('\n').slice(0, 4)).toEqual([
       '#separator:tab',
@@ -153,7 +165,9 @@ describe('flashcards: import, export and pronunciation', () => {
     await openList(page, []);
     await openImport(page);
     const csv = '\ufeffFront;Back;Gender\r\nhouse;maison;f\r\n"dog; loyal";"chien ""fidèle""";m\r\n';
-    await dialog(page).getByLabel('Or choose a file').setInputFiles({ name: 'french_words.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await dialog(page)
+      .getByLabel('Or choose a file')
+      .setInputFiles({ name: 'french_words.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
     await dialog(page).getByText('Loaded french_words.csv').waitFor();
     await expect(dialog(page).getByLabel('Separator').locator('option:checked').textContent()).resolves.toBe('Detect automatically (Semicolon)');
     await expect(dialog(page).getByLabel('Deck name').inputValue()).resolves.toBe('french words');
@@ -321,7 +335,9 @@ describe('flashcards: import, export and pronunciation', () => {
       await page.locator('.flipcard--current').click();
       await page.waitForFunction(() => document.querySelector('.flipcard--current')?.classList.contains('is-flipped'));
       await expect(speaker(page).count()).resolves.toBe(0);
-      await page.evaluate(() => (window as unknown as { __addVoices: (v: { lang: string; name: string }[]) => void }).__addVoices([{ lang: 'fr-FR', name: 'Amélie' }]));
+      await page.evaluate(() =>
+        (window as unknown as { __addVoices: (v: { lang: string; name: string }[]) => void }).__addVoices([{ lang: 'fr-FR', name: 'Amélie' }]),
+      );
       const back = page.getByRole('button', { name: 'Pronounce “chat” in French' });
       await back.click();
       await expect(spoken(page).then((list) => list.at(-1))).resolves.toEqual({ text: 'chat', lang: 'fr-FR', voice: 'Amélie' });

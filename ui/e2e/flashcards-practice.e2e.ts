@@ -27,7 +27,10 @@ describe('flashcards: practice', () => {
   const waitForProgress = (page: Page, text: string) =>
     page.waitForFunction((t) => document.querySelector('.practice__progress .count')?.textContent === t, text);
   const stat = (page: Page, label: string) =>
-    page.locator('.completion__stat', { has: page.getByText(label, { exact: true }) }).locator('dd').textContent();
+    page
+      .locator('.completion__stat', { has: page.getByText(label, { exact: true }) })
+      .locator('dd')
+      .textContent();
 
   async function open(page: Page, deck: SeedDeck = FRENCH) {
     await seed(page, url(), [deck]);
@@ -59,7 +62,10 @@ describe('flashcards: practice', () => {
       await card(page).click();
       await expect(isFlipped(page)).resolves.toBe(true);
       await expect(answerLang(page)).resolves.toBe('FR');
-      await card(page).locator('.flipcard__face--back').getByText(ANSWERS[front] ?? '?', { exact: true }).waitFor();
+      await card(page)
+        .locator('.flipcard__face--back')
+        .getByText(ANSWERS[front] ?? '?', { exact: true })
+        .waitFor();
       await (mark === 'known' ? knew(page) : didnt(page)).click();
       // While the card swipes out both buttons are locked.
       await expect(knew(page).isDisabled()).resolves.toBe(true);
@@ -202,7 +208,10 @@ describe('flashcards: practice', () => {
       asked.push(`${lang}:${front}`);
       await page.keyboard.press('Space');
       await expect(answerLang(page)).resolves.toBe(lang === 'EN' ? 'HU' : 'EN');
-      await card(page).locator('.flipcard__face--back').getByText(ANSWERS[front] ?? '?', { exact: true }).waitFor();
+      await card(page)
+        .locator('.flipcard__face--back')
+        .getByText(ANSWERS[front] ?? '?', { exact: true })
+        .waitFor();
       await page.keyboard.press('ArrowRight');
       await waitForProgress(page, `${i + 1} / 4`);
     }

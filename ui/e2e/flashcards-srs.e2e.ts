@@ -31,7 +31,10 @@ describe('flashcards: spaced repetition', () => {
   const waitForProgress = (page: Page, text: string) =>
     page.waitForFunction((t) => document.querySelector('.practice__progress .count')?.textContent === t, text);
   const stat = (page: Page, label: string) =>
-    page.locator('.completion__stat', { has: page.getByText(label, { exact: true }) }).locator('dd').textContent();
+    page
+      .locator('.completion__stat', { has: page.getByText(label, { exact: true }) })
+      .locator('dd')
+      .textContent();
   const deckCard = (page: Page, name: string) => page.getByRole('listitem', { name });
   const dueText = (page: Page, name: string) => deckCard(page, name).locator('.due-badge').textContent();
 
@@ -59,7 +62,11 @@ describe('flashcards: spaced repetition', () => {
     await deckCard(page, 'French basics').getByRole('link', { name: 'Practice French basics' }).click();
     await card(page).waitFor();
     await mark(page, true, '1 / 3');
-    await expect(readStorage(page, 'reviews:deck-french')).resolves.toMatchObject({ type: 'reviews', version: 1, log: [[expect.any(String), expect.any(Number), 'good']] });
+    await expect(readStorage(page, 'reviews:deck-french')).resolves.toMatchObject({
+      type: 'reviews',
+      version: 1,
+      log: [[expect.any(String), expect.any(Number), 'good']],
+    });
     await page.keyboard.press('Backspace');
     await waitForProgress(page, '0 / 3');
     await expect(readStorage(page, 'reviews:deck-french').then((r) => (r as StoredReviews).log)).resolves.toEqual([]);
@@ -104,7 +111,16 @@ describe('flashcards: spaced repetition', () => {
     await deckCard(page, 'Many').getByRole('link', { name: 'Review due (20) in Many' }).waitFor();
     await deckCard(page, 'Many').getByRole('link', { name: 'Progress of Many' }).click();
     await page.getByRole('heading', { name: 'Progress' }).waitFor();
-    await page.getByLabel('New cards per day').fill('5');
+    // Anything but a whole number from 0 to 9999 is refused beside the box, and Save waits.
+    const cap = page.getByLabel('New cards per day');
+    for (const bad of ['', '-1', '1.5', '10000']) {
+      await cap.fill(bad);
+      await page.getByText('A whole number from 0 to 9999.').waitFor();
+      await expect(cap.getAttribute('aria-invalid')).resolves.toBe('true');
+      await expect(page.getByRole('button', { name: 'Save' }).isDisabled()).resolves.toBe(true);
+    }
+    await cap.fill('5');
+    await expect(cap.getAttribute('aria-invalid')).resolves.toBeNull();
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Saved: up to 5 new cards a day.').waitFor();
     await page.getByRole('link', { name: 'Review due (5)' }).click();
@@ -162,7 +178,14 @@ describe('flashcards: spaced repetition', () => {
 
   it('lets the answer be typed, compares it loosely or strictly, shows the difference and suggests a grade', async () => {
     const page = b.page;
-    const deck: SeedDeck = { id: 'deck-typing', name: 'Typing', cards: [{ front: 'school', back: 'école' }, { front: 'cat', back: 'chat' }] };
+    const deck: SeedDeck = {
+      id: 'deck-typing',
+      name: 'Typing',
+      cards: [
+        { front: 'school', back: 'école' },
+        { front: 'cat', back: 'chat' },
+      ],
+    };
     await seed(page, url(), [deck]);
     await page.goto(url(`/flashcards/${deck.id}/practice`));
     await card(page).waitFor();
@@ -244,7 +267,13 @@ describe('flashcards: spaced repetition', () => {
     const text = await readFile(await download.path(), 'utf8');
     expect(JSON.parse(text)).toMatchObject({ type: 'hearth-decks', reviews: { 'deck-french': { type: 'reviews', version: 1, log: original.log } } });
 
-    const [anki] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export French basics', exact: true }).click().then(() => page.getByRole('menuitem', { name: 'Export as Anki text' }).click())]);
+    const [anki] = await Promise.all([
+      page.waitForEvent('download'),
+      page
+        .getByRole('button', { name: 'Export French basics', exact: true })
+        .click()
+        .then(() => page.getByRole('menuitem', { name: 'Export as Anki text' }).click()),
+    ]);
     const ankiText = await readFile(await anki.path(), 'utf8');
     expect(ankiText.trim().split('\n')).toHaveLength(3 + 3);
     expect(ankiText).not.toMatch(/good|reviews/);

@@ -49,7 +49,11 @@ describe('flashcards: nothing lost, in reach, said plainly', () => {
     // The header link asks first; Keep editing stays with the edit in place.
     await page.getByRole('link', { name: 'Flashcards' }).first().click();
     await leaveDialog(page).waitFor();
-    await expect(leaveDialog(page).getByRole('button', { name: 'Keep editing' }).evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    await expect(
+      leaveDialog(page)
+        .getByRole('button', { name: 'Keep editing' })
+        .evaluate((el) => el === document.activeElement),
+    ).resolves.toBe(true);
     await leaveDialog(page).getByRole('button', { name: 'Keep editing' }).click();
     await leaveDialog(page).waitFor({ state: 'detached' });
     expect(page.url()).toBe(url('/flashcards/deck-french/edit'));
@@ -235,7 +239,9 @@ describe('flashcards on a phone (360×740)', () => {
     await dialog.getByText('Paste text or choose a file to import.').waitFor();
     await expect(importButton.isDisabled()).resolves.toBe(true);
 
-    const anki = ['#separator:tab', '#html:false', '#deck:Languages::French verbs', ...Array.from({ length: 12 }, (_, i) => `verb ${i}\tverbe ${i}`)].join('\n');
+    const anki = ['#separator:tab', '#html:false', '#deck:Languages::French verbs', ...Array.from({ length: 12 }, (_, i) => `verb ${i}\tverbe ${i}`)].join(
+      '\n',
+    );
     await dialog.getByLabel('Or choose a file').setInputFiles({ name: 'export_2026.txt', mimeType: 'text/plain', buffer: Buffer.from(anki) });
     await dialog.getByText('Loaded export_2026.txt').waitFor();
     const name = dialog.getByLabel('Deck name');
@@ -279,7 +285,9 @@ describe('flashcards on a phone (360×740)', () => {
     await page.goto(url('/flashcards'));
     await page.getByRole('button', { name: 'Import', exact: true }).click();
     const dialog = page.getByRole('dialog', { name: 'Import decks' });
-    await dialog.getByLabel('Or choose a file').setInputFiles({ name: 'kitchen_words.csv', mimeType: 'text/csv', buffer: Buffer.from('spoon,cuillère\nfork,fourchette\n') });
+    await dialog
+      .getByLabel('Or choose a file')
+      .setInputFiles({ name: 'kitchen_words.csv', mimeType: 'text/csv', buffer: Buffer.from('spoon,cuillère\nfork,fourchette\n') });
     await expect(dialog.getByLabel('Deck name').inputValue()).resolves.toBe('kitchen words');
   });
 });

@@ -61,9 +61,7 @@ describe('flashcards: deck list and editor', () => {
     await expect(back(page, 1).getAttribute('placeholder')).resolves.toBe('Back of the card');
     await expect(page.getByRole('textbox', { name: 'Card 1 gender' }).getAttribute('placeholder')).resolves.toBe('m/f/n');
     await expect(page.getByRole('textbox', { name: 'Card 1 pronunciation' }).getAttribute('placeholder')).resolves.toBe('/IPA/');
-    await expect(page.getByRole('textbox', { name: 'Card 1 example' }).getAttribute('placeholder')).resolves.toBe(
-      'Use the word in a sentence...',
-    );
+    await expect(page.getByRole('textbox', { name: 'Card 1 example' }).getAttribute('placeholder')).resolves.toBe('Use the word in a sentence...');
     await expect(page.getByRole('button', { name: 'Move card 1 up' }).isDisabled()).resolves.toBe(true);
     await expect(page.getByRole('button', { name: 'Move card 1 down' }).isDisabled()).resolves.toBe(true);
 

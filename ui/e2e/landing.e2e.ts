@@ -25,12 +25,8 @@ describe('landing page', () => {
     await b.page.goto(url());
     const links = b.page.getByRole('list', { name: 'Links' }).getByRole('link');
     await expect(links.allTextContents()).resolves.toEqual(['Spotify', 'Calendars', 'Beehive', 'Flashcards']);
-    await expect(b.page.getByRole('link', { name: 'Spotify' }).getAttribute('href')).resolves.toBe(
-      'https://open.spotify.com/user/ada',
-    );
-    await expect(b.page.getByRole('link', { name: 'Beehive' }).getAttribute('href')).resolves.toBe(
-      'https://beehive.example/ada',
-    );
+    await expect(b.page.getByRole('link', { name: 'Spotify' }).getAttribute('href')).resolves.toBe('https://open.spotify.com/user/ada');
+    await expect(b.page.getByRole('link', { name: 'Beehive' }).getAttribute('href')).resolves.toBe('https://beehive.example/ada');
   });
 
   it('opens About and closes it with Escape and by clicking outside', async () => {

@@ -171,7 +171,11 @@ describe('sync: two browsers, one vault', () => {
     expect(shareKey.length).toBeGreaterThan(20);
     await c.waitForURL(`${server.url}/sync/deck`);
     expect(c.url()).not.toContain('k=');
-    const stored = await c.evaluate(() => Object.keys(localStorage).map((name) => `${name}=${localStorage.getItem(name) ?? ''}`).join('\n'));
+    const stored = await c.evaluate(() =>
+      Object.keys(localStorage)
+        .map((name) => `${name}=${localStorage.getItem(name) ?? ''}`)
+        .join('\n'),
+    );
     expect(stored).not.toContain(shareKey);
     await c.reload();
     await c.getByRole('heading', { name: RENAMED }).waitFor();

@@ -112,8 +112,7 @@ function simulate(ops: Op[]) {
 }
 
 /** The decks and review logs as each browser's own store reads them. */
-const visible = (b: Browser) =>
-  Object.fromEntries(b.store.listDecks().map((deck) => [deck.id, { deck, reviews: b.store.readReviews(deck.id) }]));
+const visible = (b: Browser) => Object.fromEntries(b.store.listDecks().map((deck) => [deck.id, { deck, reviews: b.store.readReviews(deck.id) }]));
 
 describe('two browsers syncing through a vault with the real adapters', () => {
   it('converge to the same decks, lists and review logs in any interleaving', () => {
@@ -208,7 +207,16 @@ describe('the vault applied to a browser', () => {
         ok: { savedAt: 1, baseAt: 0, deck: { ...deckOf('ok', 'Fine', ['a'], 1) } },
         later: { savedAt: 2, baseAt: 0, deck: { id: 'later', name: 'From a newer app', createdAt: iso(2), type: 'deck', version: 2 } },
       },
-      reviews: { ok: { newPerDay: 50_000, setAt: 3, log: [['a', 1, 'good'], ['a', 2, 'shrug']] } },
+      reviews: {
+        ok: {
+          newPerDay: 50_000,
+          setAt: 3,
+          log: [
+            ['a', 1, 'good'],
+            ['a', 2, 'shrug'],
+          ],
+        },
+      },
     });
     const read = parseVault(JSON.parse(JSON.stringify(vault)), b.adapters);
     expect(Object.keys(read?.decks ?? {})).toEqual(['ok']);

@@ -35,10 +35,7 @@ describe('flashcards at scale', () => {
       const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
       await page.goto(`${base}/flashcards/new`);
       const decks = [bigDeck(), ...Array.from({ length: DECKS }, (_, n) => smallDeck(n))];
-      const entries = [
-        ['decks:index', JSON.stringify(decks.map((d) => d.id))],
-        ...decks.map((d) => [`decks:${d.id}`, JSON.stringify(deckRecord(d))]),
-      ];
+      const entries = [['decks:index', JSON.stringify(decks.map((d) => d.id))], ...decks.map((d) => [`decks:${d.id}`, JSON.stringify(deckRecord(d))])];
       await page.evaluate((pairs) => {
         localStorage.clear();
         for (const [key, value] of pairs) localStorage.setItem(key ?? '', value ?? '');
@@ -55,7 +52,10 @@ describe('flashcards at scale', () => {
 
         results.editor?.push(await clickAndWait(page, 'a[href="/flashcards/big/edit"]', 'input[data-field="front"]', 100));
         const openedAt = await page.evaluate(() => performance.now());
-        await page.locator('input[data-field="front"]').nth(BIG_CARDS - 1).waitFor({ state: 'attached' });
+        await page
+          .locator('input[data-field="front"]')
+          .nth(BIG_CARDS - 1)
+          .waitFor({ state: 'attached' });
         const editorOpen = results.editor?.at(-1) ?? 0;
         results.editorAll?.push(editorOpen + (await page.evaluate((t) => performance.now() - t, openedAt)));
         // Let the background mounting and the first layout settle before typing, as a person would.

@@ -54,8 +54,23 @@ describe('spaced repetition at scale', () => {
     const big = bigDeck();
     const decks = [big, ...Array.from({ length: DECKS }, (_, n) => smallDeck(n))];
     const logs = new Map<string, ReviewRecord>();
-    logs.set('big', logFor(big.cards.map((card) => card.id ?? ''), BIG_REVIEWS, now));
-    for (const deck of decks.slice(1)) logs.set(deck.id, logFor(deck.cards.map((card) => card.id ?? ''), SMALL_REVIEWS, now));
+    logs.set(
+      'big',
+      logFor(
+        big.cards.map((card) => card.id ?? ''),
+        BIG_REVIEWS,
+        now,
+      ),
+    );
+    for (const deck of decks.slice(1))
+      logs.set(
+        deck.id,
+        logFor(
+          deck.cards.map((card) => card.id ?? ''),
+          SMALL_REVIEWS,
+          now,
+        ),
+      );
     const entries = [
       ['decks:index', JSON.stringify(decks.map((d) => d.id))],
       ...decks.map((d) => [`decks:${d.id}`, JSON.stringify(deckRecord(d))]),

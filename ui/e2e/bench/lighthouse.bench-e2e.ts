@@ -20,7 +20,6 @@ import puppeteer from 'puppeteer-core';
 import { CHROMIUM, CHROMIUM_ARGS } from '../support/browser';
 import { screens, SEED_DECK_ID, seedEntries, useScreensSite } from '../support/screens';
 
-
 const CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo'] as const;
 
 interface Row {
@@ -65,8 +64,7 @@ function details(lhr: Result | undefined): string {
 describe('lighthouse', () => {
   const site = useScreensSite();
   const userDataDir = mkdtempSync(join(tmpdir(), 'hearth-lighthouse-'));
-  const launch = () =>
-    chromeLauncher.launch({ chromePath: process.env.CHROME_PATH ?? CHROMIUM, chromeFlags: CHROMIUM_ARGS, userDataDir });
+  const launch = () => chromeLauncher.launch({ chromePath: process.env.CHROME_PATH ?? CHROMIUM, chromeFlags: CHROMIUM_ARGS, userDataDir });
 
   afterAll(() => rmSync(userDataDir, { recursive: true, force: true }));
 
@@ -93,10 +91,13 @@ describe('lighthouse', () => {
       const browser = await puppeteer.connect({ browserURL: `http://127.0.0.1:${chrome.port}` });
       const page = await browser.newPage();
       await page.goto(`${origin}/flashcards`);
-      await page.evaluate((pairs: [string, string][]) => {
-        localStorage.clear();
-        for (const [key, value] of pairs) localStorage.setItem(key, value);
-      }, seedEntries(feedUrl, origin));
+      await page.evaluate(
+        (pairs: [string, string][]) => {
+          localStorage.clear();
+          for (const [key, value] of pairs) localStorage.setItem(key, value);
+        },
+        seedEntries(feedUrl, origin),
+      );
       await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
       // A shared deck's page needs a real share: made here, through the deck editor's Share dialog.
       await page.goto(`${origin}/flashcards/${SEED_DECK_ID}/edit`);

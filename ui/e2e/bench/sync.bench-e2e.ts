@@ -24,7 +24,12 @@ function fill(storage: Storage, now: number) {
     const id = `deck-${n}`;
     ids.push(id);
     const cards = Array.from({ length: CARDS }, (_, i) => ({ id: `${id}-card-${i}`, front: `front ${n}.${i}`, back: `back ${n}.${i}` }));
-    storage.setItem(`decks:${id}`, JSON.stringify(deckRecord({ id, name: `Deck ${n}`, author: 'Bench', description: `Deck number ${n}.`, createdAt: new Date(now - n * 60_000).toISOString(), cards })));
+    storage.setItem(
+      `decks:${id}`,
+      JSON.stringify(
+        deckRecord({ id, name: `Deck ${n}`, author: 'Bench', description: `Deck number ${n}.`, createdAt: new Date(now - n * 60_000).toISOString(), cards }),
+      ),
+    );
     let log = emptyReviews();
     // 10,000 in all: the first decks get one mark more.
     const marks = Math.floor(REVIEWS / DECKS) + (n < REVIEWS % DECKS ? 1 : 0);

@@ -41,10 +41,7 @@ function listeningAddress(child: ChildProcess, output: () => string): Promise<st
 }
 
 /** Runs `hearth serve` with extra flags and environment; resolves once it listens. */
-export async function startServer(
-  args: string[] = [],
-  env: Record<string, string> = {},
-): Promise<RunningServer> {
+export async function startServer(args: string[] = [], env: Record<string, string> = {}): Promise<RunningServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'hearth-e2e-'));
   let log = '';
   const child = spawn(HEARTH_BIN, ['serve', '--listen', '127.0.0.1:0', '--data-dir', dataDir, ...args], {

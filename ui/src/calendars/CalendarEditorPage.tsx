@@ -4,20 +4,12 @@
 import { useCallback, useLayoutEffect, useMemo, useReducer, useRef, useState, type MouseEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { ArrowLeft, CloudUpload, Plus, RefreshCw, Save, TriangleAlert, WifiOff } from 'lucide-react';
+import { ButtonLink } from '../lib/ButtonLink';
 import { siteKey } from '../lib/siteKey';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
 import { useOnline } from '../lib/useOnline';
 import { previewConfig, renderMapping, type MappingRender, type PreviewAnswer } from './api';
-import {
-  DEFAULT_NAME,
-  formatBytes,
-  formatEventCount,
-  isValidId,
-  LARGE_FEED_BYTES,
-  MAPPING_FIELDS,
-  type Mapping,
-  type MappingField,
-} from './calendar';
+import { DEFAULT_NAME, formatBytes, formatEventCount, isValidId, LARGE_FEED_BYTES, MAPPING_FIELDS, type Mapping, type MappingField } from './calendar';
 import { askNewCalendar } from './addCalendar';
 import { editorReducer, initialEditorState, savedCalendar } from './editor';
 import { HostedBanner } from './HostedBanner';
@@ -36,8 +28,7 @@ import { useEditorFeed } from './useEditorFeed';
 import { useLatestRender } from './useLatest';
 
 // The stored key, if any: the preview never asks (opening the feed already did).
-const renderPreview = (request: { event: SampleEvent; mapping: Mapping }) =>
-  renderMapping(request.event, request.mapping, siteKey.read());
+const renderPreview = (request: { event: SampleEvent; mapping: Mapping }) => renderMapping(request.event, request.mapping, siteKey.read());
 
 /** The whole feed through the engine with the config: counts, size and each event's decision. */
 interface PreviewRequest {
@@ -62,10 +53,10 @@ export function CalendarEditorRoute() {
         <div className="card page empty-state">
           <p>This address names no calendar to edit.</p>
           <div className="cal-item__actions">
-            <Link className="button" to="/calendars">
+            <ButtonLink to="/calendars">
               <ArrowLeft aria-hidden="true" size={16} />
               All calendars
-            </Link>
+            </ButtonLink>
             <button
               type="button"
               className="button button--primary"
@@ -250,8 +241,7 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
         {large && (
           <p className="alert alert--warning cal-warning" role="note">
             <TriangleAlert aria-hidden="true" size={16} />
-            This feed is {formatBytes(feed.sizeBytes)}. Google Calendar may stop importing feeds larger than 1 MB; other apps may be
-            slow with it.
+            This feed is {formatBytes(feed.sizeBytes)}. Google Calendar may stop importing feeds larger than 1 MB; other apps may be slow with it.
           </p>
         )}
         {feed?.stale && (
@@ -277,13 +267,7 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
       </header>
 
       {hosting.hostedUrl && (
-        <HostedBanner
-          hostedUrl={hosting.hostedUrl}
-          canUnpublish={Boolean(hosting.editToken)}
-          unpublishing={unpublishing}
-          onUnpublish={unpublish}
-          live={live}
-        />
+        <HostedBanner hostedUrl={hosting.hostedUrl} canUnpublish={Boolean(hosting.editToken)} unpublishing={unpublishing} onUnpublish={unpublish} live={live} />
       )}
 
       <div className="cal-editor__panels">

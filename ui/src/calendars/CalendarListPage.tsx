@@ -1,8 +1,9 @@
 // The calendar list (SPEC.md 2): saved calendars with Edit and Delete, Add Calendar, and the empty
 // state. Adding asks for the feed address and a name, then opens the editor on a new record.
 import { useRef, useState } from 'react';
-import { Link, useNavigate } from 'react-router';
+import { useNavigate } from 'react-router';
 import { CalendarPlus, Pencil, Plus, Trash2 } from 'lucide-react';
+import { ButtonLink } from '../lib/ButtonLink';
 import { withSiteKey } from '../lib/siteKey';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
 import { unpublishCalendar } from './api';
@@ -27,10 +28,10 @@ function CalendarItem({ calendar, onDelete }: { calendar: SavedCalendar; onDelet
         <p className="cal-item__url">{maskFeedUrl(calendar.url)}</p>
       </div>
       <div className="cal-item__actions">
-        <Link className="button" to={editorPath(calendar)} aria-label={`Edit ${name}`}>
+        <ButtonLink to={editorPath(calendar)} aria-label={`Edit ${name}`}>
           <Pencil aria-hidden="true" size={16} />
           Edit
-        </Link>
+        </ButtonLink>
         <button type="button" className="button button--danger" aria-label={`Delete ${name}`} onClick={() => onDelete(calendar)}>
           <Trash2 aria-hidden="true" size={16} />
           Delete
@@ -111,4 +112,3 @@ export function CalendarListPage() {
     </section>
   );
 }
-

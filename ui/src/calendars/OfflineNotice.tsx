@@ -9,10 +9,7 @@ export function OfflineNotice() {
   return (
     <p className="alert alert--warning offline-notice" role="status">
       <WifiOff aria-hidden="true" size={18} />
-      <span>
-        You are offline. The calendar tool needs the server to fetch feeds, preview and publish; your saved calendars
-        are still listed here.
-      </span>
+      <span>You are offline. The calendar tool needs the server to fetch feeds, preview and publish; your saved calendars are still listed here.</span>
     </p>
   );
 }

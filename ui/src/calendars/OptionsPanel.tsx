@@ -3,9 +3,11 @@
 // from the server's engine (POST /api/preview). Thin: the logic is in options.ts.
 import { useState } from 'react';
 import { Plus, TriangleAlert } from 'lucide-react';
+import { NumberField } from '../lib/NumberField';
 import type { PreviewAnswer } from './api';
 import { formatBytes } from './calendar';
 import {
+  ALARM_MINUTES_TEXT,
   DEFAULT_WINDOW,
   GOOGLE_LIMIT_BYTES,
   keepsText,
@@ -18,7 +20,10 @@ import {
   type OptionProblem,
   type OptionsAction,
   type RuleKind,
+  WINDOW_DAYS_TEXT,
 } from './options';
+import { BoundFields } from './BoundFields';
+import { CheckRow } from './CheckRow';
 import { RuleEditor } from './RuleEditor';
 import type { Rendered } from './useLatest';
 
@@ -30,8 +35,6 @@ interface Props {
 }
 
 const FIELD_SUGGESTIONS = ['SUMMARY', 'DESCRIPTION', 'LOCATION', 'CATEGORIES', 'STATUS', 'ORGANIZER', 'ATTENDEE', 'CLASS', 'TRANSP', 'URL'];
-
-const toDays = (text: string): number | undefined => (text.trim() === '' ? undefined : Number(text));
 
 export function OptionsPanel({ options, problems, preview, onAction }: Props) {
   const [kind, setKind] = useState<RuleKind>('property');
@@ -66,8 +69,8 @@ export function OptionsPanel({ options, problems, preview, onAction }: Props) {
         <div className="alert alert--warning cal-warning" role="note">
           <TriangleAlert aria-hidden="true" size={16} />
           <span>
-            Google Calendar may stop reading this feed: it is over 1 MB. A window of {suggestion.pastDays} days back and{' '}
-            {suggestion.futureDays} days ahead should bring it under.{' '}
+            Google Calendar may stop reading this feed: it is over 1 MB. A window of {suggestion.pastDays} days back and {suggestion.futureDays} days ahead
+            should bring it under.{' '}
             <button type="button" className="button button--quiet" onClick={() => onAction({ type: 'setWindow', window: suggestion })}>
               Use this window
             </button>
@@ -79,8 +82,8 @@ export function OptionsPanel({ options, problems, preview, onAction }: Props) {
         <fieldset className="cal-options__group cal-options__group--filters">
           <legend>Filters</legend>
           <p className="hint">
-            Applied in order: an event is kept when every “keep only” rule matches it and no “hide” rule does. A recurring event and its
-            changed occurrences go together.
+            Applied in order: an event is kept when every “keep only” rule matches it and no “hide” rule does. A recurring event and its changed occurrences go
+            together.
           </p>
           {options.filters.length === 0 ? (
             <p className="hint">No filters: every event is kept.</p>
@@ -126,115 +129,91 @@ export function OptionsPanel({ options, problems, preview, onAction }: Props) {
 
         <fieldset className="cal-options__group">
           <legend>Date window</legend>
-          <label className="cal-check">
-            <input
-              type="checkbox"
-              checked={window !== undefined}
-              onChange={(e) => onAction({ type: 'setWindow', window: e.target.checked ? { ...DEFAULT_WINDOW } : undefined })}
-            />
+          <CheckRow
+            checked={window !== undefined}
+            onChange={(e) => onAction({ type: 'setWindow', window: e.target.checked ? { ...DEFAULT_WINDOW } : undefined })}
+          >
             Only keep events near today
-          </label>
+          </CheckRow>
           {window && (
-            <div className="cal-rule__pair">
-              <div className="field">
-                <label htmlFor="cal-window-past">Days back</label>
-                <input
-                  id="cal-window-past"
-                  type="number"
-                  min={0}
-                  max={MAX_WINDOW_DAYS}
-                  step={1}
-                  inputMode="numeric"
-                  className="input"
-                  value={window.pastDays ?? ''}
-                  onChange={(e) => onAction({ type: 'setWindow', window: { ...window, pastDays: toDays(e.target.value) } })}
-                />
-              </div>
-              <div className="field">
-                <label htmlFor="cal-window-future">Days ahead</label>
-                <input
-                  id="cal-window-future"
-                  type="number"
-                  min={0}
-                  max={MAX_WINDOW_DAYS}
-                  step={1}
-                  inputMode="numeric"
-                  className="input"
-                  value={window.futureDays ?? ''}
-                  onChange={(e) => onAction({ type: 'setWindow', window: { ...window, futureDays: toDays(e.target.value) } })}
-                />
-              </div>
-            </div>
+            <BoundFields
+              max={MAX_WINDOW_DAYS}
+              refusal={WINDOW_DAYS_TEXT}
+              bounds={[
+                {
+                  id: 'cal-window-past',
+                  label: 'Days back',
+                  value: window.pastDays,
+                  onChange: (pastDays) => onAction({ type: 'setWindow', window: { ...window, pastDays } }),
+                },
+                {
+                  id: 'cal-window-future',
+                  label: 'Days ahead',
+                  value: window.futureDays,
+                  onChange: (futureDays) => onAction({ type: 'setWindow', window: { ...window, futureDays } }),
+                },
+              ]}
+            />
           )}
           <p className="hint">Counted from the moment a calendar app fetches the feed; an empty box has no limit on that side.</p>
         </fieldset>
 
         <fieldset className="cal-options__group">
           <legend>Time zones</legend>
-          <label className="cal-check">
-            <input
-              type="checkbox"
-              role="switch"
-              checked={options.timezones === 'repair'}
-              onChange={(e) => onAction({ type: 'setTimezones', timezones: e.target.checked ? 'repair' : 'keep' })}
-            />
+          <CheckRow
+            role="switch"
+            checked={options.timezones === 'repair'}
+            onChange={(e) => onAction({ type: 'setTimezones', timezones: e.target.checked ? 'repair' : 'keep' })}
+          >
             Repair time zones
-          </label>
+          </CheckRow>
           <p className="hint">
-            Outlook’s Windows zone names become standard ones, every zone used gets its definition, and times without a zone get the
-            calendar’s own zone, so events show at the right hour in Google and Apple calendars.
+            Outlook’s Windows zone names become standard ones, every zone used gets its definition, and times without a zone get the calendar’s own zone, so
+            events show at the right hour in Google and Apple calendars.
           </p>
         </fieldset>
 
         <fieldset className="cal-options__group">
           <legend>Alarms</legend>
-          <label className="cal-check">
-            <input type="radio" name="cal-alarms" checked={alarms === 'keep'} onChange={() => onAction({ type: 'setAlarms', alarms: 'keep' })} />
+          <CheckRow type="radio" name="cal-alarms" checked={alarms === 'keep'} onChange={() => onAction({ type: 'setAlarms', alarms: 'keep' })}>
             Keep the feed’s alarms
-          </label>
-          <label className="cal-check">
-            <input type="radio" name="cal-alarms" checked={alarms === 'strip'} onChange={() => onAction({ type: 'setAlarms', alarms: 'strip' })} />
+          </CheckRow>
+          <CheckRow type="radio" name="cal-alarms" checked={alarms === 'strip'} onChange={() => onAction({ type: 'setAlarms', alarms: 'strip' })}>
             Remove all alarms
-          </label>
-          <div className="cal-check">
-            <input
-              id="cal-alarms-add"
-              type="radio"
-              name="cal-alarms"
-              checked={typeof alarms === 'object'}
-              onChange={() => onAction({ type: 'setAlarms', alarms: { addMinutesBefore: 15 } })}
-            />
-            <label htmlFor="cal-alarms-add">One alarm before each event</label>
-          </div>
+          </CheckRow>
+          <CheckRow
+            type="radio"
+            name="cal-alarms"
+            checked={typeof alarms === 'object'}
+            onChange={() => onAction({ type: 'setAlarms', alarms: { addMinutesBefore: 15 } })}
+          >
+            One alarm before each event
+          </CheckRow>
           {typeof alarms === 'object' && (
-            <div className="field">
-              <label htmlFor="cal-alarms-minutes">Minutes before</label>
-              <input
-                id="cal-alarms-minutes"
-                type="number"
-                min={0}
-                max={MAX_ALARM_MINUTES}
-                step={1}
-                inputMode="numeric"
-                className="input"
-                value={Number.isNaN(alarms.addMinutesBefore) ? '' : alarms.addMinutesBefore}
-                onChange={(e) => onAction({ type: 'setAlarms', alarms: { addMinutesBefore: e.target.value === '' ? NaN : Number(e.target.value) } })}
-              />
-            </div>
+            <NumberField
+              id="cal-alarms-minutes"
+              label="Minutes before"
+              min={0}
+              max={MAX_ALARM_MINUTES}
+              required
+              refusal={ALARM_MINUTES_TEXT}
+              value={alarms.addMinutesBefore}
+              onChange={(entry) => {
+                if (entry.ok && entry.value !== undefined) onAction({ type: 'setAlarms', alarms: { addMinutesBefore: entry.value } });
+              }}
+            />
           )}
           <p className="hint">Only Apple Calendar and Thunderbird honour alarms in subscribed calendars; Google and Outlook ignore them.</p>
         </fieldset>
 
         <fieldset className="cal-options__group">
           <legend>Privacy</legend>
-          <label className="cal-check">
-            <input type="radio" name="cal-privacy" checked={options.privacy !== 'busy'} onChange={() => onAction({ type: 'setPrivacy', privacy: 'full' })} />
+          <CheckRow type="radio" name="cal-privacy" checked={options.privacy !== 'busy'} onChange={() => onAction({ type: 'setPrivacy', privacy: 'full' })}>
             Full details
-          </label>
-          <label className="cal-check">
-            <input type="radio" name="cal-privacy" checked={options.privacy === 'busy'} onChange={() => onAction({ type: 'setPrivacy', privacy: 'busy' })} />
+          </CheckRow>
+          <CheckRow type="radio" name="cal-privacy" checked={options.privacy === 'busy'} onChange={() => onAction({ type: 'setPrivacy', privacy: 'busy' })}>
             Busy only: every title becomes “Busy”; descriptions, places, people and links are removed
-          </label>
+          </CheckRow>
         </fieldset>
       </div>
 

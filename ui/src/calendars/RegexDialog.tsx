@@ -7,6 +7,7 @@ import { useEffect, useId, useLayoutEffect, useMemo, useRef, useState, type Synt
 import { TriangleAlert, X } from 'lucide-react';
 import { renderTemplate, type TemplateRender } from './api';
 import { isMappingField, MAPPING_FIELDS, type Mapping, type MappingField } from './calendar';
+import { CheckRow } from './CheckRow';
 import type { SampleEvent } from './samples';
 import { siteKey } from '../lib/siteKey';
 import { buildToken, FLAG_LIST, plainToken, replaceLabel, type PlaceMode } from './token';
@@ -43,12 +44,10 @@ interface Props {
   onClose: (draft: RegexDraft, keep: boolean) => void;
 }
 
-const renderRequest = (request: { event: SampleEvent; template: string }) =>
-  renderTemplate(request.event, request.template, siteKey.read());
+const renderRequest = (request: { event: SampleEvent; template: string }) => renderTemplate(request.event, request.template, siteKey.read());
 
 /** Replace when the target already holds the source field's plain token, else add to it. */
-const defaultMode = (mapping: Mapping, target: MappingField, field: string): PlaceMode =>
-  mapping[target].includes(plainToken(field)) ? 'replace' : 'append';
+const defaultMode = (mapping: Mapping, target: MappingField, field: string): PlaceMode => (mapping[target].includes(plainToken(field)) ? 'replace' : 'append');
 
 export function RegexDialog({ field, target: initialTarget, mapping, event, draft, onInsert, onClose }: Props) {
   const dialog = useRef<HTMLDialogElement>(null);
@@ -239,14 +238,12 @@ export function RegexDialog({ field, target: initialTarget, mapping, event, draf
           </label>
           <fieldset className="cal-regex__mode">
             <legend>How</legend>
-            <label className="cal-check">
-              <input type="radio" name={`${ids}-mode`} checked={mode === 'replace'} onChange={() => setMode('replace')} />
+            <CheckRow type="radio" name={`${ids}-mode`} checked={mode === 'replace'} onChange={() => setMode('replace')}>
               {replaceLabel(mapping[target], field, target)}
-            </label>
-            <label className="cal-check">
-              <input type="radio" name={`${ids}-mode`} checked={mode === 'append'} onChange={() => setMode('append')} />
+            </CheckRow>
+            <CheckRow type="radio" name={`${ids}-mode`} checked={mode === 'append'} onChange={() => setMode('append')}>
               Add to {target} (at the cursor, or at the end)
-            </label>
+            </CheckRow>
           </fieldset>
         </div>
 

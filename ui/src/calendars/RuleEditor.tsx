@@ -2,15 +2,19 @@
 // move up, move down and remove. Thin: every change is a whole new rule handed to `onChange`.
 import { ArrowDown, ArrowUp, Trash2 } from 'lucide-react';
 import {
+  DURATION_MINUTES_TEXT,
   RULE_FLAGS,
   RULE_KIND_LABELS,
   ruleKind,
   WEEKDAY_NAMES,
+  toggled,
   WEEKDAYS,
   type FilterAction,
   type FilterRule,
   type OptionProblem,
 } from './options';
+import { BoundFields } from './BoundFields';
+import { CheckRow } from './CheckRow';
 
 interface Props {
   rule: FilterRule;
@@ -22,8 +26,8 @@ interface Props {
   onRemove: () => void;
 }
 
-/** A number input's value: empty is "no bound". */
-const toNumber = (text: string): number | undefined => (text.trim() === '' ? undefined : Number(text));
+/** The flags a rule has, as RULE_FLAGS names them. */
+const flagsOf = (flags = '') => RULE_FLAGS.filter((flag) => flags.includes(flag));
 
 export function RuleEditor({ rule, index, count, problems, onChange, onMove, onRemove }: Props) {
   const id = (part: string) => `cal-rule-${index}-${part}`;
@@ -40,13 +44,7 @@ export function RuleEditor({ rule, index, count, problems, onChange, onMove, onR
           <button type="button" className="icon-button" aria-label={`Move rule ${index + 1} up`} disabled={index === 0} onClick={() => onMove(-1)}>
             <ArrowUp aria-hidden="true" size={16} />
           </button>
-          <button
-            type="button"
-            className="icon-button"
-            aria-label={`Move rule ${index + 1} down`}
-            disabled={index === count - 1}
-            onClick={() => onMove(1)}
-          >
+          <button type="button" className="icon-button" aria-label={`Move rule ${index + 1} down`} disabled={index === count - 1} onClick={() => onMove(1)}>
             <ArrowDown aria-hidden="true" size={16} />
           </button>
           <button type="button" className="icon-button" aria-label={`Remove rule ${index + 1}`} onClick={onRemove}>
@@ -57,12 +55,7 @@ export function RuleEditor({ rule, index, count, problems, onChange, onMove, onR
       <div className="cal-rule__body">
         <div className="field cal-rule__action">
           <label htmlFor={id('action')}>Action</label>
-          <select
-            id={id('action')}
-            className="select"
-            value={rule.action}
-            onChange={(e) => onChange({ ...rule, action: e.target.value as FilterAction })}
-          >
+          <select id={id('action')} className="select" value={rule.action} onChange={(e) => onChange({ ...rule, action: e.target.value as FilterAction })}>
             <option value="exclude">Hide events that match</option>
             <option value="include">Keep only events that match</option>
           </select>
@@ -97,17 +90,13 @@ export function RuleEditor({ rule, index, count, problems, onChange, onMove, onR
             <fieldset className="cal-rule__flags">
               <legend>Flags</legend>
               {RULE_FLAGS.map((flag) => (
-                <label key={flag} className="cal-check">
-                  <input
-                    type="checkbox"
-                    checked={(rule.flags ?? '').includes(flag)}
-                    onChange={(e) => {
-                      const now = (rule.flags ?? '').replace(flag, '');
-                      onChange({ ...rule, flags: e.target.checked ? RULE_FLAGS.filter((f) => now.includes(f) || f === flag).join('') : now });
-                    }}
-                  />
+                <CheckRow
+                  key={flag}
+                  checked={(rule.flags ?? '').includes(flag)}
+                  onChange={(e) => onChange({ ...rule, flags: toggled(RULE_FLAGS, flagsOf(rule.flags), flag, e.target.checked).join('') })}
+                >
                   <span className="cal-mono">{flag}</span>
-                </label>
+                </CheckRow>
               ))}
             </fieldset>
           </>
@@ -115,7 +104,12 @@ export function RuleEditor({ rule, index, count, problems, onChange, onMove, onR
         {'allDay' in rule && (
           <div className="field">
             <label htmlFor={id('allday')}>Events</label>
-            <select id={id('allday')} className="select" value={rule.allDay ? 'yes' : 'no'} onChange={(e) => onChange({ ...rule, allDay: e.target.value === 'yes' })}>
+            <select
+              id={id('allday')}
+              className="select"
+              value={rule.allDay ? 'yes' : 'no'}
+              onChange={(e) => onChange({ ...rule, allDay: e.target.value === 'yes' })}
+            >
               <option value="yes">All-day events</option>
               <option value="no">Timed events</option>
             </select>
@@ -125,16 +119,13 @@ export function RuleEditor({ rule, index, count, problems, onChange, onMove, onR
           <fieldset className="cal-rule__days" aria-describedby={described}>
             <legend>Starting on</legend>
             {WEEKDAYS.map((day) => (
-              <label key={day} className="cal-check">
-                <input
-                  type="checkbox"
-                  checked={rule.weekdays.includes(day)}
-                  onChange={(e) =>
-                    onChange({ ...rule, weekdays: WEEKDAYS.filter((d) => (d === day ? e.target.checked : rule.weekdays.includes(d))) })
-                  }
-                />
+              <CheckRow
+                key={day}
+                checked={rule.weekdays.includes(day)}
+                onChange={(e) => onChange({ ...rule, weekdays: toggled(WEEKDAYS, rule.weekdays, day, e.target.checked) })}
+              >
                 <abbr title={WEEKDAY_NAMES[day]}>{day}</abbr>
-              </label>
+              </CheckRow>
             ))}
           </fieldset>
         )}
@@ -165,36 +156,24 @@ export function RuleEditor({ rule, index, count, problems, onChange, onMove, onR
           </div>
         )}
         {'duration' in rule && (
-          <div className="cal-rule__pair">
-            <div className="field">
-              <label htmlFor={id('min')}>At least (minutes)</label>
-              <input
-                id={id('min')}
-                type="number"
-                min={0}
-                step={1}
-                inputMode="numeric"
-                className="input"
-                value={rule.duration.minMinutes ?? ''}
-                aria-describedby={described}
-                onChange={(e) => onChange({ ...rule, duration: { ...rule.duration, minMinutes: toNumber(e.target.value) } })}
-              />
-            </div>
-            <div className="field">
-              <label htmlFor={id('max')}>At most (minutes)</label>
-              <input
-                id={id('max')}
-                type="number"
-                min={0}
-                step={1}
-                inputMode="numeric"
-                className="input"
-                value={rule.duration.maxMinutes ?? ''}
-                aria-describedby={described}
-                onChange={(e) => onChange({ ...rule, duration: { ...rule.duration, maxMinutes: toNumber(e.target.value) } })}
-              />
-            </div>
-          </div>
+          <BoundFields
+            refusal={DURATION_MINUTES_TEXT}
+            describedBy={described}
+            bounds={[
+              {
+                id: id('min'),
+                label: 'At least (minutes)',
+                value: rule.duration.minMinutes,
+                onChange: (minMinutes) => onChange({ ...rule, duration: { ...rule.duration, minMinutes } }),
+              },
+              {
+                id: id('max'),
+                label: 'At most (minutes)',
+                value: rule.duration.maxMinutes,
+                onChange: (maxMinutes) => onChange({ ...rule, duration: { ...rule.duration, maxMinutes } }),
+              },
+            ]}
+          />
         )}
         {'status' in rule && (
           <div className="field">

@@ -75,9 +75,7 @@ export function SamplePanel({ samples, loading, decision, decisionPending, onMov
               </button>
             </div>
           )}
-          <p className="hint cal-fields__count">
-            {keys.length === 1 ? '1 field' : `${keys.length} fields`} in this event
-          </p>
+          <p className="hint cal-fields__count">{keys.length === 1 ? '1 field' : `${keys.length} fields`} in this event</p>
           <dl className="cal-fields" aria-label="Fields of the sample event">
             {keys.map((key) => (
               <div className="cal-fields__row" key={key}>
@@ -85,7 +83,13 @@ export function SamplePanel({ samples, loading, decision, decisionPending, onMov
                 <dd className="cal-fields__value">{event[key] ? event[key] : <span className="hint">(empty)</span>}</dd>
                 {event[key] && readableIcsDate(event[key]) !== null && <dd className="cal-fields__readable">{readableIcsDate(event[key])}</dd>}
                 <dd className="cal-fields__action">
-                  <button type="button" className="icon-button" aria-label={`Insert ${key}`} title={`Insert ${key} (with an optional regex)`} onClick={() => onInsert(key)}>
+                  <button
+                    type="button"
+                    className="icon-button"
+                    aria-label={`Insert ${key}`}
+                    title={`Insert ${key} (with an optional regex)`}
+                    onClick={() => onInsert(key)}
+                  >
                     <Regex aria-hidden="true" size={16} />
                   </button>
                 </dd>

@@ -1,5 +1,15 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ApiError, errorAnswer, fetchFeed, parseFeedAnswer, parseMappingRender, parsePublishAnswer, parseTemplateRender, renderMapping, renderTemplate } from './api';
+import {
+  ApiError,
+  errorAnswer,
+  fetchFeed,
+  parseFeedAnswer,
+  parseMappingRender,
+  parsePublishAnswer,
+  parseTemplateRender,
+  renderMapping,
+  renderTemplate,
+} from './api';
 import { editorPath, formatBytes, toWebcal } from './calendar';
 
 describe('answers from the server', () => {
@@ -27,9 +37,10 @@ describe('answers from the server', () => {
   });
 
   it('reads renders with their errors', () => {
-    expect(
-      parseMappingRender({ fields: { SUMMARY: 'S', OTHER: 'x' }, errors: [{ field: 'SUMMARY', position: 3, message: 'bad' }] }),
-    ).toEqual({ fields: { SUMMARY: 'S' }, errors: [{ field: 'SUMMARY', position: 3, message: 'bad' }] });
+    expect(parseMappingRender({ fields: { SUMMARY: 'S', OTHER: 'x' }, errors: [{ field: 'SUMMARY', position: 3, message: 'bad' }] })).toEqual({
+      fields: { SUMMARY: 'S' },
+      errors: [{ field: 'SUMMARY', position: 3, message: 'bad' }],
+    });
     expect(parseTemplateRender({ result: 'r', errors: [] })).toEqual({ result: 'r', errors: [] });
     expect(() => parseTemplateRender({})).toThrow(ApiError);
   });
@@ -108,8 +119,6 @@ describe('calls of the editor', () => {
 
   it('carry a 429 as the server words it', async () => {
     stubFetch(429, { error: 'too many requests from your address: try again in 12 seconds' });
-    await expect(fetchFeed('https://x/c.ics')).rejects.toEqual(
-      new ApiError(429, 'too many requests from your address: try again in 12 seconds'),
-    );
+    await expect(fetchFeed('https://x/c.ics')).rejects.toEqual(new ApiError(429, 'too many requests from your address: try again in 12 seconds'));
   });
 });

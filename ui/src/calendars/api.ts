@@ -183,8 +183,7 @@ export interface FeedOptions {
 }
 
 // With a publish key set on the server, every call of the editor needs it (not only publishing).
-const keyHeader = (publishKey: string | null): Record<string, string> =>
-  publishKey ? { 'X-Publish-Key': publishKey } : {};
+const keyHeader = (publishKey: string | null): Record<string, string> => (publishKey ? { 'X-Publish-Key': publishKey } : {});
 
 export async function fetchFeed(url: string, options: FeedOptions = {}, publishKey: string | null = null): Promise<FeedAnswer> {
   const query = new URLSearchParams({ url });

@@ -124,11 +124,7 @@ export function editorReducer(state: EditorState, action: EditorAction): EditorS
 }
 
 /** The calendar as Save keeps it: the hosting fields only when there are some. */
-export function savedCalendar(
-  state: EditorState,
-  calendar: { id: string; name: string; url: string },
-  now: Date,
-): SavedCalendar {
+export function savedCalendar(state: EditorState, calendar: { id: string; name: string; url: string }, now: Date): SavedCalendar {
   const { hosting } = state;
   return {
     ...calendar,
@@ -148,4 +144,3 @@ export function publishRequest(state: EditorState, calendar: { id: string; name:
   // The options sit beside the mapping (the config's keys, absent when they say nothing).
   return { ...calendar, ...buildConfig(state.mapping, state.options), ...(editToken ? { editToken } : {}) };
 }
-

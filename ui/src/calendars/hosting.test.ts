@@ -74,7 +74,7 @@ describe('Build & Host', () => {
     expect(t.store.get('a')).not.toHaveProperty('hostedUrl');
   });
 
-  it('names the input a refusal is about, from the answer\'s field', async () => {
+  it("names the input a refusal is about, from the answer's field", async () => {
     const t = setup({ publish: () => Promise.reject(new ApiError(400, 'at most 200 characters are allowed', 'name')) });
     await runPublish(initialEditorState(null), calendar, t.dispatch, t.deps);
     const u = setup({ publish: () => Promise.reject(new ApiError(400, 'the template does not compile', 'mapping.SUMMARY')) });

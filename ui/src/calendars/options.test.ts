@@ -20,7 +20,10 @@ import {
   RULE_KINDS,
   ruleKind,
   suggestWindow,
+  toggled,
   type CalendarOptions,
+  RULE_FLAGS,
+  WEEKDAYS,
   type OptionsAction,
 } from './options';
 import { parseCalendar } from './storage';
@@ -28,6 +31,13 @@ import { parseCalendar } from './storage';
 const run = (options: CalendarOptions, ...actions: OptionsAction[]) => actions.reduce(optionsReducer, options);
 
 describe('rule editing', () => {
+  it('toggles a weekday or flag into its place in the order', () => {
+    expect(toggled(WEEKDAYS, ['SU', 'MO'], 'WE', true)).toEqual(['MO', 'WE', 'SU']);
+    expect(toggled(WEEKDAYS, ['MO', 'WE'], 'MO', false)).toEqual(['WE']);
+    expect(toggled(RULE_FLAGS, ['x', 'i'], 'm', true).join('')).toBe('imx');
+    expect(toggled(RULE_FLAGS, ['i', 'm'], 'i', false).join('')).toBe('m');
+  });
+
   it('adds a rule of every kind, each recognised as its kind', () => {
     const options = run(emptyOptions(), ...RULE_KINDS.map((kind): OptionsAction => ({ type: 'addRule', kind })));
     expect(options.filters.map(ruleKind)).toEqual([...RULE_KINDS]);
@@ -61,9 +71,7 @@ describe('rule editing', () => {
     expect(occurrenceOf({ UID: 'a', 'RECURRENCE-ID': '20240105T100000Z', RRULE: 'x' })).toBe('20240105T100000Z');
     expect(occurrenceOf({ UID: 'a', RRULE: 'FREQ=WEEKLY', DTSTART: '20240101T090000' })).toBe('20240101T090000');
     expect(occurrenceOf({ UID: 'a', DTSTART: '20240101T090000' })).toBeUndefined();
-    expect(checkOptions({ filters: [{ action: 'exclude', uid: 'a', recurrenceId: 'tomorrow' }] }).map((p) => p.path)).toEqual([
-      'filters[0].recurrenceId',
-    ]);
+    expect(checkOptions({ filters: [{ action: 'exclude', uid: 'a', recurrenceId: 'tomorrow' }] }).map((p) => p.path)).toEqual(['filters[0].recurrenceId']);
   });
 
   it('sets and clears the window and sets the other options', () => {

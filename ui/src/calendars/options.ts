@@ -22,6 +22,11 @@ export const WEEKDAY_NAMES: Record<Weekday, string> = {
 /** The regex flags of the template engine that a property rule may use. */
 export const RULE_FLAGS = ['i', 'm', 's', 'x', 'U'] as const;
 
+/** A rule's set of weekdays or flags after one checkbox: in `order`, and only what `order` knows. */
+export function toggled<T>(order: readonly T[], chosen: readonly T[], item: T, on: boolean): T[] {
+  return order.filter((x) => (x === item ? on : chosen.includes(x)));
+}
+
 export type FilterRule =
   | { action: FilterAction; field: string; pattern: string; flags?: string }
   | { action: FilterAction; allDay: boolean }
@@ -115,12 +120,7 @@ export const CalendarOptionsSchema = v.pipe(
     filters: listOf(RuleSchema),
     window: optional(v.object({ pastDays: v.optional(days), futureDays: v.optional(days) })),
     timezones: optional(v.picklist(['keep', 'repair'])),
-    alarms: optional(
-      v.union([
-        v.picklist(['keep', 'strip']),
-        v.object({ addMinutesBefore: v.pipe(minutes, v.maxValue(MAX_ALARM_MINUTES)) }),
-      ]),
-    ),
+    alarms: optional(v.union([v.picklist(['keep', 'strip']), v.object({ addMinutesBefore: v.pipe(minutes, v.maxValue(MAX_ALARM_MINUTES)) })])),
     privacy: optional(v.picklist(['full', 'busy'])),
   }),
   v.transform((o): CalendarOptions => withoutUndefined({ ...o, filters: o.filters })),
@@ -197,9 +197,7 @@ export function optionsReducer(options: CalendarOptions, act: OptionsAction): Ca
       return { ...options, filters: filters.map((rule, i) => (i === act.index ? act.rule : rule)) };
     case 'hideEvent': {
       if (act.uid === '') return options;
-      const rule: FilterRule = act.recurrenceId
-        ? { action: 'exclude', uid: act.uid, recurrenceId: act.recurrenceId }
-        : { action: 'exclude', uid: act.uid };
+      const rule: FilterRule = act.recurrenceId ? { action: 'exclude', uid: act.uid, recurrenceId: act.recurrenceId } : { action: 'exclude', uid: act.uid };
       // Hiding twice adds nothing.
       if (filters.some((r) => sameRule(r, rule))) return options;
       return { ...options, filters: [...filters, rule] };
@@ -259,6 +257,11 @@ export interface OptionProblem {
   message: string;
 }
 
+/** What a number out of its range is told, in checkOptions and by the editor's number boxes. */
+export const WINDOW_DAYS_TEXT = `whole days from 0 to ${MAX_WINDOW_DAYS}`;
+export const DURATION_MINUTES_TEXT = 'minutes are whole numbers, 0 or more';
+export const ALARM_MINUTES_TEXT = `whole minutes from 0 to ${MAX_ALARM_MINUTES}`;
+
 const isDays = (n: number | undefined) => n === undefined || (Number.isInteger(n) && n >= 0 && n <= MAX_WINDOW_DAYS);
 
 /** What the editor can tell is wrong before asking the server (the regexes are the server's). */
@@ -280,7 +283,7 @@ export function checkOptions(options: CalendarOptions): OptionProblem[] {
       const { minMinutes: min, maxMinutes: max } = rule.duration;
       if (min === undefined && max === undefined) problems.push({ path: `${at}.duration`, message: 'give the shortest, the longest or both' });
       else if ([min, max].some((n) => n !== undefined && (!Number.isInteger(n) || n < 0)))
-        problems.push({ path: `${at}.duration`, message: 'minutes are whole numbers, 0 or more' });
+        problems.push({ path: `${at}.duration`, message: DURATION_MINUTES_TEXT });
       else if (min !== undefined && max !== undefined && min > max)
         problems.push({ path: `${at}.duration`, message: 'the shortest must not be longer than the longest' });
     } else if ('status' in rule) {
@@ -294,12 +297,12 @@ export function checkOptions(options: CalendarOptions): OptionProblem[] {
   });
   const w = options.window;
   if (w) {
-    if (!isDays(w.pastDays)) problems.push({ path: 'window.pastDays', message: `whole days from 0 to ${MAX_WINDOW_DAYS}` });
-    if (!isDays(w.futureDays)) problems.push({ path: 'window.futureDays', message: `whole days from 0 to ${MAX_WINDOW_DAYS}` });
+    if (!isDays(w.pastDays)) problems.push({ path: 'window.pastDays', message: WINDOW_DAYS_TEXT });
+    if (!isDays(w.futureDays)) problems.push({ path: 'window.futureDays', message: WINDOW_DAYS_TEXT });
   }
   const a = options.alarms;
   if (typeof a === 'object' && !(Number.isInteger(a.addMinutesBefore) && a.addMinutesBefore >= 0 && a.addMinutesBefore <= MAX_ALARM_MINUTES)) {
-    problems.push({ path: 'alarms.addMinutesBefore', message: `whole minutes from 0 to ${MAX_ALARM_MINUTES}` });
+    problems.push({ path: 'alarms.addMinutesBefore', message: ALARM_MINUTES_TEXT });
   }
   return problems;
 }

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { canMove, counter, currentEvent, firstSample, move, orderedKeys, pageOffset, withPage, type Page } from './samples';
 
-const events = (from: number, count: number) =>
-  Array.from({ length: count }, (_, i) => ({ SUMMARY: `Event ${from + i + 1}` }));
+const events = (from: number, count: number) => Array.from({ length: count }, (_, i) => ({ SUMMARY: `Event ${from + i + 1}` }));
 const page = (offset: number, count: number, total: number): Page => ({ total, offset, events: events(offset, count) });
 
 describe('sample navigation', () => {
@@ -64,12 +63,6 @@ describe('sample navigation', () => {
 describe('orderedKeys', () => {
   it('puts the mapped fields first in mapping order, then the rest as sent', () => {
     const event = { CN: 'a', DTSTART: 'b', LOCATION: 'c', SUMMARY: 'd', UID: 'e' };
-    expect(orderedKeys(event, ['SUMMARY', 'DESCRIPTION', 'LOCATION', 'DTSTART', 'DTEND'])).toEqual([
-      'SUMMARY',
-      'LOCATION',
-      'DTSTART',
-      'CN',
-      'UID',
-    ]);
+    expect(orderedKeys(event, ['SUMMARY', 'DESCRIPTION', 'LOCATION', 'DTSTART', 'DTEND'])).toEqual(['SUMMARY', 'LOCATION', 'DTSTART', 'CN', 'UID']);
   });
 });

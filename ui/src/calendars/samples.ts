@@ -47,10 +47,7 @@ export function pageOffset(index: number, pageSize = PAGE_SIZE): number {
   return Math.floor(index / pageSize) * pageSize;
 }
 
-export type Move =
-  | { kind: 'none' }
-  | { kind: 'show'; samples: Samples }
-  | { kind: 'fetch'; index: number; offset: number };
+export type Move = { kind: 'none' } | { kind: 'show'; samples: Samples } | { kind: 'fetch'; index: number; offset: number };
 
 /** Where prev (-1) or next (+1) leads: nowhere at the ends, the loaded page, or a page to fetch. */
 export function move(samples: Samples, delta: number, pageSize = PAGE_SIZE): Move {

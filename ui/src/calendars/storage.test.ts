@@ -3,7 +3,6 @@ import { defaultMapping, type SavedCalendar } from './calendar';
 import { CALENDARS_KEY, createCalendarStore, parseCalendarList } from './storage';
 import { MemoryStorage } from '../lib/memoryStorage';
 
-
 const calendar = (id: string, name = 'Work'): SavedCalendar => ({
   id,
   name,

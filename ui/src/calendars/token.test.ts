@@ -31,9 +31,7 @@ describe('buildToken and parseToken', () => {
   });
 
   it('builds the token the user meant for groups and escapes in the replacement', () => {
-    expect(buildToken('A', String.raw`(\d+)-(\d+)`, String.raw`$2/$1\n`, 'g')).toBe(
-      String.raw`${'$'}{A|re:s/(\\d+)-(\\d+)/$2\/$1\\n/g}`,
-    );
+    expect(buildToken('A', String.raw`(\d+)-(\d+)`, String.raw`$2/$1\n`, 'g')).toBe(String.raw`${'$'}{A|re:s/(\\d+)-(\\d+)/$2\/$1\\n/g}`);
   });
 
   it('puts flags in the order gimsU and drops unknown ones', () => {

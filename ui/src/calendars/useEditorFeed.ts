@@ -53,7 +53,11 @@ export function useEditorFeed(url: string, dispatch: Dispatch<EditorAction>): Ed
 
   useEffect(() => {
     // The state changes only when the answer comes (never synchronously in the opening effect).
-    void load({ limit: PAGE_SIZE }, (answer) => ({ type: 'feedLoaded', answer }), (unreachable) => ({ type: 'feedFailed', unreachable }));
+    void load(
+      { limit: PAGE_SIZE },
+      (answer) => ({ type: 'feedLoaded', answer }),
+      (unreachable) => ({ type: 'feedFailed', unreachable }),
+    );
     return () => {
       newest.current += 1;
     };
@@ -62,7 +66,11 @@ export function useEditorFeed(url: string, dispatch: Dispatch<EditorAction>): Ed
   return {
     refetch() {
       dispatch({ type: 'refetch' });
-      void load({ limit: PAGE_SIZE, refresh: true }, (answer) => ({ type: 'feedLoaded', answer }), (unreachable) => ({ type: 'feedFailed', unreachable }));
+      void load(
+        { limit: PAGE_SIZE, refresh: true },
+        (answer) => ({ type: 'feedLoaded', answer }),
+        (unreachable) => ({ type: 'feedFailed', unreachable }),
+      );
     },
     moveSample(samples, delta) {
       if (!samples) return;

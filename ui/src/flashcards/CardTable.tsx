@@ -1,7 +1,20 @@
 // The editor's cards table (SPEC.md 2, "Deck editor"). Rows are memoised on their card, so typing
 // re-renders one row; Enter moves to the next visible input, then to the next row's front, adding
 // a row from the last field of the last row. Focus follows rows as they move and disappear.
-import { memo, startTransition, useCallback, useEffect, useImperativeHandle, useMemo, useRef, useState, type Dispatch, type KeyboardEvent, type Ref } from 'react';
+import './CardTable.css';
+import {
+  memo,
+  startTransition,
+  useCallback,
+  useEffect,
+  useImperativeHandle,
+  useMemo,
+  useRef,
+  useState,
+  type Dispatch,
+  type KeyboardEvent,
+  type Ref,
+} from 'react';
 import { ArrowDown, ArrowUp, Trash2 } from 'lucide-react';
 import { emptyCard, type Card, type CardField } from './deck';
 import type { EditorAction } from './editor';
@@ -198,8 +211,7 @@ export function CardTable({ cards, columns, sourceLabel, targetLabel, dispatch, 
       return;
     }
     const row = table.current?.querySelector<HTMLElement>(`[data-card-id="${CSS.escape(request.id)}"]`);
-    const selector =
-      request.target === 'front' ? 'input[data-field="front"]' : `button[data-action="${request.target}"]`;
+    const selector = request.target === 'front' ? 'input[data-field="front"]' : `button[data-action="${request.target}"]`;
     let target = row?.querySelector<HTMLElement>(selector);
     // A row moved to either end has that move button disabled; its other move button takes focus.
     if (target instanceof HTMLButtonElement && target.disabled) {
@@ -262,9 +274,7 @@ export function CardTable({ cards, columns, sourceLabel, targetLabel, dispatch, 
     const index = list.findIndex((card) => card.id === row.dataset.cardId);
     const following = list[index + 1];
     if (following) {
-      const next = table.current?.querySelector<HTMLInputElement>(
-        `[data-card-id="${CSS.escape(following.id)}"] input[data-field="front"]`,
-      );
+      const next = table.current?.querySelector<HTMLInputElement>(`[data-card-id="${CSS.escape(following.id)}"] input[data-field="front"]`);
       if (next) next.focus();
       else {
         pendingFocus.current = { id: following.id, target: 'front' };

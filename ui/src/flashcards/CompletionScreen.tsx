@@ -1,9 +1,10 @@
 // The completion screen, 'Practice complete' (SPEC.md 2): the counts, the ways on (led by
 // 'Practice unknown again' when there were unknowns), when the deck is next due, and 'Review
 // cards', which the spec leaves open: a list of this round's cards, the unknown first.
+import './CompletionScreen.css';
 import { useEffect, useRef, useState } from 'react';
-import { Link } from 'react-router';
 import { ArrowLeft, Check, ListChecks, Pencil, Repeat, RotateCcw, X } from 'lucide-react';
+import { ButtonLink } from '../lib/ButtonLink';
 import { langLabel, type Deck } from './deck';
 import { faces, reviewList, type PracticeState, type Summary } from './practice';
 
@@ -49,36 +50,36 @@ export function CompletionScreen({ deck, state, summary, nextDue, onRestart, onP
       <p className="completion__next-due">{nextDue}</p>
       <div className="completion__actions">
         <div className="completion__primary">
-        {summary.unknown > 0 && (
-          <button type="button" className="button button--primary" onClick={onPracticeUnknown}>
-            <Repeat aria-hidden="true" size={16} />
-            Practice unknown again
+          {summary.unknown > 0 && (
+            <button type="button" className="button button--primary" onClick={onPracticeUnknown}>
+              <Repeat aria-hidden="true" size={16} />
+              Practice unknown again
+            </button>
+          )}
+          <button type="button" className={summary.unknown > 0 ? 'button' : 'button button--primary'} onClick={onRestart}>
+            <RotateCcw aria-hidden="true" size={16} />
+            Restart
           </button>
-        )}
-        <button type="button" className={summary.unknown > 0 ? 'button' : 'button button--primary'} onClick={onRestart}>
-          <RotateCcw aria-hidden="true" size={16} />
-          Restart
-        </button>
         </div>
         <div className="completion__secondary">
-        <Link className="button button--quiet" to={`/flashcards/${deck.id}/edit`}>
-          <Pencil aria-hidden="true" size={16} />
-          Edit deck
-        </Link>
-        <Link className="button button--quiet" to="/flashcards">
-          <ArrowLeft aria-hidden="true" size={16} />
-          Back to decks
-        </Link>
-        <button
-          type="button"
-          className="button button--quiet"
-          aria-expanded={reviewing}
-          aria-controls="review-list"
-          onClick={() => setReviewing((open) => !open)}
-        >
-          <ListChecks aria-hidden="true" size={16} />
-          Review cards
-        </button>
+          <ButtonLink look="quiet" to={`/flashcards/${deck.id}/edit`}>
+            <Pencil aria-hidden="true" size={16} />
+            Edit deck
+          </ButtonLink>
+          <ButtonLink look="quiet" to="/flashcards">
+            <ArrowLeft aria-hidden="true" size={16} />
+            Back to decks
+          </ButtonLink>
+          <button
+            type="button"
+            className="button button--quiet"
+            aria-expanded={reviewing}
+            aria-controls="review-list"
+            onClick={() => setReviewing((open) => !open)}
+          >
+            <ListChecks aria-hidden="true" size={16} />
+            Review cards
+          </button>
         </div>
       </div>
       {reviewing && (
@@ -98,11 +99,7 @@ export function CompletionScreen({ deck, state, summary, nextDue, onRestart, onP
                 <tr key={item.key} className={known ? 'review__row--known' : 'review__row--unknown'}>
                   <td>
                     {prompt}
-                    {deck.bidirectional && (
-                      <span className="pill review__direction">
-                        {item.reverse ? `${target}→${source}` : `${source}→${target}`}
-                      </span>
-                    )}
+                    {deck.bidirectional && <span className="pill review__direction">{item.reverse ? `${target}→${source}` : `${source}→${target}`}</span>}
                   </td>
                   <td>{answer}</td>
                   <td className="review__result">

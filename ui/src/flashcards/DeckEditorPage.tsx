@@ -1,6 +1,7 @@
 // The deck editor (SPEC.md 2 and 4), shared by /flashcards/new and /flashcards/{id}/edit: the
 // deck's metadata and switches, the cards table, Save (button and Ctrl/Cmd+S) with the save-toast,
 // Delete with confirmation, and a draft written shortly after every change and restored on return.
+import './DeckEditorPage.css';
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState, type ReactNode } from 'react';
 import { useBlocker, useNavigate, useParams } from 'react-router';
 import { Plus, Save, Trash2, Undo2, X } from 'lucide-react';
@@ -74,7 +75,6 @@ function Switch({ label, checked, onChange, hint }: { label: string; checked: bo
   );
 }
 
-
 function DeckEditor({ routeId, onCreated }: { routeId: string | null; onCreated: (id: string) => void }) {
   const navigate = useNavigate();
   const [start] = useState(() => loadEditor(routeId));
@@ -143,33 +143,36 @@ function DeckEditor({ routeId, onCreated }: { routeId: string | null; onCreated:
   }, [toast]);
 
   /** Saves the deck; a new deck's address becomes its own unless the visitor is leaving. */
-  const saveDeck = useCallback((replaceUrl: boolean): boolean => {
-    if (!canSave(state)) {
-      setTriedInvalid(true);
-      return false;
-    }
-    const id = state.deckId ?? newId();
-    const result = deckStore.saveDeck(normaliseForSave(id, state.meta, state.cards, new Date()));
-    if (!result.ok) {
-      setError(result.error);
-      setAnnouncement(result.error);
-      return false;
-    }
-    setError(null);
-    setTriedInvalid(false);
-    setRestored(null);
-    deckStore.clearDraft(null);
-    deckStore.clearDraft(id);
-    dispatch({ type: 'saved', deckId: id, revision: state.revision });
-    setToast((n) => n + 1);
-    setAnnouncement(`Deck saved at ${new Date().toLocaleTimeString()}`);
-    if (state.deckId === null && replaceUrl) {
-      onCreated(id);
-      leaving.current = true;
-      void navigate(`/flashcards/${id}/edit`, { replace: true });
-    }
-    return true;
-  }, [state, navigate, onCreated]);
+  const saveDeck = useCallback(
+    (replaceUrl: boolean): boolean => {
+      if (!canSave(state)) {
+        setTriedInvalid(true);
+        return false;
+      }
+      const id = state.deckId ?? newId();
+      const result = deckStore.saveDeck(normaliseForSave(id, state.meta, state.cards, new Date()));
+      if (!result.ok) {
+        setError(result.error);
+        setAnnouncement(result.error);
+        return false;
+      }
+      setError(null);
+      setTriedInvalid(false);
+      setRestored(null);
+      deckStore.clearDraft(null);
+      deckStore.clearDraft(id);
+      dispatch({ type: 'saved', deckId: id, revision: state.revision });
+      setToast((n) => n + 1);
+      setAnnouncement(`Deck saved at ${new Date().toLocaleTimeString()}`);
+      if (state.deckId === null && replaceUrl) {
+        onCreated(id);
+        leaving.current = true;
+        void navigate(`/flashcards/${id}/edit`, { replace: true });
+      }
+      return true;
+    },
+    [state, navigate, onCreated],
+  );
   const save = useCallback(() => void saveDeck(true), [saveDeck]);
 
   useEffect(() => {
@@ -365,15 +368,7 @@ function DeckEditor({ routeId, onCreated }: { routeId: string | null; onCreated:
         </fieldset>
       </div>
 
-      <CardTable
-        ref={table}
-        cards={cards}
-        columns={columns}
-        sourceLabel={source}
-        targetLabel={target}
-        dispatch={dispatch}
-        onRemoved={onRemoveCard}
-      />
+      <CardTable ref={table} cards={cards} columns={columns} sourceLabel={source} targetLabel={target} dispatch={dispatch} onRemoved={onRemoveCard} />
 
       {removed && (
         <div className="undo-toast" role="status">

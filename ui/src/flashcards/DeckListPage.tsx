@@ -3,9 +3,11 @@
 // Beyond the spec: export (all decks, or one deck as JSON or Anki text), import, and a gentle
 // reminder when no backup was exported for 30 days; and from the review log, 'N due' per deck, a
 // 'Review due (N)' action beside Practice and a link to the deck's progress.
+import './DeckListPage.css';
 import { useEffect, useId, useRef, useState } from 'react';
-import { Link, useLocation } from 'react-router';
+import { useLocation } from 'react-router';
 import { ChartColumn, Download, FileBraces, FileText, CalendarClock, Pencil, Play, Plus, Search, Upload, X } from 'lucide-react';
+import { ButtonLink } from '../lib/ButtonLink';
 import { onSynced } from '../lib/localChanges';
 import { DeckListActionsSlot } from '../lib/slots';
 import { COMPACT_FROM, filterDecks } from './deckSearch';
@@ -44,9 +46,9 @@ function DeckCard({ deck }: { deck: ListedDeck }) {
         <h2 className="deck-card__name" id={titleId} title={name}>
           {name}
         </h2>
-        <Link className="icon-button" to={`/flashcards/${deck.id}/edit`} aria-label={`Edit ${name}`} title="Edit deck">
+        <ButtonLink look="icon" to={`/flashcards/${deck.id}/edit`} aria-label={`Edit ${name}`} title="Edit deck">
           <Pencil aria-hidden="true" size={18} />
-        </Link>
+        </ButtonLink>
       </div>
       <div className="deck-card__pills">
         <span className="pill pill--accent">
@@ -60,15 +62,15 @@ function DeckCard({ deck }: { deck: ListedDeck }) {
       {deck.description.trim() !== '' && <p className="deck-card__description">{deck.description}</p>}
       <div className="deck-card__foot">
         <div className="deck-card__practice">
-          <Link className="button button--primary" to={`/flashcards/${deck.id}/practice`} aria-label={`Practice ${name}`}>
+          <ButtonLink look="primary" to={`/flashcards/${deck.id}/practice`} aria-label={`Practice ${name}`}>
             <Play aria-hidden="true" size={16} />
             Practice
-          </Link>
+          </ButtonLink>
           {deck.reviewDue > 0 ? (
-            <Link className="button" to={`/flashcards/${deck.id}/review`} aria-label={`Review due (${deck.reviewDue}) in ${name}`}>
+            <ButtonLink to={`/flashcards/${deck.id}/review`} aria-label={`Review due (${deck.reviewDue}) in ${name}`}>
               <CalendarClock aria-hidden="true" size={16} />
               Review due ({deck.reviewDue})
-            </Link>
+            </ButtonLink>
           ) : (
             <button type="button" className="button" disabled aria-label={`Review due (0) in ${name}`}>
               <CalendarClock aria-hidden="true" size={16} />
@@ -78,9 +80,9 @@ function DeckCard({ deck }: { deck: ListedDeck }) {
         </div>
         <div className="deck-card__more">
           {created && <span className="deck-card__date">Created: {created}</span>}
-          <Link className="icon-button" to={`/flashcards/${deck.id}/progress`} aria-label={`Progress of ${name}`} title="Progress">
+          <ButtonLink look="icon" to={`/flashcards/${deck.id}/progress`} aria-label={`Progress of ${name}`} title="Progress">
             <ChartColumn aria-hidden="true" size={18} />
-          </Link>
+          </ButtonLink>
           {/* One menu for the two export formats: two look-alike icons were easy to confuse. */}
           <MenuButton
             label={`Export ${name}`}
@@ -147,10 +149,10 @@ export function DeckListPage() {
               Export
             </button>
           )}
-          <Link className="button button--primary" to="/flashcards/new">
+          <ButtonLink look="primary" to="/flashcards/new">
             <Plus aria-hidden="true" size={18} />
             New Deck
-          </Link>
+          </ButtonLink>
         </div>
       </div>
       <p role="status" className={notice ? 'notice' : 'visually-hidden'}>
@@ -159,10 +161,8 @@ export function DeckListPage() {
       {reminderDays !== null && (
         <div className="alert alert--warning backup-reminder" role="note" aria-label="Backup reminder">
           <p>
-            {deckStore.readLastExport() === null
-              ? 'Your decks have not been backed up yet.'
-              : `Your last backup was ${reminderDays} days ago.`}{' '}
-            They live only in this browser, which can clear them; export a copy to keep them safe.
+            {deckStore.readLastExport() === null ? 'Your decks have not been backed up yet.' : `Your last backup was ${reminderDays} days ago.`} They live only
+            in this browser, which can clear them; export a copy to keep them safe.
           </p>
           <div className="backup-reminder__actions">
             <button type="button" className="button" onClick={exportAll}>
@@ -188,10 +188,10 @@ export function DeckListPage() {
         <div className="card page empty-state">
           <h2>No decks yet</h2>
           <p>Create your first deck to get started.</p>
-          <Link className="button button--primary" to="/flashcards/new">
+          <ButtonLink look="primary" to="/flashcards/new">
             <Plus aria-hidden="true" size={18} />
             New Deck
-          </Link>
+          </ButtonLink>
         </div>
       ) : (
         <>

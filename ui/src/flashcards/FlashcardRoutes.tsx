@@ -1,11 +1,12 @@
 // Routes of the flashcard tool (SPEC.md section 2): deck list, editor (new and edit) and practice;
 // beyond the spec, "Review due" (practice of the due cards only) and a deck's progress.
 import { Route, Routes } from 'react-router';
+// The shared rules first: each component's own file, imported by the component, comes after and wins ties.
+import './flashcards.css';
 import { DeckEditorRoute } from './DeckEditorPage';
 import { DeckListPage } from './DeckListPage';
 import { PracticePage } from './PracticePage';
 import { ProgressPage } from './ProgressPage';
-import './flashcards.css';
 
 export default function FlashcardRoutes() {
   return (

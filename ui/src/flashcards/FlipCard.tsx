@@ -2,6 +2,7 @@
 // with a mouse drag) follows the finger once flipped, marking known to the right and not known to
 // the left when let go past a threshold. Drag positions go straight to CSS variables, not state, so
 // following the finger never re-renders.
+import './FlipCard.css';
 import { useImperativeHandle, useRef, type PointerEvent, type Ref } from 'react';
 import { Check, X } from 'lucide-react';
 import { faces, type Mark, type PracticeItem } from './practice';

@@ -1,6 +1,7 @@
 // The Import dialog: paste text or pick a file, choose (or accept the detected) format and its
 // separators, see the first rows and any problem with its line, name the deck and pick its
 // languages, then confirm. Parsing is io/importPlan.ts; nothing is stored before Import is pressed.
+import './ImportDialog.css';
 import { useId, useImperativeHandle, useMemo, useRef, useState, type ChangeEvent, type Ref } from 'react';
 import { FileUp, X } from 'lucide-react';
 import { cardCount, defaultMeta, displayName, type Deck, type Language } from './deck';
@@ -136,172 +137,173 @@ export function ImportDialog({ onImported, ref }: Props) {
         </div>
 
         <div className="import-dialog__body">
-        <label className="field">
-          Paste text
-          <textarea
-            ref={textArea}
-            className="textarea import-dialog__text"
-            rows={6}
-            value={request.text}
-            placeholder={'cat\tchat\ndog\tchien'}
-            spellCheck={false}
-            onChange={(event) => {
-              setFileName(null);
-              update({ text: event.target.value });
-            }}
-          />
-        </label>
-        <div className="field">
-          <span id={`${id}-file`}>Or choose a file</span>
-          <div className="file-picker">
-            {/* The input stays in the page (keyboard, screen readers, drops); the label is its face. */}
-            <input
-              id={`${id}-file-input`}
-              className="file-picker__input"
-              type="file"
-              aria-labelledby={`${id}-file`}
-              accept=".json,.txt,.csv,.tsv,text/plain,text/csv,application/json"
-              onChange={(event) => void onFile(event)}
-            />
-            <label htmlFor={`${id}-file-input`} className="button file-picker__button" aria-hidden="true">
-              <FileUp aria-hidden="true" size={16} />
-              Choose file…
-            </label>
-            <span className="hint file-picker__name">{fileName ? `Loaded ${fileName}` : 'JSON backup, Anki, Quizlet or CSV text'}</span>
-          </div>
-          {fileError && <span className="error-text">{fileError}</span>}
-        </div>
-
-        <div className="import-dialog__options">
           <label className="field">
-            Format
-            <select className="select" value={format} onChange={(event) => update({ format: event.target.value as FormatChoice })}>
-              <option value="auto">Detect automatically{format === 'auto' && resolved ? ` (${FORMAT_LABELS[resolved]})` : ''}</option>
-              {(Object.keys(FORMAT_LABELS) as (keyof typeof FORMAT_LABELS)[]).map((key) => (
-                <option key={key} value={key}>
-                  {FORMAT_LABELS[key]}
-                </option>
-              ))}
-            </select>
+            Paste text
+            <textarea
+              ref={textArea}
+              className="textarea import-dialog__text"
+              rows={6}
+              value={request.text}
+              placeholder={'cat\tchat\ndog\tchien'}
+              spellCheck={false}
+              onChange={(event) => {
+                setFileName(null);
+                update({ text: event.target.value });
+              }}
+            />
           </label>
-          {shown === 'delimited' && (
+          <div className="field">
+            <span id={`${id}-file`}>Or choose a file</span>
+            <div className="file-picker">
+              {/* The input stays in the page (keyboard, screen readers, drops); the label is its face. */}
+              <input
+                id={`${id}-file-input`}
+                className="file-picker__input"
+                type="file"
+                aria-labelledby={`${id}-file`}
+                accept=".json,.txt,.csv,.tsv,text/plain,text/csv,application/json"
+                onChange={(event) => void onFile(event)}
+              />
+              <label htmlFor={`${id}-file-input`} className="button file-picker__button" aria-hidden="true">
+                <FileUp aria-hidden="true" size={16} />
+                Choose file…
+              </label>
+              <span className="hint file-picker__name">{fileName ? `Loaded ${fileName}` : 'JSON backup, Anki, Quizlet or CSV text'}</span>
+            </div>
+            {fileError && <span className="error-text">{fileError}</span>}
+          </div>
+
+          <div className="import-dialog__options">
             <label className="field">
-              Separator
-              <select className="select" value={request.delimiter} onChange={(event) => update({ delimiter: event.target.value as DelimiterChoice })}>
-                <option value="auto">
-                  Detect automatically{request.delimiter === 'auto' && plan.status === 'cards' && plan.delimiter ? ` (${DELIMITER_LABELS[plan.delimiter]})` : ''}
-                </option>
-                {(Object.keys(DELIMITER_LABELS) as (keyof typeof DELIMITER_LABELS)[]).map((key) => (
+              Format
+              <select className="select" value={format} onChange={(event) => update({ format: event.target.value as FormatChoice })}>
+                <option value="auto">Detect automatically{format === 'auto' && resolved ? ` (${FORMAT_LABELS[resolved]})` : ''}</option>
+                {(Object.keys(FORMAT_LABELS) as (keyof typeof FORMAT_LABELS)[]).map((key) => (
                   <option key={key} value={key}>
-                    {DELIMITER_LABELS[key]}
+                    {FORMAT_LABELS[key]}
                   </option>
                 ))}
               </select>
             </label>
-          )}
-          {shown === 'quizlet' && (
-            <>
-              <SeparatorField
-                label="Between term and definition"
-                choices={[
-                  ['tab', 'Tab'],
-                  ['comma', 'Comma'],
-                ]}
-                value={request.quizlet.term}
-                onChange={(term) => update({ quizlet: { ...request.quizlet, term: term as QuizletTermSeparator } })}
-              />
-              <SeparatorField
-                label="Between cards"
-                choices={[
-                  ['newline', 'New line'],
-                  ['semicolon', 'Semicolon'],
-                ]}
-                value={request.quizlet.card}
-                onChange={(card) => update({ quizlet: { ...request.quizlet, card: card as QuizletCardSeparator } })}
-              />
-            </>
-          )}
-        </div>
+            {shown === 'delimited' && (
+              <label className="field">
+                Separator
+                <select className="select" value={request.delimiter} onChange={(event) => update({ delimiter: event.target.value as DelimiterChoice })}>
+                  <option value="auto">
+                    Detect automatically
+                    {request.delimiter === 'auto' && plan.status === 'cards' && plan.delimiter ? ` (${DELIMITER_LABELS[plan.delimiter]})` : ''}
+                  </option>
+                  {(Object.keys(DELIMITER_LABELS) as (keyof typeof DELIMITER_LABELS)[]).map((key) => (
+                    <option key={key} value={key}>
+                      {DELIMITER_LABELS[key]}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            )}
+            {shown === 'quizlet' && (
+              <>
+                <SeparatorField
+                  label="Between term and definition"
+                  choices={[
+                    ['tab', 'Tab'],
+                    ['comma', 'Comma'],
+                  ]}
+                  value={request.quizlet.term}
+                  onChange={(term) => update({ quizlet: { ...request.quizlet, term: term as QuizletTermSeparator } })}
+                />
+                <SeparatorField
+                  label="Between cards"
+                  choices={[
+                    ['newline', 'New line'],
+                    ['semicolon', 'Semicolon'],
+                  ]}
+                  value={request.quizlet.card}
+                  onChange={(card) => update({ quizlet: { ...request.quizlet, card: card as QuizletCardSeparator } })}
+                />
+              </>
+            )}
+          </div>
 
-        <div className="import-dialog__preview" aria-live="polite">
-          {plan.status === 'error' && (
-            <p className="alert" role="alert">
-              {plan.error}
-            </p>
-          )}
-          {plan.status === 'cards' && (
-            <>
-              <p className="hint">
-                {cardCount(plan.cards.length)} to import{plan.cards.length > PREVIEW_ROWS ? `; the first ${PREVIEW_ROWS}:` : ':'}
+          <div className="import-dialog__preview" aria-live="polite">
+            {plan.status === 'error' && (
+              <p className="alert" role="alert">
+                {plan.error}
               </p>
-              <CardPreview cards={plan.cards.slice(0, PREVIEW_ROWS)} />
-            </>
-          )}
-          {plan.status === 'decks' && (
-            <>
-              <p className="hint">{plan.decks.length === 1 ? '1 deck to import:' : `${plan.decks.length} decks to import:`}</p>
-              <ul className="import-dialog__decks">
-                {plan.decks.map((deck, index) => (
-                  <li key={`${deck.id}-${index}`}>
-                    <strong>{displayName(deck.name)}</strong> · {deck.sourceLang.toUpperCase()} → {deck.targetLang.toUpperCase()} · {cardCount(deck.cards.length)}
-                    {plan.reviews[index] && ` · ${reviewCount(plan.reviews[index].log.length)}`}
-                    {taken.has(deck.id) && <span className="hint"> (already here: added as a copy)</span>}
-                  </li>
-                ))}
-              </ul>
-            </>
-          )}
-          {plan.status !== 'empty' && plan.problems.length > 0 && (
-            <div className="alert alert--warning import-dialog__problems">
-              <ul>
-                {plan.problems.slice(0, PREVIEW_PROBLEMS).map((problem, index) => (
-                  <li key={index}>{describeProblem(problem)}</li>
-                ))}
-              </ul>
-              {plan.problems.length > PREVIEW_PROBLEMS && <p>…and {plan.problems.length - PREVIEW_PROBLEMS} more.</p>}
-            </div>
-          )}
-        </div>
-
+            )}
+            {plan.status === 'cards' && (
+              <>
+                <p className="hint">
+                  {cardCount(plan.cards.length)} to import{plan.cards.length > PREVIEW_ROWS ? `; the first ${PREVIEW_ROWS}:` : ':'}
+                </p>
+                <CardPreview cards={plan.cards.slice(0, PREVIEW_ROWS)} />
+              </>
+            )}
+            {plan.status === 'decks' && (
+              <>
+                <p className="hint">{plan.decks.length === 1 ? '1 deck to import:' : `${plan.decks.length} decks to import:`}</p>
+                <ul className="import-dialog__decks">
+                  {plan.decks.map((deck, index) => (
+                    <li key={`${deck.id}-${index}`}>
+                      <strong>{displayName(deck.name)}</strong> · {deck.sourceLang.toUpperCase()} → {deck.targetLang.toUpperCase()} ·{' '}
+                      {cardCount(deck.cards.length)}
+                      {plan.reviews[index] && ` · ${reviewCount(plan.reviews[index].log.length)}`}
+                      {taken.has(deck.id) && <span className="hint"> (already here: added as a copy)</span>}
+                    </li>
+                  ))}
+                </ul>
+              </>
+            )}
+            {plan.status !== 'empty' && plan.problems.length > 0 && (
+              <div className="alert alert--warning import-dialog__problems">
+                <ul>
+                  {plan.problems.slice(0, PREVIEW_PROBLEMS).map((problem, index) => (
+                    <li key={index}>{describeProblem(problem)}</li>
+                  ))}
+                </ul>
+                {plan.problems.length > PREVIEW_PROBLEMS && <p>…and {plan.problems.length - PREVIEW_PROBLEMS} more.</p>}
+              </div>
+            )}
+          </div>
         </div>
 
         <div className="import-dialog__footer">
-        {needsName && (
-          <div className="import-dialog__deck">
-            <label className="field import-dialog__name">
-              Deck name
-              <input
-                className="input"
-                value={name}
-                required
-                aria-describedby={blocker ? `${id}-blocker` : undefined}
-                onChange={(event) => setTypedName(event.target.value)}
-              />
-            </label>
-            <LanguageSelect label="Source language" value={sourceLang} onChange={setSourceLang} />
-            <LanguageSelect label="Target language" value={targetLang} onChange={setTargetLang} />
-          </div>
-        )}
+          {needsName && (
+            <div className="import-dialog__deck">
+              <label className="field import-dialog__name">
+                Deck name
+                <input
+                  className="input"
+                  value={name}
+                  required
+                  aria-describedby={blocker ? `${id}-blocker` : undefined}
+                  onChange={(event) => setTypedName(event.target.value)}
+                />
+              </label>
+              <LanguageSelect label="Source language" value={sourceLang} onChange={setSourceLang} />
+              <LanguageSelect label="Target language" value={targetLang} onChange={setTargetLang} />
+            </div>
+          )}
 
-        {saveError && (
-          <p className="alert" role="alert">
-            {saveError}
-          </p>
-        )}
-
-        <div className="dialog__actions import-dialog__actions">
-          {blocker && (
-            <p id={`${id}-blocker`} className="import-dialog__blocker">
-              {blocker}
+          {saveError && (
+            <p className="alert" role="alert">
+              {saveError}
             </p>
           )}
-          <button type="button" className="button button--quiet" onClick={close}>
-            Cancel
-          </button>
-          <button type="submit" className="button button--primary" disabled={!canImport} aria-describedby={blocker ? `${id}-blocker` : undefined}>
-            Import
-          </button>
-        </div>
+
+          <div className="dialog__actions import-dialog__actions">
+            {blocker && (
+              <p id={`${id}-blocker`} className="import-dialog__blocker">
+                {blocker}
+              </p>
+            )}
+            <button type="button" className="button button--quiet" onClick={close}>
+              Cancel
+            </button>
+            <button type="submit" className="button button--primary" disabled={!canImport} aria-describedby={blocker ? `${id}-blocker` : undefined}>
+              Import
+            </button>
+          </div>
         </div>
       </form>
     </dialog>
@@ -383,4 +385,3 @@ function SeparatorField({
     </div>
   );
 }
-

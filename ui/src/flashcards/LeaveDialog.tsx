@@ -1,5 +1,6 @@
 // The question asked when the visitor leaves the deck editor with unsaved changes: keep editing,
 // leave (the changes stay as this deck's draft and come back on return) or save and leave.
+import './LeaveDialog.css';
 import { useEffect, useId, useRef } from 'react';
 import { displayName } from './deck';
 
@@ -39,8 +40,7 @@ export function LeaveDialog({ name, canSave, onStay, onLeave, onSave }: Props) {
       <div className="dialog__panel">
         <h2 id={`${id}-title`}>Leave with unsaved changes?</h2>
         <p id={`${id}-text`}>
-          Your changes to “{displayName(name)}” are not saved. If you leave, they stay on this device as a draft and come
-          back when you open this deck again.
+          Your changes to “{displayName(name)}” are not saved. If you leave, they stay on this device as a draft and come back when you open this deck again.
         </p>
         <div className="dialog__actions leave-dialog__actions">
           <button ref={stay} type="button" className="button" onClick={onStay}>

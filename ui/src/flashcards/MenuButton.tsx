@@ -1,5 +1,6 @@
 // A menu button (WAI-ARIA APG): the button opens a list of actions; arrows, Home and End move
 // between them, Enter or a click runs one, Escape closes and gives the focus back to the button.
+import './MenuButton.css';
 import { useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { menuFocusAfter } from './menuKeys';
 

@@ -3,9 +3,11 @@
 // review list. Beyond the spec: every mark is logged and schedules the card (srs/), "Review due"
 // practises only the due cards, an unfinished session comes back after a reload, and the answer
 // can be typed. All rules live in practice.ts and srs/; this screen wires input and animation.
+import './PracticePage.css';
 import { useEffect, useMemo, useReducer, useRef, useState } from 'react';
 import { Link, Navigate, useParams } from 'react-router';
 import { ArrowLeft, Check, Pencil, RotateCcw, Undo2, X } from 'lucide-react';
+import { ButtonLink } from '../lib/ButtonLink';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
 import { displayName, langLabel, type Deck } from './deck';
 import {
@@ -250,10 +252,10 @@ function PracticeSession({ deck, mode }: { deck: Deck; mode: SessionMode }) {
           <ArrowLeft aria-hidden="true" size={16} />
           All decks
         </Link>
-        <Link className="button button--quiet" to={`/flashcards/${deck.id}/edit`}>
+        <ButtonLink look="quiet" to={`/flashcards/${deck.id}/edit`}>
           <Pencil aria-hidden="true" size={16} />
           Edit deck
-        </Link>
+        </ButtonLink>
       </nav>
       <div className="toolbar__title practice__title">
         <h1 id="practice-title">{name}</h1>
@@ -301,17 +303,17 @@ function PracticeSession({ deck, mode }: { deck: Deck; mode: SessionMode }) {
         <div className="card page empty-state">
           <h2>Nothing is due</h2>
           <p>{describeNextDue(nextDue(keys, reviews, now), now)}</p>
-          <Link className="button button--primary" to={`/flashcards/${deck.id}/practice`}>
+          <ButtonLink look="primary" to={`/flashcards/${deck.id}/practice`}>
             Practice all cards
-          </Link>
+          </ButtonLink>
         </div>
       ) : empty ? (
         <div className="card page empty-state">
           <h2>Nothing to practise yet</h2>
           <p>This deck has no cards with both a front and a back.</p>
-          <Link className="button button--primary" to={`/flashcards/${deck.id}/edit`}>
+          <ButtonLink look="primary" to={`/flashcards/${deck.id}/edit`}>
             Edit deck
-          </Link>
+          </ButtonLink>
         </div>
       ) : done ? (
         <CompletionScreen

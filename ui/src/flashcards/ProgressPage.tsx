@@ -1,14 +1,17 @@
 // A deck's progress, from its review log (srs/stats.ts): cards by state, retention over the last
 // 30 days, a 12-week heatmap of reviews per day (plain CSS grid), the current streak, and the
 // deck's daily limit of new cards for "Review due".
-import { useId, useMemo, useState } from 'react';
-import { Link, Navigate, useParams } from 'react-router';
+import './ProgressPage.css';
+import { useMemo, useState } from 'react';
+import { Navigate, useParams } from 'react-router';
 import { CalendarClock, Play } from 'lucide-react';
+import { ButtonLink } from '../lib/ButtonLink';
+import { NumberField } from '../lib/NumberField';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
 import { displayName, langLabel, type Deck } from './deck';
 import { deckStore } from './storage';
 import { deckKeys, describeNextDue, nextDue, reviewDueCount } from './srs/due';
-import { MAX_NEW_PER_DAY, parseNewPerDay, withNewPerDay, type ReviewRecord } from './srs/reviewLog';
+import { MAX_NEW_PER_DAY, withNewPerDay, type ReviewRecord } from './srs/reviewLog';
 import { deckProgress, heatLevel, HEATMAP_WEEKS, RETENTION_DAYS, type HeatmapDay } from './srs/stats';
 
 export function ProgressPage() {
@@ -39,19 +42,19 @@ function Progress({ deck }: { deck: Deck }) {
             {langLabel(deck.sourceLang)} → {langLabel(deck.targetLang)}
           </span>
         </div>
-        <Link className="button button--primary" to={`/flashcards/${deck.id}/practice`}>
+        <ButtonLink look="primary" to={`/flashcards/${deck.id}/practice`}>
           <Play aria-hidden="true" size={16} />
           Practice
-        </Link>
+        </ButtonLink>
         {reviewDue > 0 && (
-          <Link className="button" to={`/flashcards/${deck.id}/review`}>
+          <ButtonLink to={`/flashcards/${deck.id}/review`}>
             <CalendarClock aria-hidden="true" size={16} />
             Review due ({reviewDue})
-          </Link>
+          </ButtonLink>
         )}
-        <Link className="button button--quiet" to="/flashcards">
+        <ButtonLink look="quiet" to="/flashcards">
           All decks
-        </Link>
+        </ButtonLink>
       </div>
 
       <h2 className="progress-page__heading">Progress</h2>
@@ -129,48 +132,36 @@ function Heatmap({ days: cells, total }: { days: readonly HeatmapDay[]; total: n
 }
 
 function NewPerDay({ value, onSave }: { value: number; onSave: (value: number) => string | null }) {
-  const id = useId();
-  const [text, setText] = useState(String(value));
+  const [draft, setDraft] = useState(value);
+  const [refused, setRefused] = useState(false);
   const [message, setMessage] = useState<{ error: boolean; text: string } | null>(null);
-  const parsed = parseNewPerDay(text);
   return (
     <form
       className="card new-per-day"
       onSubmit={(event) => {
         event.preventDefault();
-        if (parsed === null) return;
-        const error = onSave(parsed);
-        setMessage(error ? { error: true, text: error } : { error: false, text: `Saved: up to ${parsed} new cards a day.` });
+        if (refused) return;
+        const error = onSave(draft);
+        setMessage(error ? { error: true, text: error } : { error: false, text: `Saved: up to ${draft} new cards a day.` });
       }}
     >
-      <label className="field" htmlFor={`${id}-input`}>
-        New cards per day
-      </label>
-      <p className="hint" id={`${id}-hint`}>
-        How many never-practised cards “Review due” adds each day. Practice always takes every card.
-      </p>
-      <div className="new-per-day__row">
-        <input
-          id={`${id}-input`}
-          className="input"
-          type="number"
-          inputMode="numeric"
-          min={0}
-          max={MAX_NEW_PER_DAY}
-          step={1}
-          value={text}
-          aria-describedby={`${id}-hint`}
-          aria-invalid={parsed === null}
-          onChange={(event) => {
-            setText(event.target.value);
-            setMessage(null);
-          }}
-        />
-        <button type="submit" className="button" disabled={parsed === null || parsed === value}>
+      <NumberField
+        label="New cards per day"
+        hint="How many never-practised cards “Review due” adds each day. Practice always takes every card."
+        min={0}
+        max={MAX_NEW_PER_DAY}
+        required
+        value={draft}
+        onChange={(entry) => {
+          setRefused(!entry.ok);
+          if (entry.ok && entry.value !== undefined) setDraft(entry.value);
+          setMessage(null);
+        }}
+      >
+        <button type="submit" className="button" disabled={refused || draft === value}>
           Save
         </button>
-      </div>
-      {parsed === null && <p className="error-text">A whole number from 0 to {MAX_NEW_PER_DAY}.</p>}
+      </NumberField>
       <p role="status" className={message?.error ? 'alert' : 'hint'}>
         {message?.text}
       </p>

@@ -1,6 +1,7 @@
 // The speaker button of the practice card: says the face's text with the Web Speech API in the
 // side's language. It shows only when a voice for that language exists (voices arrive late, with
 // 'voiceschanged'), speaks only when pressed, and keeps its clicks and keys from flipping the card.
+import './SpeakButton.css';
 import { useEffect, useState, type KeyboardEvent } from 'react';
 import { Volume2 } from 'lucide-react';
 import { LANGUAGES, type Language } from './deck';

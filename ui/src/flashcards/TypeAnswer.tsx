@@ -1,6 +1,7 @@
 // Typing practice: the learner types the answer before flipping; on Enter the answer is compared
 // (accent- and case-insensitively unless strict), the difference shows character by character,
 // and the page suggests the matching grade without choosing it. Rules in srs/answer.ts.
+import './TypeAnswer.css';
 import { useId, useState, type Ref } from 'react';
 import { diffAnswer, isCorrect, type DiffPart } from './srs/answer';
 import { faces, type PracticeItem } from './practice';

@@ -18,11 +18,10 @@ export function searchText(deck: Pick<Deck, 'name' | 'author' | 'description' | 
 }
 
 /** The decks matching every word of `query`, in their order; all of them for a blank query. */
-export function filterDecks<D extends Pick<Deck, 'name' | 'author' | 'description' | 'sourceLang' | 'targetLang'>>(
-  decks: readonly D[],
-  query: string,
-): D[] {
-  const words = fold(query).split(/\s+/).filter((word) => word !== '');
+export function filterDecks<D extends Pick<Deck, 'name' | 'author' | 'description' | 'sourceLang' | 'targetLang'>>(decks: readonly D[], query: string): D[] {
+  const words = fold(query)
+    .split(/\s+/)
+    .filter((word) => word !== '');
   if (words.length === 0) return [...decks];
   return decks.filter((deck) => {
     const text = searchText(deck);

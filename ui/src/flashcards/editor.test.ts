@@ -120,13 +120,9 @@ describe('saveBlocker', () => {
   const complete = { ...emptyCard('c1'), front: 'cat', back: 'chat' };
   const state = (name: string, cards: Card[]) => initialEditorState(null, { ...defaultMeta(), name }, cards);
   it('says what is missing, and nothing once the deck is valid', () => {
-    expect(saveBlocker(state('', [emptyCard('c')]))).toBe(
-      'To save, give the deck a name and at least one card with both a front and a back.',
-    );
+    expect(saveBlocker(state('', [emptyCard('c')]))).toBe('To save, give the deck a name and at least one card with both a front and a back.');
     expect(saveBlocker(state('  ', [complete]))).toBe('To save, give the deck a name.');
-    expect(saveBlocker(state('French', [{ ...complete, back: ' ' }]))).toBe(
-      'To save, fill in both the front and the back of at least one card.',
-    );
+    expect(saveBlocker(state('French', [{ ...complete, back: ' ' }]))).toBe('To save, fill in both the front and the back of at least one card.');
     expect(saveBlocker(state('French', [complete]))).toBeNull();
   });
 });

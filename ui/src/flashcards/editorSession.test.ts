@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { defaultMeta, emptyCard, type Card, type Deck } from './deck';
 import { isDirty } from './editor';
-import {
-  canUndo,
-  editorStart,
-  removalOf,
-  restoredMessage,
-  restoreRemoved,
-  shouldConfirmLeave,
-  UNDO_MS,
-} from './editorSession';
+import { canUndo, editorStart, removalOf, restoredMessage, restoreRemoved, shouldConfirmLeave, UNDO_MS } from './editorSession';
 import type { Draft } from './storage';
 
 const card = (id: string, front = id): Card => ({ ...emptyCard(id), front, back: `${front}!` });

@@ -76,8 +76,7 @@ export function removalOf(cards: readonly Card[], id: string, now: number): Remo
 }
 
 /** Whether Undo is still offered for `removed` at `now`. */
-export const canUndo = (removed: RemovedCard | null, now: number): removed is RemovedCard =>
-  removed !== null && now - removed.at < UNDO_MS;
+export const canUndo = (removed: RemovedCard | null, now: number): removed is RemovedCard => removed !== null && now - removed.at < UNDO_MS;
 
 /** The cards with the removed one back in its place (or at the end, when the list got shorter). */
 export function restoreRemoved(cards: readonly Card[], removed: RemovedCard): Card[] {

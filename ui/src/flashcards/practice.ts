@@ -91,8 +91,7 @@ export const canMark = (state: PracticeState) => state.flipped && state.animatin
 export const canUndo = (state: PracticeState) => state.position > 0 && state.animating === null;
 
 /** Progress = position / total, from 0 to 1. */
-export const progress = (state: PracticeState) =>
-  state.order.length === 0 ? 0 : Math.min(1, state.position / state.order.length);
+export const progress = (state: PracticeState) => (state.order.length === 0 ? 0 : Math.min(1, state.position / state.order.length));
 
 export function itemAt(state: PracticeState, position: number): PracticeItem | undefined {
   const key = state.order[position];
@@ -173,7 +172,5 @@ export function reviewList(state: PracticeState): ReviewEntry[] {
 
 /** The two faces of an item: prompt and answer, reversed for TGT→SRC. */
 export function faces(item: PracticeItem): { prompt: string; answer: string } {
-  return item.reverse
-    ? { prompt: item.card.back, answer: item.card.front }
-    : { prompt: item.card.front, answer: item.card.back };
+  return item.reverse ? { prompt: item.card.back, answer: item.card.front } : { prompt: item.card.front, answer: item.card.back };
 }

@@ -3,7 +3,6 @@ import { defaultMeta, emptyCard, normaliseForSave, type Deck } from './deck';
 import { createDeckStore, deckDraftKey, deckKey, DRAFT_KEY, INDEX_KEY, LAST_SAVED_KEY } from './storage';
 import { MemoryStorage } from '../lib/memoryStorage';
 
-
 let counter = 0;
 const makeId = () => `gen-${(counter += 1)}`;
 const deck = (id: string, name: string, createdAt = '2025-01-01T00:00:00.000Z'): Deck => ({
@@ -53,7 +52,18 @@ describe('deck store: reading', () => {
     const read = createDeckStore(storage, makeId).readDeck('p');
     expect(read).not.toBeNull();
     if (!read) return;
-    expect(read).toMatchObject({ id: 'p', name: 'Partial', author: '', description: '', sourceLang: 'en', targetLang: 'hu', genderField: true, type: 'deck', version: 1, createdAt: '' });
+    expect(read).toMatchObject({
+      id: 'p',
+      name: 'Partial',
+      author: '',
+      description: '',
+      sourceLang: 'en',
+      targetLang: 'hu',
+      genderField: true,
+      type: 'deck',
+      version: 1,
+      createdAt: '',
+    });
     expect(read.cards).toHaveLength(3);
     expect(read.cards[0]).toMatchObject({ front: 'cat', back: '', pronunciation: '', gender: '', example: '' });
     expect(read.cards[0]?.id).toMatch(/^gen-/);

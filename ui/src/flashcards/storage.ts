@@ -4,18 +4,7 @@
 // Writes report a full quota as a message the screen shows, and never leave a half-written save.
 import * as v from 'valibot';
 import { isRecord, nonEmpty, orNull, parseOrNull, record, text } from '../lib/schema';
-import {
-  CardSchema,
-  DECK_VERSION,
-  DeckMetaSchema,
-  defaultMeta,
-  metaEntries,
-  metaOf,
-  moveToFront,
-  type Card,
-  type Deck,
-  type DeckMeta,
-} from './deck';
+import { CardSchema, DECK_VERSION, DeckMetaSchema, defaultMeta, metaEntries, metaOf, moveToFront, type Card, type Deck, type DeckMeta } from './deck';
 import { announceLocalChange } from '../lib/localChanges';
 import { newId } from './uuid';
 import { emptyReviews, isEmptyReviews, parseReviews, toStored, type ReviewRecord } from './srs/reviewLog';
@@ -167,10 +156,7 @@ export function parseDraft(value: unknown, makeId: () => string): Draft | null {
 
 function isQuotaError(error: unknown): boolean {
   // Firefox used its own name for the same condition.
-  return (
-    (error instanceof DOMException || error instanceof Error) &&
-    (error.name === 'QuotaExceededError' || error.name === 'NS_ERROR_DOM_QUOTA_REACHED')
-  );
+  return (error instanceof DOMException || error instanceof Error) && (error.name === 'QuotaExceededError' || error.name === 'NS_ERROR_DOM_QUOTA_REACHED');
 }
 
 /** The message a screen shows for a failed write. */
@@ -286,10 +272,7 @@ export function createDeckStore(storage: Storage | null, makeId: () => string = 
         storage.removeItem(reviewsKey(id));
         storage.removeItem(sessionKey(id));
         storage.removeItem(deckDraftKey(id));
-        write(
-          INDEX_KEY,
-          JSON.stringify(readIndex().filter((other) => other !== id)),
-        );
+        write(INDEX_KEY, JSON.stringify(readIndex().filter((other) => other !== id)));
         announceLocalChange();
         return { ok: true };
       } catch (error) {

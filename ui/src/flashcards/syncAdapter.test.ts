@@ -62,14 +62,25 @@ describe('the decks adapter and the deck store agree', () => {
   it('reads a deck stored without card ids the same way every time, so sync sees no change', () => {
     const { storage, adapter } = setup();
     storage.setItem(INDEX_KEY, JSON.stringify(['x']));
-    storage.setItem(deckKey('x'), JSON.stringify({ type: 'deck', version: 1, name: 'Bare', cards: [{ front: 'a', back: 'b' }, { front: 'c', back: 'd' }] }));
+    storage.setItem(
+      deckKey('x'),
+      JSON.stringify({
+        type: 'deck',
+        version: 1,
+        name: 'Bare',
+        cards: [
+          { front: 'a', back: 'b' },
+          { front: 'c', back: 'd' },
+        ],
+      }),
+    );
     const first = adapter.read();
     expect(adapter.read()).toEqual(first);
     const ids = (first.decks.x?.cards as { id: string }[]).map((card) => card.id);
     expect(new Set(ids).size).toBe(2);
   });
 
-  it("leaves a deck of another version unread, but in the list (so it is not taken for deleted)", () => {
+  it('leaves a deck of another version unread, but in the list (so it is not taken for deleted)', () => {
     const { storage, adapter } = setup();
     storage.setItem(INDEX_KEY, JSON.stringify(['future', 'now']));
     storage.setItem(deckKey('future'), JSON.stringify({ type: 'deck', version: 2, name: 'Later', cards: [] }));
@@ -109,7 +120,10 @@ describe('the review logs as sync carries them', () => {
     storage.setItem(reviewsKey('m'), JSON.stringify({ type: 'reviews', version: 1, newPerDay: 5, items: {}, log }));
     expect(adapter.read().reviews.m).toEqual({ newPerDay: 5, log: store.readReviews('m').log });
     expect(adapter.parseReviews(5, log)).toEqual({ newPerDay: 5, log: store.readReviews('m').log });
-    expect(store.readReviews('m').log).toEqual([['m-c0', 1, 'again'], ['m-c0', 3, 'good']]);
+    expect(store.readReviews('m').log).toEqual([
+      ['m-c0', 1, 'again'],
+      ['m-c0', 3, 'good'],
+    ]);
   });
 
   it('writes a merged log the review log reads: new marks replayed, untouched items kept', () => {

@@ -35,8 +35,8 @@ export function AboutDialog({ name, ref }: { name: string; ref: Ref<AboutDialogH
           </button>
         </div>
         <p>
-          This is the personal website of <strong>{name}</strong>: practise a language with flashcards, or
-          subscribe to calendars remapped for your calendar app.
+          This is the personal website of <strong>{name}</strong>: practise a language with flashcards, or subscribe to calendars remapped for your calendar
+          app.
         </p>
       </div>
     </dialog>

@@ -1,5 +1,5 @@
 // Shown for addresses the app does not know (the server answers them with status 404).
-import { AppLink } from '../lib/navigation';
+import { ButtonLink } from '../lib/ButtonLink';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
 
 export function NotFoundPage() {
@@ -8,9 +8,9 @@ export function NotFoundPage() {
     <section className="page page--narrow empty-state">
       <h1>Page not found</h1>
       <p>There is nothing at this address.</p>
-      <AppLink className="button button--primary" to="/">
+      <ButtonLink look="primary" to="/">
         Go to the home page
-      </AppLink>
+      </ButtonLink>
     </section>
   );
 }

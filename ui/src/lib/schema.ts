@@ -7,8 +7,7 @@ import { isRecord } from './json';
 export { isRecord };
 
 /** A JSON object (not a list) with these entries; keys not listed are dropped. */
-export const record = <const E extends v.ObjectEntries>(entries: E) =>
-  v.pipe(v.custom<Record<string, unknown>>(isRecord), v.object(entries));
+export const record = <const E extends v.ObjectEntries>(entries: E) => v.pipe(v.custom<Record<string, unknown>>(isRecord), v.object(entries));
 
 /** Text, or '' for anything else (missing included). */
 export const text = v.fallback(v.string(), '');
@@ -67,9 +66,7 @@ export const entriesOf = <T extends v.GenericSchema>(item: T) =>
 export const textsOf = v.fallback(
   v.pipe(
     v.custom<Record<string, unknown>>(isRecord),
-    v.transform((value) =>
-      Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string')),
-    ),
+    v.transform((value) => Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'))),
   ),
   () => ({}),
 );
@@ -77,5 +74,5 @@ export const textsOf = v.fallback(
 /** `schema`'s output for `value`, or null when it does not have the shape. */
 export function parseOrNull<T extends v.GenericSchema>(schema: T, value: unknown): v.InferOutput<T> | null {
   const result = v.safeParse(schema, value);
-  return result.success ? (result.output) : null;
+  return result.success ? result.output : null;
 }

@@ -33,17 +33,24 @@ export function ShareDeckButton({ deckId }: { deckId: string }) {
             </button>
           </div>
           <p>
-            Anyone with the link can see this deck as it is saved now and add a copy to their decks. The deck is encrypted in this
-            browser; the key is in the link, never on the server.
+            Anyone with the link can see this deck as it is saved now and add a copy to their decks. The deck is encrypted in this browser; the key is in the
+            link, never on the server.
             {expiry && ` ${expiry}`}
           </p>
           {share ? (
             <>
               <LinkBox url={shareUrl(window.location.origin, share)} label="Share link" qrLabel="QR code of the share link" />
-              <button type="button" className="button button--danger" disabled={busy} onClick={() => void run(async () => {
-                await revokeShare(deckId);
-                setShare(null);
-              })}>
+              <button
+                type="button"
+                className="button button--danger"
+                disabled={busy}
+                onClick={() =>
+                  void run(async () => {
+                    await revokeShare(deckId);
+                    setShare(null);
+                  })
+                }
+              >
                 Revoke link
               </button>
             </>

@@ -3,6 +3,7 @@
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
 import { Plus } from 'lucide-react';
+import { ButtonLink } from '../lib/ButtonLink';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
 import { keepSharedLink, readSharedLink } from './sharedLink';
 import { addToMyDecks, openShare, type SharedDeck } from './shares';
@@ -27,7 +28,9 @@ export function SharedDeckPage() {
   useEffect(() => {
     keepSharedLink(link, window.location, window.history, tabSession());
   }, [link]);
-  const [loaded, setLoaded] = useState<Loaded>(() => (link ? { kind: 'loading' } : { kind: 'failed', message: 'This link is incomplete: copy the whole link again.' }));
+  const [loaded, setLoaded] = useState<Loaded>(() =>
+    link ? { kind: 'loading' } : { kind: 'failed', message: 'This link is incomplete: copy the whole link again.' },
+  );
   const [added, setAdded] = useState<string | null>(null);
   const { busy, error, run } = useBusyAction();
   const add = (shared: SharedDeck) => run(async () => setAdded(await addToMyDecks(shared)));
@@ -67,9 +70,9 @@ export function SharedDeckPage() {
           <span className="count">{deck.cards.length} cards</span>
         </div>
         {added ? (
-          <Link className="button button--primary" to={`/flashcards/${added}/edit`}>
+          <ButtonLink look="primary" to={`/flashcards/${added}/edit`}>
             Open my copy
-          </Link>
+          </ButtonLink>
         ) : (
           <button type="button" className="button button--primary" disabled={busy} onClick={() => void add(loaded.deck)}>
             <Plus aria-hidden="true" size={16} />
@@ -77,7 +80,11 @@ export function SharedDeckPage() {
           </button>
         )}
       </div>
-      {added && <p role="status" className="notice">Added “{name}” to your decks.</p>}
+      {added && (
+        <p role="status" className="notice">
+          Added “{name}” to your decks.
+        </p>
+      )}
       {error && (
         <p className="alert alert--warning" role="alert">
           {error}

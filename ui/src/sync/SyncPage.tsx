@@ -49,18 +49,25 @@ export function SyncPage() {
     <section className="page page--narrow sync-page" aria-labelledby="sync-title">
       <h1 id="sync-title">Sync</h1>
       <p>
-        Keep your decks, their review history and your saved calendars on every device, without an account. Everything is encrypted
-        in the browser with a key that exists only in the sync link: the server stores data it cannot read.
+        Keep your decks, their review history and your saved calendars on every device, without an account. Everything is encrypted in the browser with a key
+        that exists only in the sync link: the server stores data it cannot read.
         {expiry && ` ${expiry}`}
       </p>
       {joining ? (
         <div className="card sync-card">
           <h2>Join this sync</h2>
           <p>The decks in this browser and those of your other devices are merged; nothing is lost.</p>
-          <button type="button" className="button button--primary" disabled={busy} onClick={() => void run(async () => {
-            await joinVault(joining);
-            startBackgroundSync();
-          })}>
+          <button
+            type="button"
+            className="button button--primary"
+            disabled={busy}
+            onClick={() =>
+              void run(async () => {
+                await joinVault(joining);
+                startBackgroundSync();
+              })
+            }
+          >
             {busy ? 'Joining…' : 'Join and sync'}
           </button>
         </div>
@@ -75,10 +82,14 @@ export function SyncPage() {
             <button type="button" className="button button--primary" disabled={busy} onClick={() => void run(startSyncing)}>
               {busy ? 'Creating…' : 'Start syncing this browser again'}
             </button>
-            <button type="button" className="button button--quiet" onClick={() => {
-              forgetVault();
-              setVault(null);
-            }}>
+            <button
+              type="button"
+              className="button button--quiet"
+              onClick={() => {
+                forgetVault();
+                setVault(null);
+              }}
+            >
               Stop syncing this browser
             </button>
           </div>
@@ -87,7 +98,11 @@ export function SyncPage() {
         <div className="card sync-card">
           <h2>This browser is synced</h2>
           <p role="status" className="sync-status" data-sync-phase={status.phase}>
-            {status.phase === 'syncing' ? 'Syncing…' : status.phase === 'offline' ? 'Offline: changes sync when the connection returns.' : `Last synced: ${syncedWhen(status.lastSyncedAt ?? vault.lastSyncedAt)}`}
+            {status.phase === 'syncing'
+              ? 'Syncing…'
+              : status.phase === 'offline'
+                ? 'Offline: changes sync when the connection returns.'
+                : `Last synced: ${syncedWhen(status.lastSyncedAt ?? vault.lastSyncedAt)}`}
           </p>
           {status.phase === 'error' && status.error && (
             <p className="alert alert--warning">
@@ -102,11 +117,15 @@ export function SyncPage() {
               <RefreshCw aria-hidden="true" size={16} />
               Sync now
             </button>
-            <button type="button" className="button button--quiet" onClick={() => {
-              if (!window.confirm('Stop syncing this browser? Its decks stay here; your other devices keep syncing.')) return;
-              forgetVault();
-              setVault(null);
-            }}>
+            <button
+              type="button"
+              className="button button--quiet"
+              onClick={() => {
+                if (!window.confirm('Stop syncing this browser? Its decks stay here; your other devices keep syncing.')) return;
+                forgetVault();
+                setVault(null);
+              }}
+            >
               Stop syncing this browser
             </button>
           </div>

@@ -110,7 +110,11 @@ export async function syncInfo(): Promise<SyncInfo | null> {
 
 const OCTETS = 'application/octet-stream';
 
-const CreatedSchema = record({ id: v.pipe(v.string(), v.regex(/^[0-9a-f]{32}$/)), token: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]+$/)), version: v.pipe(v.number(), v.integer(), v.minValue(0)) });
+const CreatedSchema = record({
+  id: v.pipe(v.string(), v.regex(/^[0-9a-f]{32}$/)),
+  token: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]+$/)),
+  version: v.pipe(v.number(), v.integer(), v.minValue(0)),
+});
 
 export interface Created {
   id: string;

@@ -118,7 +118,9 @@ describe('syncing', () => {
   it('waits as long as a 429 says, without asking the server sooner', async () => {
     await engine.createVault();
     vi.useFakeTimers({ now: Date.now() });
-    server.script.push(() => new Response(JSON.stringify({ error: 'too many requests: try again in 30 seconds' }), { status: 429, headers: { 'Retry-After': '30' } }));
+    server.script.push(
+      () => new Response(JSON.stringify({ error: 'too many requests: try again in 30 seconds' }), { status: 429, headers: { 'Retry-After': '30' } }),
+    );
     await engine.syncNow();
     const status = engine.currentStatus();
     expect(status).toMatchObject({ phase: 'error', error: 'too many requests: try again in 30 seconds' });

@@ -100,7 +100,10 @@ export function memoryAdapters(): SyncAdapters & { decksHere: Map<string, SyncDe
     read: () => ({ order: [...state.order], decks: Object.fromEntries(decksHere), reviews: Object.fromEntries(reviews) }),
     readDeck: (id) => decksHere.get(id) ?? null,
     parseDeck,
-    parseReviews: (newPerDay, log) => ({ newPerDay: typeof newPerDay === 'number' ? newPerDay : 20, log: Array.isArray(log) ? (log as SyncedReviews['log']) : [] }),
+    parseReviews: (newPerDay, log) => ({
+      newPerDay: typeof newPerDay === 'number' ? newPerDay : 20,
+      log: Array.isArray(log) ? (log as SyncedReviews['log']) : [],
+    }),
     apply(change) {
       for (const [id, deck] of Object.entries(change.put)) decksHere.set(id, deck);
       for (const id of change.remove) {

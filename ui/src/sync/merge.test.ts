@@ -31,7 +31,11 @@ const stateArb: fc.Arbitrary<VaultState> = fc.record({
   decks: fc.dictionary(fc.constantFrom(...ids), entryArb),
   reviews: fc.dictionary(
     fc.constantFrom(...ids),
-    fc.record({ newPerDay: fc.integer({ min: 0, max: 30 }), setAt: fc.integer({ min: 0, max: 4 }), log: fc.array(markArb, { maxLength: 5 }).map((log) => unionLogs(log, [])) }),
+    fc.record({
+      newPerDay: fc.integer({ min: 0, max: 30 }),
+      setAt: fc.integer({ min: 0, max: 4 }),
+      log: fc.array(markArb, { maxLength: 5 }).map((log) => unionLogs(log, [])),
+    }),
   ),
   calendars: fc.record({ savedAt: fc.integer({ min: 0, max: 3 }), list: fc.array(fc.constantFrom('work', 'home'), { maxLength: 2 }) }),
 });
@@ -97,8 +101,18 @@ describe('merge', () => {
   });
 
   it('unites review logs by mark, in time order', () => {
-    const a: Mark[] = [['x', 1, 'good'], ['y', 3, 'again']];
-    const b: Mark[] = [['x', 1, 'good'], ['x', 2, 'again']];
-    expect(unionLogs(a, b)).toEqual([['x', 1, 'good'], ['x', 2, 'again'], ['y', 3, 'again']]);
+    const a: Mark[] = [
+      ['x', 1, 'good'],
+      ['y', 3, 'again'],
+    ];
+    const b: Mark[] = [
+      ['x', 1, 'good'],
+      ['x', 2, 'again'],
+    ];
+    expect(unionLogs(a, b)).toEqual([
+      ['x', 1, 'good'],
+      ['x', 2, 'again'],
+      ['y', 3, 'again'],
+    ]);
   });
 });

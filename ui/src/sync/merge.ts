@@ -129,8 +129,7 @@ export function unionLogs(a: readonly Mark[], b: readonly Mark[]): Mark[] {
 
 function mergeReviews(a: DeckReviews | undefined, b: DeckReviews | undefined): DeckReviews | undefined {
   if (!a || !b) return a ?? b;
-  const setting =
-    a.setAt !== b.setAt ? (a.setAt > b.setAt ? a : b) : a.newPerDay >= b.newPerDay ? a : b;
+  const setting = a.setAt !== b.setAt ? (a.setAt > b.setAt ? a : b) : a.newPerDay >= b.newPerDay ? a : b;
   return { newPerDay: setting.newPerDay, setAt: setting.setAt, log: unionLogs(a.log, b.log) };
 }
 

@@ -13,7 +13,12 @@ describe("sync's stored state", () => {
     expect(store.vault()).toEqual(vault);
     store.setPendingVault({ key: 'k', token: 't' });
     expect(store.pendingVault()).toEqual({ key: 'k', token: 't' });
-    const base = { decks: { a: { savedAt: 2, baseAt: 1 }, b: { savedAt: 3, baseAt: 2, deleted: true as const } }, newPerDay: { a: { value: 5, setAt: 1 } }, calendarsText: '[]', calendarsAt: 4 };
+    const base = {
+      decks: { a: { savedAt: 2, baseAt: 1 }, b: { savedAt: 3, baseAt: 2, deleted: true as const } },
+      newPerDay: { a: { value: 5, setAt: 1 } },
+      calendarsText: '[]',
+      calendarsAt: 4,
+    };
     store.setBase(base, 'hash');
     expect(store.base()).toEqual(base);
     expect(store.syncedHash()).toBe('hash');

@@ -19,9 +19,7 @@ describe('writeAnki', () => {
   it('writes the header lines and one tab-separated note per line', () => {
     const text = writeAnki([card('1', 'cat', 'chat', { pronunciation: '/ʃa/', gender: 'm', example: 'Le chat dort.' }), card('2', 'dog', 'chien')]);
     expect(text).toBe(
-      '#separator:tab\n#html:false\n#columns:Front\tBack\tPronunciation\tGender\tExample\n' +
-        'cat\tchat\t/ʃa/\tm\tLe chat dort.\n' +
-        'dog\tchien\t\t\t\n',
+      '#separator:tab\n#html:false\n#columns:Front\tBack\tPronunciation\tGender\tExample\n' + 'cat\tchat\t/ʃa/\tm\tLe chat dort.\n' + 'dog\tchien\t\t\t\n',
     );
   });
 

@@ -20,8 +20,7 @@ export interface ImportProblem {
 }
 
 /** 'Line 7: ...' as the screens show a problem. */
-export const describeProblem = (problem: ImportProblem) =>
-  problem.line === null ? capitalise(problem.message) : `Line ${problem.line}: ${problem.message}`;
+export const describeProblem = (problem: ImportProblem) => (problem.line === null ? capitalise(problem.message) : `Line ${problem.line}: ${problem.message}`);
 
 const capitalise = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 

@@ -126,8 +126,7 @@ function skipBreak(text: string, at: number): number {
 
 /** A field as written: quoted when it holds the delimiter, a line break or a quote. */
 export function quoteField(value: string, delimiter: string, alsoQuoteIf?: (value: string) => boolean): string {
-  const needs =
-    value.includes(delimiter) || value.includes('\n') || value.includes('\r') || value.includes('"') || (alsoQuoteIf?.(value) ?? false);
+  const needs = value.includes(delimiter) || value.includes('\n') || value.includes('\r') || value.includes('"') || (alsoQuoteIf?.(value) ?? false);
   return needs ? `"${value.replaceAll('"', '""')}"` : value;
 }
 

@@ -2,7 +2,19 @@ import { describe, expect, it } from 'vitest';
 import { defaultMeta, emptyCard, normaliseForSave } from '../deck';
 import { emptyReviews, recordMark } from '../srs/reviewLog';
 import { writeBackup } from './backup';
-import { DEFAULT_REQUEST, decksToSave, detectFormat, fileNameFor, importBlocker, nameFromFileName, planImport, readDelimited, reviewsToSave, suggestedDeckName, type ImportRequest } from './importPlan';
+import {
+  DEFAULT_REQUEST,
+  decksToSave,
+  detectFormat,
+  fileNameFor,
+  importBlocker,
+  nameFromFileName,
+  planImport,
+  readDelimited,
+  reviewsToSave,
+  suggestedDeckName,
+  type ImportRequest,
+} from './importPlan';
 import { ankiDeckName } from './anki';
 
 const counter = () => {
@@ -70,7 +82,10 @@ describe('planImport', () => {
   });
 
   it('reads Quizlet only when chosen, with its separators', () => {
-    const plan = planImport(request('cat,chat, le chat;dog,chien', { format: 'quizlet', quizlet: { term: { kind: 'comma' }, card: { kind: 'semicolon' } } }), counter());
+    const plan = planImport(
+      request('cat,chat, le chat;dog,chien', { format: 'quizlet', quizlet: { term: { kind: 'comma' }, card: { kind: 'semicolon' } } }),
+      counter(),
+    );
     expect(plan.status === 'cards' && plan.cards.map((c) => [c.front, c.back])).toEqual([
       ['cat', 'chat, le chat'],
       ['dog', 'chien'],
@@ -78,7 +93,12 @@ describe('planImport', () => {
   });
 
   it('plans the decks of a backup', () => {
-    const deck = normaliseForSave('d1', { ...defaultMeta(), name: 'Saved' }, [{ id: 'c', front: 'a', back: 'b', pronunciation: '', gender: '', example: '' }], NOW);
+    const deck = normaliseForSave(
+      'd1',
+      { ...defaultMeta(), name: 'Saved' },
+      [{ id: 'c', front: 'a', back: 'b', pronunciation: '', gender: '', example: '' }],
+      NOW,
+    );
     const plan = planImport(request(writeBackup([deck], NOW)), counter());
     expect(plan).toEqual({ status: 'decks', format: 'json', decks: [deck], reviews: [null], problems: [] });
   });
@@ -105,7 +125,12 @@ describe('decksToSave', () => {
   });
 
   it('gives backup decks new ids only where taken', () => {
-    const deck = normaliseForSave('taken', { ...defaultMeta(), name: 'X' }, [{ id: 'c', front: 'a', back: 'b', pronunciation: '', gender: '', example: '' }], NOW);
+    const deck = normaliseForSave(
+      'taken',
+      { ...defaultMeta(), name: 'X' },
+      [{ id: 'c', front: 'a', back: 'b', pronunciation: '', gender: '', example: '' }],
+      NOW,
+    );
     const plan = planImport(request(JSON.stringify([deck, { ...deck, id: 'free' }])), counter());
     const saved = decksToSave(plan, defaultMeta(), ['taken'], () => 'fresh', NOW);
     expect(saved.map((d) => d.id)).toEqual(['fresh', 'free']);
@@ -154,9 +179,19 @@ describe('the proposed deck name and why Import waits', () => {
 
   it('says why Import is disabled', () => {
     const plan = planImport({ ...DEFAULT_REQUEST, text: 'cat\tchat' }, () => 'id');
-    expect(importBlocker(planImport(DEFAULT_REQUEST, () => 'id'), '')).toBe('Paste text or choose a file to import.');
+    expect(
+      importBlocker(
+        planImport(DEFAULT_REQUEST, () => 'id'),
+        '',
+      ),
+    ).toBe('Paste text or choose a file to import.');
     expect(importBlocker(plan, ' ')).toBe('Give the deck a name to import it.');
     expect(importBlocker(plan, 'Words')).toBeNull();
-    expect(importBlocker(planImport({ ...DEFAULT_REQUEST, text: 'only fronts' }, () => 'id'), 'x')).toMatch(/problem above/);
+    expect(
+      importBlocker(
+        planImport({ ...DEFAULT_REQUEST, text: 'only fronts' }, () => 'id'),
+        'x',
+      ),
+    ).toMatch(/problem above/);
   });
 });

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readQuizlet } from './quizlet';
 
-const pairs = (text: string, options?: Parameters<typeof readQuizlet>[1]) =>
-  readQuizlet(text, options).cards.map((card) => [card.front, card.back]);
+const pairs = (text: string, options?: Parameters<typeof readQuizlet>[1]) => readQuizlet(text, options).cards.map((card) => [card.front, card.back]);
 
 describe('readQuizlet', () => {
   it('reads the default export: tab between term and definition, a card per line', () => {

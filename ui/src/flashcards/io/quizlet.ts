@@ -33,8 +33,7 @@ const unescape = (value: string) => value.replaceAll('\\t', '\t').replaceAll('\\
 /** Splits `text` at `separator`, with the line each piece starts on. */
 function splitWithLines(text: string, separator: string | RegExp): { line: number; text: string }[] {
   const pieces: { line: number; text: string }[] = [];
-  const pattern =
-    typeof separator === 'string' ? new RegExp(separator.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'g') : new RegExp(separator.source, 'g');
+  const pattern = typeof separator === 'string' ? new RegExp(separator.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'g') : new RegExp(separator.source, 'g');
   let line = 1;
   let from = 0;
   const countBreaks = (s: string) => (s.match(/\r\n|\n|\r/g) ?? []).length;

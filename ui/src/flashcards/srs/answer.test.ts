@@ -54,7 +54,11 @@ describe('answer comparison', () => {
 
   it('shows what was typed and what was expected when nothing matches', () => {
     expect(diffAnswer('', 'un', loose)).toEqual([{ kind: 'missing', text: 'un' }]);
-    expect(diffAnswer('xyz', 'un', loose).map((part) => part.kind).sort()).toEqual(['extra', 'missing']);
+    expect(
+      diffAnswer('xyz', 'un', loose)
+        .map((part) => part.kind)
+        .sort(),
+    ).toEqual(['extra', 'missing']);
   });
 
   it('does not align very long answers character by character', () => {

@@ -22,8 +22,12 @@ function foldChar(char: string, strict: boolean): string {
 
 /** True when the typed answer counts as the expected one. */
 export function isCorrect(typed: string, expected: string, options: CompareOptions): boolean {
-  const a = characters(tidy(typed)).map((c) => foldChar(c, options.strict)).join('');
-  const b = characters(tidy(expected)).map((c) => foldChar(c, options.strict)).join('');
+  const a = characters(tidy(typed))
+    .map((c) => foldChar(c, options.strict))
+    .join('');
+  const b = characters(tidy(expected))
+    .map((c) => foldChar(c, options.strict))
+    .join('');
   return a === b;
 }
 

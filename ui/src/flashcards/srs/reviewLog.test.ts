@@ -1,16 +1,6 @@
 // The review log: marks logged and scheduled, undo, validation on read, the size bound.
 import { describe, expect, it } from 'vitest';
-import {
-  DEFAULT_NEW_PER_DAY,
-  emptyReviews,
-  MAX_LOG_ENTRIES,
-  parseNewPerDay,
-  parseReviews,
-  recordMark,
-  toStored,
-  undoMark,
-  withNewPerDay,
-} from './reviewLog';
+import { DEFAULT_NEW_PER_DAY, emptyReviews, MAX_LOG_ENTRIES, parseNewPerDay, parseReviews, recordMark, toStored, undoMark, withNewPerDay } from './reviewLog';
 import { grade } from './schedule';
 
 const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);

@@ -46,7 +46,10 @@ export function parseNewPerDay(value: unknown): number | null {
 const EnvelopeSchema = record({
   type: v.literal('reviews'),
   version: v.literal(REVIEWS_VERSION),
-  newPerDay: v.fallback(v.custom<number>((value) => parseNewPerDay(value) !== null), DEFAULT_NEW_PER_DAY),
+  newPerDay: v.fallback(
+    v.custom<number>((value) => parseNewPerDay(value) !== null),
+    DEFAULT_NEW_PER_DAY,
+  ),
   items: v.fallback(v.record(v.string(), v.unknown()), () => ({})),
   log: v.fallback(v.array(v.unknown()), () => []),
 });

@@ -76,7 +76,13 @@ describe('practice session persistence', () => {
   });
 
   it('reads only the stored shape of a session', () => {
-    for (const value of [null, 'x', {}, { type: 'practice-session', version: 2 }, { type: 'practice-session', version: 1, mode: 'some', pool: [], order: [], position: 0, known: [], unknown: [] }]) {
+    for (const value of [
+      null,
+      'x',
+      {},
+      { type: 'practice-session', version: 2 },
+      { type: 'practice-session', version: 1, mode: 'some', pool: [], order: [], position: 0, known: [], unknown: [] },
+    ]) {
       expect(parseSession(value)).toBeNull();
     }
     expect(parseSession({ type: 'practice-session', version: 1, mode: 'all', pool: [], order: [], position: -1, known: [], unknown: [] })).toBeNull();
