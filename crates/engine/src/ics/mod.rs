@@ -1,6 +1,7 @@
 //! The lossless ICS parser: content lines, the component tree, limits, warnings and typed errors.
 //! `walk` drives both the tree builder here and the streaming writer in `remap`.
 
+mod fold;
 pub mod lexer;
 pub mod line;
 pub mod view;
@@ -10,6 +11,7 @@ use std::fmt;
 
 use lexer::{Lexer, LogicalLine};
 
+pub use fold::write_folded;
 pub use line::{escape_text, unescape_text};
 pub use view::{EventView, Fields};
 

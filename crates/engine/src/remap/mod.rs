@@ -26,7 +26,7 @@ use survey::{survey, Plan};
 use writer::Writer;
 
 use crate::tz::{self, TzPlan, TzUse};
-pub use writer::{format_duration, write_folded};
+pub use writer::format_duration;
 
 /// What the server adds to a hosted feed besides the mapping.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

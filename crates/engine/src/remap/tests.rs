@@ -407,18 +407,6 @@ fn long_values_fold_at_75_octets_without_splitting_characters_or_escapes() {
 }
 
 #[test]
-fn write_folded_counts_the_leading_space() {
-    let mut out = Vec::new();
-    write_folded(&mut out, "x".repeat(75 + 74 + 1).as_bytes());
-    let text = String::from_utf8(out).expect("utf-8");
-    let lines: Vec<&str> = text.split_terminator("\r\n").collect();
-    assert_eq!(lines.len(), 3);
-    assert_eq!(lines[0].len(), 75);
-    assert_eq!(lines[1].len(), 75);
-    assert_eq!(lines[2], " x");
-}
-
-#[test]
 fn missing_end_lines_are_added_with_warnings() {
     let input =
         "BEGIN:VCALENDAR\nBEGIN:VEVENT\nSUMMARY:a\nBEGIN:VALARM\nACTION:DISPLAY\nEND:VEVENT\n";
