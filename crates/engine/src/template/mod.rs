@@ -50,8 +50,9 @@ impl Default for RegexBudget {
 }
 
 impl RegexBudget {
-    /// Compiles one pattern against what is left, or says which limit it would break.
-    fn compile(&mut self, raw: &RawRegex) -> Result<Regex, String> {
+    /// Compiles one pattern with its flags (`i m s x U`; others are the caller's) against what
+    /// is left, or says which limit it would break. Templates and filters alike spend from it.
+    pub(crate) fn compile_pattern(&mut self, pattern: &str, flags: &str) -> Result<Regex, String> {
         if self.transforms_left == 0 {
             return Err(format!(
                 "a mapping may hold at most {MAX_REGEX_TRANSFORMS} regular expressions"
@@ -60,7 +61,6 @@ impl RegexBudget {
         // Every attempt counts, so a mapping cannot make the server try a thousand patterns.
         self.transforms_left -= 1;
         let limit = REGEX_SIZE_LIMIT.min(self.bytes_left);
-        let flags = &raw.flags;
         let regex = Regex::builder()
             .syntax(
                 syntax::Config::new()
@@ -77,7 +77,7 @@ impl RegexBudget {
                     .dfa_size_limit(Some(limit))
                     .hybrid_cache_capacity(REGEX_CACHE_BYTES),
             )
-            .build(&raw.pattern)
+            .build(pattern)
             .map_err(|e| self.message(&e, limit))?;
         let used = regex.memory_usage();
         if used > self.bytes_left {
@@ -85,16 +85,6 @@ impl RegexBudget {
         }
         self.bytes_left -= used;
         Ok(regex)
-    }
-
-    /// Compiles a filter's pattern (flags from `imsxU`) within the same limits as templates.
-    pub(crate) fn compile_pattern(&mut self, pattern: &str, flags: &str) -> Result<Regex, String> {
-        self.compile(&RawRegex {
-            pattern: pattern.to_owned(),
-            replacement: String::new(),
-            flags: flags.to_owned(),
-            pattern_at: 0,
-        })
     }
 
     fn total_message(&self) -> String {
@@ -448,21 +438,23 @@ impl Template {
                 }
                 Scan::Token { end, name, regex } => {
                     let transform = match regex {
-                        Some(raw) if !raw.pattern.is_empty() => match budget.compile(&raw) {
-                            Ok(regex) => Some(Transform {
-                                regex,
-                                replacement: parse_replacement(&raw.replacement),
-                                global: raw.flags.contains('g'),
-                            }),
-                            Err(message) => {
-                                errors.push(TemplateError {
-                                    field: String::new(),
-                                    position: char_pos(src, raw.pattern_at),
-                                    message,
-                                });
-                                None
+                        Some(raw) if !raw.pattern.is_empty() => {
+                            match budget.compile_pattern(&raw.pattern, &raw.flags) {
+                                Ok(regex) => Some(Transform {
+                                    regex,
+                                    replacement: parse_replacement(&raw.replacement),
+                                    global: raw.flags.contains('g'),
+                                }),
+                                Err(message) => {
+                                    errors.push(TemplateError {
+                                        field: String::new(),
+                                        position: char_pos(src, raw.pattern_at),
+                                        message,
+                                    });
+                                    None
+                                }
                             }
-                        },
+                        }
                         _ => None,
                     };
                     (end, name, transform)
