@@ -515,7 +515,7 @@ impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
         if name == "VCALENDAR" && self.stack.is_empty() {
             self.managed_written = vec![false; self.managed.len()];
         }
-        if self.plan_skips(name) {
+        if self.cursor.skips(self.plan, &self.stack, name) {
             self.stack.push(name.to_owned());
             return;
         }
@@ -542,7 +542,7 @@ impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
         if name == "VTIMEZONE" {
             self.w.in_vtimezone = false;
         }
-        if self.plan_skips_end() {
+        if self.cursor.skips_end(self.stack.len()) {
             return;
         }
         if self.in_event {
