@@ -1,4 +1,10 @@
+use std::io;
+use std::time::Duration;
+
+use super::dates::date_value;
 use super::*;
+use crate::ics::ParseError;
+use crate::interrupt::{Interrupt, Interrupted};
 
 const FEED: &str = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//EN\r\nX-WR-CALNAME:Old\r\n\
 BEGIN:VTIMEZONE\r\nTZID:Europe/Paris\r\nEND:VTIMEZONE\r\n\
