@@ -2,8 +2,8 @@
 //! window, and the words of a drop reason. Both the survey pass and `decide` use this.
 
 use super::compile::{CompiledConfig, Test};
+use super::schema::FilterAction;
 use super::window::{series_end, DateTime, SeriesEnd};
-use super::FilterAction;
 
 /// What the filters and the window read of one VEVENT (its direct properties only).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
