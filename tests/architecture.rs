@@ -1,7 +1,7 @@
 //! The house plan, guarded: ARCHITECTURE.md's table says which modules of the server each
 //! module imports. This reads the table and the sources and fails when a module imports one it
 //! does not list (or no longer imports one it lists), when a module has no row, or when the
-//! imports between modules form a cycle.
+//! imports between modules form a cycle. It also holds every production file to 600 lines.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -254,4 +254,44 @@ fn the_files_of_one_module_import_each_other_without_cycles() {
             done.insert(start.clone());
         }
     }
+}
+
+/// The most lines a production file (the lines before its `#[cfg(test)]`) may have: past it a
+/// file does more than one job. The engine's test (`crates/engine/tests/architecture.rs`)
+/// holds its files to the same.
+const MAX_PRODUCTION_LINES: usize = 600;
+
+#[test]
+fn no_production_file_passes_600_lines() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut long = Vec::new();
+    for path in &files {
+        let relative = path.strip_prefix(&src).expect("under src");
+        let name = relative.to_string_lossy().replace('\\', "/");
+        let tests_only = relative
+            .iter()
+            .any(|part| part == "tests" || part == "tests.rs");
+        if tests_only {
+            continue;
+        }
+        let text = std::fs::read_to_string(path).expect("source");
+        let lines = text
+            .lines()
+            .take_while(|line| !line.starts_with("#[cfg(test)]"))
+            .count();
+        if lines > MAX_PRODUCTION_LINES {
+            long.push(format!("src/{name} has {lines}"));
+        }
+    }
+    assert!(
+        files.len() >= 20,
+        "the reader should see the server's files"
+    );
+    assert!(
+        long.is_empty(),
+        "production files over {MAX_PRODUCTION_LINES} lines (split them by job):\n  {}",
+        long.join("\n  ")
+    );
 }

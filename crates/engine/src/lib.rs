@@ -51,14 +51,14 @@ pub use config::{
     Privacy, TimezoneMode, Window,
 };
 pub use ics::{
-    check, escape_text, parse, unescape_text, Checked, Component, Document, EventView, Fields,
-    Item, Limits, Param, ParseError, Property, Warning,
+    check, escape_text, parse, unescape_text, write_folded, Checked, Component, Document,
+    EventView, Fields, Item, Limits, Param, ParseError, Property, Warning,
 };
 pub use interrupt::{Interrupt, Interrupted};
 pub use remap::{
-    decide, format_duration, output_limit, remap, remap_into, write_folded, CompiledMapping,
-    Decision, MappedField, Mapping, RemapError, RemapOptions, RemapOutput, RemapStats,
-    BUSY_REMOVED, MAX_OUTPUT_BYTES,
+    decide, format_duration, output_limit, remap, remap_into, CompiledMapping, Decision,
+    MappedField, Mapping, RemapError, RemapOptions, RemapOutput, RemapStats, BUSY_REMOVED,
+    MAX_OUTPUT_BYTES,
 };
 pub use template::{
     RegexBudget, Template, TemplateError, MAX_MAPPING_REGEX_BYTES, MAX_REGEX_TRANSFORMS,

@@ -5,8 +5,10 @@ use std::fmt;
 
 use regex_automata::meta::Regex;
 
+use super::schema::{
+    AlarmMode, CalendarConfig, FilterAction, Matcher, Privacy, TimezoneMode, Window,
+};
 use super::window::parse_date_time;
-use super::{AlarmMode, CalendarConfig, FilterAction, Matcher, Privacy, TimezoneMode, Window};
 use crate::mapping::{CompiledMapping, MappedField};
 use crate::template::{RegexBudget, MAX_TEMPLATE_BYTES};
 

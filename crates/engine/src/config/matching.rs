@@ -2,8 +2,8 @@
 //! window, and the words of a drop reason. Both the survey pass and `decide` use this.
 
 use super::compile::{CompiledConfig, Test};
-use super::window::{series_end, DateTime, SeriesEnd};
-use super::FilterAction;
+use super::schema::FilterAction;
+use super::window::{event_length, series_end, DateTime, SeriesEnd};
 
 /// What the filters and the window read of one VEVENT (its direct properties only).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -36,24 +36,6 @@ pub(crate) enum Cause {
 const ZONE_SLACK: i64 = 14 * 3600;
 
 impl EventFacts {
-    /// Length in seconds: DTEND − DTSTART, else DURATION, else a day for an all-day event.
-    pub fn length(&self) -> i64 {
-        let Some(start) = &self.start else {
-            return 0;
-        };
-        if let Some(end) = &self.end {
-            return (end.seconds() - start.seconds()).max(0);
-        }
-        if let Some(d) = self.duration {
-            return d.max(0);
-        }
-        if start.time.is_none() {
-            86_400
-        } else {
-            0
-        }
-    }
-
     fn test(&self, test: &Test) -> bool {
         match test {
             Test::Property(i, regex) => {
@@ -72,10 +54,11 @@ impl EventFacts {
                 }
             }
             Test::Duration(min, max) => {
-                if self.start.is_none() {
+                let Some(start) = &self.start else {
                     return false;
-                }
-                let minutes = u64::try_from(self.length() / 60).unwrap_or(0);
+                };
+                let length = event_length(start, self.end.as_ref(), self.duration);
+                let minutes = u64::try_from(length / 60).unwrap_or(0);
                 min.is_none_or(|m| minutes >= m) && max.is_none_or(|m| minutes <= m)
             }
             Test::Status(s) => self.status.as_deref() == Some(s.as_str()),
@@ -97,7 +80,8 @@ impl EventFacts {
             // Nothing to judge by: kept.
             return true;
         };
-        let len = self.length();
+        // Every occurrence lasts as long as the first.
+        let len = event_length(start, self.end.as_ref(), self.duration);
         let overlaps = |at: &DateTime| {
             let slack = if at.utc { 0 } else { ZONE_SLACK };
             let s = at.seconds();

@@ -2,6 +2,7 @@
 //! compile errors that name the JSON path.
 
 use super::*;
+use crate::mapping::Mapping;
 
 fn read(json: &str) -> Result<CalendarConfig, String> {
     serde_json::from_str(json).map_err(|e| e.to_string())

@@ -1,5 +1,6 @@
-//! Dates for filters and the window: DATE / DATE-TIME values as written, DURATIONs, and the
-//! conservative "can any occurrence of this series fall in the window" bound of an RRULE.
+//! Dates for filters and the window: DATE / DATE-TIME values as written, DURATIONs, when an
+//! event ends, and the conservative "can any occurrence of this series fall in the window"
+//! bound of an RRULE.
 
 /// A DATE or DATE-TIME value as written: its wall-clock time in its own zone (UTC for `Z`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,6 +116,25 @@ pub(crate) fn parse_duration(value: &str) -> Option<i64> {
         return None;
     }
     Some(sign * total)
+}
+
+/// How long an event lasts, in seconds after its start: RFC 5545 §3.6.1, stated once for every
+/// rule that reads an event's end (the duration filter, the window). DTEND when the event has
+/// one, else DURATION, else the RFC's defaults: a DATE start lasts one day, a DATE-TIME start
+/// ends when it starts. An event with both (the RFC allows one or the other) is read by its
+/// DTEND, and an end before the start is no length at all.
+pub(crate) fn event_length(start: &DateTime, end: Option<&DateTime>, duration: Option<i64>) -> i64 {
+    if let Some(end) = end {
+        return (end.seconds() - start.seconds()).max(0);
+    }
+    if let Some(d) = duration {
+        return d.max(0);
+    }
+    if start.time.is_none() {
+        86_400
+    } else {
+        0
+    }
 }
 
 /// What an RRULE says about how late its occurrences can start.
@@ -237,6 +257,37 @@ mod tests {
         for bad in ["", "P", "PT", "P1H", "PT1D", "15M", "P1DT"] {
             assert_eq!(parse_duration(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn an_event_ends_at_dtend_else_after_its_duration_else_by_the_rfc_defaults() {
+        let day = dt("20240105");
+        let timed = dt("20240105T100000Z");
+        // RFC 5545 §3.6.1: a DATE start without DTEND or DURATION lasts one day...
+        assert_eq!(event_length(&day, None, None), 86_400);
+        // ...and a DATE-TIME start without them ends when it starts.
+        assert_eq!(event_length(&timed, None, None), 0);
+        // DTEND is exclusive: an all-day event to the 7th lasts two days.
+        assert_eq!(event_length(&day, Some(&dt("20240107")), None), 2 * 86_400);
+        assert_eq!(
+            event_length(&timed, Some(&dt("20240105T113000Z")), None),
+            5_400
+        );
+        assert_eq!(event_length(&timed, None, parse_duration("PT1H")), 3_600);
+        assert_eq!(event_length(&day, None, parse_duration("P2D")), 2 * 86_400);
+        assert_eq!(event_length(&day, None, parse_duration("PT0S")), 0);
+    }
+
+    #[test]
+    fn dtend_wins_over_duration_and_an_end_before_the_start_is_no_length() {
+        let timed = dt("20240105T100000Z");
+        let end = dt("20240105T103000Z");
+        assert_eq!(
+            event_length(&timed, Some(&end), parse_duration("PT3H")),
+            1_800
+        );
+        assert_eq!(event_length(&timed, Some(&dt("20240104T100000Z")), None), 0);
+        assert_eq!(event_length(&timed, None, parse_duration("-PT15M")), 0);
     }
 
     #[test]

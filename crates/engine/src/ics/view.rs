@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
-use super::{Component, Property};
+use super::tree::{Component, Document, Property};
 
 /// A source of named values for templates: an event view, or a key/value map from the browser.
 pub trait Fields {
@@ -182,6 +182,33 @@ impl<'a> EventView<'a> {
 impl Fields for EventView<'_> {
     fn field(&self, name: &str) -> Option<Cow<'_, str>> {
         self.get(name)
+    }
+}
+
+/// The events of a parsed feed as views: here rather than in `tree`, so that the tree does not
+/// import its own views.
+impl Document {
+    /// The events in input order, as lazy key/value views.
+    pub fn events(&self) -> impl Iterator<Item = EventView<'_>> {
+        fn collect<'d>(c: &'d Component, out: &mut Vec<&'d Component>) {
+            if c.name == "VEVENT" {
+                out.push(c);
+                return;
+            }
+            for child in c.children() {
+                collect(child, out);
+            }
+        }
+        let mut found = Vec::with_capacity(self.event_count());
+        for c in &self.components {
+            collect(c, &mut found);
+        }
+        found.into_iter().map(EventView::new)
+    }
+
+    /// Event `index` (0-based) as a lazy key/value view.
+    pub fn event(&self, index: usize) -> Option<EventView<'_>> {
+        self.events().nth(index)
     }
 }
 

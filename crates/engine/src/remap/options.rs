@@ -1,11 +1,8 @@
 //! The writing pass's side of the options: following the survey's plan (which components are
 //! written at all) and the per-event edits of privacy `busy`, alarms and added EXDATEs.
 
-use std::io::Write;
-
 use super::event::{head_text, EvLine, StreamEvent};
 use super::survey::Plan;
-use super::RemapVisitor;
 use crate::config::{AlarmMode, CompiledConfig, Privacy};
 use crate::ics::line::{escape_text, split_line};
 use crate::ics::line_name;
@@ -46,47 +43,50 @@ pub(super) struct PlanCursor {
     pub skip_from: Option<usize>,
 }
 
-impl<W: Write> RemapVisitor<'_, '_, '_, W> {
-    /// At a BEGIN line: whether the plan leaves this component (or the one around it) out.
-    /// Counts every component the plan numbers, skipped or not.
-    pub(super) fn plan_skips(&mut self, name: &str) -> bool {
-        let Some(plan) = self.plan else {
+impl PlanCursor {
+    /// At a BEGIN line of `name` inside the components `stack`: whether `plan` leaves this
+    /// component (or the one around it) out. Counts every component the plan numbers, skipped
+    /// or not.
+    pub(super) fn skips(&mut self, plan: Option<&Plan>, stack: &[String], name: &str) -> bool {
+        let Some(plan) = plan else {
             return false;
         };
-        let c = &mut self.cursor;
-        let top_event = name == "VEVENT" && !self.stack.iter().any(|s| s == "VEVENT");
+        let top_event = name == "VEVENT" && !stack.iter().any(|s| s == "VEVENT");
         let written = match name {
             _ if top_event => {
-                c.current_event = c.events;
-                c.events += 1;
-                plan.events.get(c.current_event).is_none_or(Option::is_none)
+                self.current_event = self.events;
+                self.events += 1;
+                plan.events
+                    .get(self.current_event)
+                    .is_none_or(Option::is_none)
             }
             "VTIMEZONE" => {
-                c.vtimezones += 1;
-                plan.vtimezones.get(c.vtimezones - 1).is_none_or(|k| *k)
+                self.vtimezones += 1;
+                plan.vtimezones.get(self.vtimezones - 1).is_none_or(|k| *k)
             }
             "VTODO" | "VJOURNAL" => {
-                c.components += 1;
-                plan.components.get(c.components - 1).is_none_or(|k| *k)
+                self.components += 1;
+                plan.components.get(self.components - 1).is_none_or(|k| *k)
             }
             _ => true,
         };
-        if c.skip_from.is_some() {
+        if self.skip_from.is_some() {
             return true;
         }
         if !written {
-            c.skip_from = Some(self.stack.len());
+            self.skip_from = Some(stack.len());
         }
         !written
     }
 
-    /// At an END line: whether it belongs to a component that is not written.
-    pub(super) fn plan_skips_end(&mut self) -> bool {
-        let Some(from) = self.cursor.skip_from else {
+    /// At an END line, `depth` components still open after it: whether it belongs to a
+    /// component that is not written.
+    pub(super) fn skips_end(&mut self, depth: usize) -> bool {
+        let Some(from) = self.skip_from else {
             return false;
         };
-        if self.stack.len() == from {
-            self.cursor.skip_from = None;
+        if depth == from {
+            self.skip_from = None;
         }
         true
     }

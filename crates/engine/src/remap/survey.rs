@@ -14,7 +14,7 @@ use crate::ics::{self, line_name, Flow, Limits, Visitor, Warnings, GO_ON};
 use crate::interrupt::{self, Interrupt};
 
 use super::event::{head_text, prop_value, role_of, EvLine};
-use super::{RemapError, RemapOptions};
+use super::request::{RemapError, RemapOptions};
 
 /// Whether one VEVENT is kept, and if not why (what the editor's sample browser shows).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,11 +1,13 @@
-//! The output side of a remap: folding at 75 octets, RFC 5545 durations, and the writer that
-//! copies runs of clean input lines in one write, re-folds the rest, and stops at the output limit.
+//! The output side of a remap: RFC 5545 durations, and the writer that copies runs of clean
+//! input lines in one write, re-folds the rest (`ics::write_folded`), and stops at the output
+//! limit.
 
 use std::io::{self, Write};
 use std::time::Duration;
 
 use crate::ics;
-use crate::ics::lexer::{LogicalLine, MAX_LINE_OCTETS};
+use crate::ics::lexer::LogicalLine;
+use crate::ics::write_folded;
 use crate::tz::TzRewrite;
 
 /// RFC 5545 DURATION for a refresh interval, e.g. `PT15M`, `P1DT12H`.
@@ -33,47 +35,6 @@ pub fn format_duration(d: Duration) -> String {
         }
     }
     out
-}
-
-/// Appends `line` (without terminator) folded at 75 octets, never inside a UTF-8 character or a
-/// backslash escape, with CRLF endings.
-pub fn write_folded(out: &mut Vec<u8>, line: &[u8]) {
-    if line.len() <= MAX_LINE_OCTETS {
-        out.extend_from_slice(line);
-        out.extend_from_slice(b"\r\n");
-        return;
-    }
-    out.reserve(line.len() + line.len() / 64 * 3 + 2);
-    let mut start = 0;
-    let mut limit = MAX_LINE_OCTETS;
-    while start < line.len() {
-        let mut end = start + limit;
-        if end >= line.len() {
-            end = line.len();
-        } else {
-            // Back off to the start of a UTF-8 character...
-            while end > start + 1 && (line[end] & 0xC0) == 0x80 {
-                end -= 1;
-            }
-            // ...and off a backslash that escapes the next character. Chunks start on escape
-            // boundaries, so counting inside the chunk gives the right parity.
-            let backslashes = line[start..end]
-                .iter()
-                .rev()
-                .take_while(|&&b| b == b'\\')
-                .count();
-            if backslashes % 2 == 1 && end > start + 1 {
-                end -= 1;
-            }
-        }
-        if start > 0 {
-            out.push(b' ');
-        }
-        out.extend_from_slice(&line[start..end]);
-        out.extend_from_slice(b"\r\n");
-        start = end;
-        limit = MAX_LINE_OCTETS - 1;
-    }
 }
 
 /// The output side: copies runs of clean input lines in one write, folds the rest.

@@ -1,6 +1,10 @@
+use std::borrow::Cow;
 use std::collections::HashMap;
 
+use super::render::MATCHES_PER_CHECK;
 use super::*;
+use crate::ics::Fields;
+use crate::interrupt::{Interrupt, Interrupted};
 
 fn fields(pairs: &[(&str, &str)]) -> HashMap<String, String> {
     pairs

@@ -5,7 +5,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use jiff::tz::TimeZone;
 
-use super::{vtimezone, windows_to_iana};
+use super::vtimezone::vtimezone;
+use super::windows::windows_to_iana;
 use crate::ics::lexer::LogicalLine;
 use crate::ics::line::{param_value, split_line, unescape_text};
 

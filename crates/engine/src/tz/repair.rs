@@ -4,9 +4,9 @@
 use crate::ics::lexer::LogicalLine;
 use crate::ics::line::{split_line, unescape_text};
 use crate::ics::{
-    self, line_name, parse_property, Flow, Limits, ParseError, Visitor, Warning, Warnings, GO_ON,
+    self, line_name, parse_property, write_folded, Flow, Limits, ParseError, Visitor, Warning,
+    Warnings, GO_ON,
 };
-use crate::remap::write_folded;
 
 use super::plan::{all_floating, plan_with, Resolver, TzPlan, TzUse, DATE_PROPERTIES};
 

@@ -5,8 +5,7 @@ use jiff::civil::DateTime;
 use jiff::tz::{Offset, TimeZone};
 use jiff::Timestamp;
 
-use crate::ics::escape_text;
-use crate::remap::write_folded;
+use crate::ics::{escape_text, write_folded};
 
 /// Changes are read up to the start of this year. The tz database lists changes explicitly up
 /// to 2087 at most (Morocco); past that every zone follows its current rule, so the rule found

@@ -1,0 +1,317 @@
+//! A calendar's whole configuration as JSON: the mapping plus options (filters, a date window,
+//! time zones, alarms, privacy), as the editor, the publish API and `hearth remap --config` send
+//! it. Read and written by serde; checked and compiled in `compile`.
+
+use serde::{Deserialize, Serialize};
+
+use crate::mapping::Mapping;
+
+/// The config JSON: only `mapping` is required; every absent option is today's behaviour.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CalendarConfig {
+    pub mapping: Mapping,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub filters: Vec<FilterRule>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<Window>,
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub timezones: TimezoneMode,
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub alarms: AlarmMode,
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub privacy: Privacy,
+}
+
+fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
+}
+
+impl CalendarConfig {
+    /// A config that is only a mapping (every option as today).
+    pub fn from_mapping(mapping: Mapping) -> CalendarConfig {
+        CalendarConfig {
+            mapping,
+            ..CalendarConfig::default()
+        }
+    }
+}
+
+/// Whether a rule keeps only what matches or drops what matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FilterAction {
+    Include,
+    Exclude,
+}
+
+/// One filter: an action and exactly one matcher.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "RawRule", into = "RawRule")]
+pub struct FilterRule {
+    pub action: FilterAction,
+    pub matcher: Matcher,
+}
+
+/// What a filter rule looks at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Matcher {
+    /// The property's unescaped value (repeats joined as templates see them) matches `pattern`
+    /// with the template flags `flags` (from `imsxU`); an absent property is "".
+    Property {
+        field: String,
+        pattern: String,
+        flags: String,
+    },
+    /// DTSTART is a DATE (true) or a DATE-TIME (false).
+    AllDay(bool),
+    /// The weekday of DTSTART as written is one of these (`MO` … `SU`).
+    Weekdays(Vec<String>),
+    /// A timed event whose start time as written is in [from, to) (`HH:MM`; from > to wraps
+    /// past midnight).
+    TimeOfDay(TimeOfDay),
+    /// DTEND − DTSTART (or DURATION) in minutes is within the bounds.
+    Duration(DurationRange),
+    /// STATUS equals this, case-insensitively.
+    Status(String),
+    /// Every VEVENT with this UID, or with `recurrence_id` only that occurrence.
+    Uid {
+        uid: String,
+        recurrence_id: Option<String>,
+    },
+    /// A VTODO or VJOURNAL component.
+    Component(String),
+}
+
+/// `{"from": "09:00", "to": "17:30"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimeOfDay {
+    pub from: String,
+    pub to: String,
+}
+
+/// `{"minMinutes": 0, "maxMinutes": 60}`, either bound optional.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DurationRange {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_minutes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_minutes: Option<u64>,
+}
+
+/// The flat JSON shape of a rule; [`FilterRule`] is read through it so that "exactly one
+/// matcher" is checked where the JSON is read.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct RawRule {
+    action: Option<FilterAction>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    field: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pattern: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    flags: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    all_day: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    weekdays: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    time_of_day: Option<TimeOfDay>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    duration: Option<DurationRange>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    status: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    uid: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    recurrence_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    component: Option<String>,
+}
+
+const MATCHER_KEYS: &str =
+    "field (with pattern), allDay, weekdays, timeOfDay, duration, status, uid or component";
+
+impl TryFrom<RawRule> for FilterRule {
+    type Error = String;
+
+    fn try_from(raw: RawRule) -> Result<Self, String> {
+        let action = raw
+            .action
+            .ok_or("a filter needs \"action\": \"include\" or \"exclude\"")?;
+        if raw.pattern.is_some() && raw.field.is_none() {
+            return Err("\"pattern\" needs \"field\" (the property it reads)".to_owned());
+        }
+        if raw.flags.is_some() && raw.pattern.is_none() {
+            return Err("\"flags\" belong to a \"field\"/\"pattern\" filter".to_owned());
+        }
+        if raw.recurrence_id.is_some() && raw.uid.is_none() {
+            return Err("\"recurrenceId\" needs \"uid\"".to_owned());
+        }
+        let mut found: Vec<Matcher> = Vec::new();
+        if let Some(field) = raw.field {
+            let Some(pattern) = raw.pattern else {
+                return Err("\"field\" needs \"pattern\" (a regular expression)".to_owned());
+            };
+            found.push(Matcher::Property {
+                field,
+                pattern,
+                flags: raw.flags.unwrap_or_default(),
+            });
+        }
+        if let Some(v) = raw.all_day {
+            found.push(Matcher::AllDay(v));
+        }
+        if let Some(v) = raw.weekdays {
+            found.push(Matcher::Weekdays(v));
+        }
+        if let Some(v) = raw.time_of_day {
+            found.push(Matcher::TimeOfDay(v));
+        }
+        if let Some(v) = raw.duration {
+            found.push(Matcher::Duration(v));
+        }
+        if let Some(v) = raw.status {
+            found.push(Matcher::Status(v));
+        }
+        if let Some(uid) = raw.uid {
+            found.push(Matcher::Uid {
+                uid,
+                recurrence_id: raw.recurrence_id,
+            });
+        }
+        if let Some(v) = raw.component {
+            found.push(Matcher::Component(v));
+        }
+        match found.len() {
+            1 => Ok(FilterRule {
+                action,
+                matcher: found.remove(0),
+            }),
+            0 => Err(format!("a filter needs one matcher: {MATCHER_KEYS}")),
+            _ => Err(format!(
+                "a filter has exactly one matcher ({MATCHER_KEYS}), this one has {}",
+                found.len()
+            )),
+        }
+    }
+}
+
+impl From<FilterRule> for RawRule {
+    fn from(rule: FilterRule) -> RawRule {
+        let mut raw = RawRule {
+            action: Some(rule.action),
+            ..RawRule::default()
+        };
+        match rule.matcher {
+            Matcher::Property {
+                field,
+                pattern,
+                flags,
+            } => {
+                raw.field = Some(field);
+                raw.pattern = Some(pattern);
+                raw.flags = (!flags.is_empty()).then_some(flags);
+            }
+            Matcher::AllDay(v) => raw.all_day = Some(v),
+            Matcher::Weekdays(v) => raw.weekdays = Some(v),
+            Matcher::TimeOfDay(v) => raw.time_of_day = Some(v),
+            Matcher::Duration(v) => raw.duration = Some(v),
+            Matcher::Status(v) => raw.status = Some(v),
+            Matcher::Uid { uid, recurrence_id } => {
+                raw.uid = Some(uid);
+                raw.recurrence_id = recurrence_id;
+            }
+            Matcher::Component(v) => raw.component = Some(v),
+        }
+        raw
+    }
+}
+
+/// Keep events that overlap [now − pastDays, now + futureDays]; an absent bound is open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Window {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub past_days: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub future_days: Option<u32>,
+}
+
+/// `"keep"` the time zones as upstream has them, or `"repair"` them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TimezoneMode {
+    #[default]
+    Keep,
+    Repair,
+}
+
+/// `"keep"`, `"strip"` or `{"addMinutesBefore": N}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(try_from = "RawAlarms", into = "RawAlarms")]
+pub enum AlarmMode {
+    #[default]
+    Keep,
+    Strip,
+    /// Every VALARM replaced by one display alarm this many minutes before the start.
+    AddMinutesBefore(u32),
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[serde(
+    untagged,
+    expecting = "\"keep\", \"strip\" or {\"addMinutesBefore\": minutes}"
+)]
+enum RawAlarms {
+    Word(AlarmWord),
+    Add(AddAlarm),
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum AlarmWord {
+    Keep,
+    Strip,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct AddAlarm {
+    add_minutes_before: u32,
+}
+
+impl TryFrom<RawAlarms> for AlarmMode {
+    type Error = String;
+
+    fn try_from(raw: RawAlarms) -> Result<Self, String> {
+        Ok(match raw {
+            RawAlarms::Word(AlarmWord::Keep) => AlarmMode::Keep,
+            RawAlarms::Word(AlarmWord::Strip) => AlarmMode::Strip,
+            RawAlarms::Add(a) => AlarmMode::AddMinutesBefore(a.add_minutes_before),
+        })
+    }
+}
+
+impl From<AlarmMode> for RawAlarms {
+    fn from(mode: AlarmMode) -> RawAlarms {
+        match mode {
+            AlarmMode::Keep => RawAlarms::Word(AlarmWord::Keep),
+            AlarmMode::Strip => RawAlarms::Word(AlarmWord::Strip),
+            AlarmMode::AddMinutesBefore(n) => RawAlarms::Add(AddAlarm {
+                add_minutes_before: n,
+            }),
+        }
+    }
+}
+
+/// `"full"` (as upstream) or `"busy"` (only times stay).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Privacy {
+    #[default]
+    Full,
+    Busy,
+}
