@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Attack benchmark (issues 11 and 12): examples/attack.rs starts the release binary once per
+# Attack benchmark (issues 11 and 12): examples/attack/ starts the release binary once per
 # attack, attacks it from 127.0.0.1 while probing /healthz from 127.0.0.2, and prints peak RSS,
 # RSS afterwards and the worst /healthz latency per attack. It reports; a missed target is not
 # a failure. Usage: bench/attack.sh (after `make build`).
