@@ -62,6 +62,7 @@ pub async fn regex_bomb(ctx: &Ctx<'_>, publish: bool) -> Result<Outcome, String>
             run.elapsed.as_secs_f64(),
             run.tally
         ),
+        legit: "-".to_owned(),
         details: format!(
             "{} tokens of {REGEX_TOKEN} x 5 fields ({} B each), {CONCURRENCY} at a time; slowest {:.1} s",
             tokens * 5,
@@ -97,6 +98,7 @@ pub async fn amplify(ctx: &Ctx<'_>) -> Result<Outcome, String> {
             got.key(),
             got.elapsed.as_secs_f64()
         ),
+        legit: "-".to_owned(),
         details: format!(
             "answer {} {:.1} MB = {:.0}x the {:.2} MB upstream ({events} events; template {} B x 3 fields)",
             got.key(),
@@ -158,6 +160,7 @@ pub async fn cache_growth(ctx: &Ctx<'_>) -> Result<Outcome, String> {
             began.elapsed().as_secs_f64(),
             run.tally
         ),
+        legit: "-".to_owned(),
         details: format!(
             "feeds {:.2} MB ({events} events) each; {:.0} MB served",
             feed_bytes as f64 / MB,
@@ -209,6 +212,7 @@ pub async fn cold_calendar(ctx: &Ctx<'_>) -> Result<Outcome, String> {
             tally.ok(),
             WAIT.as_secs_f64()
         ),
+        legit: "-".to_owned(),
         details: format!(
             "publish {} in {:.1} s; feed {:.1} MB ({events} events); last answer at {:.1} s; all done {:.1} s",
             published.key(),
@@ -242,6 +246,7 @@ pub async fn slot_growth(ctx: &Ctx<'_>) -> Result<Outcome, String> {
             run.sent as f64 / run.elapsed.as_secs_f64().max(0.001),
             run.tally
         ),
+        legit: "-".to_owned(),
         details: format!(
             "distinct URLs, 32 at a time; upstream hits {}",
             ctx.upstream.hits() - hits
@@ -295,6 +300,7 @@ pub async fn slow_upstream(ctx: &Ctx<'_>) -> Result<Outcome, String> {
             percentile(&latencies, 50).as_secs_f64(),
             percentile(&latencies, 99).as_secs_f64()
         ),
+        legit: "-".to_owned(),
         details: format!(
             "publish {}, warm GET {}; {stale} marked X-Hearth-Stale; upstream hits during: {}; max {:.2} s",
             published.key(),
@@ -363,6 +369,7 @@ pub async fn slowloris(ctx: &Ctx<'_>) -> Result<Outcome, String> {
             connect_time.as_secs_f64(),
             hold.as_secs_f64()
         ),
+        legit: "-".to_owned(),
         details: format!(
             "probes ok {probes_ok}/{PROBES}; attacker connections open after {:.0} s: {open}/{n} ({:.0}%)",
             hold.as_secs_f64(),
@@ -376,34 +383,61 @@ pub async fn slowloris(ctx: &Ctx<'_>) -> Result<Outcome, String> {
 }
 
 /// Issue 12: 300 publishes of distinct ids (each over its own upstream URL) from one address,
-/// 8 at a time.
+/// 8 at a time; then another visitor publishes one. Since issue 22 a visitor holds at most an
+/// eighth of `--max-calendars` (12 of the default 100), and a publish refused at admission
+/// (the rate allowance, the share) fetches nothing.
 pub async fn publish_flood(ctx: &Ctx<'_>) -> Result<Outcome, String> {
+    /// An eighth of the default `--max-calendars` (100).
+    const SHARE: usize = 12;
     let n = ctx.settings.scaled(300);
-    let client = client(None, Duration::from_secs(10))?;
+    let attacker = client(None, Duration::from_secs(10))?;
     let hits = ctx.upstream.hits();
     let url = ctx.url("/api/calendars");
     let feed_base = format!("http://{}/x/flood-", ctx.upstream.addr);
-    let run = pool(n, 8, Instant::now() + Duration::from_secs(60), move |i| {
-        let body = json!({
-            "id": format!("flood-{i}"), "name": format!("Flood {i}"),
-            "url": format!("{feed_base}{i}.ics"),
-            "mapping": {"SUMMARY": "${SUMMARY}"}
-        });
-        fetch(client.post(&url).json(&body), 1 << 20)
+    let run = pool(n, 8, Instant::now() + Duration::from_secs(60), {
+        let url = url.clone();
+        move |i| {
+            let body = json!({
+                "id": format!("flood-{i}"), "name": format!("Flood {i}"),
+                "url": format!("{feed_base}{i}.ics"),
+                "mapping": {"SUMMARY": "${SUMMARY}"}
+            });
+            fetch(attacker.post(&url).json(&body), 1 << 20)
+        }
     })
     .await;
+    let fetched = ctx.upstream.hits() - hits;
+    let visitor = client(
+        Some(IpAddr::V4(Ipv4Addr::new(127, 0, 0, 3))),
+        Duration::from_secs(10),
+    )?;
+    let other = fetch(
+        visitor.post(&url).json(&json!({
+            "id": "neighbour", "name": "Neighbour",
+            "url": ctx.upstream.url("/x/neighbour.ics"),
+            "mapping": {"SUMMARY": "${SUMMARY}"}
+        })),
+        1 << 20,
+    )
+    .await;
+    let accepted = run.tally.ok();
     Ok(Outcome {
         outcome: format!(
-            "accepted {}/{n} in {:.1} s: {}",
-            run.tally.ok(),
+            "accepted {accepted}/{n} in {:.1} s: {}",
             run.elapsed.as_secs_f64(),
             run.tally
         ),
-        details: format!(
-            "8 at a time from one address; upstream hits {}",
-            ctx.upstream.hits() - hits
+        legit: format!(
+            "another visitor (127.0.0.3) publishes: {} in {:.2} s",
+            other.key(),
+            other.elapsed.as_secs_f64()
         ),
-        targets: Vec::new(),
+        details: format!("8 at a time from one address; upstream hits {fetched}"),
+        targets: vec![
+            (format!("accepted<={SHARE}"), accepted <= SHARE),
+            ("no fetch when refused".to_owned(), fetched <= accepted),
+            ("other visitor served".to_owned(), other.is_ok()),
+        ],
     })
 }
 

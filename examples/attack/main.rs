@@ -36,8 +36,9 @@ const SETTLE: Duration = Duration::from_secs(3);
 const REGEX_TOKEN: &str = r"${A|re:s/\w{20\}/x/g}";
 const FIELDS: [&str; 5] = ["SUMMARY", "DESCRIPTION", "LOCATION", "DTSTART", "DTEND"];
 const MB: f64 = 1024.0 * 1024.0;
-/// The issue 11 memory target for every attack.
-const TARGET_PEAK_MB: f64 = 128.0;
+/// Issue 22's memory target, for every attack (issue 11's was 128 MB for its own).
+const TARGET_PEAK_MB: f64 = 200.0;
+/// Issue 11's latency target for its attacks; every attack must have /healthz answered.
 const TARGET_HEALTHZ_MS: u128 = 100;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -226,12 +227,13 @@ fn run() -> Result<bool, String> {
         SETTLE.as_secs()
     );
     println!(
-        "targets: issue 11: peak RSS <= {TARGET_PEAK_MB} MB, /healthz < {TARGET_HEALTHZ_MS} ms throughout; \
-         issue 12: slowloris all probes ok and < 10% attacker connections open after 40 s"
+        "targets: every attack: peak RSS <= {TARGET_PEAK_MB} MB and every /healthz probe answered; \
+         issue 11: /healthz < {TARGET_HEALTHZ_MS} ms throughout; issue 12: slowloris all probes ok \
+         and < 10% attacker connections open after 40 s"
     );
     println!();
     println!(
-        "| {:<14} | {:<52} | {:>8} | {:>8} | {:>8} | {:>11} | {:>9} | details | targets |",
+        "| {:<14} | {:<52} | {:>8} | {:>8} | {:>8} | {:>11} | {:>9} | legitimate clients | details | targets |",
         "attack",
         "requests / outcome",
         "start MB",
@@ -241,7 +243,7 @@ fn run() -> Result<bool, String> {
         "hz failed",
     );
     println!(
-        "|{}|{}|{}|{}|{}|{}|{}|---|---|",
+        "|{}|{}|{}|{}|{}|{}|{}|---|---|---|",
         "-".repeat(16),
         "-".repeat(54),
         "-".repeat(10),
@@ -260,7 +262,7 @@ fn run() -> Result<bool, String> {
         );
         match run_attack(&rt, &settings, &upstream, attack) {
             Ok(row) => println!("{}", row.line()),
-            Err(e) => {
+            Err(AttackError::Failed(e)) => {
                 all_ran = false;
                 println!("| {:<14} | could not run: {e}", attack.name);
             }
@@ -286,6 +288,7 @@ struct Row {
     peak_mb: f64,
     after_mb: Option<f64>,
     probes: ProbeStats,
+    legit: String,
     details: String,
     targets: String,
 }
@@ -304,7 +307,7 @@ impl Row {
         };
         let failed = format!("{}/{}", self.probes.failures, self.probes.probes);
         format!(
-            "| {:<14} | {:<52} | {:>8.1} | {:>8.1} | {:>8} | {:>11} | {:>9} | {} | {} |",
+            "| {:<14} | {:<52} | {:>8.1} | {:>8.1} | {:>8} | {:>11} | {:>9} | {} | {} | {} |",
             self.name,
             self.outcome,
             self.start_mb,
@@ -312,6 +315,7 @@ impl Row {
             after,
             worst,
             failed,
+            self.legit,
             self.details,
             self.targets
         )
@@ -320,9 +324,47 @@ impl Row {
 
 struct Outcome {
     outcome: String,
+    /// What legitimate clients got meanwhile ("-" when the attack has none).
+    legit: String,
     details: String,
     /// Attack-specific targets: (what, met).
     targets: Vec<(String, bool)>,
+}
+
+/// Why an attack has no row of numbers.
+enum AttackError {
+    Failed(String),
+}
+
+impl From<String> for AttackError {
+    fn from(e: String) -> AttackError {
+        AttackError::Failed(e)
+    }
+}
+
+/// How the server of an attack runs: its extra flags, its descriptor limit, where it listens.
+struct Setup {
+    args: Vec<String>,
+    nofile: Option<u32>,
+    listen: &'static str,
+}
+
+fn setup_of(kind: Kind) -> Setup {
+    let mut setup = Setup {
+        args: Vec::new(),
+        nofile: None,
+        listen: "127.0.0.1:0",
+    };
+    let mut args = |list: &[&str]| setup.args.extend(list.iter().map(|a| (*a).to_owned()));
+    match kind {
+        // A 200k-event feed is larger than the default 10MiB limit.
+        Kind::Cold => args(&["--feed-max-size", "64MiB"]),
+        Kind::Slow => args(&["--feed-ttl", "2s"]),
+        // systemd's default for a unit without LimitNOFILE.
+        Kind::Slowloris => setup.nofile = Some(1024),
+        _ => {}
+    }
+    setup
 }
 
 fn run_attack(
@@ -330,18 +372,10 @@ fn run_attack(
     settings: &Settings,
     upstream: &Upstream,
     attack: &AttackDef,
-) -> Result<Row, String> {
-    let mut args: Vec<&str> = Vec::new();
-    let mut nofile = None;
-    match attack.kind {
-        // A 200k-event feed is larger than the default 10MiB limit.
-        Kind::Cold => args.extend(["--feed-max-size", "64MiB"]),
-        Kind::Slow => args.extend(["--feed-ttl", "2s"]),
-        // systemd's default for a unit without LimitNOFILE.
-        Kind::Slowloris => nofile = Some(1024),
-        _ => {}
-    }
-    let server = Server::start(&settings.bin, &args, nofile)?;
+) -> Result<Row, AttackError> {
+    let setup = setup_of(attack.kind);
+    let args: Vec<&str> = setup.args.iter().map(String::as_str).collect();
+    let server = Server::start(&settings.bin, setup.listen, &args, setup.nofile)?;
     rt.block_on(wait_healthy(server.addr))
         .map_err(|e| format!("{e}; log: {}", server.log_tail()))?;
     let start_kb = read_status(server.pid).map_or(0, |s| s.rss_kb);
@@ -371,29 +405,26 @@ fn run_attack(
             .push_str(&format!("; server exited ({status}); log: {log}"));
     }
     let peak_mb = rss.peak_kb as f64 / 1024.0;
-    let mut targets = Vec::new();
-    if attack.issue == 11 {
-        targets.push((
+    let answered = probes.failures == 0 && probes.probes > 0;
+    let mut targets = vec![
+        (
             format!("peak<={TARGET_PEAK_MB}MB"),
             peak_mb <= TARGET_PEAK_MB && !rss.capped,
-        ));
+        ),
+        ("hz answered".to_owned(), answered),
+    ];
+    if attack.issue == 11 {
         targets.push((
             format!("hz<{TARGET_HEALTHZ_MS}ms"),
-            probes.failures == 0
-                && probes.probes > 0
-                && probes.worst.as_millis() < TARGET_HEALTHZ_MS,
+            answered && probes.worst.as_millis() < TARGET_HEALTHZ_MS,
         ));
     }
     targets.extend(outcome.targets);
-    let targets = if targets.is_empty() {
-        "(report only)".to_owned()
-    } else {
-        targets
-            .iter()
-            .map(|(what, met)| format!("{what}: {}", if *met { "ok" } else { "MISS" }))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+    let targets = targets
+        .iter()
+        .map(|(what, met)| format!("{what}: {}", if *met { "met" } else { "MISSED" }))
+        .collect::<Vec<_>>()
+        .join(", ");
     Ok(Row {
         name: attack.name,
         outcome: outcome.outcome,
@@ -401,12 +432,14 @@ fn run_attack(
         peak_mb,
         after_mb: after_kb.map(|kb| kb as f64 / 1024.0),
         probes,
+        legit: outcome.legit,
         details: outcome.details,
         targets,
     })
 }
 
 struct Ctx<'a> {
+    /// Where the server answers on 127.0.0.1.
     addr: SocketAddr,
     upstream: &'a Upstream,
     settings: &'a Settings,

@@ -16,6 +16,7 @@ use crate::{PROBE_EVERY, PROBE_TIMEOUT, RSS_EVERY};
 pub struct Server {
     child: Arc<Mutex<Child>>,
     pub pid: u32,
+    /// Where it answers on 127.0.0.1 (also when it listens on every address).
     pub addr: SocketAddr,
     log: Arc<Mutex<VecDeque<String>>>,
     // Last: removed after the process is gone (Drop kills it first).
@@ -27,9 +28,14 @@ pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Server {
-    /// `hearth serve` on a free loopback port with a fresh data directory; `nofile` sets its
-    /// descriptor limit (through the shell's ulimit, as systemd would set it).
-    pub fn start(bin: &Path, extra: &[&str], nofile: Option<u32>) -> Result<Server, String> {
+    /// `hearth serve` on `listen` (a free port of it) with a fresh data directory; `nofile` sets
+    /// its descriptor limit (through the shell's ulimit, as systemd would set it).
+    pub fn start(
+        bin: &Path,
+        listen: &str,
+        extra: &[&str],
+        nofile: Option<u32>,
+    ) -> Result<Server, String> {
         let data_dir = tempfile::tempdir().map_err(|e| format!("temporary data directory: {e}"))?;
         let mut cmd = match nofile {
             Some(n) => {
@@ -43,7 +49,7 @@ impl Server {
         };
         cmd.arg("serve")
             .arg("--listen")
-            .arg("127.0.0.1:0")
+            .arg(listen)
             .arg("--data-dir")
             .arg(data_dir.path())
             .arg("--allow-private-feeds")
@@ -93,6 +99,10 @@ impl Server {
             _data_dir: data_dir,
         };
         match rx.recv_timeout(Duration::from_secs(20)) {
+            // A server on every address (`[::]`) is probed on 127.0.0.1 like the others.
+            Ok(addr) if addr.ip().is_unspecified() => {
+                Ok(server(SocketAddr::from(([127, 0, 0, 1], addr.port()))))
+            }
             Ok(addr) => Ok(server(addr)),
             Err(_) => {
                 let server = server(SocketAddr::from(([127, 0, 0, 1], 0)));
