@@ -120,6 +120,46 @@ pub async fn fetch(request: reqwest::RequestBuilder, max_bytes: u64) -> Answer {
     }
 }
 
+/// Sends a request and keeps its answer's words (up to 4 KiB): for error messages.
+pub async fn fetch_text(request: reqwest::RequestBuilder) -> (Answer, String) {
+    let began = Instant::now();
+    let resp = match request.send().await {
+        Ok(resp) => resp,
+        Err(e) => {
+            let answer = Answer {
+                status: None,
+                error: Some(classify(&e)),
+                bytes: 0,
+                elapsed: began.elapsed(),
+                stale: false,
+            };
+            return (answer, String::new());
+        }
+    };
+    let status = resp.status().as_u16();
+    let (bytes, error) = match resp.bytes().await {
+        Ok(bytes) => (bytes, None),
+        Err(e) => (Default::default(), Some(classify(&e))),
+    };
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]).into_owned();
+    let answer = Answer {
+        status: Some(status),
+        error,
+        bytes: bytes.len() as u64,
+        elapsed: began.elapsed(),
+        stale: false,
+    };
+    (answer, text)
+}
+
+/// The `error` of a JSON error answer, or the text itself.
+pub fn error_words(text: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(text)
+        .ok()
+        .and_then(|v| v.get("error").and_then(|e| e.as_str()).map(str::to_owned))
+        .unwrap_or_else(|| text.trim().to_owned())
+}
+
 fn classify(e: &reqwest::Error) -> &'static str {
     if e.is_timeout() {
         "timeout"
@@ -138,7 +178,34 @@ pub struct Tally(BTreeMap<String, usize>);
 
 impl Tally {
     pub fn add(&mut self, answer: &Answer) {
-        *self.0.entry(answer.key()).or_default() += 1;
+        self.count(answer.key());
+    }
+
+    /// Counts one under a key of the caller's (a status with what its words say).
+    pub fn count(&mut self, key: impl Into<String>) {
+        *self.0.entry(key.into()).or_default() += 1;
+    }
+
+    /// How many keys start with `prefix` ("429" for every kind of 429).
+    pub fn starting(&self, prefix: &str) -> usize {
+        self.0
+            .iter()
+            .filter(|(k, _)| k.starts_with(prefix))
+            .map(|(_, v)| v)
+            .sum()
+    }
+
+    /// How many keys end with `suffix` (" 429" for every operation answered 429).
+    pub fn ending(&self, suffix: &str) -> usize {
+        self.0
+            .iter()
+            .filter(|(k, _)| k.ends_with(suffix))
+            .map(|(_, v)| v)
+            .sum()
+    }
+
+    pub fn total(&self) -> usize {
+        self.0.values().sum()
     }
 
     pub fn merge(&mut self, other: Tally) {

@@ -1,14 +1,22 @@
-//! The attack benchmark of `make bench` (issues 11 and 12): starts the release binary once per
-//! attack, attacks it from 127.0.0.1 while probing `/healthz` from 127.0.0.2, and prints a table.
+//! The attack benchmark of `make bench` (issues 11, 12 and 22): starts the release binary once
+//! per attack, attacks it from loopback addresses (127.0.0.1 and others of 127/8, IPv6 /64s of
+//! one /48 when it can add them) while probing `/healthz` from 127.0.0.2, and prints a table:
+//! peak RSS, RSS after, the worst probe, what legitimate clients got, and each target met or not.
 //!
-//! Run through `bench/attack.sh`. Environment: `HEARTH_BIN` (the server binary),
-//! `ATTACKS=regex,amplify,cache,slots,slow,slowloris,flood` (a subset), `SCALE=0.1` (smaller
-//! counts while developing), `RSS_CAP_MB` (the server is killed above it; default 6144).
+//! Run through `bench/attack.sh`. Environment: `HEARTH_BIN` (the server binary), `ATTACKS=` a
+//! comma-separated subset of attack names or groups (`regex,amplify,cache,slots,slow,slowloris,
+//! flood,proxy-slow,slow-uploads,nonreading,sync-flood,conn-table,engine-saturated,quota-race,
+//! household`), `SCALE=0.1` (smaller counts and shorter holds while developing), `RSS_CAP_MB`
+//! (the server is killed above it; default 6144).
 
 #[path = "../../crates/engine/benches/feedgen/mod.rs"]
 mod feedgen;
 mod http;
 mod issue11_12;
+mod issue22_edge;
+mod issue22_publish;
+mod issue22_sync;
+mod raw;
 mod server;
 mod upstream;
 
@@ -22,6 +30,9 @@ use issue11_12::{
     amplify, cache_growth, cold_calendar, publish_flood, regex_bomb, slot_growth, slow_upstream,
     slowloris,
 };
+use issue22_edge::{conn_table, proxy_slow, V6Addresses};
+use issue22_publish::{engine_saturated, nonreading_feed, quota_race};
+use issue22_sync::{household, nonreading_vault, slow_uploads, sync_flood};
 use server::{read_status, Monitor, ProbeStats, Server};
 use upstream::Upstream;
 
@@ -36,6 +47,8 @@ const SETTLE: Duration = Duration::from_secs(3);
 const REGEX_TOKEN: &str = r"${A|re:s/\w{20\}/x/g}";
 const FIELDS: [&str; 5] = ["SUMMARY", "DESCRIPTION", "LOCATION", "DTSTART", "DTEND"];
 const MB: f64 = 1024.0 * 1024.0;
+/// The publish key of the servers started with one (the attackers never send it).
+const PUBLISH_KEY: &str = "bench-owner-key-7f3a9c";
 /// Issue 22's memory target, for every attack (issue 11's was 128 MB for its own).
 const TARGET_PEAK_MB: f64 = 200.0;
 /// Issue 11's latency target for its attacks; every attack must have /healthz answered.
@@ -52,6 +65,17 @@ enum Kind {
     Slow,
     Slowloris,
     Flood,
+    ProxySlow,
+    SlowUploads,
+    SlowUploadsKey,
+    NonreadingVault,
+    NonreadingFeed,
+    SyncFlood,
+    ConnTable,
+    ConnTableV6,
+    EngineSaturated,
+    QuotaRace,
+    Household,
 }
 
 struct AttackDef {
@@ -116,6 +140,72 @@ const ATTACKS: &[AttackDef] = &[
         name: "publish-flood",
         group: "flood",
         issue: 12,
+    },
+    AttackDef {
+        kind: Kind::ProxySlow,
+        name: "proxy-slow",
+        group: "proxy-slow",
+        issue: 22,
+    },
+    AttackDef {
+        kind: Kind::SlowUploads,
+        name: "slow-uploads",
+        group: "slow-uploads",
+        issue: 22,
+    },
+    AttackDef {
+        kind: Kind::SlowUploadsKey,
+        name: "slow-uploads-key",
+        group: "slow-uploads",
+        issue: 22,
+    },
+    AttackDef {
+        kind: Kind::NonreadingVault,
+        name: "nonreading-vault",
+        group: "nonreading",
+        issue: 22,
+    },
+    AttackDef {
+        kind: Kind::NonreadingFeed,
+        name: "nonreading-feed",
+        group: "nonreading",
+        issue: 22,
+    },
+    AttackDef {
+        kind: Kind::SyncFlood,
+        name: "sync-flood",
+        group: "sync-flood",
+        issue: 22,
+    },
+    AttackDef {
+        kind: Kind::ConnTable,
+        name: "conn-table",
+        group: "conn-table",
+        issue: 22,
+    },
+    AttackDef {
+        kind: Kind::ConnTableV6,
+        name: "conn-table-v6",
+        group: "conn-table",
+        issue: 22,
+    },
+    AttackDef {
+        kind: Kind::EngineSaturated,
+        name: "engine-saturated",
+        group: "engine-saturated",
+        issue: 22,
+    },
+    AttackDef {
+        kind: Kind::QuotaRace,
+        name: "quota-race",
+        group: "quota-race",
+        issue: 22,
+    },
+    AttackDef {
+        kind: Kind::Household,
+        name: "household",
+        group: "household",
+        issue: 22,
     },
 ];
 
@@ -262,6 +352,9 @@ fn run() -> Result<bool, String> {
         );
         match run_attack(&rt, &settings, &upstream, attack) {
             Ok(row) => println!("{}", row.line()),
+            Err(AttackError::Skipped(why)) => {
+                println!("| {:<14} | skipped: {why} |", attack.name);
+            }
             Err(AttackError::Failed(e)) => {
                 all_ran = false;
                 println!("| {:<14} | could not run: {e}", attack.name);
@@ -333,6 +426,8 @@ struct Outcome {
 
 /// Why an attack has no row of numbers.
 enum AttackError {
+    /// It cannot run here (said why, as a row of its own).
+    Skipped(String),
     Failed(String),
 }
 
@@ -362,6 +457,19 @@ fn setup_of(kind: Kind) -> Setup {
         Kind::Slow => args(&["--feed-ttl", "2s"]),
         // systemd's default for a unit without LimitNOFILE.
         Kind::Slowloris => setup.nofile = Some(1024),
+        // Each attacking address is a client of its own: no loopback peer is a proxy.
+        Kind::SlowUploads | Kind::SyncFlood | Kind::ConnTable => {
+            args(&["--trust-loopback", "false"]);
+        }
+        Kind::SlowUploadsKey => args(&["--trust-loopback", "false", "--publish-key", PUBLISH_KEY]),
+        Kind::ConnTableV6 => {
+            args(&["--trust-loopback", "false"]);
+            // Every address, so the /48's clients reach it on ::1 and the probes on 127.0.0.1.
+            setup.listen = "[::]:0";
+        }
+        // The hosted feed's copy is old within the attack, so its changed upstream is fetched.
+        Kind::EngineSaturated => args(&["--feed-ttl", "2s"]),
+        Kind::QuotaRace => args(&["--max-feed-storage", "8MiB"]),
         _ => {}
     }
     setup
@@ -373,6 +481,11 @@ fn run_attack(
     upstream: &Upstream,
     attack: &AttackDef,
 ) -> Result<Row, AttackError> {
+    // Before the server: a scenario that cannot run here costs no server start.
+    let v6 = match attack.kind {
+        Kind::ConnTableV6 => Some(V6Addresses::add(17).map_err(AttackError::Skipped)?),
+        _ => None,
+    };
     let setup = setup_of(attack.kind);
     let args: Vec<&str> = setup.args.iter().map(String::as_str).collect();
     let server = Server::start(&settings.bin, setup.listen, &args, setup.nofile)?;
@@ -382,6 +495,9 @@ fn run_attack(
     let monitor = Monitor::start(&server, settings.rss_cap_kb)?;
     let ctx = Ctx {
         addr: server.addr,
+        pid: server.pid,
+        data_dir: server.data_dir().to_owned(),
+        v6: v6.as_ref(),
         upstream,
         settings,
     };
@@ -441,6 +557,10 @@ fn run_attack(
 struct Ctx<'a> {
     /// Where the server answers on 127.0.0.1.
     addr: SocketAddr,
+    pid: u32,
+    data_dir: PathBuf,
+    /// The IPv6 addresses added for the attack, if it uses them.
+    v6: Option<&'a V6Addresses>,
     upstream: &'a Upstream,
     settings: &'a Settings,
 }
@@ -448,6 +568,11 @@ struct Ctx<'a> {
 impl Ctx<'_> {
     fn url(&self, path: &str) -> String {
         format!("http://{}{}", self.addr, path)
+    }
+
+    /// An attack's duration: `base` seconds at SCALE=1, scaled, never below `min`.
+    fn secs(&self, base: f64, min: f64) -> Duration {
+        Duration::from_secs_f64((base * self.settings.scale).max(min))
     }
 }
 
@@ -462,5 +587,16 @@ async fn attack_of(kind: Kind, ctx: &Ctx<'_>) -> Result<Outcome, String> {
         Kind::Slow => slow_upstream(ctx).await,
         Kind::Slowloris => slowloris(ctx).await,
         Kind::Flood => publish_flood(ctx).await,
+        Kind::ProxySlow => proxy_slow(ctx).await,
+        Kind::SlowUploads => slow_uploads(ctx, None).await,
+        Kind::SlowUploadsKey => slow_uploads(ctx, Some(PUBLISH_KEY)).await,
+        Kind::NonreadingVault => nonreading_vault(ctx).await,
+        Kind::NonreadingFeed => nonreading_feed(ctx).await,
+        Kind::SyncFlood => sync_flood(ctx).await,
+        Kind::ConnTable => conn_table(ctx, None).await,
+        Kind::ConnTableV6 => conn_table(ctx, ctx.v6).await,
+        Kind::EngineSaturated => engine_saturated(ctx).await,
+        Kind::QuotaRace => quota_race(ctx).await,
+        Kind::Household => household(ctx).await,
     }
 }

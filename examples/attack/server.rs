@@ -20,7 +20,7 @@ pub struct Server {
     pub addr: SocketAddr,
     log: Arc<Mutex<VecDeque<String>>>,
     // Last: removed after the process is gone (Drop kills it first).
-    _data_dir: tempfile::TempDir,
+    data_dir: tempfile::TempDir,
 }
 
 pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -96,7 +96,7 @@ impl Server {
             pid,
             addr,
             log,
-            _data_dir: data_dir,
+            data_dir,
         };
         match rx.recv_timeout(Duration::from_secs(20)) {
             // A server on every address (`[::]`) is probed on 127.0.0.1 like the others.
@@ -112,6 +112,11 @@ impl Server {
                 ))
             }
         }
+    }
+
+    /// The server's data directory (its SQLite file is `hearth.db` in it).
+    pub fn data_dir(&self) -> &Path {
+        self.data_dir.path()
     }
 
     pub fn log_tail(&self) -> String {

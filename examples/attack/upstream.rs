@@ -26,6 +26,7 @@ pub enum FeedKind {
 pub struct UpState {
     hits: AtomicUsize,
     switch_delay_ms: AtomicU64,
+    generation: AtomicU64,
     feeds: Mutex<HashMap<(FeedKind, usize), Bytes>>,
     small: Bytes,
 }
@@ -47,7 +48,8 @@ impl UpState {
 /// `/feed/{events}.ics` and `/feed/{events}/{variant}.ics` (a generated feed; the variant makes
 /// the URL and the calendar name distinct), `/compact/{events}.ics`, `/slow/{secs}.ics` (a small
 /// feed after a delay), `/switch/{name}.ics` (a small feed after the delay the benchmark sets),
-/// and any other path: a small feed.
+/// `/changing/{name}.ics` (a small feed that changes each time the benchmark says so), and any
+/// other path: a small feed.
 pub struct Upstream {
     pub addr: SocketAddr,
     state: Arc<UpState>,
@@ -59,6 +61,7 @@ impl Upstream {
         let state = Arc::new(UpState {
             hits: AtomicUsize::new(0),
             switch_delay_ms: AtomicU64::new(0),
+            generation: AtomicU64::new(0),
             feeds: Mutex::new(HashMap::new()),
             small: Bytes::from(compact_feed(1)),
         });
@@ -132,6 +135,11 @@ impl Upstream {
             .switch_delay_ms
             .store(delay.as_millis() as u64, Ordering::SeqCst);
     }
+
+    /// Changes what every `/changing/` feed says from now on.
+    pub fn change(&self) {
+        self.state.generation.fetch_add(1, Ordering::SeqCst);
+    }
 }
 
 async fn serve_upstream(State(state): State<Arc<UpState>>, uri: Uri) -> Response {
@@ -164,6 +172,9 @@ async fn serve_upstream(State(state): State<Arc<UpState>>, uri: Uri) -> Response
             tokio::time::sleep(Duration::from_secs(secs)).await;
             None
         }
+        ["changing", _] => Some(Bytes::from(changing_feed(
+            state.generation.load(Ordering::SeqCst),
+        ))),
         ["switch", _] => {
             let ms = state.switch_delay_ms.load(Ordering::SeqCst);
             tokio::time::sleep(Duration::from_millis(ms)).await;
@@ -176,6 +187,17 @@ async fn serve_upstream(State(state): State<Arc<UpState>>, uri: Uri) -> Response
         body.unwrap_or_else(|| state.small.clone()),
     )
         .into_response()
+}
+
+/// Twenty small events, the first of which names the generation of the feed.
+fn changing_feed(generation: u64) -> Vec<u8> {
+    let feed = String::from_utf8_lossy(&compact_feed(20)).into_owned();
+    feed.replacen(
+        "SUMMARY:Event 0\r\n",
+        &format!("SUMMARY:Generation {generation}\r\n"),
+        1,
+    )
+    .into_bytes()
 }
 
 /// A feed of small events (about 150 bytes each).
