@@ -258,10 +258,11 @@ async fn the_storage_budget_is_shared_and_refuses_growth_with_a_507() {
         .as_str()
         .unwrap_or_default()
         .contains("--max-sync-storage"));
-    made(&server, "shares", &[0u8; 1900]).await;
+    // Within the seven eighths that holders may fill (the last eighth is kept for newcomers).
+    made(&server, "shares", &[0u8; 1000]).await;
     let path = format!("/api/sync/vaults/{}", vault.id);
     // Growing the vault past the budget is refused; shrinking it is not.
-    let grow = put(&server, &path, Some(&vault.token), Some(1), &[1u8; 4200]).await;
+    let grow = put(&server, &path, Some(&vault.token), Some(1), &[1u8; 5500]).await;
     assert_eq!(grow.status(), StatusCode::INSUFFICIENT_STORAGE);
     let shrink = put(&server, &path, Some(&vault.token), Some(1), &[1u8; 100]).await;
     assert_eq!(shrink.status(), StatusCode::OK);
@@ -504,6 +505,41 @@ async fn a_client_holds_its_share_and_the_last_room_is_kept_for_newcomers() {
     // A new learner still starts.
     assert_eq!(
         create_from(&server, "203.0.113.9", "vaults", b"v")
+            .await
+            .status(),
+        StatusCode::CREATED
+    );
+}
+
+#[tokio::test]
+async fn holders_cannot_fill_the_storage_kept_for_new_learners() {
+    // 8,000 bytes: a client's share is 1,000 and the last 1,000 are kept for newcomers.
+    let server = TestServer::start(|c| {
+        c.max_vault_size = 1000;
+        c.max_sync_storage = 8000;
+    })
+    .await;
+    for n in 1..=7 {
+        for _ in 0..2 {
+            let from = format!("203.0.113.{n}");
+            let response = create_from(&server, &from, "shares", &[0u8; 500]).await;
+            assert_eq!(response.status(), StatusCode::CREATED, "client {n}");
+        }
+    }
+    // A client that holds nothing yet may use the kept room; once it holds something, not.
+    let newcomer = create_from(&server, "203.0.113.8", "shares", &[0u8; 500]).await;
+    assert_eq!(newcomer.status(), StatusCode::CREATED);
+    let more = create_from(&server, "203.0.113.8", "shares", &[0u8; 500]).await;
+    assert_eq!(more.status(), StatusCode::INSUFFICIENT_STORAGE);
+    let message = error_text(more).await;
+    assert!(message.contains("kept for learners"), "{message}");
+    assert!(
+        !message.chars().any(|c| c.is_ascii_digit()),
+        "no totals: {message}"
+    );
+    // A new learner still starts.
+    assert_eq!(
+        create_from(&server, "203.0.113.9", "vaults", &[0u8; 500])
             .await
             .status(),
         StatusCode::CREATED

@@ -239,12 +239,20 @@ pub async fn read(
     let body: Bytes = match state.copies.shared(&id, head.version) {
         Some(shared) => shared,
         None => {
-            let reservation = state.copies.reserve(client.key(), head.size)?;
-            let Some(loaded) = state.blobs.body(kind, id.clone(), head.version).await? else {
-                // Written or removed since the head was read: the client asks again.
-                return Err(RouteError::ChangedWhileRead.into());
-            };
-            state.copies.keep(&id, head.version, loaded, reservation)
+            // Readers arriving together load it once: the later ones find that copy.
+            let _turn = state.copies.load_turn(&id).await;
+            match state.copies.shared(&id, head.version) {
+                Some(shared) => shared,
+                None => {
+                    let reservation = state.copies.reserve(client.key(), head.size)?;
+                    let Some(loaded) = state.blobs.body(kind, id.clone(), head.version).await?
+                    else {
+                        // Written or removed since the head was read: the client asks again.
+                        return Err(RouteError::ChangedWhileRead.into());
+                    };
+                    state.copies.keep(&id, head.version, loaded, reservation)
+                }
+            }
         }
     };
     let mut response = Body::from(body).into_response();

@@ -1,11 +1,13 @@
 //! One copy in memory per blob being sent: every device polling a vault, and every connection
 //! downloading it at once, are written from the same bytes, which stay in the byte budget until
-//! the last of those answers is done. Nothing is kept once no answer needs it.
+//! the last of those answers is done. Readers that miss at the same moment take turns to load
+//! it, so the later ones find the first one's copy. Nothing is kept once no answer needs it.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 
 use axum::body::Bytes;
+use tokio::sync::OwnedMutexGuard;
 
 use crate::http::budget::{BudgetRefusal, ByteBudget, Reservation};
 use crate::http::client::ClientKey;
@@ -30,6 +32,30 @@ impl AsRef<[u8]> for Held {
 pub struct Copies {
     budget: Arc<ByteBudget>,
     live: Mutex<HashMap<String, (i64, Weak<Copy>)>>,
+    /// Loads under way, by blob id: without them, readers arriving together would each load
+    /// (and reserve room for) a copy of their own, and the budget would refuse the rest.
+    loads: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+}
+
+/// The turn to load one blob, held while loading it.
+pub struct LoadTurn<'a> {
+    copies: &'a Copies,
+    id: String,
+    held: Option<OwnedMutexGuard<()>>,
+}
+
+impl Drop for LoadTurn<'_> {
+    fn drop(&mut self) {
+        let mut loads = lock(&self.copies.loads);
+        // Only the map and this turn hold the gate: nobody waits, so it goes.
+        if loads
+            .get(&self.id)
+            .is_some_and(|gate| Arc::strong_count(gate) <= 2)
+        {
+            loads.remove(&self.id);
+        }
+        self.held.take();
+    }
 }
 
 impl Copies {
@@ -37,6 +63,19 @@ impl Copies {
         Copies {
             budget,
             live: Mutex::new(HashMap::new()),
+            loads: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Waits for the turn to load blob `id` (one reader at a time per blob); whoever waited
+    /// looks for a shared copy again before loading one.
+    pub async fn load_turn(&self, id: &str) -> LoadTurn<'_> {
+        let gate = lock(&self.loads).entry(id.to_owned()).or_default().clone();
+        let held = gate.lock_owned().await;
+        LoadTurn {
+            copies: self,
+            id: id.to_owned(),
+            held: Some(held),
         }
     }
 
@@ -80,6 +119,7 @@ impl Copies {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::future::Future;
 
     fn client() -> ClientKey {
         ClientKey::of("198.51.100.1".parse().expect("ip"))
@@ -103,5 +143,26 @@ mod tests {
         drop(second);
         assert_eq!(budget.used(), 0);
         assert!(copies.shared("a", 1).is_none());
+    }
+
+    #[tokio::test]
+    async fn readers_of_one_blob_take_turns_to_load_it() {
+        let copies = Copies::new(ByteBudget::new(1000, 1000));
+        let first = copies.load_turn("a").await;
+        let mut second = Box::pin(copies.load_turn("a"));
+        let waker = std::task::Waker::noop();
+        let mut cx = std::task::Context::from_waker(waker);
+        assert!(
+            second.as_mut().poll(&mut cx).is_pending(),
+            "waits for the first load"
+        );
+        let other = copies.load_turn("b").await;
+        drop(first);
+        let second = second.await;
+        drop((second, other));
+        assert!(
+            lock(&copies.loads).is_empty(),
+            "no gate kept once nobody loads"
+        );
     }
 }

@@ -1,8 +1,8 @@
 //! What sync may store and each client's share of it: counts of vaults and shared decks, the
 //! bytes of all of them, the size of one, and how long one nobody reads is kept. No client (an
 //! IPv4 address, an IPv6 /64) may hold more than an eighth of any quota, and the last eighth of
-//! each count is kept for clients that hold none yet, so a new learner can always start however
-//! much others have taken. The messages never tell a client what others use.
+//! each count and of the storage is kept for clients that hold none yet, so a new learner can
+//! always start however much others have taken. The messages never tell a client what others use.
 
 use std::time::Duration;
 
@@ -100,6 +100,12 @@ impl Quotas {
     pub fn storage_share(&self) -> u64 {
         (self.max_storage / SHARE_DIVISOR).max(self.max_blob_bytes as u64)
     }
+
+    /// The bytes only clients that hold nothing may use: without it, eight clients filling
+    /// their shares would leave no room for any new learner's vault, whatever the counts keep.
+    fn storage_kept(&self) -> u64 {
+        self.max_storage / SHARE_DIVISOR
+    }
 }
 
 /// What is stored now (expired blobs not counted), all together and for one client.
@@ -128,6 +134,8 @@ pub enum SyncError {
     StorageFull,
     #[error("your address already uses its share of this server's storage for sync: revoke shared decks you no longer need first")]
     StorageShareTaken,
+    #[error("the server's storage for sync is nearly full, and the room left is kept for learners who have nothing stored here yet: revoke shared decks you no longer need first")]
+    StorageKeptForNewcomers,
     #[error("the upload is {size} bytes, more than the {limit} bytes this server accepts (--max-vault-size)")]
     TooLarge { size: usize, limit: usize },
     #[error(transparent)]
@@ -178,6 +186,12 @@ pub fn check_create(
             what: kind.plural(),
         });
     }
+    // Uploads are never empty, so a client with no bytes stored holds nothing.
+    if h.client_bytes > 0
+        && h.bytes.saturating_add(size) > q.max_storage.saturating_sub(q.storage_kept())
+    {
+        return Err(SyncError::StorageKeptForNewcomers);
+    }
     Ok(())
 }
 
@@ -203,8 +217,15 @@ pub fn check_growth(
     if h.bytes.saturating_add(added) > q.max_storage {
         return Err(SyncError::StorageFull);
     }
-    if !owner && h.client_bytes.saturating_add(added) > q.storage_share() {
+    if owner {
+        return Ok(());
+    }
+    if h.client_bytes.saturating_add(added) > q.storage_share() {
         return Err(SyncError::StorageShareTaken);
+    }
+    // Whoever grows a blob holds one: the room kept for newcomers is not theirs.
+    if h.bytes.saturating_add(added) > q.max_storage.saturating_sub(q.storage_kept()) {
+        return Err(SyncError::StorageKeptForNewcomers);
     }
     Ok(())
 }
@@ -286,6 +307,55 @@ mod tests {
     }
 
     #[test]
+    fn the_last_eighth_of_the_storage_is_kept_for_clients_holding_none() {
+        // 70,000 of 80,000 bytes taken: the last 10,000 are kept.
+        let holder = Holdings {
+            count: 20,
+            client_count: 1,
+            bytes: 70_000,
+            client_bytes: 500,
+        };
+        assert!(matches!(
+            check_create(Kind::Share, holder, 10, &Q, false),
+            Err(SyncError::StorageKeptForNewcomers)
+        ));
+        assert!(matches!(
+            check_growth(holder, 100, 110, &Q, false),
+            Err(SyncError::StorageKeptForNewcomers)
+        ));
+        assert!(
+            check_growth(holder, 110, 100, &Q, false).is_ok(),
+            "shrinking"
+        );
+        let newcomer = Holdings {
+            client_count: 0,
+            client_bytes: 0,
+            ..holder
+        };
+        assert!(check_create(Kind::Vault, newcomer, 1000, &Q, false).is_ok());
+        // A holder of the other kind holds something too.
+        let sharer = Holdings {
+            client_count: 0,
+            ..holder
+        };
+        assert!(matches!(
+            check_create(Kind::Vault, sharer, 10, &Q, false),
+            Err(SyncError::StorageKeptForNewcomers)
+        ));
+        assert!(
+            check_create(Kind::Share, holder, 10, &Q, true).is_ok(),
+            "the owner"
+        );
+        // Below the kept room, holders make and grow as before.
+        let roomy = Holdings {
+            bytes: 60_000,
+            ..holder
+        };
+        assert!(check_create(Kind::Share, roomy, 1000, &Q, false).is_ok());
+        assert!(check_growth(roomy, 100, 900, &Q, false).is_ok());
+    }
+
+    #[test]
     fn messages_never_tell_what_others_use() {
         for e in [
             SyncError::Full {
@@ -294,6 +364,7 @@ mod tests {
             },
             SyncError::StorageFull,
             SyncError::StorageShareTaken,
+            SyncError::StorageKeptForNewcomers,
             SyncError::KeptForNewcomers {
                 what: "sync vaults",
             },
