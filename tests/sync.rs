@@ -515,8 +515,8 @@ async fn a_client_holds_its_share_and_the_last_room_is_kept_for_newcomers() {
 async fn holders_cannot_fill_the_storage_kept_for_new_learners() {
     // 8,000 bytes: a client's share is 1,000 and the last 1,000 are kept for newcomers.
     let server = TestServer::start(|c| {
-        c.max_vault_size = 1000;
-        c.max_sync_storage = 8000;
+        c.sync.max_vault_size = 1000;
+        c.sync.max_sync_storage = 8000;
     })
     .await;
     for n in 1..=7 {
