@@ -17,6 +17,8 @@ struct Manual {
     start: Instant,
     start_wall: SystemTime,
     offset: Mutex<Duration>,
+    /// Told whenever the clock moves, so sleepers on a manual clock wake.
+    moved: tokio::sync::watch::Sender<()>,
 }
 
 impl std::fmt::Debug for Clock {
@@ -47,6 +49,7 @@ impl Clock {
                 start: Instant::now(),
                 start_wall: SystemTime::now(),
                 offset: Mutex::new(Duration::ZERO),
+                moved: tokio::sync::watch::Sender::new(()),
             })),
         }
     }
@@ -70,10 +73,42 @@ impl Clock {
     /// Moves a manual clock forward; the system clock cannot be moved (it is left alone).
     pub fn advance(&self, by: Duration) {
         if let Some(m) = &self.manual {
-            let mut offset = lock(&m.offset);
-            *offset += by;
+            *lock(&m.offset) += by;
+            m.moved.send_replace(());
         }
     }
+
+    /// Waits `duration` on this clock: real time on the system's, until it is advanced that
+    /// far on a manual one (scheduled work in tests runs when the test moves the clock).
+    pub async fn sleep(&self, duration: Duration) {
+        self.sleep_until(self.now() + duration).await;
+    }
+
+    /// Waits until this clock's monotonic time reaches `until` (see [`Clock::sleep`]).
+    pub async fn sleep_until(&self, until: Instant) {
+        let Some(m) = &self.manual else {
+            tokio::time::sleep_until(until.into()).await;
+            return;
+        };
+        let mut moved = m.moved.subscribe();
+        while self.now() < until {
+            if moved.changed().await.is_err() {
+                return;
+            }
+        }
+    }
+}
+
+/// A wall-clock time as the database keeps it: unix milliseconds.
+pub fn to_millis(t: SystemTime) -> i64 {
+    t.duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
+
+/// The time of unix milliseconds read from the database (before 1970: 1970).
+pub fn from_millis(ms: i64) -> SystemTime {
+    std::time::UNIX_EPOCH + Duration::from_millis(u64::try_from(ms).unwrap_or(0))
 }
 
 #[cfg(test)]
@@ -91,6 +126,24 @@ mod tests {
             clock.wall().duration_since(w0).expect("later"),
             Duration::from_secs(90)
         );
+    }
+
+    #[tokio::test]
+    async fn a_sleep_on_a_manual_clock_ends_when_the_clock_is_moved_past_it() {
+        let clock = Clock::manual();
+        let sleeper = tokio::spawn({
+            let clock = clock.clone();
+            async move { clock.sleep(Duration::from_secs(60)).await }
+        });
+        tokio::task::yield_now().await;
+        clock.advance(Duration::from_secs(59));
+        tokio::task::yield_now().await;
+        assert!(!sleeper.is_finished());
+        clock.advance(Duration::from_secs(1));
+        tokio::time::timeout(Duration::from_secs(10), sleeper)
+            .await
+            .expect("woke")
+            .expect("joined");
     }
 
     #[test]

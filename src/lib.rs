@@ -4,6 +4,7 @@
 // Production code handles every error; tests may expect (clippy.toml allows it there).
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 
+pub mod backups;
 pub mod clock;
 pub mod config;
 pub mod hex;
@@ -65,8 +66,22 @@ where
             config.edge.trust_loopback,
         ),
     };
+    let clock = config.clock.clone();
+    let backups = backups::Backups::new(
+        config.backups.clone(),
+        &config.data_dir,
+        db.clone(),
+        clock.clone(),
+    );
+    backups.spawn().await;
     let state = web::AppState::new(config, db.clone())?;
     state.sync.spawn_expiry();
+    let publisher = state.publisher.clone();
+    match publisher.gone.load(&db, clock.wall()).await {
+        Ok(count) => tracing::debug!(count, "deleted calendars answered 410"),
+        Err(e) => tracing::warn!(error = %e, "could not read the deleted calendars"),
+    }
+    publisher.polls.spawn_writes();
     let app = web::router(state);
     if let Ok(addr) = listener.local_addr() {
         tracing::info!(%addr, version = config::VERSION, "listening on http://{addr}");
@@ -96,6 +111,10 @@ where
             Ok(())
         }
     };
+    backups.stop();
+    if let Err(e) = publisher.polls.write().await {
+        tracing::warn!(error = %e, "could not write the last feed poll counts");
+    }
     db.close();
     tracing::info!("stopped");
     outcome

@@ -39,6 +39,29 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Command::Restore(args) => {
+            let dir = args.data_dir.resolve();
+            let stamp = hearth::backups::files::name_for(std::time::SystemTime::now());
+            let stamp = stamp.trim_start_matches("hearth-").trim_end_matches(".db");
+            match hearth::store::restore(&args.file, &dir, stamp) {
+                Ok(done) => {
+                    println!(
+                        "restored {} into {} (schema {})",
+                        args.file.display(),
+                        done.database.display(),
+                        done.schema
+                    );
+                    if let Some(aside) = done.kept_aside {
+                        println!("the database it replaced is kept as {}", aside.display());
+                    }
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("hearth: restore refused: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         Command::Remap(args) => match remap(&args) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
@@ -174,13 +197,27 @@ fn serve(config: hearth::Config) -> anyhow::Result<()> {
         .context("starting the async runtime")?;
     runtime.block_on(async move {
         let data_dir = config.data_dir.clone();
-        let db = tokio::task::spawn_blocking(move || hearth::Db::open(&data_dir))
-            .await
-            .context("opening the database")??;
+        let (db, held) = tokio::task::spawn_blocking(move || {
+            // Held until the process ends: `hearth restore` refuses while it is, and no
+            // restore is half done when the database is opened.
+            let held = hearth::store::lock_data_dir(&data_dir)
+                .with_context(|| format!("locking {}", data_dir.display()))?
+                .with_context(|| {
+                    format!(
+                        "another Hearth server is running on {}: stop it first",
+                        data_dir.display()
+                    )
+                })?;
+            let db = hearth::Db::open(&data_dir)?;
+            anyhow::Ok((db, held))
+        })
+        .await
+        .context("opening the database")??;
         let listener = tokio::net::TcpListener::bind(config.listen)
             .await
             .with_context(|| format!("cannot listen on {}", config.listen))?;
         hearth::serve(config, db, listener, shutdown_signal()).await?;
+        drop(held);
         Ok(())
     })
 }

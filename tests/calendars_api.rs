@@ -782,10 +782,8 @@ async fn unpublish_needs_the_token_and_removes_the_feed() {
         .await
         .expect("sent");
     assert_eq!(deleted.status(), StatusCode::NO_CONTENT);
-    assert_eq!(
-        server.get("/cal/gone.ics").await.status(),
-        StatusCode::NOT_FOUND
-    );
+    // Calendar apps still polling it are told it is gone for good.
+    assert_eq!(server.get("/cal/gone.ics").await.status(), StatusCode::GONE);
     let again = server
         .client
         .delete(server.url("/api/calendars/gone"))

@@ -1,4 +1,4 @@
-//! The command line: `hearth serve`, `backup` and `remap`, every flag also read from its
+//! The command line: `hearth serve`, `backup`, `restore` and `remap`, every flag also read from its
 //! `HEARTH_*` variable (flags win). Each flag's default is written here and nowhere else
 //! (`Config::defaults` reads these with no command line and no environment).
 
@@ -9,8 +9,9 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use super::parse::{
-    parse_cache_size, parse_count, parse_expiry, parse_in_flight, parse_link_url,
-    parse_max_calendars, parse_owner_name, parse_public_url, parse_size, parse_storage, parse_ttl,
+    parse_backup_interval, parse_backup_keep, parse_cache_size, parse_count, parse_expiry,
+    parse_in_flight, parse_link_url, parse_max_calendars, parse_owner_name, parse_public_url,
+    parse_size, parse_storage, parse_ttl, BackupInterval,
 };
 use super::VERSION;
 use crate::http::client::IpRange;
@@ -34,11 +35,14 @@ pub enum Command {
     Serve(Box<ServeArgs>),
     /// Write an online copy of the database to PATH (safe while `serve` runs).
     Backup(BackupArgs),
+    /// Put a backup in place of the database, after checking it; the current database is kept
+    /// aside. Refused while a server runs on the data directory.
+    Restore(RestoreArgs),
     /// Remap a calendar feed (file or stdin) with a mapping and write it to stdout.
     Remap(RemapArgs),
 }
 
-/// Where the SQLite file lives; shared by `serve` and `backup`.
+/// Where the SQLite file lives; shared by `serve`, `backup` and `restore`.
 #[derive(Debug, Clone, Args)]
 pub struct DataDirArg {
     /// Directory for the SQLite database (hearth.db). Default: $STATE_DIRECTORY under systemd, else ./data.
@@ -162,6 +166,23 @@ pub struct ServeArgs {
     #[arg(long, env = "HEARTH_SHARE_EXPIRY", default_value = "90d", value_name = "DURATION", value_parser = parse_expiry)]
     pub share_expiry: Duration,
 
+    /// Where scheduled backups go. Default: the `backups` folder of the data directory.
+    #[arg(long, env = "HEARTH_BACKUP_DIR", value_name = "DIR")]
+    pub backup_dir: Option<PathBuf>,
+
+    /// How often a backup is made (e.g. 6h, 1d, 7d), or `off`.
+    #[arg(long, env = "HEARTH_BACKUP_INTERVAL", default_value = "1d", value_name = "DURATION|off", value_parser = parse_backup_interval)]
+    pub backup_interval: BackupInterval,
+
+    /// Backups kept; the oldest beyond this many are removed.
+    #[arg(long, env = "HEARTH_BACKUP_KEEP", default_value = "7", value_name = "COUNT", value_parser = parse_backup_keep)]
+    pub backup_keep: usize,
+
+    /// A shell command run after each backup, with the new file as $1 (and in
+    /// $HEARTH_BACKUP_FILE), e.g. to copy it off the SD card: rclone copy "$1" remote:hearth.
+    #[arg(long, env = "HEARTH_BACKUP_COMMAND", value_name = "COMMAND")]
+    pub backup_command: Option<String>,
+
     /// Key that making a sync vault or a shared deck requires (an invitation for learners,
     /// which is not the publish key). Unset: the publish key when one is set, else anyone.
     #[arg(
@@ -271,6 +292,16 @@ pub struct BackupArgs {
     /// Where to write the copy; must not exist yet.
     #[arg(value_name = "PATH")]
     pub path: PathBuf,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct RestoreArgs {
+    #[command(flatten)]
+    pub data_dir: DataDirArg,
+
+    /// The backup to restore (a file `hearth backup` or a scheduled backup wrote).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
 }
 
 #[derive(Debug, Clone, Args)]

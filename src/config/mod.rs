@@ -13,11 +13,11 @@ use std::time::Duration;
 
 use clap::{CommandFactory, FromArgMatches};
 
-pub use cli::{BackupArgs, Cli, Command, DataDirArg, LogFormat, RemapArgs, ServeArgs};
+pub use cli::{BackupArgs, Cli, Command, DataDirArg, LogFormat, RemapArgs, RestoreArgs, ServeArgs};
 use parse::load_avatar;
 pub use settings::{
-    Avatar, CalendarSettings, EdgeSettings, EngineBudget, SiteSettings, SyncSettings,
-    HEADER_READ_TIMEOUT, SHUTDOWN_DEADLINE,
+    Avatar, BackupSettings, CalendarSettings, EdgeSettings, EngineBudget, SiteSettings,
+    SyncSettings, HEADER_READ_TIMEOUT, SHUTDOWN_DEADLINE,
 };
 
 use crate::http::inflight::InFlightLimits;
@@ -73,6 +73,7 @@ pub struct Config {
     pub calendars: CalendarSettings,
     pub sync: SyncSettings,
     pub edge: EdgeSettings,
+    pub backups: BackupSettings,
 }
 
 /// A key given on the command line or in a file, trimmed; an empty one is refused.
@@ -114,9 +115,22 @@ impl ServeArgs {
             |path, source| ConfigError::SyncKeyUnreadable { path, source },
             ConfigError::SyncKeyEmpty,
         )?;
+        let data_dir = self.data_dir.resolve();
+        let backups = BackupSettings {
+            dir: self
+                .backup_dir
+                .clone()
+                .unwrap_or_else(|| data_dir.join("backups")),
+            interval: self.backup_interval.0,
+            keep: self.backup_keep,
+            command: self.backup_command.clone().filter(|c| !c.trim().is_empty()),
+            min_free: settings::BACKUP_MIN_FREE,
+            command_timeout: settings::BACKUP_COMMAND_TIMEOUT,
+        };
         Ok(Config {
             listen: self.listen,
-            data_dir: self.data_dir.resolve(),
+            data_dir,
+            backups,
             public_url: self.public_url,
             log_format: self.log_format,
             clock: crate::clock::Clock::system(),
@@ -206,10 +220,38 @@ mod tests {
     }
 
     #[test]
+    fn backups_go_into_the_data_directory_daily_unless_told_otherwise() {
+        let config = serve_args(&["--data-dir", "/tmp/x"])
+            .expect("parses")
+            .into_config()
+            .expect("config");
+        assert_eq!(config.backups.dir, PathBuf::from("/tmp/x/backups"));
+        let off = serve_args(&["--backup-interval", "off", "--backup-dir", "/b"]).expect("parses");
+        assert_eq!(off.backup_interval.0, None);
+        assert_eq!(off.backup_dir, Some(PathBuf::from("/b")));
+        assert_eq!(
+            serve_args(&["--backup-interval", "6h"])
+                .expect("parses")
+                .backup_interval
+                .0,
+            Some(Duration::from_secs(6 * 3600))
+        );
+        for bad in [
+            ["--backup-interval", "10s"],
+            ["--backup-interval", "often"],
+            ["--backup-keep", "0"],
+        ] {
+            assert!(serve_args(&bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
     fn defaults_match_the_design_contract() {
         let args = serve_args(&["--data-dir", "/tmp/x"]).expect("parses");
         assert_eq!(args.listen.to_string(), "127.0.0.1:8080");
         assert_eq!(args.feed_ttl, Duration::from_secs(900));
+        assert_eq!(args.backup_interval.0, Some(Duration::from_secs(86_400)));
+        assert_eq!(args.backup_keep, 7);
         assert!(!args.allow_private_feeds);
         assert_eq!(args.owner_name, "Your Name");
         assert_eq!(args.log_format, LogFormat::Text);

@@ -145,6 +145,32 @@ pub(super) fn parse_expiry(value: &str) -> Result<Duration, String> {
     Ok(d)
 }
 
+/// `--backup-interval`: how often, or `None` for `off`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BackupInterval(pub Option<Duration>);
+
+/// `--backup-interval`: a duration from 1 minute to 1 year, or `off`.
+pub(super) fn parse_backup_interval(value: &str) -> Result<BackupInterval, String> {
+    let value = value.trim();
+    if value.eq_ignore_ascii_case("off") {
+        return Ok(BackupInterval(None));
+    }
+    let d = humantime::parse_duration(value)
+        .map_err(|e| format!("'{value}' is not a duration like 6h or 1d, or off ({e})"))?;
+    if d < Duration::from_secs(60) || d > Duration::from_secs(365 * 24 * 3600) {
+        return Err(format!("'{value}' is outside 1m to 365d"));
+    }
+    Ok(BackupInterval(Some(d)))
+}
+
+/// `--backup-keep`: 1 to 1000.
+pub(super) fn parse_backup_keep(value: &str) -> Result<usize, String> {
+    match value.trim().parse::<usize>() {
+        Ok(n) if (1..=1000).contains(&n) => Ok(n),
+        _ => Err(format!("'{value}' is not a count from 1 to 1000")),
+    }
+}
+
 /// `--max-bytes-in-flight`: 4 MiB to 4 GiB.
 pub(super) fn parse_in_flight(value: &str) -> Result<usize, String> {
     let size = parse_bytes(value)?;

@@ -68,6 +68,26 @@ pub struct SyncSettings {
     pub share_expiry: Duration,
 }
 
+/// Scheduled backups of the database.
+#[derive(Debug, Clone)]
+pub struct BackupSettings {
+    pub dir: std::path::PathBuf,
+    /// `None`: off.
+    pub interval: Option<Duration>,
+    pub keep: usize,
+    pub command: Option<String>,
+    /// Free space the disk keeps after a backup; short of it the backup is skipped and
+    /// reported (no flag: tests raise it to see the skip).
+    pub min_free: u64,
+    /// How long `--backup-command` may run before it is stopped (no flag; tests shorten it).
+    pub command_timeout: Duration,
+}
+
+/// Free space a backup leaves on the disk at least.
+pub const BACKUP_MIN_FREE: u64 = 64 * 1024 * 1024;
+/// How long a backup command may run.
+pub const BACKUP_COMMAND_TIMEOUT: Duration = Duration::from_secs(60 * 60);
+
 /// The edge every request passes: who may do what (the keys), who the client is (the
 /// proxies), and the budgets every client draws on.
 #[derive(Debug, Clone)]

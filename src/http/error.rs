@@ -25,6 +25,9 @@ pub enum AppError {
     NotFound(String),
     #[error("{0}")]
     MethodNotAllowed(String),
+    /// 410: it was here and will not be again.
+    #[error("{0}")]
+    Gone(String),
     #[error("{0}")]
     RequestTimeout(String),
     #[error("{0}")]
@@ -66,6 +69,7 @@ impl AppError {
             AppError::Forbidden(_) => StatusCode::FORBIDDEN,
             AppError::NotFound(_) => StatusCode::NOT_FOUND,
             AppError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
+            AppError::Gone(_) => StatusCode::GONE,
             AppError::RequestTimeout(_) => StatusCode::REQUEST_TIMEOUT,
             AppError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             AppError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,

@@ -15,11 +15,13 @@ use serde_json::{json, Map, Value};
 
 use std::sync::Arc;
 
-use super::calendars::{self, DeleteOutcome, Maker};
+use super::calendars::{self, Access, DeleteOutcome, Maker};
 use super::errors::RouteError;
 use super::feeds::FeedOutcome;
 use super::fetch::normalize_url;
+use super::health::{self, UpstreamAnswer};
 use super::hosted;
+use super::polls::SubscriberAnswer;
 use super::publishing::Stored;
 use super::validate::{self, Invalid, MappingTooLarge};
 use super::workers::Budget;
@@ -81,6 +83,14 @@ impl Policy for Publishing {
     const ACTIONS: &'static [Action] = &[Action::Publish];
     const KEY: KeyRule = KeyRule::Owner;
     const NEEDS_KEY: &'static str = PUBLISHING_NEEDS_KEY;
+}
+
+/// `GET /api/calendars/{id}/status`: as cheap as a poll, counted as one; the edit token (or
+/// the publish key) is checked in the handler.
+pub struct ReadingStatus;
+impl Policy for ReadingStatus {
+    const ACTIONS: &'static [Action] = &[Action::Poll];
+    const KEY: KeyRule = KeyRule::Open;
 }
 
 /// `DELETE /api/calendars/{id}` (which needs the calendar's edit token besides).
@@ -471,7 +481,8 @@ pub async fn unpublish(
     Path(id): Path<String>,
 ) -> Result<Response, AppError> {
     validate::validate_id(&id)?;
-    match calendars::delete(&state.db, id.clone(), bearer_token(&headers)).await? {
+    let now = state.clock.wall();
+    match calendars::delete(&state.db, id.clone(), bearer_token(&headers), now).await? {
         DeleteOutcome::Deleted => {
             state.publisher.forget(&id);
             Ok(StatusCode::NO_CONTENT.into_response())
@@ -479,6 +490,44 @@ pub async fn unpublish(
         DeleteOutcome::NotFound => Err(RouteError::NoSuchCalendar(id).into()),
         DeleteOutcome::Forbidden => Err(RouteError::EditTokenNeeded.into()),
     }
+}
+
+/// `GET /api/calendars/{id}/status` (the calendar's edit token as `Authorization: Bearer`, or
+/// the publish key): how its source has been doing and who reads it.
+pub async fn status(
+    State(state): State<CalendarState>,
+    caller: Caller<ReadingStatus>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Result<Json<StatusAnswer>, AppError> {
+    validate::validate_id(&id)?;
+    let url = match calendars::access(&state.db, id.clone(), bearer_token(&headers), caller.owner)
+        .await?
+    {
+        Access::Granted { url } => url,
+        Access::NotFound => return Err(RouteError::NoSuchCalendar(id).into()),
+        Access::Forbidden => return Err(RouteError::StatusTokenNeeded.into()),
+    };
+    let upstream = state.db.read(move |conn| health::read(conn, &url)).await?;
+    let subscribers = state.publisher.polls.of(&id).await?;
+    let now = state.clock.wall();
+    Ok(Json(StatusAnswer {
+        flagged: upstream.as_ref().is_some_and(|h| h.flagged(now)),
+        upstream: upstream
+            .as_ref()
+            .map(UpstreamAnswer::from)
+            .unwrap_or_default(),
+        subscribers,
+    }))
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusAnswer {
+    upstream: UpstreamAnswer,
+    subscribers: Vec<SubscriberAnswer>,
+    /// The source has failed for a day or more.
+    flagged: bool,
 }
 
 /// `GET|HEAD /cal/{file}` where file is `{id}.ics`. Open to anyone, within each client's
@@ -507,12 +556,20 @@ async fn hosted_feed_inner(
         .strip_suffix(".ics")
         .filter(|id| validate::validate_id(id).is_ok())
         .ok_or(RouteError::NoSuchFeed)?;
+    if state.publisher.gone.answers(id) {
+        return Err(RouteError::Deleted.into());
+    }
     let ttl = state.settings.feed_ttl;
     let hosted = state
         .publisher
         .hosted_feed(&state.db, id, ttl)
         .await?
         .ok_or(RouteError::NoSuchFeed)?;
+    let user_agent = headers
+        .get(header::USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    state.publisher.polls.record(id, user_agent);
     hosted::response(
         &hosted.rendered,
         &hosted.calendar.disposition,

@@ -7,10 +7,10 @@ use std::time::SystemTime;
 use rusqlite::{params, OptionalExtension};
 use serde_json::{Map, Value};
 
-use super::feeds::{from_millis, to_millis};
 use super::quotas::{count_problem, QuotaError, Quotas};
 use super::validate::PublishInput;
 use crate::calendar::{CalendarConfig, Mapping};
+use crate::clock::{from_millis, to_millis};
 use crate::http::client::ClientKey;
 use crate::secret::{token_matches, Token};
 use crate::store::{client_tag, Db, StoreError};
@@ -52,11 +52,15 @@ pub enum PublishOutcome {
 /// Removes the stored copy of `url` unless a calendar still uses it. Copies are keyed by the
 /// normalised address, as `calendars.url` holds it.
 fn remove_unused_copy(conn: &rusqlite::Connection, url: &str) -> Result<(), StoreError> {
-    conn.execute(
-        "DELETE FROM feed_copies WHERE url = ?1
-         AND NOT EXISTS (SELECT 1 FROM calendars WHERE url = ?1)",
-        [url],
-    )?;
+    for table in ["feed_copies", "upstream_health"] {
+        conn.execute(
+            &format!(
+                "DELETE FROM {table} WHERE url = ?1
+                 AND NOT EXISTS (SELECT 1 FROM calendars WHERE url = ?1)"
+            ),
+            [url],
+        )?;
+    }
     Ok(())
 }
 
@@ -155,6 +159,8 @@ pub async fn publish(
                      VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6, ?6, ?7, ?8)",
                     params![input.id, input.name, input.url.as_str(), mapping_json(&input.config.mapping), token.hash(), to_millis(now), options_json(&input.config), tag],
                 )?;
+                // An id published again after it was deleted is served again.
+                tx.execute("DELETE FROM deleted_calendars WHERE id = ?1", [&input.id])?;
                 PublishOutcome::Created {
                     token: token.as_str().to_owned(),
                     record: Published {
@@ -219,7 +225,9 @@ pub async fn delete(
     db: &Db,
     id: String,
     token: Option<Token>,
+    now: SystemTime,
 ) -> Result<DeleteOutcome, StoreError> {
+    let deleted_at = to_millis(now);
     db.write(move |conn| {
         let tx = conn.transaction()?;
         let stored: Option<(String, String)> = tx
@@ -234,12 +242,54 @@ pub async fn delete(
             Some((hash, url)) if token_matches(token.as_ref(), &hash) => {
                 tx.execute("DELETE FROM calendars WHERE id = ?1", [&id])?;
                 remove_unused_copy(&tx, &url)?;
+                tx.execute("DELETE FROM feed_polls WHERE calendar_id = ?1", [&id])?;
+                // Calendar apps keep polling a deleted feed: it is remembered, so they get 410.
+                tx.execute(
+                    "INSERT INTO deleted_calendars (id, deleted_at) VALUES (?1, ?2)
+                     ON CONFLICT (id) DO UPDATE SET deleted_at = excluded.deleted_at",
+                    rusqlite::params![id, deleted_at],
+                )?;
                 DeleteOutcome::Deleted
             }
             Some(_) => DeleteOutcome::Forbidden,
         };
         tx.commit()?;
         Ok(outcome)
+    })
+    .await
+}
+
+/// Whether a caller may read calendar `id`'s status, and the calendar's address if so.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Access {
+    Granted { url: String },
+    NotFound,
+    Forbidden,
+}
+
+/// Access to calendar `id` for the holder of `token`, or for the owner (`owner`: presented the
+/// publish key) whatever the token.
+pub async fn access(
+    db: &Db,
+    id: String,
+    token: Option<Token>,
+    owner: bool,
+) -> Result<Access, StoreError> {
+    db.read(move |conn| {
+        let stored: Option<(String, String)> = conn
+            .query_row(
+                "SELECT token_hash, url FROM calendars WHERE id = ?1",
+                [&id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        Ok(match stored {
+            None => Access::NotFound,
+            Some((hash, url)) if owner || token_matches(token.as_ref(), &hash) => {
+                Access::Granted { url }
+            }
+            Some(_) => Access::Forbidden,
+        })
     })
     .await
 }
@@ -496,7 +546,7 @@ mod tests {
         );
         // a is unpublished: nobody uses the shared copy any more.
         assert_eq!(
-            delete(&db, "a".into(), Some(token_a))
+            delete(&db, "a".into(), Some(token_a), SystemTime::now())
                 .await
                 .expect("delete"),
             DeleteOutcome::Deleted
@@ -527,7 +577,7 @@ mod tests {
         .await
         .expect("moves");
         assert_eq!(copies(&db).await, ["https://example.org/b3.ics"]);
-        delete(&db, "b".into(), Some(token_b))
+        delete(&db, "b".into(), Some(token_b), SystemTime::now())
             .await
             .expect("delete");
         assert!(copies(&db).await.is_empty());

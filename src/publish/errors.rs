@@ -41,6 +41,11 @@ pub enum RouteError {
     NoSuchFeed,
     #[error("unpublishing needs the calendar's edit token (Authorization: Bearer)")]
     EditTokenNeeded,
+    #[error("a calendar's status needs its edit token (Authorization: Bearer) or the publish key")]
+    StatusTokenNeeded,
+    /// A hosted feed whose calendar was deleted: calendar apps may stop asking.
+    #[error("this calendar was deleted by its owner")]
+    Deleted,
 }
 
 impl From<RouteError> for AppError {
@@ -54,7 +59,10 @@ impl From<RouteError> for AppError {
             RouteError::NoSuchCalendar(_) | RouteError::NoSuchFeed => {
                 AppError::NotFound(error.to_string())
             }
-            RouteError::EditTokenNeeded => AppError::Forbidden(error.to_string()),
+            RouteError::EditTokenNeeded | RouteError::StatusTokenNeeded => {
+                AppError::Forbidden(error.to_string())
+            }
+            RouteError::Deleted => AppError::Gone(error.to_string()),
         }
     }
 }

@@ -7,7 +7,10 @@ pub mod calendars;
 mod errors;
 pub mod feeds;
 pub mod fetch;
+pub mod gone;
+pub mod health;
 pub mod hosted;
+pub mod polls;
 pub mod publishing;
 pub mod quotas;
 mod rendered;
@@ -30,7 +33,9 @@ use cache::{Cache, Kind};
 use calendars::Published;
 use feeds::{Ask, FeedError, FeedOutcome, Feeds, Want};
 use fetch::{FetchError, Fetcher};
+use gone::Gone;
 use hosted::{RenderError, Rendered, Renders};
+use polls::Polls;
 pub use served::HostedCalendar;
 use workers::{WorkError, Workers};
 
@@ -71,6 +76,10 @@ pub struct Publisher {
     pub renders: Arc<Renders>,
     pub cache: Arc<Cache>,
     pub workers: Workers,
+    /// Subscribers' polls by calendar and client family.
+    pub polls: Arc<Polls>,
+    /// Deleted calendars, answered 410.
+    pub gone: Gone,
     settings: publishing::PublishSettings,
 }
 
@@ -96,6 +105,8 @@ impl Publisher {
         options.hosts = settings.feed_hosts.clone();
         let fetcher = Fetcher::with_options(options)?;
         Ok(Publisher {
+            polls: Polls::new(db.clone(), clock.clone()),
+            gone: Gone::default(),
             feeds: Arc::new(Feeds::new(
                 fetcher,
                 db,
@@ -214,16 +225,19 @@ impl Publisher {
     /// when it was published).
     pub fn remember(&self, record: Published, config: Arc<CompiledConfig>) {
         self.renders.forget(&record.id);
+        self.gone.remove(&record.id);
         match HostedCalendar::new(record, config) {
             Ok(calendar) => self.keep(Arc::new(calendar)),
             Err(e) => tracing::error!(error = %e, "a published calendar's address does not parse"),
         }
     }
 
-    /// Drops what memory holds for an unpublished calendar, its feed copy included (the store
+    /// Drops what memory holds for an unpublished calendar (its id now answered 410), its feed copy included (the store
     /// removes that copy too once no calendar uses it; another calendar of the same address
     /// reads it back from there).
     pub fn forget(&self, id: &str) {
+        self.gone.insert(id);
+        self.polls.forget(id);
         self.renders.forget(id);
         if let Some(calendar) = self.cache.get::<HostedCalendar>(Kind::Calendar, id) {
             self.cache.forget(Kind::Feed, calendar.url.as_str());

@@ -63,6 +63,33 @@ const MIGRATIONS: &[&str] = &[
     CREATE UNIQUE INDEX sync_blobs_token ON sync_blobs (kind, token_hash);
     ALTER TABLE calendars ADD COLUMN client TEXT NOT NULL DEFAULT '';
     CREATE INDEX calendars_client ON calendars (client);",
+    // 6: each calendar's health as its owner sees it. Per upstream address: the last fetch,
+    // the last success, the last error in words, the failures in a row since `failing_since`,
+    // and the size and event count of the last good copy. Per calendar and client family
+    // (google, apple, ...): the last poll and the polls of each of the last 30 days, as a JSON
+    // object of day number (days since 1970) to count. Deleted calendars, so the calendar apps
+    // that keep polling them get 410 Gone without a lookup. Times are unix ms.
+    "CREATE TABLE upstream_health (
+        url             TEXT PRIMARY KEY NOT NULL,
+        last_fetch_at   INTEGER NOT NULL,
+        last_success_at INTEGER,
+        last_error      TEXT,
+        failures        INTEGER NOT NULL DEFAULT 0,
+        failing_since   INTEGER,
+        size            INTEGER,
+        events          INTEGER
+    ) STRICT;
+    CREATE TABLE feed_polls (
+        calendar_id TEXT NOT NULL,
+        family      TEXT NOT NULL,
+        last_at     INTEGER NOT NULL,
+        days        TEXT NOT NULL DEFAULT '{}',
+        PRIMARY KEY (calendar_id, family)
+    ) STRICT;
+    CREATE TABLE deleted_calendars (
+        id         TEXT PRIMARY KEY NOT NULL,
+        deleted_at INTEGER NOT NULL
+    ) STRICT;",
 ];
 
 /// The schema version this binary writes.
@@ -113,6 +140,15 @@ pub(super) fn remove_orphaned_feed_copies(conn: &Connection) -> Result<usize, St
     if removed > 0 {
         tracing::info!(removed, "removed stored feed copies that no calendar uses");
     }
+    // And the health of addresses, and the polls of calendars, that are no longer published.
+    conn.execute(
+        "DELETE FROM upstream_health WHERE url NOT IN (SELECT url FROM calendars)",
+        [],
+    )?;
+    conn.execute(
+        "DELETE FROM feed_polls WHERE calendar_id NOT IN (SELECT id FROM calendars)",
+        [],
+    )?;
     Ok(removed)
 }
 

@@ -6,6 +6,7 @@ mod backup;
 mod check;
 mod clients;
 mod migrations;
+mod restore;
 
 use std::fs::{DirBuilder, OpenOptions};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
@@ -21,6 +22,7 @@ pub use backup::{backup_to, BackupError};
 pub use check::{free_bytes, Checked, MIN_FREE_BYTES};
 pub use clients::client_tag;
 pub use migrations::SCHEMA_VERSION;
+pub use restore::{check_backup, lock_data_dir, restore, DataDirLock, RestoreError, Restored};
 
 /// File name of the database inside the data directory.
 pub const DB_FILE: &str = "hearth.db";

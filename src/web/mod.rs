@@ -157,6 +157,7 @@ pub fn router(state: AppState) -> Router {
         .route("/preview", post(calendar_api::preview))
         .route("/calendars", post(calendar_api::publish))
         .route("/calendars/{id}", delete(calendar_api::unpublish))
+        .route("/calendars/{id}/status", get(calendar_api::status))
         .fallback(api_not_found)
         // JSON answers (feed pages, previews) shrink several times; hosted feeds are gzipped once
         // per render instead, and assets are precompressed.

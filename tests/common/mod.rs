@@ -42,6 +42,8 @@ impl TestServer {
         };
         config.edge.rate_limits = RateLimits::all(unlimited);
         config.edge.max_connections_per_address = config.edge.max_connections;
+        // Scheduled backups have their own tests (tests/backups.rs), which turn them on.
+        config.backups.interval = None;
         configure(&mut config);
         let db = Db::open(data_dir.path()).expect("database opens");
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");

@@ -2,7 +2,7 @@
 //! version a body is known by, and the times SQLite stores.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime};
 
 use axum::body::Bytes;
 
@@ -57,14 +57,4 @@ pub fn version_of(body: &[u8]) -> u64 {
     let mut hasher = std::hash::SipHasher::new();
     body.hash(&mut hasher);
     hasher.finish()
-}
-
-pub fn to_millis(t: SystemTime) -> i64 {
-    t.duration_since(UNIX_EPOCH)
-        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-        .unwrap_or(0)
-}
-
-pub fn from_millis(ms: i64) -> SystemTime {
-    UNIX_EPOCH + Duration::from_millis(u64::try_from(ms).unwrap_or(0))
 }

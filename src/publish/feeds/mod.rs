@@ -13,11 +13,12 @@ use std::time::Duration;
 
 use axum::body::Bytes;
 
-pub use copy::{from_millis, to_millis, version_of, FeedCopy, FeedOutcome};
+pub use copy::{version_of, FeedCopy, FeedOutcome};
 use slots::Slot;
 
 use super::cache::{Cache, Kind};
 use super::fetch::{FetchError, Fetched, Fetcher, Validators};
+use super::health::{self, Fetch};
 use super::quotas::{FeedStorage, QuotaError};
 use super::workers::{WorkError, Workers};
 use crate::calendar::{self, Limits};
@@ -327,6 +328,10 @@ impl Feeds {
                     FeedError::Fetch(e) => e.clone(),
                     other => FetchError::Other(other.to_string()),
                 };
+                if persist {
+                    self.note(key, wall, Fetch::Failed(fetch_error.to_string()))
+                        .await;
+                }
                 return match old {
                     Some(copy) => {
                         tracing::warn!(url = %key, error = %fetch_error, "upstream failed: serving the last good copy");
@@ -338,6 +343,7 @@ impl Feeds {
             }
         };
         if persist {
+            self.note(key, wall, Fetch::Good(copy.body.clone())).await;
             // An upsert, not an update: the copy may so far have lived only in memory. A copy
             // that cannot be saved (a full disk) still reaches subscribers from memory; a
             // publish, which must know its copy is kept, fails.
@@ -353,6 +359,14 @@ impl Feeds {
         self.keep(key, &copy, owner);
         slot.state().failed = None;
         Ok(self.outcome(copy, None, false))
+    }
+
+    /// Notes how a hosted calendar's fetch went, for its owner (a failure to note it is
+    /// logged: it must not fail the fetch).
+    async fn note(&self, key: &str, at: std::time::SystemTime, fetch: Fetch) {
+        if let Err(e) = health::note(&self.db, key.to_owned(), at, fetch).await {
+            tracing::warn!(url = %key, error = %e, "could not note the fetch's outcome");
+        }
     }
 
     fn outcome(

@@ -4,8 +4,9 @@
 use axum::body::Bytes;
 use rusqlite::{params, OptionalExtension};
 
-use super::copy::{from_millis, to_millis, version_of, FeedCopy};
+use super::copy::{version_of, FeedCopy};
 use super::{FeedError, Feeds};
+use crate::clock::{from_millis, to_millis};
 use crate::publish::quotas::{stored_besides, FeedReservation, QuotaError};
 use crate::store::StoreError;
 

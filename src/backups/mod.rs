@@ -1,0 +1,306 @@
+//! Scheduled backups, on by default: a consistent copy of the database (`store::backup_to`,
+//! safe while the server writes) every `--backup-interval` into `--backup-dir`, written under a
+//! temporary name and renamed into place so no partial file ever passes for a backup, skipped
+//! and reported when the disk is short of room, the oldest beyond `--backup-keep` removed, then
+//! `--backup-command` run on the new file. Each run's outcome is logged and kept in the
+//! database's `meta` table, where `hearth doctor` and the owner's views read it.
+
+pub mod command;
+pub mod files;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
+
+use serde::{Deserialize, Serialize};
+
+use crate::clock::{from_millis, to_millis, Clock};
+use crate::config::BackupSettings;
+use crate::lock::lock;
+use crate::store::{backup_to, free_bytes, Db, StoreError};
+
+/// The first backup after a start with none due sooner waits this long, so a start is quick.
+pub const FIRST_AFTER: Duration = Duration::from_secs(60);
+
+/// The `meta` key the last report is kept under.
+const REPORT_KEY: &str = "backup_report";
+
+/// What the last runs came to, as kept in `meta` (JSON; times in unix ms).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Report {
+    /// The last run: when it ended and what it came to in words.
+    pub last_run_at: Option<i64>,
+    pub last_outcome: Option<String>,
+    /// The last backup written: when, where, how large.
+    pub last_ok_at: Option<i64>,
+    pub last_ok_file: Option<String>,
+    pub last_ok_size: Option<u64>,
+    /// The last failure or skip, in words, and when (cleared by a success).
+    pub last_error: Option<String>,
+    pub last_error_at: Option<i64>,
+    /// The backup command's last outcome in words, and whether it succeeded.
+    pub command: Option<String>,
+    pub command_ok: Option<bool>,
+}
+
+impl Report {
+    pub fn last_ok(&self) -> Option<SystemTime> {
+        self.last_ok_at.map(from_millis)
+    }
+
+    /// The report kept in the database, if any run happened.
+    pub fn read(conn: &rusqlite::Connection) -> Result<Option<Report>, StoreError> {
+        use rusqlite::OptionalExtension;
+        let text: Option<String> = conn
+            .query_row("SELECT value FROM meta WHERE key = ?1", [REPORT_KEY], |r| {
+                r.get(0)
+            })
+            .optional()?;
+        Ok(text.and_then(|t| serde_json::from_str(&t).ok()))
+    }
+}
+
+/// Why a run wrote no backup.
+#[derive(Debug, thiserror::Error)]
+pub enum BackupFailure {
+    #[error("skipped: {free} bytes are free in {dir}, and the backup needs about {needed} (leaving {reserve} free)")]
+    NoRoom {
+        dir: String,
+        free: u64,
+        needed: u64,
+        reserve: u64,
+    },
+    #[error("cannot create the backup folder {dir}: {source}")]
+    Folder { dir: String, source: std::io::Error },
+    #[error("{0}")]
+    Copy(String),
+    #[error("cannot put the backup in place at {path}: {source}")]
+    Rename {
+        path: String,
+        source: std::io::Error,
+    },
+}
+
+/// The scheduler and its last report.
+pub struct Backups {
+    settings: BackupSettings,
+    data_dir: PathBuf,
+    db: Db,
+    clock: Clock,
+    report: Mutex<Report>,
+    /// The schedule, stopped with the server.
+    task: Mutex<Option<tokio::task::JoinHandle<()>>>,
+}
+
+impl Backups {
+    pub fn new(settings: BackupSettings, data_dir: &Path, db: Db, clock: Clock) -> Arc<Backups> {
+        Arc::new(Backups {
+            settings,
+            data_dir: data_dir.to_owned(),
+            db,
+            clock,
+            report: Mutex::new(Report::default()),
+            task: Mutex::new(None),
+        })
+    }
+
+    pub fn settings(&self) -> &BackupSettings {
+        &self.settings
+    }
+
+    /// Starts the schedule (nothing when backups are off). The first backup is due an interval
+    /// after the newest one in the folder, and at least [`FIRST_AFTER`] after the start.
+    pub async fn spawn(self: &Arc<Self>) {
+        let Some(interval) = self.settings.interval else {
+            tracing::info!("scheduled backups are off (--backup-interval off)");
+            return;
+        };
+        // The report of the last server's runs, so the doctor and the owner still see it.
+        if let Ok(Some(report)) = self.db.read(Report::read).await {
+            *lock(&self.report) = report;
+        }
+        let dir = self.settings.dir.clone();
+        let newest = tokio::task::spawn_blocking(move || files::list(&dir))
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .and_then(|all| all.first().map(|b| b.made_at));
+        let now = self.clock.wall();
+        let first = newest
+            .map(|at| (at + interval).duration_since(now).unwrap_or_default())
+            .unwrap_or_default()
+            .max(FIRST_AFTER);
+        tracing::info!(
+            dir = %self.settings.dir.display(),
+            every = %humantime::format_duration(interval),
+            keep = self.settings.keep,
+            "scheduled backups on: the next in {}",
+            humantime::format_duration(Duration::from_secs(first.as_secs()))
+        );
+        let backups = self.clone();
+        // Due times follow the schedule, not the end of each run; a run that took longer than
+        // the interval is followed by the next at once, not by a catching-up burst.
+        let mut due = self.clock.now() + first;
+        let task = tokio::spawn(async move {
+            loop {
+                backups.clock.sleep_until(due).await;
+                backups.run().await;
+                due += interval;
+                let now = backups.clock.now();
+                while due < now {
+                    due += interval;
+                }
+            }
+        });
+        *lock(&self.task) = Some(task);
+    }
+
+    /// Stops the schedule (at shutdown). A copy being written finishes on its thread and is
+    /// left as a `.partial` file, which the next run removes; a running command is killed.
+    pub fn stop(&self) {
+        if let Some(task) = lock(&self.task).take() {
+            task.abort();
+        }
+    }
+
+    /// One scheduled run: the backup, then the pruning and the command; the outcome logged and
+    /// reported.
+    pub async fn run(&self) -> Report {
+        let result = self.write_backup().await;
+        let now = self.clock.wall();
+        let mut report = lock(&self.report).clone();
+        report.last_run_at = Some(to_millis(now));
+        match &result {
+            Ok((path, size)) => {
+                tracing::info!(file = %path.display(), size, "wrote a backup");
+                report.last_outcome = Some(format!("wrote {} ({size} bytes)", path.display()));
+                report.last_ok_at = Some(to_millis(now));
+                report.last_ok_file = Some(path.display().to_string());
+                report.last_ok_size = Some(*size);
+                report.last_error = None;
+                report.last_error_at = None;
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "the scheduled backup failed");
+                report.last_outcome = Some(format!("failed: {e}"));
+                report.last_error = Some(e.to_string());
+                report.last_error_at = Some(to_millis(now));
+            }
+        }
+        if let Ok((path, _)) = &result {
+            self.prune();
+            if let Some(command) = &self.settings.command {
+                let ran = command::run(command, path, self.settings.command_timeout).await;
+                if ran.ok() {
+                    tracing::info!("the backup command {ran}");
+                } else {
+                    tracing::error!("the backup command {ran}");
+                }
+                report.command = Some(format!("the backup command {ran}"));
+                report.command_ok = Some(ran.ok());
+            }
+        }
+        *lock(&self.report) = report.clone();
+        let kept = report.clone();
+        let saved = self
+            .db
+            .write(move |conn| {
+                let text = serde_json::to_string(&kept).unwrap_or_default();
+                conn.execute(
+                    "INSERT INTO meta (key, value) VALUES (?1, ?2)
+                     ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    [REPORT_KEY, text.as_str()],
+                )?;
+                Ok(())
+            })
+            .await;
+        if let Err(e) = saved {
+            tracing::warn!(error = %e, "could not keep the backup report in the database");
+        }
+        report
+    }
+
+    /// The last report.
+    pub fn report(&self) -> Report {
+        lock(&self.report).clone()
+    }
+
+    /// Writes the copy under a temporary name and renames it into place.
+    async fn write_backup(&self) -> Result<(PathBuf, u64), BackupFailure> {
+        let dir = self.settings.dir.clone();
+        let data_dir = self.data_dir.clone();
+        let reserve = self.settings.min_free;
+        let name = files::name_for(self.clock.wall());
+        tokio::task::spawn_blocking(move || write_in(&data_dir, &dir, &name, reserve))
+            .await
+            .map_err(|_| BackupFailure::Copy("the backup task stopped".into()))?
+    }
+
+    fn prune(&self) {
+        match files::prune(&self.settings.dir, self.settings.keep) {
+            Ok(removed) => {
+                for path in removed {
+                    tracing::info!(file = %path.display(), "removed an old backup");
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "could not remove old backups"),
+        }
+    }
+}
+
+/// The blocking part of a backup.
+fn write_in(
+    data_dir: &Path,
+    dir: &Path,
+    name: &str,
+    reserve: u64,
+) -> Result<(PathBuf, u64), BackupFailure> {
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .create(dir)
+        .map_err(|source| BackupFailure::Folder {
+            dir: dir.display().to_string(),
+            source,
+        })?;
+    // The copy is at most the database and its log together.
+    let db_file = data_dir.join(crate::store::DB_FILE);
+    let needed = [db_file.clone(), wal_of(&db_file)]
+        .iter()
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len())
+        .sum::<u64>();
+    let free = free_bytes(dir).unwrap_or(0);
+    if free < needed.saturating_add(reserve) {
+        return Err(BackupFailure::NoRoom {
+            dir: dir.display().to_string(),
+            free,
+            needed,
+            reserve,
+        });
+    }
+    // Partial copies left by a crash or a stop are removed, and never count as backups.
+    files::remove_partial(dir);
+    let partial = dir.join(format!(".{name}.partial"));
+    let size = backup_to(data_dir, &partial).map_err(|e| BackupFailure::Copy(e.to_string()))?;
+    let target = dir.join(name);
+    let placed = std::fs::File::open(&partial)
+        .and_then(|f| f.sync_all())
+        .and_then(|()| std::fs::rename(&partial, &target));
+    if let Err(source) = placed {
+        let _ = std::fs::remove_file(&partial);
+        return Err(BackupFailure::Rename {
+            path: target.display().to_string(),
+            source,
+        });
+    }
+    if let Err(e) = std::fs::File::open(dir).and_then(|d| d.sync_all()) {
+        tracing::debug!(error = %e, "syncing the backup folder failed");
+    }
+    Ok((target, size))
+}
+
+fn wal_of(db_file: &Path) -> PathBuf {
+    let mut name = db_file.as_os_str().to_owned();
+    name.push("-wal");
+    PathBuf::from(name)
+}
