@@ -41,6 +41,11 @@ pub enum ServeError {
     Task,
     #[error("the feed fetcher could not start: {0}")]
     Fetcher(#[from] publish::fetch::FetchError),
+    #[error("cannot listen for metrics on {addr}: {source}")]
+    MetricsListen {
+        addr: std::net::SocketAddr,
+        source: std::io::Error,
+    },
 }
 
 /// Serves the site on `listener` until `shutdown` resolves, then lets in-flight requests finish
@@ -67,14 +72,26 @@ where
         ),
     };
     let clock = config.clock.clone();
-    let backups = backups::Backups::new(
-        config.backups.clone(),
-        &config.data_dir,
-        db.clone(),
-        clock.clone(),
-    );
-    backups.spawn().await;
+    let metrics_listen = config.metrics_listen;
     let state = web::AppState::new(config, db.clone())?;
+    let backups = state.backups.clone();
+    backups.spawn().await;
+    // Metrics on a listener of their own, never on the public one.
+    let metrics_server = match metrics_listen {
+        Some(addr) => {
+            let listener = TcpListener::bind(addr)
+                .await
+                .map_err(|source| ServeError::MetricsListen { addr, source })?;
+            tracing::info!(%addr, "metrics on http://{addr}/metrics");
+            let app = web::metrics::router(state.clone());
+            Some(tokio::spawn(async move {
+                if let Err(e) = axum::serve(listener, app).await {
+                    tracing::error!(error = %e, "the metrics listener failed");
+                }
+            }))
+        }
+        None => None,
+    };
     state.sync.spawn_expiry();
     let publisher = state.publisher.clone();
     match publisher.gone.load(&db, clock.wall()).await {
@@ -112,6 +129,9 @@ where
         }
     };
     backups.stop();
+    if let Some(metrics) = metrics_server {
+        metrics.abort();
+    }
     if let Err(e) = publisher.polls.write().await {
         tracing::warn!(error = %e, "could not write the last feed poll counts");
     }

@@ -166,6 +166,11 @@ pub struct ServeArgs {
     #[arg(long, env = "HEARTH_SHARE_EXPIRY", default_value = "90d", value_name = "DURATION", value_parser = parse_expiry)]
     pub share_expiry: Duration,
 
+    /// Serve Prometheus metrics (`/metrics`) on this address, and only there (e.g.
+    /// 127.0.0.1:9090). Unset: no metrics.
+    #[arg(long, env = "HEARTH_METRICS_LISTEN", value_name = "ADDR")]
+    pub metrics_listen: Option<SocketAddr>,
+
     /// Where scheduled backups go. Default: the `backups` folder of the data directory.
     #[arg(long, env = "HEARTH_BACKUP_DIR", value_name = "DIR")]
     pub backup_dir: Option<PathBuf>,

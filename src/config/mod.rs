@@ -61,6 +61,8 @@ pub enum ConfigError {
 #[derive(Debug, Clone)]
 pub struct Config {
     pub listen: SocketAddr,
+    /// `--metrics-listen`: where `/metrics` is served, apart from the site.
+    pub metrics_listen: Option<SocketAddr>,
     pub data_dir: PathBuf,
     /// `--public-url`: hosted feeds' links and the Host check.
     pub public_url: Option<String>,
@@ -129,6 +131,7 @@ impl ServeArgs {
         };
         Ok(Config {
             listen: self.listen,
+            metrics_listen: self.metrics_listen,
             data_dir,
             backups,
             public_url: self.public_url,

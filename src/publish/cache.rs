@@ -9,6 +9,7 @@
 
 use std::any::Any;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::http::client::ClientKey;
@@ -151,6 +152,9 @@ impl Lru {
 pub struct Cache {
     capacity: usize,
     lru: Mutex<Lru>,
+    /// Lookups that found their entry, and those that did not (the metrics read them).
+    hits: AtomicU64,
+    misses: AtomicU64,
 }
 
 impl Cache {
@@ -158,7 +162,17 @@ impl Cache {
         Cache {
             capacity,
             lru: Mutex::new(Lru::default()),
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
         }
+    }
+
+    /// Lookups since the start: (found, not found).
+    pub fn lookups(&self) -> (u64, u64) {
+        (
+            self.hits.load(Ordering::Relaxed),
+            self.misses.load(Ordering::Relaxed),
+        )
     }
 
     fn lru(&self) -> MutexGuard<'_, Lru> {
@@ -176,7 +190,17 @@ impl Cache {
 
     /// The entry of `kind` under `key`, if it is there and of type `T`.
     pub fn get<T: Any + Send + Sync>(&self, kind: Kind, key: &str) -> Option<Arc<T>> {
-        self.lru().get(kind, key)?.downcast::<T>().ok()
+        let found = self
+            .lru()
+            .get(kind, key)
+            .and_then(|v| v.downcast::<T>().ok());
+        let counter = if found.is_some() {
+            &self.hits
+        } else {
+            &self.misses
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        found
     }
 
     /// Keeps `value` under `key`, charged `size` bytes; `owner`: the visitor whose editor

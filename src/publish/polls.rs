@@ -6,6 +6,7 @@
 //! to the SD card at every poll; the status answer adds what is not written yet.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
@@ -138,6 +139,8 @@ pub struct Polls {
     db: Db,
     clock: Clock,
     pending: Mutex<HashMap<(String, Family), Counts>>,
+    /// Polls since the start by family, in [`Family::ALL`]'s order (the metrics read them).
+    totals: [AtomicU64; 6],
 }
 
 impl Polls {
@@ -146,13 +149,20 @@ impl Polls {
             db,
             clock,
             pending: Mutex::new(HashMap::new()),
+            totals: Default::default(),
         })
+    }
+
+    /// Polls since the start, by family.
+    pub fn totals(&self) -> [(Family, u64); 6] {
+        Family::ALL.map(|f| (f, self.totals[f as usize].load(Ordering::Relaxed)))
     }
 
     /// Counts one poll of calendar `id` by a client whose user agent is `user_agent`.
     pub fn record(&self, id: &str, user_agent: &str) {
         let now = self.clock.wall();
         let family = Family::of(user_agent);
+        self.totals[family as usize].fetch_add(1, Ordering::Relaxed);
         let mut pending = lock(&self.pending);
         if pending.len() >= MAX_PENDING && !pending.contains_key(&(id.to_owned(), family)) {
             return;

@@ -6,6 +6,7 @@
 //! charged to that visitor's allowance, of which each client has its own.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -61,6 +62,8 @@ pub struct Workers {
     rules: EngineBudget,
     clock: Clock,
     accounts: Arc<Mutex<HashMap<ClientKey, Account>>>,
+    /// Engine time spent since the start, in microseconds (the metrics read it).
+    spent_micros: Arc<AtomicU64>,
 }
 
 impl std::fmt::Debug for Workers {
@@ -69,6 +72,13 @@ impl std::fmt::Debug for Workers {
             .field("free", &self.permits.available_permits())
             .finish()
     }
+}
+
+fn add_micros(counter: &AtomicU64, took: Duration) {
+    counter.fetch_add(
+        u64::try_from(took.as_micros()).unwrap_or(u64::MAX),
+        Ordering::Relaxed,
+    );
 }
 
 /// One job per core but one, at least one and at most three: a core always stays free for the
@@ -86,7 +96,13 @@ impl Workers {
             rules,
             clock,
             accounts: Arc::new(Mutex::new(HashMap::new())),
+            spent_micros: Arc::new(AtomicU64::new(0)),
         }
+    }
+
+    /// Engine time spent since the start, all jobs together.
+    pub fn spent(&self) -> Duration {
+        Duration::from_micros(self.spent_micros.load(Ordering::Relaxed))
     }
 
     pub fn rules(&self) -> &EngineBudget {
@@ -114,9 +130,13 @@ impl Workers {
             .await
             .map_err(|_| WorkError::Busy)?
             .map_err(|_| WorkError::Stopped)?;
+        let spent = self.spent_micros.clone();
         tokio::task::spawn_blocking(move || {
             let _permit = permit;
-            job()
+            let started = Instant::now();
+            let value = job();
+            add_micros(&spent, started.elapsed());
+            value
         })
         .await
         .map_err(|_| WorkError::Stopped)
@@ -144,11 +164,14 @@ impl Workers {
             tokio::time::sleep(budget.time).await;
             stop.stop();
         });
+        let spent = self.spent_micros.clone();
         let outcome = tokio::task::spawn_blocking(move || {
             let _permit = permit;
             let started = Instant::now();
             let value = job(&interrupt);
-            (value, started.elapsed())
+            let took = started.elapsed();
+            add_micros(&spent, took);
+            (value, took)
         })
         .await;
         timer.abort();

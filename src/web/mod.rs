@@ -7,7 +7,9 @@ pub mod conn;
 pub mod deadline;
 mod edge;
 mod health;
+pub mod metrics;
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -22,6 +24,8 @@ use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetReques
 use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 
+use crate::backups::Backups;
+use crate::clock::Clock;
 use crate::config::Config;
 use crate::http::admission::{Admission, Keys};
 use crate::http::budget::ByteBudget;
@@ -38,6 +42,7 @@ use crate::site::{self, Site};
 use crate::store::Db;
 use crate::sync::api as sync_api;
 use crate::sync::SyncState;
+use metrics::Metrics;
 
 /// A request taking longer than this is answered 408; upstream fetches have their own, shorter limits.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
@@ -54,6 +59,12 @@ pub struct AppState {
     pub trusted_proxies: Arc<TrustedProxies>,
     pub admission: Arc<Admission>,
     pub sync: SyncState,
+    /// Scheduled backups and their report (`lib.rs` starts the schedule).
+    pub backups: Arc<Backups>,
+    /// What the metrics middleware counts.
+    pub metrics: Arc<Metrics>,
+    pub data_dir: PathBuf,
+    pub clock: Clock,
 }
 
 impl AppState {
@@ -90,6 +101,12 @@ impl AppState {
             config.clock.clone(),
             admission.bytes.clone(),
         )?);
+        let backups = Backups::new(
+            config.backups.clone(),
+            &config.data_dir,
+            db.clone(),
+            config.clock.clone(),
+        );
         let calendars = CalendarState {
             settings: Arc::new(config.calendars),
             public_url: config.public_url.clone(),
@@ -107,6 +124,10 @@ impl AppState {
             trusted_proxies,
             admission,
             sync,
+            backups,
+            metrics: Arc::new(Metrics::default()),
+            data_dir: config.data_dir,
+            clock: config.clock,
         })
     }
 }
@@ -194,6 +215,7 @@ pub fn router(state: AppState) -> Router {
 
     let hosts = Arc::new(AllowedHosts::new(state.public_url.as_deref()));
     let admission = state.admission.clone();
+    let counted = state.metrics.clone();
     let mut app = logged
         .merge(quiet)
         .method_not_allowed_fallback(method_not_allowed)
@@ -208,6 +230,8 @@ pub fn router(state: AppState) -> Router {
             REQUEST_TIMEOUT,
         ))
         .layer(CatchPanicLayer::custom(panic_response))
+        // Outside the timeout and the panic catcher, so 408s and 500s are counted too.
+        .layer(middleware::from_fn_with_state(counted, metrics::count))
         .layer(PropagateRequestIdLayer::new(REQUEST_ID))
         .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
 }

@@ -8,6 +8,7 @@ mod slots;
 mod stored;
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -105,6 +106,29 @@ pub struct Feeds {
     storage: Arc<FeedStorage>,
     /// Bytes in flight: a fetch's body counts here until it is a copy.
     bytes: Arc<ByteBudget>,
+    /// Upstream fetches since the start by outcome (the metrics read them).
+    fetches: FetchCounts,
+}
+
+/// Upstream fetches by outcome.
+#[derive(Debug, Default)]
+pub struct FetchCounts {
+    /// A new body.
+    pub changed: AtomicU64,
+    /// 304, or the same body again.
+    pub unchanged: AtomicU64,
+    pub failed: AtomicU64,
+}
+
+impl FetchCounts {
+    /// (outcome, count) for each outcome.
+    pub fn read(&self) -> [(&'static str, u64); 3] {
+        [
+            ("changed", self.changed.load(Ordering::Relaxed)),
+            ("unchanged", self.unchanged.load(Ordering::Relaxed)),
+            ("failed", self.failed.load(Ordering::Relaxed)),
+        ]
+    }
 }
 
 /// A body is a calendar when the engine reads it and finds a VCALENDAR in it (without building
@@ -139,7 +163,13 @@ impl Feeds {
             slots: Mutex::new(HashMap::new()),
             storage: FeedStorage::new(max_storage),
             bytes,
+            fetches: FetchCounts::default(),
         }
+    }
+
+    /// Upstream fetches since the start by outcome.
+    pub fn fetches(&self) -> &FetchCounts {
+        &self.fetches
     }
 
     /// A copy of `url` as `ask` says, fetching upstream if needed. Concurrent callers for the
@@ -276,8 +306,10 @@ impl Feeds {
         let result = self.fetch_checked(url, &validators, ask).await;
         // A copy's age counts from when its fetch finished.
         let (now, wall) = (self.clock.now(), self.clock.wall());
+        let count = |counter: &AtomicU64| counter.fetch_add(1, Ordering::Relaxed);
         let copy = match result {
             Ok(Fetched::NotModified) => {
+                count(&self.fetches.unchanged);
                 let Some(old) = old else {
                     return Err(FeedError::Fetch(FetchError::Other(
                         "the server answered 304 Not Modified to an unconditional request".into(),
@@ -303,8 +335,14 @@ impl Feeds {
                     .filter(|c| *c.body == *bytes)
                     .map(|c| (c.changed_at, c.version, c.body.clone()));
                 let (changed_at, version, body) = match unchanged {
-                    Some(same) => same,
-                    None => (wall, version_of(&bytes), Bytes::from(bytes)),
+                    Some(same) => {
+                        count(&self.fetches.unchanged);
+                        same
+                    }
+                    None => {
+                        count(&self.fetches.changed);
+                        (wall, version_of(&bytes), Bytes::from(bytes))
+                    }
                 };
                 Arc::new(FeedCopy {
                     body,
@@ -324,6 +362,7 @@ impl Feeds {
                 };
             }
             Err(error) => {
+                count(&self.fetches.failed);
                 let fetch_error = match &error {
                     FeedError::Fetch(e) => e.clone(),
                     other => FetchError::Other(other.to_string()),
