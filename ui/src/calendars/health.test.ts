@@ -182,6 +182,7 @@ describe('the source', () => {
   it('says nothing of a kept copy when there has been no success', () => {
     expect(sourceOf({ failures: 2, lastError: 'x', lastSuccessAt: null })).toHaveLength(1);
     expect(sourceOf({ failures: 2, lastError: 'x', lastSuccessAt: ago(40 * DAY) })[1]).toBe('Subscribers still get the copy from last month.');
+    expect(sourceOf({ failures: 1, lastError: 'x', lastSuccessAt: ago(20 * SECOND) })[1]).toBe('Subscribers still get the last good copy, fetched just now.');
   });
 });
 

@@ -165,6 +165,10 @@ export function whenPhrase(then: Date, now: Date, style: 'since' | 'at', options
 /** A sentence ends with a full stop, unless the server's words brought their own. */
 const sentence = (text: string) => (/[.!?]$/.test(text) ? text : `${text}.`);
 
+/** What subscribers get while the source fails ("the copy from just now" would read oddly). */
+const keptCopy = (ago: string) =>
+  ago === 'just now' ? 'Subscribers still get the last good copy, fetched just now.' : `Subscribers still get the copy from ${ago}.`;
+
 /** The source's sentences (see HealthReport.source), and which of them tells the failure. */
 function describeSource(upstream: Upstream, now: Date, options: HealthOptions): { source: string[]; failure: string | null } {
   const { failures, lastError, failingSince, lastFetchAt, lastSuccessAt } = upstream;
@@ -182,7 +186,7 @@ function describeSource(upstream: Upstream, now: Date, options: HealthOptions): 
         : `The source has failed ${count} times in a row${why}`;
     }
     failure = sentence(failure);
-    const kept = lastSuccessAt ? [`Subscribers still get the copy from ${timeAgo(lastSuccessAt, now, options)}.`] : [];
+    const kept = lastSuccessAt ? [keptCopy(timeAgo(lastSuccessAt, now, options))] : [];
     return { source: [failure, ...kept], failure };
   }
   if (!lastFetchAt) return { source: [NEVER_FETCHED], failure: null };
