@@ -1,36 +1,11 @@
 // axe-core on every screen (SPEC.md 2's routes, a seeded deck, the calendar editor with a feed, its
 // regex dialog and its number boxes, one refusing what was typed), light and dark, on a 360×740
 // phone and a desktop: zero violations.
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
+import { axe, describeViolations } from './support/axe';
 import { useBrowser } from './support/browser';
 import { screens, seedEntries, useScreensSite } from './support/screens';
-
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-interface Violation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[]; failureSummary?: string }[];
-}
-
-async function axe(page: Page): Promise<Violation[]> {
-  // Through the DevTools protocol, not a <script> tag: the app's CSP (script-src 'self') stays on.
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
-  return page.evaluate(async () => {
-    const run = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: Violation[] }> } }).axe.run;
-    const result = await run(document, { resultTypes: ['violations'] });
-    return result.violations.map((v) => ({
-      id: v.id,
-      impact: v.impact,
-      help: v.help,
-      nodes: v.nodes.map((n) => ({ target: n.target, failureSummary: n.failureSummary })),
-    }));
-  });
-}
 
 const DEVICES = [
   { name: 'phone', options: { viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true } },
@@ -58,11 +33,7 @@ describe('accessibility: axe on every screen', () => {
           }, entries);
           const page = await context.newPage();
           const check = async (name: string) => {
-            for (const v of await axe(page)) {
-              found.push(
-                `${name}: ${v.id} (${v.impact ?? '-'}) ${v.help}\n    ${v.nodes.map((n) => `${n.target.join(' ')} — ${n.failureSummary ?? ''}`).join('\n    ')}`,
-              );
-            }
+            found.push(...describeViolations(name, await axe(page)));
           };
           for (const screen of screens(feedUrl)) {
             await page.goto(`${origin}${screen.path}`);

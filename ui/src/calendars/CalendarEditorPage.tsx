@@ -1,6 +1,7 @@
 // The calendar editor (SPEC.md 2, 4, 8): reads the feed through the server, shows sample events,
 // edits the five templates with a live preview from the real engine, saves locally, and publishes
-// (Build & Host) to a hosted address, or takes it down again.
+// (Build & Host) to a hosted address, or takes it down again; a hosted calendar's health shows
+// under its address.
 import { useCallback, useLayoutEffect, useMemo, useReducer, useRef, useState, type MouseEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { ArrowLeft, CloudUpload, Plus, RefreshCw, Save, TriangleAlert, WifiOff } from 'lucide-react';
@@ -11,6 +12,7 @@ import { useOnline } from '../lib/useOnline';
 import { previewConfig, renderMapping, type MappingRender, type PreviewAnswer } from './api';
 import { DEFAULT_NAME, formatBytes, formatEventCount, isValidId, LARGE_FEED_BYTES, MAPPING_FIELDS, type Mapping, type MappingField } from './calendar';
 import { askNewCalendar } from './addCalendar';
+import { CalendarHealth } from './CalendarHealth';
 import { editorReducer, initialEditorState, savedCalendar } from './editor';
 import { HostedBanner } from './HostedBanner';
 import { liveState, publishFingerprint } from './live';
@@ -24,6 +26,7 @@ import { currentEvent, orderedKeys, type SampleEvent } from './samples';
 import { SamplePanel } from './SamplePanel';
 import { calendarStore } from './storage';
 import { insertSpaced, placeToken, type PlaceMode } from './token';
+import { useCalendarHealth } from './useCalendarHealth';
 import { useEditorFeed } from './useEditorFeed';
 import { useLatestRender } from './useLatest';
 
@@ -86,6 +89,7 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
   const { mapping, options, hosting, feed, samples, loading, pageLoading, publishing, unpublishing, regexField, lastFocused, unreachable } = state;
   const online = useOnline();
   const { refetch, moveSample } = useEditorFeed(url, dispatch);
+  const health = useCalendarHealth(id, hosting);
   // What a backdrop tap closed the regex dialog on, per sample field, for the next opening.
   const [regexDrafts, setRegexDrafts] = useState<Partial<Record<string, RegexDraft>>>({});
   const fieldRefs = useRef<Partial<Record<MappingField, HTMLTextAreaElement | null>>>({});
@@ -269,6 +273,7 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
       {hosting.hostedUrl && (
         <HostedBanner hostedUrl={hosting.hostedUrl} canUnpublish={Boolean(hosting.editToken)} unpublishing={unpublishing} onUnpublish={unpublish} live={live} />
       )}
+      {health.view && <CalendarHealth view={health.view} onCheck={health.check} />}
 
       <div className="cal-editor__panels">
         <SamplePanel

@@ -1,5 +1,6 @@
 // The calendar list (SPEC.md 2): saved calendars with Edit and Delete, Add Calendar, and the empty
-// state. Adding asks for the feed address and a name, then opens the editor on a new record.
+// state. Adding asks for the feed address and a name, then opens the editor on a new record. Each
+// hosted calendar gets a line on its health, checked once as the list shows.
 import { useRef, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { CalendarPlus, Pencil, Plus, Trash2 } from 'lucide-react';
@@ -8,13 +9,22 @@ import { withSiteKey } from '../lib/siteKey';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
 import { unpublishCalendar } from './api';
 import { askNewCalendar } from './addCalendar';
+import { CalendarHealthLine } from './CalendarHealth';
 import { DEFAULT_NAME, editorPath, type SavedCalendar } from './calendar';
 import { failureText } from './failure';
 import { maskFeedUrl } from './feedUrl';
 import { browserKeyDeps } from './publishKeyPrompt';
 import { calendarStore } from './storage';
+import { useListHealth, type HealthResult } from './useCalendarHealth';
 
-function CalendarItem({ calendar, onDelete }: { calendar: SavedCalendar; onDelete: (c: SavedCalendar) => void }) {
+interface ItemProps {
+  calendar: SavedCalendar;
+  /** Undefined for a calendar that is not hosted (or that this browser cannot ask about). */
+  health: HealthResult | 'checking' | undefined;
+  onDelete: (c: SavedCalendar) => void;
+}
+
+function CalendarItem({ calendar, health, onDelete }: ItemProps) {
   const name = calendar.name.trim() === '' ? DEFAULT_NAME : calendar.name;
   const titleId = `calendar-${calendar.id}-title`;
   return (
@@ -26,6 +36,7 @@ function CalendarItem({ calendar, onDelete }: { calendar: SavedCalendar; onDelet
         </h2>
         {/* Private feeds carry an access token in the query: shown masked, never in full. */}
         <p className="cal-item__url">{maskFeedUrl(calendar.url)}</p>
+        {health && <CalendarHealthLine health={health} />}
       </div>
       <div className="cal-item__actions">
         <ButtonLink to={editorPath(calendar)} aria-label={`Edit ${name}`}>
@@ -46,6 +57,7 @@ export function CalendarListPage() {
   const navigate = useNavigate();
   const [calendars, setCalendars] = useState(() => calendarStore.list());
   const [notice, setNotice] = useState('');
+  const healthOf = useListHealth(calendars);
   const heading = useRef<HTMLHeadingElement>(null);
 
   const add = () => {
@@ -105,7 +117,7 @@ export function CalendarListPage() {
       ) : (
         <ul className="cal-list" aria-label="Saved calendars">
           {calendars.map((calendar) => (
-            <CalendarItem key={calendar.id} calendar={calendar} onDelete={(c) => void remove(c)} />
+            <CalendarItem key={calendar.id} calendar={calendar} health={healthOf(calendar.id)} onDelete={(c) => void remove(c)} />
           ))}
         </ul>
       )}

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   ApiError,
   errorAnswer,
+  fetchCalendarStatus,
   fetchFeed,
   parseFeedAnswer,
   parseMappingRender,
@@ -115,6 +116,34 @@ describe('calls of the editor', () => {
     const error = await fetchFeed('https://x/c.ics').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ status: 400, message: 'the pattern does not compile: unclosed group', field: 'filters[1].pattern' });
+  });
+
+  it('ask for a status with the edit token and the key, each only when there is one', async () => {
+    const paths: string[] = [];
+    const sent: Headers[] = [];
+    vi.stubGlobal('fetch', (path: string, init: RequestInit) => {
+      paths.push(path);
+      sent.push(new Headers(init.headers));
+      return Promise.resolve(new Response(JSON.stringify({ subscribers: [], flagged: true }), { status: 200 }));
+    });
+    await expect(fetchCalendarStatus('a-1', 't0k', 'k1')).resolves.toEqual({ upstream: null, subscribers: [], flagged: true });
+    await fetchCalendarStatus('a-1', 't0k', null);
+    await fetchCalendarStatus('a-1', null, 'k1');
+    expect(paths).toEqual(['/api/calendars/a-1/status', '/api/calendars/a-1/status', '/api/calendars/a-1/status']);
+    expect(sent.map((h) => [h.get('Authorization'), h.get('X-Publish-Key')])).toEqual([
+      ['Bearer t0k', 'k1'],
+      ['Bearer t0k', null],
+      [null, 'k1'],
+    ]);
+  });
+
+  it('refuse a status that is not an object, and carry its refusals', async () => {
+    stubFetch(200, ['not', 'a', 'status']);
+    await expect(fetchCalendarStatus('a', 't', null)).rejects.toMatchObject({ status: 502 });
+    stubFetch(403, { error: 'the edit token does not match' });
+    await expect(fetchCalendarStatus('a', 't', null)).rejects.toEqual(new ApiError(403, 'the edit token does not match'));
+    vi.stubGlobal('fetch', () => Promise.reject(new TypeError('Failed to fetch')));
+    await expect(fetchCalendarStatus('a', 't', null)).rejects.toMatchObject({ status: 0 });
   });
 
   it('carry a 429 as the server words it', async () => {

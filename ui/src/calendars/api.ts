@@ -1,9 +1,10 @@
 // The server calls of the calendar tool (src/publish/api.rs): the feed as the editor sees it, the
-// preview render, publishing and unpublishing. Answers are checked before use; failures become
+// preview render, publishing and unpublishing, and a published calendar's status. Answers are checked before use; failures become
 // an ApiError carrying the HTTP status, the server's own words and the input they are about.
 import * as v from 'valibot';
 import { count, isRecord, listOf, nonEmpty, orNull, parseOrNull, record, text, textsOf } from '../lib/schema';
 import { MAPPING_FIELDS, type Mapping, type MappingField } from './calendar';
+import { CalendarStatusSchema, type CalendarStatus } from './health';
 import type { CalendarConfig } from './options';
 import type { SampleEvent } from './samples';
 
@@ -106,6 +107,7 @@ export const answerSchemas = {
   publish: PublishAnswerSchema,
   preview: PreviewAnswerSchema,
   error: ErrorAnswerSchema,
+  status: CalendarStatusSchema,
 };
 
 function malformed(): ApiError {
@@ -123,6 +125,8 @@ export const parseMappingRender = (value: unknown): MappingRender => parseAnswer
 export const parseTemplateRender = (value: unknown): TemplateRender => parseAnswer(TemplateRenderSchema, value);
 export const parsePublishAnswer = (value: unknown): PublishAnswer => parseAnswer(PublishAnswerSchema, value);
 export const parsePreviewAnswer = (value: unknown): PreviewAnswer => parseAnswer(PreviewAnswerSchema, value);
+/** Lenient inside (see health.ts): only an answer that is no JSON object is refused. */
+export const parseStatusAnswer = (value: unknown): CalendarStatus => parseAnswer(CalendarStatusSchema, value);
 
 export interface ErrorAnswer {
   message: string;
@@ -221,4 +225,14 @@ export async function unpublishCalendar(id: string, editToken: string, publishKe
     if (error instanceof ApiError && error.status === 404) return;
     throw error;
   }
+}
+
+/**
+ * How a published calendar is doing: its source and the calendar apps polling it. Needs the edit
+ * token or the site's key (either may be null, not both); never asks for a key, as nobody pressed
+ * anything that calls for one.
+ */
+export async function fetchCalendarStatus(id: string, editToken: string | null, publishKey: string | null, signal?: AbortSignal): Promise<CalendarStatus> {
+  const headers: Record<string, string> = { ...keyHeader(publishKey), ...(editToken ? { Authorization: `Bearer ${editToken}` } : {}) };
+  return parseStatusAnswer(await call(`/api/calendars/${encodeURIComponent(id)}/status`, { headers, ...(signal ? { signal } : {}) }));
 }

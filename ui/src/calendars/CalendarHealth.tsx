@@ -1,0 +1,67 @@
+// A published calendar's health in words (issue 23; the words are health.ts's): the editor's
+// section under the hosted banner, with "Check again", and the one line each hosted calendar has in
+// the list. Both keep the room of their lines while a check runs, so nothing below them moves.
+import { RefreshCw, TriangleAlert } from 'lucide-react';
+import { clockTime, FLAG_TEXT, summaryLine } from './health';
+import type { HealthResult, HealthView } from './useCalendarHealth';
+
+/** "Source failing", with an icon: never colour alone. */
+function Flag() {
+  return (
+    <span className="cal-health__flag">
+      <TriangleAlert aria-hidden="true" size={14} />
+      {FLAG_TEXT}
+      <span className="visually-hidden">:</span>
+    </span>
+  );
+}
+
+export function CalendarHealth({ view, onCheck }: { view: HealthView; onCheck: () => void }) {
+  const busy = view.state === 'checking';
+  const result = view.state === 'done' ? view.result : view.last;
+  const report = result?.kind === 'ready' ? result.report : null;
+  return (
+    <section className="card cal-health" aria-labelledby="cal-health-title">
+      <div className="cal-health__head">
+        <h2 id="cal-health-title">Feed health</h2>
+        <button type="button" className="button cal-health__check" onClick={onCheck} aria-disabled={busy || undefined}>
+          <RefreshCw aria-hidden="true" size={16} className={busy ? 'cal-spin' : undefined} />
+          Check again
+        </button>
+      </div>
+      {/* Polite: a check's answer is read out when it comes, without interrupting. */}
+      <div className="cal-health__body" aria-live="polite" aria-busy={busy}>
+        {report ? (
+          <ul className="cal-health__lines">
+            {report.source.map((line) => (
+              <li key={line} className={line === report.failure ? 'cal-health__failure' : undefined}>
+                {report.flagged && line === report.failure && <Flag />}
+                {line}
+              </li>
+            ))}
+            {report.subscribers.map((line) => (
+              <li key={line}>{line}</li>
+            ))}
+          </ul>
+        ) : (
+          <p className="hint">{result?.kind === 'failed' ? result.message : 'Checking how this feed is doing…'}</p>
+        )}
+        {/* Changes with every answer, so a check that finds nothing new is still heard. */}
+        {result?.kind === 'ready' && !busy && <p className="visually-hidden">Checked at {clockTime(result.checkedAt, {}, true)}.</p>}
+      </div>
+    </section>
+  );
+}
+
+/** The list's line: a flagged calendar's failure behind the flag, else its latest calendar app. */
+export function CalendarHealthLine({ health }: { health: HealthResult | 'checking' }) {
+  if (health === 'checking') return <p className="cal-health-line hint">Checking this feed…</p>;
+  if (health.kind === 'failed') return <p className="cal-health-line hint">{health.message}</p>;
+  const { report } = health;
+  return (
+    <p className={`cal-health-line${report.flagged ? ' cal-health-line--flagged' : ''}`}>
+      {report.flagged && <Flag />}
+      {summaryLine(report)}
+    </p>
+  );
+}

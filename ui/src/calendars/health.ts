@@ -1,0 +1,270 @@
+// A published calendar's health in words (issue 23): the answer of GET /api/calendars/{id}/status,
+// read leniently (a field that is missing or of the wrong kind is no data, never a crash), turned
+// into the sentences the editor and the list show. Pure: the clock and the time zone come in.
+import * as v from 'valibot';
+import { flag, listOf, record } from '../lib/schema';
+import { formatBytes, formatEventCount } from './calendar';
+
+export const FAMILIES = ['google', 'apple', 'microsoft', 'thunderbird', 'fastmail', 'other'] as const;
+export type Family = (typeof FAMILIES)[number];
+
+/** How the calendar apps the server recognises by their user agent are called on screen. */
+export const FAMILY_LABELS: Readonly<Record<Family, string>> = {
+  google: 'Google Calendar',
+  apple: 'Apple Calendar',
+  microsoft: 'Outlook',
+  thunderbird: 'Thunderbird',
+  fastmail: 'Fastmail',
+  other: 'Another calendar app',
+};
+
+export const NO_SUBSCRIBERS = 'No calendar app has fetched this feed yet.';
+export const NEVER_FETCHED = 'No fetch of the source has been recorded yet.';
+/** The flag of a calendar whose source has failed for a day or more (with an icon, not colour alone). */
+export const FLAG_TEXT = 'Source failing';
+
+// RFC 3339 as the server writes it; Date.parse alone would take '5' as the year 2005.
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i;
+
+const instantSchema = v.pipe(
+  v.string(),
+  v.regex(RFC3339),
+  v.transform((value) => new Date(value)),
+  v.check((date) => !Number.isNaN(date.getTime())),
+);
+
+/** An instant, or null for anything else (missing included). */
+const instant = v.fallback(v.nullable(instantSchema), null);
+
+const whole = v.pipe(v.number(), v.integer(), v.minValue(0));
+
+const UpstreamSchema = record({
+  lastFetchAt: instant,
+  lastSuccessAt: instant,
+  /** Why the last fetch failed; null when it succeeded. */
+  lastError: v.fallback(
+    v.nullable(
+      v.pipe(
+        v.string(),
+        v.transform((text) => text.trim()),
+        v.check((text) => text !== ''),
+      ),
+    ),
+    null,
+  ),
+  /** Consecutive failures, 0 when well. */
+  failures: v.fallback(whole, 0),
+  /** The first failure of the current run. */
+  failingSince: instant,
+  size: v.fallback(v.nullable(whole), null),
+  events: v.fallback(v.nullable(whole), null),
+});
+
+/** One family of calendar apps; without a time of its last poll there is nothing to say of it. */
+const SubscriberSchema = record({
+  // A family this page does not know yet is still some calendar app.
+  family: v.fallback(v.picklist(FAMILIES), 'other'),
+  lastPollAt: instantSchema,
+  polls7d: v.fallback(whole, 0),
+});
+
+export const CalendarStatusSchema = record({
+  /** Null when the answer says nothing of the source. */
+  upstream: v.fallback(v.nullable(UpstreamSchema), null),
+  subscribers: listOf(SubscriberSchema),
+  flagged: flag(false),
+});
+
+export type CalendarStatus = v.InferOutput<typeof CalendarStatusSchema>;
+export type Upstream = NonNullable<CalendarStatus['upstream']>;
+export type Subscriber = CalendarStatus['subscribers'][number];
+
+/** The status read as the module comment says; null when it is not a JSON object at all. */
+export function parseCalendarStatus(value: unknown): CalendarStatus | null {
+  const result = v.safeParse(CalendarStatusSchema, value);
+  return result.success ? result.output : null;
+}
+
+export interface HealthOptions {
+  /** The IANA zone times are told in; the browser's own when absent. */
+  timeZone?: string;
+}
+
+export interface HealthReport {
+  /** The source has failed for a day or more (the server decides). */
+  flagged: boolean;
+  /** What the source is doing: one sentence, or two when failing with a good copy kept. */
+  source: string[];
+  /** The sentence saying how the source fails, or null when it does not. */
+  failure: string | null;
+  /** One sentence per family of calendar apps, latest first; or the one saying there are none. */
+  subscribers: string[];
+}
+
+const DAY_MS = 86_400_000;
+
+const dayFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** Days since 1970 of the calendar date `date` has in the zone: for "today", "Monday", "yesterday". */
+function dayNumber(date: Date, timeZone: string | undefined): number {
+  const key = timeZone ?? '';
+  let format = dayFormats.get(key);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: 'numeric', day: 'numeric' });
+    dayFormats.set(key, format);
+  }
+  const parts = format.formatToParts(date);
+  const part = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((p) => p.type === type)?.value ?? NaN);
+  return Date.UTC(part('year'), part('month') - 1, part('day')) / DAY_MS;
+}
+
+const relative = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+
+/**
+ * How long ago `then` was: "just now", "12 minutes ago", "3 hours ago", then calendar days in the
+ * zone ("yesterday", "4 days ago"), months and years. A time after `now` (a clock ahead) is "just now".
+ */
+export function timeAgo(then: Date, now: Date, options: HealthOptions = {}): string {
+  const seconds = Math.max(0, (now.getTime() - then.getTime()) / 1000);
+  if (seconds < 45) return 'just now';
+  if (seconds < 45 * 60) return relative.format(-Math.max(1, Math.round(seconds / 60)), 'minute');
+  if (seconds < 22 * 3600) return relative.format(-Math.round(seconds / 3600), 'hour');
+  const days = Math.max(1, dayNumber(now, options.timeZone) - dayNumber(then, options.timeZone));
+  if (days < 30) return relative.format(-days, 'day');
+  if (days < 365) return relative.format(-Math.max(1, Math.round(days / 30.44)), 'month');
+  return relative.format(-Math.max(1, Math.round(days / 365.25)), 'year');
+}
+
+/** 08:00, in the zone. */
+export function clockTime(date: Date, options: HealthOptions = {}, withSeconds = false): string {
+  return new Intl.DateTimeFormat('en-GB', {
+    timeZone: options.timeZone,
+    hour: '2-digit',
+    minute: '2-digit',
+    ...(withSeconds ? { second: '2-digit' } : {}),
+    hourCycle: 'h23',
+  }).format(date);
+}
+
+/**
+ * When something happened, for a sentence: today by the clock ("since 08:00", "at 08:00"), within
+ * the last six days by the weekday ("since Monday", "on Monday"), else by the date ("3 November",
+ * with the year when it is not this year's).
+ */
+export function whenPhrase(then: Date, now: Date, style: 'since' | 'at', options: HealthOptions = {}): string {
+  const { timeZone } = options;
+  const days = dayNumber(now, timeZone) - dayNumber(then, timeZone);
+  const word = (other: string) => (style === 'since' ? 'since' : other);
+  if (days <= 0) return `${word('at')} ${clockTime(then, options)}`;
+  if (days <= 6) return `${word('on')} ${new Intl.DateTimeFormat('en-GB', { timeZone, weekday: 'long' }).format(then)}`;
+  const sameYear = new Intl.DateTimeFormat('en-GB', { timeZone, year: 'numeric' });
+  const year = sameYear.format(then) === sameYear.format(now) ? {} : { year: 'numeric' as const };
+  return `${word('on')} ${new Intl.DateTimeFormat('en-GB', { timeZone, day: 'numeric', month: 'long', ...year }).format(then)}`;
+}
+
+/** A sentence ends with a full stop, unless the server's words brought their own. */
+const sentence = (text: string) => (/[.!?]$/.test(text) ? text : `${text}.`);
+
+/** What subscribers get while the source fails ("the copy from just now" would read oddly). */
+const keptCopy = (ago: string) =>
+  ago === 'just now' ? 'Subscribers still get the last good copy, fetched just now.' : `Subscribers still get the copy from ${ago}.`;
+
+/** The source's sentences (see HealthReport.source), and which of them tells the failure. */
+function describeSource(upstream: Upstream, now: Date, options: HealthOptions): { source: string[]; failure: string | null } {
+  const { failures, lastError, failingSince, lastFetchAt, lastSuccessAt } = upstream;
+  const why = lastError ? `: ${lastError}` : '';
+  if (failures > 0) {
+    let failure: string;
+    if (failures === 1) {
+      // One failure: it is the last fetch, so that time stands in when the run's start is unknown.
+      const when = failingSince ?? lastFetchAt;
+      failure = when ? `The source failed once ${whenPhrase(when, now, 'at', options)}${why}` : `The source failed the last time it was fetched${why}`;
+    } else {
+      const count = failures.toLocaleString('en');
+      failure = failingSince
+        ? `The source has failed ${count} times ${whenPhrase(failingSince, now, 'since', options)}${why}`
+        : `The source has failed ${count} times in a row${why}`;
+    }
+    failure = sentence(failure);
+    const kept = lastSuccessAt ? [keptCopy(timeAgo(lastSuccessAt, now, options))] : [];
+    return { source: [failure, ...kept], failure };
+  }
+  if (!lastFetchAt) return { source: [NEVER_FETCHED], failure: null };
+  const copy = [upstream.events === null ? null : formatEventCount(upstream.events), upstream.size === null ? null : formatBytes(upstream.size)].filter(
+    (part): part is string => part !== null,
+  );
+  const what = copy.length > 0 ? `: ${copy.join(', ')}` : '';
+  return { source: [`The source was last fetched ${timeAgo(lastFetchAt, now, options)}${what}.`], failure: null };
+}
+
+/** One entry per family (the latest poll, the polls added up), latest first. */
+export function latestByFamily(subscribers: readonly Subscriber[]): Subscriber[] {
+  const byFamily = new Map<Family, Subscriber>();
+  for (const subscriber of subscribers) {
+    const seen = byFamily.get(subscriber.family);
+    if (!seen) {
+      byFamily.set(subscriber.family, subscriber);
+      continue;
+    }
+    const latest = seen.lastPollAt.getTime() >= subscriber.lastPollAt.getTime() ? seen : subscriber;
+    byFamily.set(subscriber.family, { ...latest, polls7d: seen.polls7d + subscriber.polls7d });
+  }
+  return [...byFamily.values()].sort((a, b) => b.lastPollAt.getTime() - a.lastPollAt.getTime());
+}
+
+function subscriberLine(subscriber: Subscriber, now: Date, options: HealthOptions): string {
+  const { polls7d } = subscriber;
+  const often = polls7d === 1 ? ' (once this week)' : polls7d > 1 ? ` (${polls7d.toLocaleString('en')} times this week)` : '';
+  return `${FAMILY_LABELS[subscriber.family]} last fetched this feed ${timeAgo(subscriber.lastPollAt, now, options)}${often}.`;
+}
+
+/** The sentences of a status at `now`. */
+export function describeHealth(status: CalendarStatus, now: Date, options: HealthOptions = {}): HealthReport {
+  const { source, failure } = status.upstream ? describeSource(status.upstream, now, options) : { source: [], failure: null };
+  const families = latestByFamily(status.subscribers);
+  return {
+    flagged: status.flagged,
+    source,
+    failure,
+    subscribers: families.length > 0 ? families.map((s) => subscriberLine(s, now, options)) : [NO_SUBSCRIBERS],
+  };
+}
+
+/**
+ * The one sentence the calendar list shows: a flagged calendar's failure (its source's first
+ * sentence if the failure count is missing), else the latest calendar app's.
+ */
+export function summaryLine(report: HealthReport): string {
+  if (report.flagged) return report.failure ?? report.source[0] ?? FLAG_TEXT;
+  return report.subscribers[0] ?? NO_SUBSCRIBERS;
+}
+
+/** Why a check gave no answer, by the HTTP status (0: the server was not reached), in a quiet note. */
+export function checkFailureText(status: number): string {
+  switch (status) {
+    case 0:
+      return 'The server could not be reached to check this feed.';
+    case 401:
+      return "This site's key is needed to check this feed.";
+    case 403:
+      return 'The server did not accept this browser as the owner of this feed.';
+    case 404:
+      return 'The server no longer hosts this calendar.';
+    default:
+      return 'How this feed is doing could not be checked just now.';
+  }
+}
+
+/**
+ * What a check needs: the hosted calendar's edit token, or the site's key alone. Null when the
+ * calendar is not hosted or neither is at hand: then nothing is asked of the server.
+ */
+export function healthAccess(
+  hosting: { hostedUrl?: string; editToken?: string },
+  siteKey: string | null,
+): { editToken: string | null; key: string | null } | null {
+  if (!hosting.hostedUrl) return null;
+  const editToken = hosting.editToken ?? null;
+  if (editToken === null && siteKey === null) return null;
+  return { editToken, key: siteKey };
+}
