@@ -35,7 +35,7 @@ ui/dist/index.html: ui/node_modules/.package-lock.json $(UI_SOURCES)
 test: prereqs lint-rust ui test-rust equiv lint-ui test-ui check-unit test-install e2e ## Every check: Rust tests, clippy, rustfmt, tsc, eslint, prettier, vitest, browser tests, deploy checks
 	@echo "make test: all checks passed"
 
-prereqs: ## Check (as root on Debian: install) Chromium, Node.js and Python's venv, which make test needs
+prereqs: ## Check (as root on Debian: install) Chromium, Node.js, Python's venv and nginx, which make test needs
 	bash scripts/test-prereqs.sh
 
 lint-rust: ## rustfmt and clippy (warnings denied) on the workspace

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # What `make test` needs beyond Rust: Node.js with npm (the UI), Python 3 with venv (the
-# engine's equivalence check against Python icalendar) and Debian's Chromium (browser tests).
+# engine's equivalence check against Python icalendar), Debian's Chromium (browser tests) and
+# nginx (the test of hosted feeds behind a caching proxy).
 # As root on Debian it installs what is missing; otherwise it stops at once with the command.
 set -euo pipefail
 
 need=()
 [ -x /usr/bin/chromium ] || need+=(chromium)
+# The --behind-cdn test puts a real nginx (proxy_cache) in front of the server.
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
 command -v npm >/dev/null 2>&1 || need+=(nodejs npm)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
 # `python3 -m venv` needs ensurepip, which Debian ships separately.

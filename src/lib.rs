@@ -7,6 +7,7 @@
 pub mod backups;
 pub mod clock;
 pub mod config;
+pub mod doctor;
 pub mod hex;
 pub mod http;
 pub mod lock;
@@ -76,6 +77,7 @@ where
     let state = web::AppState::new(config, db.clone())?;
     let backups = state.backups.clone();
     backups.spawn().await;
+    let observed = web::observed::spawn_reports(&state);
     // Metrics on a listener of their own, never on the public one.
     let metrics_server = match metrics_listen {
         Some(addr) => {
@@ -129,6 +131,7 @@ where
         }
     };
     backups.stop();
+    observed.abort();
     if let Some(metrics) = metrics_server {
         metrics.abort();
     }

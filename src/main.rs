@@ -39,6 +39,29 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Command::Doctor(args) => {
+            let config = match args.into_config() {
+                Ok(c) => c,
+                Err(e) => {
+                    eprintln!("hearth: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let setup = hearth::doctor::Setup::of(&config);
+            let findings = hearth::doctor::run(&setup, std::time::SystemTime::now());
+            for finding in &findings {
+                println!(
+                    "{:<4}  {:<16}  {}",
+                    finding.status.word(),
+                    finding.check,
+                    finding.message
+                );
+            }
+            match hearth::doctor::worst(&findings) {
+                hearth::doctor::Status::Fail => ExitCode::FAILURE,
+                _ => ExitCode::SUCCESS,
+            }
+        }
         Command::Restore(args) => {
             let dir = args.data_dir.resolve();
             let stamp = hearth::backups::files::name_for(std::time::SystemTime::now());

@@ -244,7 +244,10 @@ async fn the_grafana_dashboard_shows_only_metrics_the_server_has() {
         // The parser keeps a histogram's buckets under the histogram's own name.
         let base = name.strip_suffix("_bucket").unwrap_or(name);
         assert!(
-            scraped.samples.iter().any(|s| s.metric == name || s.metric == base),
+            scraped
+                .samples
+                .iter()
+                .any(|s| s.metric == name || s.metric == base),
             "the dashboard asks for {name}, which the server does not have"
         );
     }

@@ -8,6 +8,7 @@
 pub mod command;
 pub mod files;
 
+use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
@@ -257,6 +258,7 @@ fn write_in(
 ) -> Result<(PathBuf, u64), BackupFailure> {
     std::fs::DirBuilder::new()
         .recursive(true)
+        .mode(0o700)
         .create(dir)
         .map_err(|source| BackupFailure::Folder {
             dir: dir.display().to_string(),

@@ -35,6 +35,10 @@ pub enum Command {
     Serve(Box<ServeArgs>),
     /// Write an online copy of the database to PATH (safe while `serve` runs).
     Backup(BackupArgs),
+    /// Check the installation (database, free space, file modes, backups, public address,
+    /// key, proxy, clock, tz database, quotas, calendar sources) with the flags and variables
+    /// of `serve`; one line per check; exit status 1 when any check fails.
+    Doctor(Box<ServeArgs>),
     /// Put a backup in place of the database, after checking it; the current database is kept
     /// aside. Refused while a server runs on the data directory.
     Restore(RestoreArgs),
@@ -120,6 +124,17 @@ pub struct ServeArgs {
     /// How long a fetched upstream feed is reused (e.g. 90s, 15m, 1h).
     #[arg(long, env = "HEARTH_FEED_TTL", default_value = "15m", value_name = "DURATION", value_parser = parse_ttl)]
     pub feed_ttl: Duration,
+
+    /// Hosted feeds may be kept by a shared cache in front (a CDN, nginx's proxy_cache): they
+    /// are sent `public` with the feed TTL as max-age, stale-while-revalidate and
+    /// stale-if-error, so the cache answers the polls and keeps serving while Hearth is down.
+    #[arg(
+        long,
+        env = "HEARTH_BEHIND_CDN",
+        action = clap::ArgAction::SetTrue,
+        value_parser = clap::builder::BoolishValueParser::new()
+    )]
+    pub behind_cdn: bool,
 
     /// Largest upstream feed accepted, after decompression (e.g. 10MiB, 512KiB).
     #[arg(long, env = "HEARTH_FEED_MAX_SIZE", default_value = "10MiB", value_name = "SIZE", value_parser = parse_size)]

@@ -147,6 +147,7 @@ impl ServeArgs {
             calendars: CalendarSettings {
                 allow_private_feeds: self.allow_private_feeds,
                 feed_ttl: self.feed_ttl,
+                behind_cdn: self.behind_cdn,
                 feed_max_size: self.feed_max_size,
                 cache_size: self.cache_size,
                 max_calendars: self.max_calendars,

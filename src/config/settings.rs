@@ -41,6 +41,8 @@ pub struct SiteSettings {
 pub struct CalendarSettings {
     pub allow_private_feeds: bool,
     pub feed_ttl: Duration,
+    /// `--behind-cdn`: hosted feeds may be kept by shared caches.
+    pub behind_cdn: bool,
     pub feed_max_size: usize,
     /// Bytes of feed copies and rendered feeds kept in memory (`--cache-size`).
     pub cache_size: usize,

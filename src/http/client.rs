@@ -7,12 +7,14 @@ use std::convert::Infallible;
 use std::fmt;
 use std::net::{IpAddr, Ipv6Addr, SocketAddr};
 use std::str::FromStr;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use std::sync::Arc;
 
 use axum::extract::{ConnectInfo, FromRef, FromRequestParts};
 use axum::http::request::Parts;
 use axum::http::HeaderMap;
+use serde::{Deserialize, Serialize};
 
 /// One address or a CIDR range (`192.0.2.7`, `10.0.0.0/8`, `2001:db8::/32`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,10 +80,45 @@ impl fmt::Display for IpRange {
 
 /// Loopback peers (unless `--trust-loopback false`) and the `--trusted-proxy` ranges: whose
 /// forwarding headers are believed.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct TrustedProxies {
     ranges: Vec<IpRange>,
     loopback: bool,
+    /// What requests showed of the proxy set-up (for `hearth doctor`).
+    seen: Seen,
+}
+
+/// Counts of what requests showed of the proxy set-up since the start.
+#[derive(Debug, Default)]
+struct Seen {
+    from_proxies: AtomicU64,
+    from_proxies_bare: AtomicU64,
+    forwarded_by_others: AtomicU64,
+}
+
+/// What requests showed of the proxy set-up: kept in the database's `meta` for the doctor.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProxyReport {
+    /// Requests from a trusted proxy (loopback included).
+    pub from_proxies: u64,
+    /// Those of them with no `X-Forwarded-For` or `Forwarded`: a proxy that does not say who
+    /// the visitor is, so everyone behind it counts as one client.
+    pub from_proxies_bare: u64,
+    /// Requests with forwarding headers from a peer that is not trusted (the headers are
+    /// ignored): a proxy on another machine missing from `--trusted-proxy`, or a client trying.
+    pub forwarded_by_others: u64,
+}
+
+impl ProxyReport {
+    /// The `meta` key it is kept under.
+    pub const KEY: &'static str = "proxy_report";
+}
+
+/// A copy trusts the same peers and starts its own counts.
+impl Clone for TrustedProxies {
+    fn clone(&self) -> TrustedProxies {
+        TrustedProxies::new(self.ranges.clone(), self.loopback)
+    }
 }
 
 impl Default for TrustedProxies {
@@ -93,7 +130,36 @@ impl Default for TrustedProxies {
 
 impl TrustedProxies {
     pub fn new(ranges: Vec<IpRange>, loopback: bool) -> TrustedProxies {
-        TrustedProxies { ranges, loopback }
+        TrustedProxies {
+            ranges,
+            loopback,
+            seen: Seen::default(),
+        }
+    }
+
+    /// Notes what a request from `peer` with `headers` shows of the proxy set-up.
+    pub fn observe(&self, peer: IpAddr, headers: &HeaderMap) {
+        let forwarded =
+            headers.contains_key("x-forwarded-for") || headers.contains_key("forwarded");
+        let count = |c: &AtomicU64| c.fetch_add(1, Ordering::Relaxed);
+        if self.is_trusted(peer.to_canonical()) {
+            count(&self.seen.from_proxies);
+            if !forwarded {
+                count(&self.seen.from_proxies_bare);
+            }
+        } else if forwarded {
+            count(&self.seen.forwarded_by_others);
+        }
+    }
+
+    /// What requests showed since the start.
+    pub fn report(&self) -> ProxyReport {
+        let read = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        ProxyReport {
+            from_proxies: read(&self.seen.from_proxies),
+            from_proxies_bare: read(&self.seen.from_proxies_bare),
+            forwarded_by_others: read(&self.seen.forwarded_by_others),
+        }
     }
 
     /// Named with `--trusted-proxy` (loopback is trusted for headers but not listed).

@@ -508,17 +508,26 @@ pub async fn status(
         Access::NotFound => return Err(RouteError::NoSuchCalendar(id).into()),
         Access::Forbidden => return Err(RouteError::StatusTokenNeeded.into()),
     };
+    Ok(Json(status_answer(&state, &id, url).await?))
+}
+
+/// Calendar `id`'s status (its source at `url`), for its editor and the owner page.
+pub async fn status_answer(
+    state: &CalendarState,
+    id: &str,
+    url: String,
+) -> Result<StatusAnswer, AppError> {
     let upstream = state.db.read(move |conn| health::read(conn, &url)).await?;
-    let subscribers = state.publisher.polls.of(&id).await?;
+    let subscribers = state.publisher.polls.of(id).await?;
     let now = state.clock.wall();
-    Ok(Json(StatusAnswer {
+    Ok(StatusAnswer {
         flagged: upstream.as_ref().is_some_and(|h| h.flagged(now)),
         upstream: upstream
             .as_ref()
             .map(UpstreamAnswer::from)
             .unwrap_or_default(),
         subscribers,
-    }))
+    })
 }
 
 #[derive(Debug, Serialize)]
@@ -570,11 +579,15 @@ async fn hosted_feed_inner(
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default();
     state.publisher.polls.record(id, user_agent);
+    let caching = hosted::Caching {
+        ttl,
+        shared: state.settings.behind_cdn,
+    };
     hosted::response(
         &hosted.rendered,
         &hosted.calendar.disposition,
         &hosted.feed,
-        ttl,
+        caching,
         headers,
     )
     .await

@@ -294,6 +294,25 @@ pub async fn access(
     .await
 }
 
+/// Every published calendar: id, name and feed address, by name; and the bytes of the feed
+/// copies kept.
+pub async fn listing(db: &Db) -> Result<(Vec<(String, String, String)>, u64), StoreError> {
+    db.read(|conn| {
+        let mut statement =
+            conn.prepare("SELECT id, name, url FROM calendars ORDER BY name, id")?;
+        let all = statement
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+            .collect::<Result<Vec<_>, _>>()?;
+        let bytes: i64 = conn.query_row(
+            "SELECT coalesce(sum(length(body)), 0) FROM feed_copies",
+            [],
+            |r| r.get(0),
+        )?;
+        Ok((all, u64::try_from(bytes).unwrap_or(0)))
+    })
+    .await
+}
+
 pub async fn find(db: &Db, id: String) -> Result<Option<Published>, StoreError> {
     db.read(move |conn| {
         Ok(conn

@@ -141,34 +141,31 @@ pub fn read(conn: &rusqlite::Connection, url: &str) -> Result<Option<UpstreamHea
 }
 
 /// Every published calendar whose source is flagged at `now`: its id, name and health.
-pub async fn flagged(
-    db: &Db,
+pub fn flagged_in(
+    conn: &rusqlite::Connection,
     now: SystemTime,
 ) -> Result<Vec<(String, String, UpstreamHealth)>, StoreError> {
-    db.read(move |conn| {
-        let mut statement = conn.prepare(
-            "SELECT c.id, c.name, c.url FROM calendars c
-             JOIN upstream_health h ON h.url = c.url WHERE h.failures > 0 ORDER BY c.id",
-        )?;
-        let rows = statement.query_map([], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, String>(2)?,
-            ))
-        })?;
-        let mut out = Vec::new();
-        for row in rows {
-            let (id, name, url) = row?;
-            if let Some(health) = read(conn, &url)? {
-                if health.flagged(now) {
-                    out.push((id, name, health));
-                }
+    let mut statement = conn.prepare(
+        "SELECT c.id, c.name, c.url FROM calendars c
+         JOIN upstream_health h ON h.url = c.url WHERE h.failures > 0 ORDER BY c.name, c.id",
+    )?;
+    let rows = statement.query_map([], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, String>(2)?,
+        ))
+    })?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (id, name, url) = row?;
+        if let Some(health) = read(conn, &url)? {
+            if health.flagged(now) {
+                out.push((id, name, health));
             }
         }
-        Ok(out)
-    })
-    .await
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

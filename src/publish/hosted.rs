@@ -13,7 +13,7 @@ use tokio::sync::OnceCell;
 
 use super::cache::{Cache, Kind};
 use super::feeds::FeedOutcome;
-pub use super::rendered::{content_disposition, response, Rendered};
+pub use super::rendered::{content_disposition, response, Caching, Rendered};
 use super::rendered::{Output, RenderInputs};
 use super::served::HostedCalendar;
 use super::spill::SpillDir;

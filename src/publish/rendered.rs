@@ -146,12 +146,38 @@ fn gzip(bytes: &[u8]) -> Option<Vec<u8>> {
     encoder.finish().ok()
 }
 
+/// Who may keep a hosted feed, and for how long.
+#[derive(Debug, Clone, Copy)]
+pub struct Caching {
+    /// The feed TTL: a copy is fresh this long.
+    pub ttl: std::time::Duration,
+    /// `--behind-cdn`: a shared cache (a CDN, nginx's `proxy_cache`) may keep it, serve it stale
+    /// while it asks again, and serve it stale while Hearth is down or failing.
+    pub shared: bool,
+}
+
+/// How long a shared cache may serve a stale feed while Hearth is down: a week.
+const STALE_IF_ERROR_SECS: u64 = 7 * 24 * 3600;
+
+impl Caching {
+    fn header(self) -> String {
+        let ttl = self.ttl.as_secs();
+        if self.shared {
+            format!(
+                "public, max-age={ttl}, stale-while-revalidate={ttl}, stale-if-error={STALE_IF_ERROR_SECS}"
+            )
+        } else {
+            format!("private, max-age={ttl}")
+        }
+    }
+}
+
 /// The HTTP answer for a rendered feed, honouring conditional requests.
 pub async fn response(
     rendered: &Rendered,
     disposition: &str,
     feed: &FeedOutcome,
-    ttl: std::time::Duration,
+    caching: Caching,
     request: &HeaderMap,
 ) -> Result<Response, AppError> {
     let mut headers = HeaderMap::new();
@@ -172,7 +198,7 @@ pub async fn response(
     if let Ok(v) = HeaderValue::from_str(&httpdate::fmt_http_date(rendered.last_modified)) {
         headers.insert(header::LAST_MODIFIED, v);
     }
-    if let Ok(v) = HeaderValue::from_str(&format!("private, max-age={}", ttl.as_secs())) {
+    if let Ok(v) = HeaderValue::from_str(&caching.header()) {
         headers.insert(header::CACHE_CONTROL, v);
     }
     if let Ok(v) = HeaderValue::from_str(disposition) {

@@ -4,10 +4,10 @@
 //! visitor it carries now), and, on the routes that do work, the client's share of requests in
 //! flight, held until the answer has been written.
 
-use std::net::{IpAddr, Ipv6Addr};
+use std::net::{IpAddr, Ipv6Addr, SocketAddr};
 use std::sync::Arc;
 
-use axum::extract::{Request, State};
+use axum::extract::{ConnectInfo, Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
@@ -23,6 +23,12 @@ pub async fn identify(
     next: Next,
 ) -> Response {
     let (mut parts, body) = request.into_parts();
+    // Probes come from wherever the owner's monitor runs; they say nothing of the proxies.
+    if !matches!(parts.uri.path(), "/healthz" | "/readyz") {
+        if let Some(peer) = parts.extensions.get::<ConnectInfo<SocketAddr>>() {
+            admission.proxies.observe(peer.0.ip(), &parts.headers);
+        }
+    }
     let client = ClientAddr::resolve(&admission.proxies, &parts);
     parts.extensions.insert(client);
     if let Some(conn) = parts.extensions.get::<ConnHandle>() {

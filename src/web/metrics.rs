@@ -59,7 +59,7 @@ impl Default for Metrics {
     fn default() -> Metrics {
         let refusals: Family<ReasonLabel, Counter> = Family::default();
         for reason in REASONS {
-            refusals.get_or_create(&ReasonLabel { reason });
+            refusals.get_or_create(&ReasonLabel { reason }).inc_by(0);
         }
         Metrics {
             requests: Family::default(),
@@ -160,7 +160,7 @@ async fn scrape(State(state): State<AppState>) -> Response {
 }
 
 /// Sync's stored blobs: (vaults, shares, bytes of both).
-async fn sync_holdings(state: &AppState) -> Result<(u64, u64, u64), StoreError> {
+pub(super) async fn sync_holdings(state: &AppState) -> Result<(u64, u64, u64), StoreError> {
     state
         .db
         .read(|conn| {

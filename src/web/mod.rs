@@ -8,6 +8,8 @@ pub mod deadline;
 mod edge;
 mod health;
 pub mod metrics;
+pub mod observed;
+mod owner;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -65,10 +67,17 @@ pub struct AppState {
     pub metrics: Arc<Metrics>,
     pub data_dir: PathBuf,
     pub clock: Clock,
+    /// What the owner page's self-check reads of the configuration.
+    pub doctor: Arc<crate::doctor::Setup>,
 }
 
 impl AppState {
     pub fn new(config: Config, db: Db) -> Result<AppState, FetchError> {
+        let doctor = Arc::new(crate::doctor::Setup {
+            // The integrity check ran at the start; the page does not repeat it.
+            thorough: false,
+            ..crate::doctor::Setup::of(&config)
+        });
         let edge = &config.edge;
         let trusted_proxies = Arc::new(TrustedProxies::new(
             edge.trusted_proxies.clone(),
@@ -128,6 +137,7 @@ impl AppState {
             metrics: Arc::new(Metrics::default()),
             data_dir: config.data_dir,
             clock: config.clock,
+            doctor,
         })
     }
 }
@@ -179,6 +189,7 @@ pub fn router(state: AppState) -> Router {
         .route("/calendars", post(calendar_api::publish))
         .route("/calendars/{id}", delete(calendar_api::unpublish))
         .route("/calendars/{id}/status", get(calendar_api::status))
+        .route("/owner", get(owner::page))
         .fallback(api_not_found)
         // JSON answers (feed pages, previews) shrink several times; hosted feeds are gzipped once
         // per render instead, and assets are precompressed.
