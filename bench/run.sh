@@ -11,6 +11,9 @@ echo
 echo "### attacks: memory and /healthz under hostile clients (bench/attack.sh)"
 bash bench/attack.sh
 echo
+echo "### what metrics cost at 50 requests a second (bench/metrics.sh)"
+bash bench/metrics.sh
+echo
 echo "### hearth remap, one core (bench/remap.sh)"
 SKIP_BUILD= bash bench/remap.sh
 echo

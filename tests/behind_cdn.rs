@@ -15,7 +15,6 @@ use std::time::{Duration, Instant};
 use common::{until, TestServer};
 use reqwest::header::{CACHE_CONTROL, USER_AGENT};
 use reqwest::StatusCode;
-use serde_json::{json, Value};
 use upstream::Upstream;
 
 /// nginx on a free loopback port with a cache in `dir`, in front of `hearth`.
@@ -114,30 +113,17 @@ http {{
 }
 
 async fn publish(server: &TestServer, upstream: &Upstream) -> String {
-    let response = server
-        .client
-        .post(server.url("/api/calendars"))
-        .json(&json!({ "id": "team", "name": "Team", "url": upstream.url("/work.ics"), "mapping": {} }))
-        .send()
+    server
+        .publish_feed("team", &upstream.url("/work.ics"), None)
         .await
-        .expect("sent");
-    assert_eq!(response.status(), StatusCode::CREATED);
-    let answer: Value = response.json().await.expect("json");
-    answer["editToken"].as_str().expect("token").to_owned()
 }
 
 /// Polls Hearth saw of calendar `team`, from its status.
 async fn polls_seen(server: &TestServer, token: &str) -> u64 {
-    let answer: Value = server
-        .client
-        .get(server.url("/api/calendars/team/status"))
-        .header("authorization", format!("Bearer {token}"))
-        .send()
-        .await
-        .expect("sent")
-        .json()
-        .await
-        .expect("json");
+    let bearer = format!("Bearer {token}");
+    let answer = server
+        .get_json("/api/calendars/team/status", &[("authorization", &bearer)])
+        .await;
     answer["subscribers"]
         .as_array()
         .expect("subscribers")

@@ -13,7 +13,7 @@ use common::{until, TestServer};
 use hearth::clock::Clock;
 use reqwest::header::{AUTHORIZATION, USER_AGENT};
 use reqwest::StatusCode;
-use serde_json::{json, Value};
+use serde_json::Value;
 use upstream::Upstream;
 
 const TTL: Duration = Duration::from_secs(60);
@@ -24,22 +24,11 @@ const OUTLOOK: &str = "Microsoft Office/16.0 (Windows NT 10.0; Microsoft Outlook
 const THUNDERBIRD: &str =
     "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Thunderbird/128.3.1";
 
-fn calendar(id: &str, upstream: &Upstream) -> Value {
-    json!({ "id": id, "name": "Work", "url": upstream.url("/work.ics"), "mapping": { "SUMMARY": "${SUMMARY}" } })
-}
-
 /// Publishes calendar `id` of `upstream`'s feed; returns its edit token.
 async fn publish(server: &TestServer, id: &str, upstream: &Upstream) -> String {
-    let response = server
-        .client
-        .post(server.url("/api/calendars"))
-        .json(&calendar(id, upstream))
-        .send()
+    server
+        .publish_feed(id, &upstream.url("/work.ics"), None)
         .await
-        .expect("sent");
-    assert_eq!(response.status(), StatusCode::CREATED, "publish");
-    let body: Value = response.json().await.expect("json");
-    body["editToken"].as_str().expect("token").to_owned()
 }
 
 async fn poll(server: &TestServer, id: &str, agent: &str) -> reqwest::Response {
@@ -135,15 +124,9 @@ async fn the_publish_key_reads_any_calendars_status_and_counts_survive_a_restart
     let clock = Clock::manual();
     let with_key = |c: &mut hearth::Config| c.edge.publish_key = Some("owner".into());
     let server = TestServer::calendars_on(&clock, TTL, with_key).await;
-    let response = server
-        .client
-        .post(server.url("/api/calendars"))
-        .header("x-publish-key", "owner")
-        .json(&calendar("team", &upstream))
-        .send()
-        .await
-        .expect("sent");
-    assert_eq!(response.status(), StatusCode::CREATED);
+    server
+        .publish_feed("team", &upstream.url("/work.ics"), Some("owner"))
+        .await;
     assert_eq!(poll(&server, "team", GOOGLE).await.status(), StatusCode::OK);
 
     let dir = server.stop().await;
@@ -152,16 +135,9 @@ async fn the_publish_key_reads_any_calendars_status_and_counts_survive_a_restart
         with_key(c);
     })
     .await;
-    let answer: Value = server
-        .client
-        .get(server.url("/api/calendars/team/status"))
-        .header("x-publish-key", "owner")
-        .send()
-        .await
-        .expect("sent")
-        .json()
-        .await
-        .expect("json");
+    let answer = server
+        .get_json("/api/calendars/team/status", &[("x-publish-key", "owner")])
+        .await;
     assert_eq!(
         family(&answer, "google").expect("google")["polls7d"],
         1,

@@ -10,7 +10,6 @@ use std::path::Path;
 
 use common::{hearth_bin, TestServer};
 use reqwest::StatusCode;
-use serde_json::Value;
 
 struct Doctor {
     success: bool,
@@ -258,16 +257,9 @@ async fn the_owner_page_needs_the_key_and_does_not_exist_without_one() {
         server.get("/api/owner").await.status(),
         StatusCode::UNAUTHORIZED
     );
-    let answer: Value = server
-        .client
-        .get(server.url("/api/owner"))
-        .header("x-publish-key", "owner-key")
-        .send()
-        .await
-        .expect("sent")
-        .json()
-        .await
-        .expect("json");
+    let answer = server
+        .get_json("/api/owner", &[("x-publish-key", "owner-key")])
+        .await;
     let checks = answer["checks"].as_array().expect("checks");
     assert!(
         checks

@@ -14,7 +14,6 @@ use hearth::http::limits::{RateLimit, RateLimits};
 use prometheus_parse::{Scrape, Value};
 use reqwest::header::USER_AGENT;
 use reqwest::StatusCode;
-use serde_json::json;
 use upstream::Upstream;
 
 /// A loopback address with a port free a moment ago.
@@ -62,14 +61,9 @@ async fn counters_move_with_real_requests_and_the_state_is_read_at_each_scrape()
     let upstream = Upstream::start().await;
     let metrics = free_addr();
     let server = TestServer::calendars(|c| c.metrics_listen = Some(metrics)).await;
-    let published = server
-        .client
-        .post(server.url("/api/calendars"))
-        .json(&json!({ "id": "work", "name": "Work", "url": upstream.url("/work.ics"), "mapping": {} }))
-        .send()
-        .await
-        .expect("sent");
-    assert_eq!(published.status(), StatusCode::CREATED);
+    server
+        .publish_feed("work", &upstream.url("/work.ics"), None)
+        .await;
     for _ in 0..2 {
         assert_eq!(
             poll(&server, "Google-Calendar-Importer").await,
@@ -172,14 +166,9 @@ async fn refusals_are_counted_by_reason() {
         };
     })
     .await;
-    let published = server
-        .client
-        .post(server.url("/api/calendars"))
-        .json(&json!({ "id": "work", "name": "Work", "url": upstream.url("/work.ics"), "mapping": {} }))
-        .send()
-        .await
-        .expect("sent");
-    assert_eq!(published.status(), StatusCode::CREATED);
+    server
+        .publish_feed("work", &upstream.url("/work.ics"), None)
+        .await;
     let mut refused = 0;
     for _ in 0..5 {
         if poll(&server, "Thunderbird/128.0").await == StatusCode::TOO_MANY_REQUESTS {

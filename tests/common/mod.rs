@@ -98,6 +98,36 @@ impl TestServer {
             .expect("request sent")
     }
 
+    /// GET `path` with `headers`; its JSON body.
+    pub async fn get_json(&self, path: &str, headers: &[(&str, &str)]) -> serde_json::Value {
+        let mut request = self.client.get(self.url(path));
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        request
+            .send()
+            .await
+            .expect("sent")
+            .json()
+            .await
+            .expect("json")
+    }
+
+    /// Publishes calendar `id` of the feed at `url` with the default mapping (and the publish
+    /// key `key`, if given); asserts it was made and returns its edit token.
+    pub async fn publish_feed(&self, id: &str, url: &str, key: Option<&str>) -> String {
+        let mut request = self.client.post(self.url("/api/calendars")).json(
+            &serde_json::json!({ "id": id, "name": "Work", "url": url, "mapping": { "SUMMARY": "${SUMMARY}" } }),
+        );
+        if let Some(key) = key {
+            request = request.header("x-publish-key", key);
+        }
+        let response = request.send().await.expect("sent");
+        assert_eq!(response.status(), reqwest::StatusCode::CREATED, "publish");
+        let answer: serde_json::Value = response.json().await.expect("json");
+        answer["editToken"].as_str().expect("token").to_owned()
+    }
+
     /// Signals shutdown without waiting for it.
     pub fn signal_shutdown(&mut self) {
         if let Some(tx) = self.shutdown.take() {

@@ -332,7 +332,8 @@ describe('calendars: list, editor and publishing', () => {
     dialogs.answer(true);
     await banner.getByRole('button', { name: 'Unpublish' }).click();
     await banner.waitFor({ state: 'detached' });
-    expect((await fetch(hostedUrl)).status).toBe(404);
+    // Calendar apps still polling a deleted feed are told it is gone for good.
+    expect((await fetch(hostedUrl)).status).toBe(410);
     const [unpublished] = await stored(page);
     expect(unpublished?.editToken).toBeUndefined();
     expect(unpublished?.hostedUrl).toBeUndefined();
@@ -480,7 +481,8 @@ describe('calendars: list, editor and publishing', () => {
     await page.getByRole('button', { name: 'Delete Hosted one' }).waitFor({ state: 'detached' });
     await expect(items.count()).resolves.toBe(1);
     await expect(stored(page)).resolves.toMatchObject([{ id: 'keep' }]);
-    expect((await fetch(hostedUrl)).status).toBe(404);
+    // Calendar apps still polling a deleted feed are told it is gone for good.
+    expect((await fetch(hostedUrl)).status).toBe(410);
     await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Calendars');
 
     dialogs.answer(true);
