@@ -4,7 +4,7 @@
 // practises only the due cards, an unfinished session comes back after a reload, and the answer
 // can be typed. All rules live in practice.ts and srs/; this screen wires input and animation.
 import './PracticePage.css';
-import { useEffect, useMemo, useReducer, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } from 'react';
 import { Link, Navigate, useParams } from 'react-router';
 import { ArrowLeft, Check, Pencil, RotateCcw, Undo2, X } from 'lucide-react';
 import { ButtonLink } from '../lib/ButtonLink';
@@ -122,7 +122,8 @@ function PracticeSession({ deck, mode }: { deck: Deck; mode: SessionMode }) {
   const done = isComplete(state);
   const empty = state.items.length === 0;
 
-  useEffect(() => {
+  // Kept before the screen is painted, so a key pressed the moment a card shows sees its state.
+  useLayoutEffect(() => {
     stateRef.current = state;
   });
 
