@@ -9,6 +9,8 @@ import {
   NEVER_FETCHED,
   NO_SUBSCRIBERS,
   parseCalendarStatus,
+  foldLines,
+  HEALTH_LINES,
   summaryLine,
   timeAgo,
   whenPhrase,
@@ -282,6 +284,7 @@ describe('reading the answer', () => {
       source: ['The source has failed 5 times since Monday: 404 Not Found.', 'Subscribers still get the copy from 2 days ago.'],
       failure: 'The source has failed 5 times since Monday: 404 Not Found.',
       subscribers: ['Google Calendar last fetched this feed 3 hours ago (30 times this week).'],
+      apps: ['Google Calendar'],
     });
   });
 
@@ -297,7 +300,7 @@ describe('reading the answer', () => {
   it('reads missing fields as no data: no source line, no apps, not flagged', () => {
     const read = status({});
     expect(read).toEqual({ upstream: null, subscribers: [], flagged: false });
-    expect(describeHealth(read, NOW, UTC)).toEqual({ flagged: false, source: [], failure: null, subscribers: [NO_SUBSCRIBERS] });
+    expect(describeHealth(read, NOW, UTC)).toEqual({ flagged: false, source: [], failure: null, subscribers: [NO_SUBSCRIBERS], apps: [] });
     expect(status({ upstream: 'broken', subscribers: { google: 1 }, flagged: 'yes' })).toEqual({ upstream: null, subscribers: [], flagged: false });
   });
 
@@ -317,6 +320,74 @@ describe('reading the answer', () => {
     expect(describeHealth(read, NOW, UTC).source).toEqual([NEVER_FETCHED]);
     expect(status({ upstream: { failures: -1, lastFetchAt: '2026-13-45T99:00:00Z' } }).upstream).toMatchObject({ failures: 0, lastFetchAt: null });
     expect(status({ upstream: { failures: 2.5 } }).upstream?.failures).toBe(0);
+  });
+});
+
+describe("the editor's lines, folded into the room kept for them", () => {
+  const well = upstream({ lastFetchAt: ago(12 * MINUTE), events: 42 });
+  const failing = upstream({ failures: 5, lastError: '404 Not Found', failingSince: '2026-11-23T08:00:00Z', lastSuccessAt: ago(2 * DAY) });
+  const apps = [
+    { family: 'google', lastPollAt: ago(HOUR), polls7d: 30 },
+    { family: 'apple', lastPollAt: ago(3 * HOUR), polls7d: 3 },
+    { family: 'thunderbird', lastPollAt: ago(2 * DAY), polls7d: 1 },
+    { family: 'other', lastPollAt: ago(3 * DAY), polls7d: 1 },
+  ];
+  const fold = (json: Record<string, unknown>, max?: number) => foldLines(describeHealth(status(json), NOW, UTC), max).map((line) => line.text);
+
+  it('keeps room for three lines', () => {
+    expect(HEALTH_LINES).toBe(3);
+  });
+
+  it('shows everything that fits: the source first, then the apps, latest first', () => {
+    expect(fold({ upstream: well })).toEqual(['The source was last fetched 12 minutes ago: 42 events.', NO_SUBSCRIBERS]);
+    expect(fold({ upstream: well, subscribers: apps.slice(0, 2) })).toEqual([
+      'The source was last fetched 12 minutes ago: 42 events.',
+      'Google Calendar last fetched this feed 1 hour ago (30 times this week).',
+      'Apple Calendar last fetched this feed 3 hours ago (3 times this week).',
+    ]);
+    expect(fold({ subscribers: apps })).toEqual([
+      'Google Calendar last fetched this feed 1 hour ago (30 times this week).',
+      'Apple Calendar last fetched this feed 3 hours ago (3 times this week).',
+      'Also fetched by Thunderbird and another calendar app.',
+    ]);
+  });
+
+  it('names the apps that do not fit in the last line', () => {
+    expect(fold({ upstream: well, subscribers: apps.slice(0, 3) })).toEqual([
+      'The source was last fetched 12 minutes ago: 42 events.',
+      'Google Calendar last fetched this feed 1 hour ago (30 times this week).',
+      'Also fetched by Apple Calendar and Thunderbird.',
+    ]);
+    expect(fold({ upstream: well, subscribers: apps })).toEqual([
+      'The source was last fetched 12 minutes ago: 42 events.',
+      'Google Calendar last fetched this feed 1 hour ago (30 times this week).',
+      'Also fetched by Apple Calendar, Thunderbird and another calendar app.',
+    ]);
+    expect(fold({ upstream: well, subscribers: apps }, 2)).toEqual([
+      'The source was last fetched 12 minutes ago: 42 events.',
+      'Google Calendar last fetched this feed 1 hour ago (30 times this week). Also fetched by Apple Calendar, Thunderbird and another calendar app.',
+    ]);
+  });
+
+  it('never folds the source: a failing one with its kept copy leaves the apps one line', () => {
+    expect(fold({ upstream: failing, subscribers: apps.slice(0, 1) })).toEqual([
+      'The source has failed 5 times since Monday: 404 Not Found.',
+      'Subscribers still get the copy from 2 days ago.',
+      'Google Calendar last fetched this feed 1 hour ago (30 times this week).',
+    ]);
+    expect(fold({ upstream: failing, subscribers: apps.slice(0, 2) })).toEqual([
+      'The source has failed 5 times since Monday: 404 Not Found.',
+      'Subscribers still get the copy from 2 days ago.',
+      'Google Calendar last fetched this feed 1 hour ago (30 times this week). Also fetched by Apple Calendar.',
+    ]);
+    // Even with no room left, the apps keep one line.
+    expect(fold({ upstream: failing, subscribers: apps.slice(0, 2) }, 2)).toHaveLength(3);
+  });
+
+  it('marks the failure, and only it', () => {
+    const lines = foldLines(describeHealth(status({ upstream: failing, subscribers: apps }), NOW, UTC));
+    expect(lines.map((line) => line.failure)).toEqual([true, false, false]);
+    expect(foldLines(describeHealth(status({ upstream: well, subscribers: apps }), NOW, UTC)).some((line) => line.failure)).toBe(false);
   });
 });
 

@@ -99,6 +99,8 @@ export interface HealthReport {
   failure: string | null;
   /** One sentence per family of calendar apps, latest first; or the one saying there are none. */
   subscribers: string[];
+  /** The names of those families as a sentence has them inside ("another calendar app"), latest first. */
+  apps: string[];
 }
 
 const DAY_MS = 86_400_000;
@@ -227,7 +229,40 @@ export function describeHealth(status: CalendarStatus, now: Date, options: Healt
     source,
     failure,
     subscribers: families.length > 0 ? families.map((s) => subscriberLine(s, now, options)) : [NO_SUBSCRIBERS],
+    apps: families.map((s) => (s.family === 'other' ? 'another calendar app' : FAMILY_LABELS[s.family])),
   };
+}
+
+/** How many lines the editor's section shows, and keeps the room of while a check runs. */
+export const HEALTH_LINES = 3;
+
+export interface HealthLine {
+  text: string;
+  /** The sentence telling how the source fails (shown in bold, behind the flag when flagged). */
+  failure: boolean;
+}
+
+const names = new Intl.ListFormat('en-GB', { type: 'conjunction' });
+
+/** "Also fetched by Thunderbird and Fastmail." */
+export const alsoFetchedBy = (apps: readonly string[]) => `Also fetched by ${names.format(apps)}.`;
+
+/**
+ * The report in at most `max` lines (HEALTH_LINES), so the room kept for them is never outgrown:
+ * the source's lines first, then the calendar apps, latest first. Apps that do not fit are named
+ * in the last line ("Also fetched by Thunderbird and Fastmail."): on a line of its own when there
+ * is room for one app's line before it, else after the latest app's sentence. The source's lines
+ * are never folded; when they fill `max`, the apps still get their one line.
+ */
+export function foldLines(report: HealthReport, max: number = HEALTH_LINES): HealthLine[] {
+  const source = report.source.map((text) => ({ text, failure: text === report.failure }));
+  const room = Math.max(1, max - source.length);
+  const { subscribers, apps } = report;
+  let shown: string[];
+  if (subscribers.length <= room) shown = subscribers;
+  else if (room >= 2) shown = [...subscribers.slice(0, room - 1), alsoFetchedBy(apps.slice(room - 1))];
+  else shown = [`${subscribers[0] ?? ''} ${alsoFetchedBy(apps.slice(1))}`];
+  return [...source, ...shown.map((text) => ({ text, failure: false }))];
 }
 
 /**
