@@ -5,7 +5,8 @@
 // ends in an ellipsis when it is longer than its room (the editor says all of it).
 import { useRef } from 'react';
 import { RefreshCw, TriangleAlert } from 'lucide-react';
-import { clockTime, FLAG_TEXT, foldLines, summaryLine } from './health';
+import { FLAG_TEXT, foldLines, summaryLine } from '../lib/feedHealth';
+import { clockTime } from '../lib/when';
 import type { HealthResult, HealthView } from './useCalendarHealth';
 import { useOverflowing } from './useOverflowing';
 
