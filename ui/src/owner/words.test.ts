@@ -1,7 +1,7 @@
 // The owner page's words, told in a pinned zone so the machine's own zone cannot change them.
 import { describe, expect, it } from 'vitest';
 import type { Backups, Check } from './owner';
-import { checksSummary, fileText, filesCount, intervalWords, lastRunText, percentText, scheduleText, statusLabel, usage } from './words';
+import { checksSummary, fileParts, intervalWords, lastRunText, percentText, scheduleText, statusLabel, usage } from './words';
 
 const UTC = { timeZone: 'UTC' };
 /** Wednesday 25 November 2026, 10:00 UTC. */
@@ -129,11 +129,14 @@ describe('the backup schedule', () => {
       '25 November, 04:00 (7 hours ago)',
     );
     expect(lastRunText(backups({}), NOW, UTC)).toBe('None yet');
-    expect(fileText({ name: 'a.db', madeAt: new Date('2026-11-24T03:00:00Z'), size: 73_728 }, NOW, UTC)).toBe('24 November, 03:00 (yesterday) · 72 KB');
-    expect(fileText({ name: 'a.db', madeAt: null, size: 73_728 }, NOW, UTC)).toBe('72 KB');
-    expect(fileText({ name: 'a.db', madeAt: new Date('2025-11-24T03:00:00Z'), size: null }, NOW, UTC)).toBe('24 November 2025, 03:00 (last year)');
-    expect(fileText({ name: 'a.db', madeAt: null, size: null }, NOW, UTC)).toBe('No data');
-    expect(filesCount(1)).toBe('1 file');
-    expect(filesCount(7)).toBe('7 files');
+    expect(fileParts({ name: 'a.db', madeAt: new Date('2026-11-24T03:00:00Z'), size: 73_728 }, NOW, UTC)).toEqual({
+      when: '24 November, 03:00 (yesterday)',
+      size: '72 KB',
+    });
+    expect(fileParts({ name: 'a.db', madeAt: null, size: 73_728 }, NOW, UTC)).toEqual({ when: null, size: '72 KB' });
+    expect(fileParts({ name: 'a.db', madeAt: new Date('2025-11-24T03:00:00Z'), size: null }, NOW, UTC)).toEqual({
+      when: '24 November 2025, 03:00 (last year)',
+      size: null,
+    });
   });
 });

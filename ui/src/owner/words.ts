@@ -135,12 +135,7 @@ export function lastRunText(backups: Backups, now: Date, options: WhenOptions = 
   return backups.lastRunAt ? whenText(backups.lastRunAt, now, options) : 'None yet';
 }
 
-/** A file's line under its name: "25 November, 04:00 (6 hours ago) · 72 KB". */
-export function fileText(file: BackupFile, now: Date, options: WhenOptions = {}): string {
-  const parts = [file.madeAt ? whenText(file.madeAt, now, options) : null, file.size === null ? null : formatBytes(file.size)];
-  const known = parts.filter((part): part is string => part !== null);
-  return known.length > 0 ? known.join(' · ') : 'No data';
+/** What a file's line under its name says: when it was made and its size, each null when unknown. */
+export function fileParts(file: BackupFile, now: Date, options: WhenOptions = {}): { when: string | null; size: string | null } {
+  return { when: file.madeAt ? whenText(file.madeAt, now, options) : null, size: file.size === null ? null : formatBytes(file.size) };
 }
-
-/** The files' heading count: "7 files", "1 file". */
-export const filesCount = (count: number) => `${formatCount(count)} ${plural(count, 'file', 'files')}`;
