@@ -43,9 +43,11 @@ export default defineConfig({
     modulePreload: { polyfill: false },
   },
   server: {
+    // Each key is a prefix of the path: '/cal' would also send the app's own /calendars pages to
+    // the server, so the hosted feeds' key ends with its slash.
     proxy: {
       '/api': 'http://127.0.0.1:8080',
-      '/cal': 'http://127.0.0.1:8080',
+      '/cal/': 'http://127.0.0.1:8080',
       '/avatar': 'http://127.0.0.1:8080',
     },
   },

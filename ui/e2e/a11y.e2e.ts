@@ -1,11 +1,11 @@
 // axe-core on every screen (SPEC.md 2's routes, a seeded deck, the calendar editor with a feed, its
-// regex dialog and its number boxes, one refusing what was typed), light and dark, on a 360×740
-// phone and a desktop: zero violations.
+// regex dialog and its number boxes, one refusing what was typed; the owner page on a keyed site),
+// light and dark, on a 360×740 phone and a desktop: zero violations.
 import { describe, expect, it } from 'vitest';
 import type { BrowserContext } from 'playwright-core';
 import { axe, describeViolations } from './support/axe';
 import { useBrowser } from './support/browser';
-import { screens, seedEntries, useScreensSite } from './support/screens';
+import { keyedSeedEntries, screens, seedEntries, useScreensSite } from './support/screens';
 
 const DEVICES = [
   { name: 'phone', options: { viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true } },
@@ -20,23 +20,24 @@ describe('accessibility: axe on every screen', () => {
   for (const device of DEVICES) {
     for (const scheme of SCHEMES) {
       it(`has no violations on ${device.name}, ${scheme}`, async () => {
-        const { origin, feedUrl } = site();
+        const { origin, feedUrl, keyedOrigin } = site();
         const context: BrowserContext = await b.browser.newContext({ ...device.options, colorScheme: scheme });
         const found: string[] = [];
         try {
-          const entries = seedEntries(feedUrl, origin);
-          await context.addInitScript((pairs: [string, string][]) => {
+          // Each site (origin) its own entries.
+          const entries = { [origin]: seedEntries(feedUrl, origin), [keyedOrigin]: keyedSeedEntries() };
+          await context.addInitScript((bySite: Record<string, [string, string][]>) => {
             if (sessionStorage.getItem('seeded')) return;
             sessionStorage.setItem('seeded', '1');
             localStorage.clear();
-            for (const [key, value] of pairs) localStorage.setItem(key, value);
+            for (const [key, value] of bySite[location.origin] ?? []) localStorage.setItem(key, value);
           }, entries);
           const page = await context.newPage();
           const check = async (name: string) => {
             found.push(...describeViolations(name, await axe(page)));
           };
           for (const screen of screens(feedUrl)) {
-            await page.goto(`${origin}${screen.path}`);
+            await page.goto(`${screen.keyed ? keyedOrigin : origin}${screen.path}`);
             await page.locator(screen.ready).first().waitFor({ timeout: 15_000 });
             await page.waitForTimeout(300); // lets transitions and live previews settle before judging colours
             await check(screen.name);

@@ -1,8 +1,9 @@
 // A hosted calendar's health in words (issue 23) in Chromium against the real binary, with an
 // upstream ICS server on loopback: publish through the editor, poll the hosted feed as real
 // calendar apps do (their own user agents), read what the editor and the list say of it, make the
-// source fail and read that too; the room kept for the lines while they load, and axe on both
-// screens with the lines showing, light and dark.
+// source fail and read that too; the room kept for the lines while they load (the same whatever
+// the answer: more lines than fit are folded), and axe on both screens with the lines showing,
+// light and dark.
 import { describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { axe, describeViolations } from './support/axe';
@@ -119,11 +120,33 @@ describe('calendars: the health of a hosted feed', () => {
 
     await page.goto(url(editorPath));
     const health = healthOf(page);
-    await health.getByText(/^Google Calendar last fetched this feed just now/).waitFor();
-    await health.getByText(/^Apple Calendar last fetched this feed just now/).waitFor();
-    await health.getByText(/^Thunderbird last fetched this feed just now/).waitFor();
     await health.getByText(/^The source was last fetched .+: 3 events/).waitFor();
+    await health.getByText(/^Also fetched by /).waitFor();
     await expect(health.getByText('No calendar app has fetched this feed yet.').count()).resolves.toBe(0);
+    // The source and three apps are more lines than the room kept: the latest app gets its line,
+    // and the last line names the other two.
+    const APP = '(Google Calendar|Apple Calendar|Thunderbird)';
+    const lines = await health.getByRole('listitem').allInnerTexts();
+    expect(lines).toHaveLength(3);
+    expect(lines[1]).toMatch(new RegExp(`^${APP} last fetched this feed just now`));
+    expect(lines[2]).toMatch(new RegExp(`^Also fetched by ${APP} and ${APP}\\.$`));
+    for (const app of ['Google Calendar', 'Apple Calendar', 'Thunderbird']) expect(lines.join(' ')).toContain(app);
+
+    // With those lines too, the section keeps the height it had while the check ran, and they fit
+    // in it without scrolling, on a desktop and on a phone.
+    for (const viewport of [
+      { width: 1280, height: 800 },
+      { width: 375, height: 740 },
+    ]) {
+      await page.setViewportSize(viewport);
+      const editor = await heightsWhileLoading(b.context, page, editorPath, '.cal-health', /^Also fetched by /);
+      expect(editor.after, `editor with three apps at ${viewport.width}px`).toBe(editor.before);
+      const body = page.locator('.cal-health__body');
+      const fits = await body.evaluate((element) => element.scrollHeight <= element.clientHeight);
+      expect(fits, `the lines fit at ${viewport.width}px`).toBe(true);
+      await expect(body.getAttribute('tabindex')).resolves.toBeNull();
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
 
     // The list: one line for the hosted calendar, nothing (and no request) for the local one.
     statusRequests.length = 0;
@@ -138,7 +161,7 @@ describe('calendars: the health of a hosted feed', () => {
     // The source fails: the next poll after the TTL asks upstream again and keeps the good copy.
     up().set(FEED, { status: 404, body: 'gone' });
     await page.goto(url(editorPath));
-    await health.getByText(/^Google Calendar last fetched/).waitFor();
+    await health.getByText(/^Also fetched by /).waitFor();
     const failing = (lines: string[]) => lines.some((line) => /^The source (failed|has failed)/.test(line));
     await expect
       .poll(
@@ -157,6 +180,19 @@ describe('calendars: the health of a hosted feed', () => {
       .toBe(true);
     await health.getByText(/^The source failed once at \d{2}:\d{2}/).waitFor({ timeout: 1000 });
     await health.getByText(/^Subscribers still get the (copy from|last good copy)/).waitFor();
+    // Failing, the source takes two lines and the three apps fold into the last one.
+    await health.getByText(new RegExp(`^${APP} last fetched this feed .+ Also fetched by ${APP} and ${APP}\\.$`)).waitFor();
+    await expect(health.getByRole('listitem').count()).resolves.toBe(3);
+    // However long the server's reason, the box keeps its height (a reason too long for it scrolls).
+    for (const viewport of [
+      { width: 1280, height: 800 },
+      { width: 375, height: 740 },
+    ]) {
+      await page.setViewportSize(viewport);
+      const editor = await heightsWhileLoading(b.context, page, editorPath, '.cal-health', /^The source (failed once|has failed)/);
+      expect(editor.after, `failing editor at ${viewport.width}px`).toBe(editor.before);
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
     // The hosted feed still serves the last good copy.
     expect((await (await fetch(hostedUrl)).text()).split('\r\n')).toContain('SUMMARY:Lunch at the Cafe');
     expect(dialogs.seen.filter((d) => d.type === 'alert')).toEqual([]);

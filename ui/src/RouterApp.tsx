@@ -19,6 +19,8 @@ import { SyncBadge } from './sync/SyncBadge';
 const FlashcardRoutes = lazy(() => import('./flashcards/FlashcardRoutes'));
 const CalendarRoutes = lazy(() => import('./calendars/CalendarRoutes'));
 const SyncRoutes = lazy(() => import('./sync/SyncRoutes'));
+// The owner page (issue 23): linked from nowhere, and "page not found" on a site without a key.
+const OwnerRoutes = lazy(() => import('./owner/OwnerRoutes'));
 
 // Sync's controls in the flashcard screens (the features do not import each other).
 const slots: Slots = { deckListActions: SyncBadge, deckEditorActions: ShareDeckButton };
@@ -60,6 +62,7 @@ const createRouter = () =>
         { path: 'flashcards/*', element: <FlashcardRoutes /> },
         { path: 'calendars/*', element: <CalendarRoutes /> },
         { path: 'sync/*', element: <SyncRoutes /> },
+        { path: 'owner', element: <OwnerRoutes /> },
         { path: '*', element: <NotFoundPage /> },
       ],
     },

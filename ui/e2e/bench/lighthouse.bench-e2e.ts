@@ -1,5 +1,6 @@
 // Lighthouse on every screen (the same list as the axe sweep: a seeded deck, its practice, the
-// calendar editor with a feed; and a shared deck's page, from a share made first), mobile and
+// calendar editor with a feed, the owner page on a keyed site; and a shared deck's page, from a
+// share made first), mobile and
 // desktop presets, against the real binary in Debian's
 // Chromium. Prints the four category scores and CLS per screen; the targets are 100 and ≤ 0.02.
 // Performance depends on the machine's load: read it as a trend, not a verdict. Like the
@@ -18,7 +19,7 @@ import lighthouse, { desktopConfig, type Config, type Flags } from 'lighthouse';
 import puppeteer from 'puppeteer-core';
 // The e2e suite's flags; Lighthouse itself never downloads a browser.
 import { CHROMIUM, CHROMIUM_ARGS } from '../support/browser';
-import { screens, SEED_DECK_ID, seedEntries, useScreensSite } from '../support/screens';
+import { keyedSeedEntries, screens, SEED_DECK_ID, seedEntries, useScreensSite } from '../support/screens';
 
 const CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo'] as const;
 
@@ -82,7 +83,7 @@ describe('lighthouse', () => {
   }
 
   it('scores every screen on mobile and desktop', async () => {
-    const { origin, feedUrl } = site();
+    const { origin, feedUrl, keyedOrigin } = site();
     let sharedDeckPath: string;
     // The decks and calendar live in localStorage: written once into the shared profile (and the
     // service worker installed); Lighthouse is told to keep storage.
@@ -99,6 +100,11 @@ describe('lighthouse', () => {
         seedEntries(feedUrl, origin),
       );
       await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
+      // The keyed site's key, so its owner page asks nothing.
+      await page.goto(`${keyedOrigin}/`);
+      await page.evaluate((pairs: [string, string][]) => {
+        for (const [key, value] of pairs) localStorage.setItem(key, value);
+      }, keyedSeedEntries());
       // A shared deck's page needs a real share: made here, through the deck editor's Share dialog.
       await page.goto(`${origin}/flashcards/${SEED_DECK_ID}/edit`);
       await page.locator('::-p-aria(Share[role="button"])').click();
@@ -123,11 +129,12 @@ describe('lighthouse', () => {
       for (const preset of ['mobile', 'desktop'] as const) {
         const results: (Result | undefined)[] = [];
         for (let i = 0; i < runs; i += 1) {
-          let lhr = await run(`${origin}${screen.path}`, preset);
+          const address = `${'keyed' in screen && screen.keyed ? keyedOrigin : origin}${screen.path}`;
+          let lhr = await run(address, preset);
           // Lighthouse now and then loses its own trace (NO_NAVSTART): that run is taken again.
           for (let retry = 0; lhr?.runtimeError && retry < 2; retry += 1) {
             console.log(`${screen.name} / ${preset}: run ${i + 1} failed (${lhr.runtimeError.code}), taken again`);
-            lhr = await run(`${origin}${screen.path}`, preset);
+            lhr = await run(address, preset);
           }
           // A screen that sent the browser elsewhere (a deck not found) would be scored by mistake.
           const final = lhr ? new URL(lhr.finalDisplayedUrl) : null;

@@ -19,8 +19,21 @@ export const CHROMIUM_ARGS = [
   '--disable-quic',
 ];
 
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+export interface LaunchOptions {
+  /**
+   * Classic scrollbars, as a desktop browser shows them (Playwright hides them when headless): a
+   * page that grows a scrollbar late is then seen to move sideways.
+   */
+  scrollbars?: boolean;
+}
+
+export function launchBrowser(options: LaunchOptions = {}): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: CHROMIUM_ARGS,
+    headless: true,
+    ...(options.scrollbars ? { ignoreDefaultArgs: ['--hide-scrollbars'] } : {}),
+  });
 }
 
 export interface BrowserFixture {
@@ -33,13 +46,13 @@ export interface BrowserFixture {
  * Registers hooks giving each test a fresh context and page; on failure a full-page screenshot
  * is written under ui/test-results and its path printed.
  */
-export function useBrowser(options: BrowserContextOptions = {}): BrowserFixture {
+export function useBrowser(options: BrowserContextOptions = {}, launch: LaunchOptions = {}): BrowserFixture {
   let browser: Browser | undefined;
   let context: BrowserContext | undefined;
   let page: Page | undefined;
 
   beforeAll(async () => {
-    browser = await launchBrowser();
+    browser = await launchBrowser(launch);
   });
   afterAll(async () => {
     await browser?.close();

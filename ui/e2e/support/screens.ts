@@ -1,11 +1,16 @@
-// Every screen of the app with the data it needs, for the accessibility sweep (axe, in make test)
-// and the Lighthouse run (make bench): the same list, so both look at the same places.
+// Every screen of the app with the data it needs, for the accessibility sweep (axe, in make test),
+// the layout shift sweep and the Lighthouse run (make bench): the same list, so all look at the
+// same places. The owner page exists only on a site with a publish key: it is looked at on a
+// second server that has one, with the key kept in that site's storage so nothing asks for it.
 import { deckRecord, FRENCH } from '../flashcards-support/seed';
 import { useCalendarSite } from '../calendars-support/site';
 import { WORK_FEED } from '../calendars-support/upstream';
+import { useServer } from './server';
 
 export const SEED_DECK_ID = FRENCH.id;
 export const SEED_CALENDAR_ID = 'screens-calendar';
+/** The keyed site's publish key. */
+export const SCREENS_KEY = 'screens-publish-key';
 
 /** localStorage entries: one deck, and one hosted calendar whose feed is `feedUrl`. */
 export function seedEntries(feedUrl: string, origin: string): [string, string][] {
@@ -28,11 +33,18 @@ export function seedEntries(feedUrl: string, origin: string): [string, string][]
   ];
 }
 
+/** localStorage entries of the keyed site: its key, as the owner page keeps it once given. */
+export function keyedSeedEntries(): [string, string][] {
+  return [['site:key', SCREENS_KEY]];
+}
+
 export interface Screen {
   name: string;
   path: string;
   /** A selector that shows the screen is ready (data loaded). */
   ready: string;
+  /** On the site with a publish key (ScreensSite.keyedOrigin), else on the open one. */
+  keyed?: boolean;
 }
 
 export function screens(feedUrl: string): Screen[] {
@@ -49,6 +61,7 @@ export function screens(feedUrl: string): Screen[] {
     { name: 'calendar list', path: '/calendars', ready: '.cal-item' },
     { name: 'calendar editor', path: editor, ready: '.cal-fields' },
     { name: 'not found', path: '/nowhere', ready: 'h1' },
+    { name: 'owner', path: '/owner', ready: '#owner-backups', keyed: true },
   ];
 }
 
@@ -57,10 +70,13 @@ export interface ScreensSite {
   origin: string;
   /** The calendar's upstream feed. */
   feedUrl: string;
+  /** A second server, with a publish key (SCREENS_KEY): the owner page's. */
+  keyedOrigin: string;
 }
 
-/** The site every screen check looks at: the calendar suites' site, with the owner's name set. */
+/** The sites every screen check looks at: the calendar suites' site and a keyed one, with the owner's name set. */
 export function useScreensSite(): () => ScreensSite {
   const site = useCalendarSite({ '/work.ics': { body: WORK_FEED } }, ['--owner-name', 'Ada Lovelace']);
-  return () => ({ origin: site.url(), feedUrl: site.up().url('/work.ics') });
+  const keyed = useServer(['--owner-name', 'Ada Lovelace', '--publish-key', SCREENS_KEY]);
+  return () => ({ origin: site.url(), feedUrl: site.up().url('/work.ics'), keyedOrigin: keyed() });
 }

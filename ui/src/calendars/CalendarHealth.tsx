@@ -1,9 +1,14 @@
 // A published calendar's health in words (issue 23; the words are health.ts's): the editor's
 // section under the hosted banner, with "Check again", and the one line each hosted calendar has in
-// the list. Both keep the room of their lines while a check runs, so nothing below them moves.
+// the list. Each is a box of one size whatever the answer (calendars.css), so nothing below moves:
+// the editor's lines are folded to the number it keeps room for (foldLines), and the list's line
+// ends in an ellipsis when it is longer than its room (the editor says all of it).
+import { useRef } from 'react';
 import { RefreshCw, TriangleAlert } from 'lucide-react';
-import { clockTime, FLAG_TEXT, summaryLine } from './health';
+import { FLAG_TEXT, foldLines, summaryLine } from '../lib/feedHealth';
+import { clockTime } from '../lib/when';
 import type { HealthResult, HealthView } from './useCalendarHealth';
+import { useOverflowing } from './useOverflowing';
 
 /** "Source failing", with an icon: never colour alone. */
 function Flag() {
@@ -20,6 +25,9 @@ export function CalendarHealth({ view, onCheck }: { view: HealthView; onCheck: (
   const busy = view.state === 'checking';
   const result = view.state === 'done' ? view.result : view.last;
   const report = result?.kind === 'ready' ? result.report : null;
+  const body = useRef<HTMLDivElement>(null);
+  // Only a reason from the server long enough to outgrow the box scrolls it; then the keyboard can too.
+  const scrolls = useOverflowing(body, report);
   return (
     <section className="card cal-health" aria-labelledby="cal-health-title">
       <div className="cal-health__head">
@@ -30,17 +38,14 @@ export function CalendarHealth({ view, onCheck }: { view: HealthView; onCheck: (
         </button>
       </div>
       {/* Polite: a check's answer is read out when it comes, without interrupting. */}
-      <div className="cal-health__body" aria-live="polite" aria-busy={busy}>
+      <div ref={body} className="cal-health__body" aria-live="polite" aria-busy={busy} tabIndex={scrolls ? 0 : undefined}>
         {report ? (
           <ul className="cal-health__lines">
-            {report.source.map((line) => (
-              <li key={line} className={line === report.failure ? 'cal-health__failure' : undefined}>
-                {report.flagged && line === report.failure && <Flag />}
-                {line}
+            {foldLines(report).map((line) => (
+              <li key={line.text} className={line.failure ? 'cal-health__failure' : undefined}>
+                {report.flagged && line.failure && <Flag />}
+                {line.text}
               </li>
-            ))}
-            {report.subscribers.map((line) => (
-              <li key={line}>{line}</li>
             ))}
           </ul>
         ) : (
@@ -58,10 +63,11 @@ export function CalendarHealthLine({ health }: { health: HealthResult | 'checkin
   if (health === 'checking') return <p className="cal-health-line hint">Checking this feed…</p>;
   if (health.kind === 'failed') return <p className="cal-health-line hint">{health.message}</p>;
   const { report } = health;
+  const line = summaryLine(report);
   return (
-    <p className={`cal-health-line${report.flagged ? ' cal-health-line--flagged' : ''}`}>
+    <p className={`cal-health-line${report.flagged ? ' cal-health-line--flagged' : ''}`} title={line}>
       {report.flagged && <Flag />}
-      {summaryLine(report)}
+      {line}
     </p>
   );
 }

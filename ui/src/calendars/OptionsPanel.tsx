@@ -5,7 +5,7 @@ import { useState } from 'react';
 import { Plus, TriangleAlert } from 'lucide-react';
 import { NumberField } from '../lib/NumberField';
 import type { PreviewAnswer } from './api';
-import { formatBytes } from './calendar';
+import { formatBytes } from '../lib/units';
 import {
   ALARM_MINUTES_TEXT,
   DEFAULT_WINDOW,

@@ -11,7 +11,7 @@ import {
   renderMapping,
   renderTemplate,
 } from './api';
-import { editorPath, formatBytes, toWebcal } from './calendar';
+import { editorPath, toWebcal } from './calendar';
 
 describe('answers from the server', () => {
   it('reads a feed page and drops values that are not text', () => {
@@ -73,12 +73,6 @@ describe('calendar helpers', () => {
     expect(toWebcal('https://h.example/cal/a.ics')).toBe('webcal://h.example/cal/a.ics');
     expect(toWebcal('http://127.0.0.1:8080/cal/a.ics')).toBe('webcal://127.0.0.1:8080/cal/a.ics');
     expect(toWebcal('webcal://x')).toBe('webcal://x');
-  });
-
-  it('formats sizes', () => {
-    expect(formatBytes(980)).toBe('980 B');
-    expect(formatBytes(12_595)).toBe('12.3 KB');
-    expect(formatBytes(1_468_006)).toBe('1.4 MB');
   });
 
   it('builds the editor address with id, url and name', () => {

@@ -2,9 +2,9 @@
 // preview render, publishing and unpublishing, and a published calendar's status. Answers are checked before use; failures become
 // an ApiError carrying the HTTP status, the server's own words and the input they are about.
 import * as v from 'valibot';
+import { CalendarStatusSchema, type CalendarStatus } from '../lib/feedHealth';
 import { count, isRecord, listOf, nonEmpty, orNull, parseOrNull, record, text, textsOf } from '../lib/schema';
 import { MAPPING_FIELDS, type Mapping, type MappingField } from './calendar';
-import { CalendarStatusSchema, type CalendarStatus } from './health';
 import type { CalendarConfig } from './options';
 import type { SampleEvent } from './samples';
 

@@ -91,17 +91,6 @@ export function toWebcal(url: string): string {
   return url.replace(/^https?:/i, 'webcal:');
 }
 
-/** A byte count for people: 980 B, 12.3 KB, 1.4 MB (1024-based). */
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
-}
-
-export function formatEventCount(count: number): string {
-  return count === 1 ? '1 event' : `${count.toLocaleString('en')} events`;
-}
-
 /** The editor's address for a calendar (SPEC.md 2: /calendars/new with id, url and name). */
 export function editorPath(calendar: Pick<SavedCalendar, 'id' | 'url' | 'name'>): string {
   const query = new URLSearchParams({ id: calendar.id, url: calendar.url, name: calendar.name });

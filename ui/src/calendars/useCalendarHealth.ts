@@ -2,10 +2,11 @@
 // "Check again", and the list's, one calendar after the other once the list shows. A check never
 // throws and never prompts: a failure becomes a quiet note (see checkFailureText).
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { describeHealth, type HealthReport } from '../lib/feedHealth';
 import { siteKey } from '../lib/siteKey';
 import { ApiError, fetchCalendarStatus } from './api';
 import type { SavedCalendar } from './calendar';
-import { checkFailureText, describeHealth, healthAccess, type HealthReport } from './health';
+import { checkFailureText, healthAccess } from './health';
 
 type Access = NonNullable<ReturnType<typeof healthAccess>>;
 

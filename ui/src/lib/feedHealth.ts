@@ -1,0 +1,198 @@
+// A published calendar's health in words (issue 23): the answer of GET /api/calendars/{id}/status
+// (also each calendar's part of GET /api/owner), read leniently (a field that is missing or of the
+// wrong kind is no data, never a crash), turned into the sentences the calendar editor, the
+// calendar list and the owner page show. Pure: the clock and the time zone come in.
+import * as v from 'valibot';
+import { flag, listOf, record } from './schema';
+import { formatBytes, formatEventCount } from './units';
+import { instant, instantSchema, timeAgo, whenPhrase, type WhenOptions } from './when';
+
+export const FAMILIES = ['google', 'apple', 'microsoft', 'thunderbird', 'fastmail', 'other'] as const;
+export type Family = (typeof FAMILIES)[number];
+
+/** How the calendar apps the server recognises by their user agent are called on screen. */
+export const FAMILY_LABELS: Readonly<Record<Family, string>> = {
+  google: 'Google Calendar',
+  apple: 'Apple Calendar',
+  microsoft: 'Outlook',
+  thunderbird: 'Thunderbird',
+  fastmail: 'Fastmail',
+  other: 'Another calendar app',
+};
+
+export const NO_SUBSCRIBERS = 'No calendar app has fetched this feed yet.';
+export const NEVER_FETCHED = 'No fetch of the source has been recorded yet.';
+/** The flag of a calendar whose source has failed for a day or more (with an icon, not colour alone). */
+export const FLAG_TEXT = 'Source failing';
+
+const whole = v.pipe(v.number(), v.integer(), v.minValue(0));
+
+const UpstreamSchema = record({
+  lastFetchAt: instant,
+  lastSuccessAt: instant,
+  /** Why the last fetch failed; null when it succeeded. */
+  lastError: v.fallback(
+    v.nullable(
+      v.pipe(
+        v.string(),
+        v.transform((text) => text.trim()),
+        v.check((text) => text !== ''),
+      ),
+    ),
+    null,
+  ),
+  /** Consecutive failures, 0 when well. */
+  failures: v.fallback(whole, 0),
+  /** The first failure of the current run. */
+  failingSince: instant,
+  size: v.fallback(v.nullable(whole), null),
+  events: v.fallback(v.nullable(whole), null),
+});
+
+/** One family of calendar apps; without a time of its last poll there is nothing to say of it. */
+const SubscriberSchema = record({
+  // A family this page does not know yet is still some calendar app.
+  family: v.fallback(v.picklist(FAMILIES), 'other'),
+  lastPollAt: instantSchema,
+  polls7d: v.fallback(whole, 0),
+});
+
+export const CalendarStatusSchema = record({
+  /** Null when the answer says nothing of the source. */
+  upstream: v.fallback(v.nullable(UpstreamSchema), null),
+  subscribers: listOf(SubscriberSchema),
+  flagged: flag(false),
+});
+
+export type CalendarStatus = v.InferOutput<typeof CalendarStatusSchema>;
+export type Upstream = NonNullable<CalendarStatus['upstream']>;
+export type Subscriber = CalendarStatus['subscribers'][number];
+
+/** The status read as the module comment says; null when it is not a JSON object at all. */
+export function parseCalendarStatus(value: unknown): CalendarStatus | null {
+  const result = v.safeParse(CalendarStatusSchema, value);
+  return result.success ? result.output : null;
+}
+
+export interface HealthReport {
+  /** The source has failed for a day or more (the server decides). */
+  flagged: boolean;
+  /** What the source is doing: one sentence, or two when failing with a good copy kept. */
+  source: string[];
+  /** The sentence saying how the source fails, or null when it does not. */
+  failure: string | null;
+  /** One sentence per family of calendar apps, latest first; or the one saying there are none. */
+  subscribers: string[];
+  /** The names of those families as a sentence has them inside ("another calendar app"), latest first. */
+  apps: string[];
+}
+
+/** A sentence ends with a full stop, unless the server's words brought their own. */
+const sentence = (text: string) => (/[.!?]$/.test(text) ? text : `${text}.`);
+
+/** What subscribers get while the source fails ("the copy from just now" would read oddly). */
+const keptCopy = (ago: string) =>
+  ago === 'just now' ? 'Subscribers still get the last good copy, fetched just now.' : `Subscribers still get the copy from ${ago}.`;
+
+/** The source's sentences (see HealthReport.source), and which of them tells the failure. */
+function describeSource(upstream: Upstream, now: Date, options: WhenOptions): { source: string[]; failure: string | null } {
+  const { failures, lastError, failingSince, lastFetchAt, lastSuccessAt } = upstream;
+  const why = lastError ? `: ${lastError}` : '';
+  if (failures > 0) {
+    let failure: string;
+    if (failures === 1) {
+      // One failure: it is the last fetch, so that time stands in when the run's start is unknown.
+      const when = failingSince ?? lastFetchAt;
+      failure = when ? `The source failed once ${whenPhrase(when, now, 'at', options)}${why}` : `The source failed the last time it was fetched${why}`;
+    } else {
+      const count = failures.toLocaleString('en');
+      failure = failingSince
+        ? `The source has failed ${count} times ${whenPhrase(failingSince, now, 'since', options)}${why}`
+        : `The source has failed ${count} times in a row${why}`;
+    }
+    failure = sentence(failure);
+    const kept = lastSuccessAt ? [keptCopy(timeAgo(lastSuccessAt, now, options))] : [];
+    return { source: [failure, ...kept], failure };
+  }
+  if (!lastFetchAt) return { source: [NEVER_FETCHED], failure: null };
+  const copy = [upstream.events === null ? null : formatEventCount(upstream.events), upstream.size === null ? null : formatBytes(upstream.size)].filter(
+    (part): part is string => part !== null,
+  );
+  const what = copy.length > 0 ? `: ${copy.join(', ')}` : '';
+  return { source: [`The source was last fetched ${timeAgo(lastFetchAt, now, options)}${what}.`], failure: null };
+}
+
+/** One entry per family (the latest poll, the polls added up), latest first. */
+export function latestByFamily(subscribers: readonly Subscriber[]): Subscriber[] {
+  const byFamily = new Map<Family, Subscriber>();
+  for (const subscriber of subscribers) {
+    const seen = byFamily.get(subscriber.family);
+    if (!seen) {
+      byFamily.set(subscriber.family, subscriber);
+      continue;
+    }
+    const latest = seen.lastPollAt.getTime() >= subscriber.lastPollAt.getTime() ? seen : subscriber;
+    byFamily.set(subscriber.family, { ...latest, polls7d: seen.polls7d + subscriber.polls7d });
+  }
+  return [...byFamily.values()].sort((a, b) => b.lastPollAt.getTime() - a.lastPollAt.getTime());
+}
+
+function subscriberLine(subscriber: Subscriber, now: Date, options: WhenOptions): string {
+  const { polls7d } = subscriber;
+  const often = polls7d === 1 ? ' (once this week)' : polls7d > 1 ? ` (${polls7d.toLocaleString('en')} times this week)` : '';
+  return `${FAMILY_LABELS[subscriber.family]} last fetched this feed ${timeAgo(subscriber.lastPollAt, now, options)}${often}.`;
+}
+
+/** The sentences of a status at `now`. */
+export function describeHealth(status: CalendarStatus, now: Date, options: WhenOptions = {}): HealthReport {
+  const { source, failure } = status.upstream ? describeSource(status.upstream, now, options) : { source: [], failure: null };
+  const families = latestByFamily(status.subscribers);
+  return {
+    flagged: status.flagged,
+    source,
+    failure,
+    subscribers: families.length > 0 ? families.map((s) => subscriberLine(s, now, options)) : [NO_SUBSCRIBERS],
+    apps: families.map((s) => (s.family === 'other' ? 'another calendar app' : FAMILY_LABELS[s.family])),
+  };
+}
+
+/** How many lines the editor's section shows, and keeps the room of while a check runs. */
+export const HEALTH_LINES = 3;
+
+export interface HealthLine {
+  text: string;
+  /** The sentence telling how the source fails (shown in bold, behind the flag when flagged). */
+  failure: boolean;
+}
+
+const names = new Intl.ListFormat('en-GB', { type: 'conjunction' });
+
+/** "Also fetched by Thunderbird and Fastmail." */
+export const alsoFetchedBy = (apps: readonly string[]) => `Also fetched by ${names.format(apps)}.`;
+
+/**
+ * The report in at most `max` lines (HEALTH_LINES), so the room kept for them is never outgrown:
+ * the source's lines first, then the calendar apps, latest first. Apps that do not fit are named
+ * in the last line ("Also fetched by Thunderbird and Fastmail."): on a line of its own when there
+ * is room for one app's line before it, else after the latest app's sentence. The source's lines
+ * are never folded; when they fill `max`, the apps still get their one line.
+ */
+export function foldLines(report: HealthReport, max: number = HEALTH_LINES): HealthLine[] {
+  const source = report.source.map((text) => ({ text, failure: text === report.failure }));
+  const room = Math.max(1, max - source.length);
+  const { subscribers, apps } = report;
+  let shown: string[];
+  if (subscribers.length <= room) shown = subscribers;
+  else if (room >= 2) shown = [...subscribers.slice(0, room - 1), alsoFetchedBy(apps.slice(room - 1))];
+  else shown = [`${subscribers[0] ?? ''} ${alsoFetchedBy(apps.slice(1))}`];
+  return [...source, ...shown.map((text) => ({ text, failure: false }))];
+}
+
+/**
+ * The one sentence the calendar list shows: a flagged calendar's failure (its source's first
+ * sentence if the failure count is missing), else the latest calendar app's.
+ */
+export function summaryLine(report: HealthReport): string {
+  if (report.flagged) return report.failure ?? report.source[0] ?? FLAG_TEXT;
+  return report.subscribers[0] ?? NO_SUBSCRIBERS;
+}

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { formatBytes, formatCount, formatEventCount } from './units';
+
+describe('sizes for people', () => {
+  it('counts bytes, then KB, MB, GB and TB, 1024-based, to a tenth', () => {
+    expect(formatBytes(0)).toBe('0 B');
+    expect(formatBytes(980)).toBe('980 B');
+    expect(formatBytes(1023)).toBe('1023 B');
+    expect(formatBytes(12_595)).toBe('12.3 KB');
+    expect(formatBytes(1_468_006)).toBe('1.4 MB');
+    expect(formatBytes(12_345)).toBe('12.1 KB');
+    expect(formatBytes(70_123)).toBe('68.5 KB');
+    expect(formatBytes(3 * 1024 ** 3 + 0.5 * 1024 ** 3)).toBe('3.5 GB');
+    expect(formatBytes(2 * 1024 ** 4)).toBe('2 TB');
+    expect(formatBytes(5000 * 1024 ** 4)).toBe('5000 TB');
+  });
+
+  it('drops a ".0" rather than show it', () => {
+    expect(formatBytes(1024)).toBe('1 KB');
+    expect(formatBytes(73_728)).toBe('72 KB');
+    expect(formatBytes(268_435_456)).toBe('256 MB');
+  });
+
+  it('moves up a unit rather than show 1024 of one', () => {
+    expect(formatBytes(1024 * 1024 - 1)).toBe('1 MB');
+    expect(formatBytes(1024 ** 3 - 1)).toBe('1 GB');
+  });
+
+  it('tells what is not a size as none', () => {
+    expect(formatBytes(-5)).toBe('0 B');
+    expect(formatBytes(Number.NaN)).toBe('0 B');
+    expect(formatBytes(Number.POSITIVE_INFINITY)).toBe('0 B');
+  });
+});
+
+describe('counts for people', () => {
+  it('groups thousands', () => {
+    expect(formatCount(3)).toBe('3');
+    expect(formatCount(1_234_567)).toBe('1,234,567');
+  });
+
+  it('says events, one or many', () => {
+    expect(formatEventCount(0)).toBe('0 events');
+    expect(formatEventCount(1)).toBe('1 event');
+    expect(formatEventCount(1234)).toBe('1,234 events');
+  });
+});

@@ -1,0 +1,28 @@
+// Counts and sizes for people, the same on every screen: "12.3 KB", "1,234 events", "3 of 200".
+// Pure.
+
+const UNITS = ['KB', 'MB', 'GB', 'TB'] as const;
+
+/**
+ * A byte count for people, 1024-based: 980 B, 12.3 KB, 1.4 MB, 256 MB (a whole number drops its
+ * ".0"). Anything below zero or not a number is told as 0 B.
+ */
+export function formatBytes(bytes: number): string {
+  const value = Number.isFinite(bytes) ? Math.max(0, bytes) : 0;
+  if (value < 1024) return `${Math.round(value)} B`;
+  let scaled = value / 1024;
+  let unit = 0;
+  // Rounded first, so 1023.96 KB is told as 1 MB, not "1024.0 KB".
+  while (Number(scaled.toFixed(1)) >= 1024 && unit < UNITS.length - 1) {
+    scaled /= 1024;
+    unit += 1;
+  }
+  return `${scaled.toFixed(1).replace(/\.0$/, '')} ${UNITS[unit] ?? 'TB'}`;
+}
+
+/** A whole number for people: 1,234. */
+export const formatCount = (count: number): string => count.toLocaleString('en');
+
+export function formatEventCount(count: number): string {
+  return count === 1 ? '1 event' : `${formatCount(count)} events`;
+}
