@@ -127,6 +127,8 @@ describe('the owner page', () => {
     await page.goto(url('/owner'));
     await page.getByText("This page needs the site's publish key.").waitFor();
     await expect(page.getByRole('region', { name: 'Checks' }).count()).resolves.toBe(0);
+    const found = describeViolations('owner, no key', await axe(page));
+    expect(found, found.join('\n')).toEqual([]);
     dialogs.answer(KEY);
     await page.getByRole('button', { name: 'Enter the publish key' }).click();
     await section(page, 'Checks').waitFor();

@@ -4,20 +4,21 @@
 const UNITS = ['KB', 'MB', 'GB', 'TB'] as const;
 
 /**
- * A byte count for people, 1024-based: 980 B, 12.3 KB, 1.4 MB, 256 MB (a whole number drops its
- * ".0"). Anything below zero or not a number is told as 0 B.
+ * A byte count for people, 1024-based, to three figures: 980 B, 12.3 KB, 1.0 MB, 256 MB (a tenth
+ * below a hundred of the unit, whole from there on). Anything below zero or not a number is 0 B.
  */
 export function formatBytes(bytes: number): string {
   const value = Number.isFinite(bytes) ? Math.max(0, bytes) : 0;
   if (value < 1024) return `${Math.round(value)} B`;
+  const shown = (scaled: number) => (Number(scaled.toFixed(1)) >= 100 ? String(Math.round(scaled)) : scaled.toFixed(1));
   let scaled = value / 1024;
   let unit = 0;
-  // Rounded first, so 1023.96 KB is told as 1 MB, not "1024.0 KB".
-  while (Number(scaled.toFixed(1)) >= 1024 && unit < UNITS.length - 1) {
+  // Rounded first, so 1023.96 KB is told as 1.0 MB, not "1024 KB".
+  while (Number(shown(scaled)) >= 1024 && unit < UNITS.length - 1) {
     scaled /= 1024;
     unit += 1;
   }
-  return `${scaled.toFixed(1).replace(/\.0$/, '')} ${UNITS[unit] ?? 'TB'}`;
+  return `${shown(scaled)} ${UNITS[unit] ?? 'TB'}`;
 }
 
 /** A whole number for people: 1,234. */

@@ -131,9 +131,9 @@ describe('the backup schedule', () => {
     expect(lastRunText(backups({}), NOW, UTC)).toBe('None yet');
     expect(fileParts({ name: 'a.db', madeAt: new Date('2026-11-24T03:00:00Z'), size: 73_728 }, NOW, UTC)).toEqual({
       when: '24 November, 03:00 (yesterday)',
-      size: '72 KB',
+      size: '72.0 KB',
     });
-    expect(fileParts({ name: 'a.db', madeAt: null, size: 73_728 }, NOW, UTC)).toEqual({ when: null, size: '72 KB' });
+    expect(fileParts({ name: 'a.db', madeAt: null, size: 73_728 }, NOW, UTC)).toEqual({ when: null, size: '72.0 KB' });
     expect(fileParts({ name: 'a.db', madeAt: new Date('2025-11-24T03:00:00Z'), size: null }, NOW, UTC)).toEqual({
       when: '24 November 2025, 03:00 (last year)',
       size: null,
