@@ -251,8 +251,11 @@ fn quotas_near_full_and_failing_sources_are_named() {
 async fn the_owner_page_needs_the_key_and_does_not_exist_without_one() {
     let open = TestServer::start(|_| {}).await;
     assert_eq!(open.get("/api/owner").await.status(), StatusCode::NOT_FOUND);
+    assert_eq!(open.get("/owner").await.status(), StatusCode::NOT_FOUND);
 
     let server = TestServer::start(|c| c.edge.publish_key = Some("owner-key".into())).await;
+    // The page itself is the app's (it asks for the key); its data is behind the key.
+    assert_eq!(server.get("/owner").await.status(), StatusCode::OK);
     assert_eq!(
         server.get("/api/owner").await.status(),
         StatusCode::UNAUTHORIZED

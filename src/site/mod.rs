@@ -36,11 +36,14 @@ pub struct Site {
     avatar_type: &'static str,
     avatar_etag: String,
     pub index: Option<IndexPage>,
+    /// `/owner` is a page of the app (the site has a publish key); else it is not found.
+    pub owner_page: bool,
 }
 
 impl Site {
-    /// `sync` is what the index page tells the app about sync (`None`: turned off).
-    pub fn new(config: &SiteSettings, sync: Option<serde_json::Value>) -> Site {
+    /// `sync` is what the index page tells the app about sync (`None`: turned off);
+    /// `owner_page`: the site has a publish key, so `/owner` exists.
+    pub fn new(config: &SiteSettings, sync: Option<serde_json::Value>, owner_page: bool) -> Site {
         let (avatar, avatar_type) = match &config.avatar {
             Some(a) => (a.bytes.clone(), a.content_type),
             None => (DEFAULT_AVATAR.to_vec(), "image/svg+xml"),
@@ -62,6 +65,7 @@ impl Site {
             avatar_type,
             avatar_etag,
             index,
+            owner_page,
         }
     }
 

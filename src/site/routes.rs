@@ -49,12 +49,13 @@ pub async fn spa_fallback(
     let Some(index) = &site.index else {
         return not_found_text();
     };
-    let status = if is_client_route(path) {
-        StatusCode::OK
-    } else {
-        // The app renders its own "page not found" for these.
-        StatusCode::NOT_FOUND
-    };
+    let status =
+        if is_client_route(path) || (site.owner_page && path.trim_end_matches('/') == "/owner") {
+            StatusCode::OK
+        } else {
+            // The app renders its own "page not found" for these.
+            StatusCode::NOT_FOUND
+        };
     index.response(&headers, status)
 }
 
@@ -103,7 +104,8 @@ mod tests {
         ] {
             assert!(is_client_route(path), "{path}");
         }
-        for path in ["/about", "/flashcardsx", "/api/x", "/cal/x"] {
+        // The owner page is a page of the app only on a site with a publish key (spa_fallback).
+        for path in ["/about", "/flashcardsx", "/api/x", "/cal/x", "/owner"] {
             assert!(!is_client_route(path), "{path}");
         }
     }

@@ -102,7 +102,12 @@ impl AppState {
         );
         // `site` does not import `sync`: what the index page says of sync is handed over here.
         let sync_info = crate::sync::api::public_info(&sync.settings, sync.key_required);
-        let site = Arc::new(Site::new(&config.site, sync_info));
+        // `site` knows no keys: whether the owner page exists is handed over too.
+        let site = Arc::new(Site::new(
+            &config.site,
+            sync_info,
+            config.edge.publish_key.is_some(),
+        ));
         let publisher = Arc::new(Publisher::new(
             db.clone(),
             &config.calendars,
