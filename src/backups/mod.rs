@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use crate::clock::{from_millis, to_millis, Clock};
 use crate::config::BackupSettings;
 use crate::lock::lock;
-use crate::store::{backup_to, free_bytes, Db, StoreError};
+use crate::store::{backup_to, database_bytes, free_bytes, Db, StoreError};
 
 /// The first backup after a start with none due sooner waits this long, so a start is quick.
 pub const FIRST_AFTER: Duration = Duration::from_secs(60);
@@ -265,12 +265,7 @@ fn write_in(
             source,
         })?;
     // The copy is at most the database and its log together.
-    let db_file = data_dir.join(crate::store::DB_FILE);
-    let needed = [db_file.clone(), wal_of(&db_file)]
-        .iter()
-        .filter_map(|p| std::fs::metadata(p).ok())
-        .map(|m| m.len())
-        .sum::<u64>();
+    let needed = database_bytes(data_dir);
     let free = free_bytes(dir).unwrap_or(0);
     if free < needed.saturating_add(reserve) {
         return Err(BackupFailure::NoRoom {
@@ -299,10 +294,4 @@ fn write_in(
         tracing::debug!(error = %e, "syncing the backup folder failed");
     }
     Ok((target, size))
-}
-
-fn wal_of(db_file: &Path) -> PathBuf {
-    let mut name = db_file.as_os_str().to_owned();
-    name.push("-wal");
-    PathBuf::from(name)
 }

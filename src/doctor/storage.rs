@@ -8,7 +8,8 @@ use rusqlite::Connection;
 
 use super::{size, Finding, Setup};
 use crate::store::{
-    free_bytes, integrity, Checked, CHECK_TIME_LIMIT, MIN_FREE_BYTES, SCHEMA_VERSION,
+    database_bytes, free_bytes, integrity, Checked, CHECK_TIME_LIMIT, MIN_FREE_BYTES,
+    SCHEMA_VERSION,
 };
 
 pub(super) fn database(setup: &Setup, conn: Option<&Connection>) -> Finding {
@@ -94,13 +95,7 @@ pub(super) fn free_space(setup: &Setup) -> Finding {
             )
         }
     };
-    let database = ["", "-wal"]
-        .iter()
-        .filter_map(|s| {
-            std::fs::metadata(setup.data_dir.join(format!("{}{s}", crate::store::DB_FILE))).ok()
-        })
-        .map(|m| m.len())
-        .sum::<u64>();
+    let database = database_bytes(&setup.data_dir);
     if free < MIN_FREE_BYTES {
         return Finding::fail(
             CHECK,

@@ -77,6 +77,18 @@ pub fn free_bytes(dir: &Path) -> std::io::Result<u64> {
     Ok(stat.f_bavail.saturating_mul(stat.f_frsize))
 }
 
+/// Bytes the database in `data_dir` takes on disk: the file and its write-ahead log (what a
+/// copy of it needs at most).
+pub fn database_bytes(data_dir: &Path) -> u64 {
+    ["", "-wal"]
+        .iter()
+        .filter_map(|suffix| {
+            std::fs::metadata(data_dir.join(format!("{}{suffix}", super::DB_FILE))).ok()
+        })
+        .map(|m| m.len())
+        .sum()
+}
+
 /// `DiskFull` when the filesystem holding `dir` has less than `min` bytes free.
 pub fn free_space(dir: &Path, min: u64) -> Result<(), StoreError> {
     let free = free_bytes(dir).map_err(|source| StoreError::Stat {

@@ -19,7 +19,7 @@ use rusqlite::{Connection, ErrorCode, OpenFlags};
 
 use crate::lock::lock;
 pub use backup::{backup_to, BackupError};
-pub use check::{free_bytes, integrity, Checked, CHECK_TIME_LIMIT, MIN_FREE_BYTES};
+pub use check::{database_bytes, free_bytes, integrity, Checked, CHECK_TIME_LIMIT, MIN_FREE_BYTES};
 pub use clients::client_tag;
 pub use migrations::SCHEMA_VERSION;
 pub use restore::{check_backup, lock_data_dir, restore, DataDirLock, RestoreError, Restored};

@@ -22,7 +22,7 @@ use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::{Registry, Unit};
 
 use super::AppState;
-use crate::store::{StoreError, DB_FILE};
+use crate::store::{database_bytes, StoreError};
 
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RequestLabels {
@@ -274,13 +274,7 @@ async fn render(state: &AppState) -> Result<String, StoreError> {
         engine,
     );
 
-    let db_bytes: u64 = ["", "-wal"]
-        .iter()
-        .filter_map(|suffix| {
-            std::fs::metadata(state.data_dir.join(format!("{DB_FILE}{suffix}"))).ok()
-        })
-        .map(|m| m.len())
-        .sum();
+    let db_bytes = database_bytes(&state.data_dir);
     registry.register_with_unit(
         "database",
         "Size of the database file and its log",
