@@ -98,9 +98,10 @@ fn main() -> ExitCode {
 /// `hearth remap`: the calendar engine on a file or stdin, the result streamed to stdout.
 fn remap(args: &hearth::config::RemapArgs) -> Result<(), String> {
     use hearth::calendar::{
-        CalendarConfig, CompiledConfig, CompiledMapping, Limits, Mapping, RemapOptions,
+        CalendarConfig, CompiledConfig, CompiledMapping, Limits, Mapping, MergeError, MergeInput,
+        RemapOptions,
     };
-    use std::io::{Read, Write};
+    use std::io::Write;
 
     // The server caps feeds at 32 MiB; here the owner remaps their own files, so allow 1 GiB.
     let limits = Limits {
@@ -131,10 +132,76 @@ fn remap(args: &hearth::config::RemapArgs) -> Result<(), String> {
             CompiledMapping::compile(&Mapping::default()).map_err(|e| format!("mapping: {e}"))?,
         ),
     };
+    let paths: Vec<Option<&std::path::Path>> = if args.inputs.is_empty() {
+        vec![None]
+    } else {
+        args.inputs.iter().map(|p| Some(p.as_path())).collect()
+    };
+    let sources = config.sources();
+    if !sources.is_empty() && sources.len() != paths.len() {
+        return Err(format!(
+            "the config names {} sources, and {} feeds were given: give one feed per source, in order",
+            sources.len(),
+            paths.len()
+        ));
+    }
+    let mut feeds = Vec::with_capacity(paths.len());
+    for path in &paths {
+        feeds.push(read_feed(*path, &limits)?);
+    }
+    let merged;
+    let (shown, input): (String, &[u8]) = if feeds.len() == 1 && sources.is_empty() {
+        (feeds[0].0.clone(), &feeds[0].1)
+    } else {
+        let inputs: Vec<MergeInput<'_>> = feeds
+            .iter()
+            .enumerate()
+            .map(|(i, (_, bytes))| MergeInput {
+                bytes,
+                prefix: sources.get(i).and_then(|s| s.prefix.as_deref()),
+            })
+            .collect();
+        merged = hearth::calendar::merge(&inputs, &limits, None).map_err(|e| match e {
+            MergeError::Source { index, error } => format!("{}: {error}", feeds[index].0),
+            other => other.to_string(),
+        })?;
+        for w in &merged.warnings {
+            eprintln!("hearth: warning: {w}");
+        }
+        ("the merged feeds".to_owned(), &merged.bytes)
+    };
+    // A date window counts from now, as a hosted feed counts from the start of today.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+    let options = RemapOptions {
+        calendar_name: args.name.clone(),
+        now: Some(now),
+        ..RemapOptions::default()
+    };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let stats = hearth::calendar::remap_into(input, &config, &options, &limits, &mut out)
+        .map_err(|e| format!("{shown}: {e}"))?;
+    out.flush()
+        .map_err(|e| format!("writing the feed failed: {e}"))?;
+    for w in &stats.warnings {
+        eprintln!("hearth: warning: {w}");
+    }
+    Ok(())
+}
+
+/// A feed for `hearth remap`: a file, or standard input for `None` and `-`; its name as shown in
+/// messages and its bytes, within the limits.
+fn read_feed(
+    path: Option<&std::path::Path>,
+    limits: &hearth::calendar::Limits,
+) -> Result<(String, Vec<u8>), String> {
+    use std::io::Read;
     let stdin = || -> (String, Box<dyn Read>, u64) {
         ("stdin".to_owned(), Box::new(std::io::stdin().lock()), 0)
     };
-    let (shown, reader, size) = match args.input.as_deref() {
+    let (shown, reader, size) = match path {
         None => stdin(),
         Some(p) if p.as_os_str() == "-" => stdin(),
         Some(p) => {
@@ -154,25 +221,7 @@ fn remap(args: &hearth::config::RemapArgs) -> Result<(), String> {
         .take(cap)
         .read_to_end(&mut input)
         .map_err(|e| format!("{shown}: {e}"))?;
-    // A date window counts from now, as a hosted feed counts from the start of today.
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
-    let options = RemapOptions {
-        calendar_name: args.name.clone(),
-        now: Some(now),
-        ..RemapOptions::default()
-    };
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
-    let stats = hearth::calendar::remap_into(&input, &config, &options, &limits, &mut out)
-        .map_err(|e| format!("{shown}: {e}"))?;
-    out.flush()
-        .map_err(|e| format!("writing the feed failed: {e}"))?;
-    for w in &stats.warnings {
-        eprintln!("hearth: warning: {w}");
-    }
-    Ok(())
+    Ok((shown, input))
 }
 
 /// clap's own errors span several lines; the contract is one line and status 2.

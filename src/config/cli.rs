@@ -331,7 +331,7 @@ pub struct RemapArgs {
     pub mapping: Option<PathBuf>,
 
     /// A whole calendar config: {"mapping": {...}, "filters": [...], "window": {...},
-    /// "timezones", "alarms", "privacy"} (README: Calendar options).
+    /// "timezones", "alarms", "privacy", "sources"} (README: Calendar options).
     #[arg(long, value_name = "CALENDAR.json")]
     pub config: Option<PathBuf>,
 
@@ -339,7 +339,9 @@ pub struct RemapArgs {
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
 
-    /// The feed to read; `-` or absent: standard input.
-    #[arg(value_name = "INPUT.ics")]
-    pub input: Option<PathBuf>,
+    /// The feed to read; `-` or absent: standard input. Several feeds are merged into one, in
+    /// order, the config's `sources[i]` (its prefix) applying to the i-th (README: Merged
+    /// calendars).
+    #[arg(value_name = "INPUT.ics", num_args = 0..)]
+    pub inputs: Vec<PathBuf>,
 }

@@ -28,6 +28,10 @@
 //!   or [`remap_into`] to stream into any `io::Write`; [`decide`]`(bytes, &CompiledConfig,
 //!   &RemapOptions, &Limits)` gives the keep/drop [`Decision`] of every event by the same first
 //!   pass the remap follows.
+//! - [`merge`]`(&[MergeInput], &Limits, Option<&Interrupt>) -> Result<Merged, MergeError>`:
+//!   several feeds as one (a calendar's `sources`), before the remap runs over the result; each
+//!   event once across sources, one VTIMEZONE per TZID, each source's prefix on its SUMMARYs,
+//!   and `Merged::origins` saying which source each event came from.
 //! - [`Interrupt`]: a stop flag another thread sets when the request's time runs out; set in
 //!   [`RemapOptions::interrupt`], the remap and `decide` stop with [`RemapError::Interrupted`],
 //!   and [`Template::render_checked`] / [`CompiledMapping::render_checked`] with [`Interrupted`].
@@ -42,19 +46,21 @@ pub mod config;
 pub mod ics;
 pub mod interrupt;
 pub mod mapping;
+pub mod merge;
 pub mod remap;
 pub mod template;
 pub mod tz;
 
 pub use config::{
     AlarmMode, CalendarConfig, CompiledConfig, ConfigError, FilterAction, FilterRule, Matcher,
-    Privacy, TimezoneMode, Window,
+    Privacy, Source, TimezoneMode, Window, MAX_SOURCES,
 };
 pub use ics::{
     check, escape_text, parse, unescape_text, write_folded, Checked, Component, Document,
     EventView, Fields, Item, Limits, Param, ParseError, Property, Warning,
 };
 pub use interrupt::{Interrupt, Interrupted};
+pub use merge::{merge, MergeError, MergeInput, Merged};
 pub use remap::{
     decide, format_duration, output_limit, remap, remap_into, CompiledMapping, Decision,
     MappedField, Mapping, RemapError, RemapOptions, RemapOutput, RemapStats, BUSY_REMOVED,

@@ -6,7 +6,7 @@ use std::fmt;
 use regex_automata::meta::Regex;
 
 use super::schema::{
-    AlarmMode, CalendarConfig, FilterAction, Matcher, Privacy, TimezoneMode, Window,
+    AlarmMode, CalendarConfig, FilterAction, Matcher, Privacy, Source, TimezoneMode, Window,
 };
 use super::window::parse_date_time;
 use crate::mapping::{CompiledMapping, MappedField};
@@ -22,6 +22,12 @@ pub const MAX_DAYS: u32 = 36_500;
 pub const MAX_MINUTES_BEFORE: u32 = 40_320;
 /// Longest UID a filter may name.
 pub const MAX_UID_BYTES: usize = 1024;
+/// Most feeds merged into one calendar.
+pub const MAX_SOURCES: usize = 10;
+/// Longest prefix or label of a source, in characters.
+pub const MAX_SOURCE_TEXT_CHARS: usize = 64;
+/// Longest source address.
+pub const MAX_SOURCE_URL_BYTES: usize = 2048;
 /// Longest property name or STATUS value a filter may name.
 const MAX_NAME_BYTES: usize = 128;
 
@@ -83,6 +89,7 @@ pub struct CompiledConfig {
     pub(crate) timezones: TimezoneMode,
     pub(crate) alarms: AlarmMode,
     pub(crate) privacy: Privacy,
+    pub(crate) sources: Vec<Source>,
 }
 
 /// A mapping alone, every option as today.
@@ -93,6 +100,44 @@ impl From<CompiledMapping> for CompiledConfig {
             ..CompiledConfig::default()
         }
     }
+}
+
+/// At most [`MAX_SOURCES`] feeds; prefixes and labels short and without control characters.
+fn check_sources(sources: &[Source]) -> Result<(), ConfigError> {
+    if sources.len() > MAX_SOURCES {
+        return Err(ConfigError::new(
+            "sources",
+            format!("at most {MAX_SOURCES} feeds can be merged into one calendar"),
+        ));
+    }
+    for (i, source) in sources.iter().enumerate() {
+        for (key, text) in [("prefix", &source.prefix), ("label", &source.label)] {
+            let Some(text) = text else { continue };
+            if text.chars().count() > MAX_SOURCE_TEXT_CHARS {
+                return Err(ConfigError::new(
+                    format!("sources[{i}].{key}"),
+                    format!("at most {MAX_SOURCE_TEXT_CHARS} characters"),
+                ));
+            }
+            if text.chars().any(char::is_control) {
+                return Err(ConfigError::new(
+                    format!("sources[{i}].{key}"),
+                    "control characters are not allowed",
+                ));
+            }
+        }
+        if source
+            .url
+            .as_ref()
+            .is_some_and(|u| u.len() > MAX_SOURCE_URL_BYTES)
+        {
+            return Err(ConfigError::new(
+                format!("sources[{i}].url"),
+                format!("at most {MAX_SOURCE_URL_BYTES} bytes"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 const WEEKDAYS: [&str; 7] = ["MO", "TU", "WE", "TH", "FR", "SA", "SU"];
@@ -156,6 +201,7 @@ impl CompiledConfig {
                 ));
             }
         }
+        check_sources(&config.sources)?;
         Ok(CompiledConfig {
             mapping,
             rules,
@@ -164,7 +210,13 @@ impl CompiledConfig {
             timezones: config.timezones,
             alarms: config.alarms,
             privacy: config.privacy,
+            sources: config.sources.clone(),
         })
+    }
+
+    /// The feeds merged into the calendar (empty for a calendar of one feed).
+    pub fn sources(&self) -> &[Source] {
+        &self.sources
     }
 
     /// The compiled mapping.

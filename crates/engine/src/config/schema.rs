@@ -21,6 +21,25 @@ pub struct CalendarConfig {
     pub alarms: AlarmMode,
     #[serde(default, skip_serializing_if = "is_default")]
     pub privacy: Privacy,
+    /// The feeds merged into this calendar, in order (absent: the calendar has one feed, its
+    /// `url` beside the config). The mapping and every option apply to the merged events.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<Source>,
+}
+
+/// One feed of a merged calendar: `{"url": "https://…", "prefix": "[Work] ", "label": "Work"}`.
+/// The command line merges its inputs in order and needs no `url`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Source {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Put before the SUMMARY of each of this feed's events.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefix: Option<String>,
+    /// The owner's name for the feed, shown in the editor.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
 }
 
 fn is_default<T: Default + PartialEq>(value: &T) -> bool {

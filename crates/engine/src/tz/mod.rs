@@ -6,6 +6,7 @@ mod repair;
 mod vtimezone;
 mod windows;
 
+pub(crate) use plan::known_zone;
 pub use plan::{plan, TzPlan, TzRewrite, TzUse};
 pub use repair::{repair_timezones, TzRepairOutput};
 pub use vtimezone::vtimezone;

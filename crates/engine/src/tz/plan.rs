@@ -205,7 +205,29 @@ fn contains_ignore_case(hay: &[u8], needle: &[u8]) -> bool {
         .any(|w| w.eq_ignore_ascii_case(needle))
 }
 
+/// The IANA name of a zone the tz database knows, by that name or by its Windows name.
+pub(crate) fn known_zone(name: &str) -> Option<String> {
+    if TimeZone::get(name).is_ok() {
+        return Some(name.to_owned());
+    }
+    windows_to_iana(name)
+        .filter(|n| TimeZone::get(n).is_ok())
+        .map(str::to_owned)
+}
+
 impl TzRewrite {
+    /// The rewrite a merge gives one source's lines: its zones renamed where another source
+    /// defines the same TZID differently, and its floating times given its own zone.
+    pub(crate) fn for_merge(
+        rename: HashMap<String, String>,
+        floating_zone: Option<String>,
+    ) -> TzRewrite {
+        TzRewrite {
+            rename,
+            floating_zone,
+        }
+    }
+
     /// Whether no line changes.
     pub fn is_empty(&self) -> bool {
         self.rename.is_empty() && self.floating_zone.is_none()
