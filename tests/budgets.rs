@@ -397,7 +397,7 @@ async fn stored_calendar(
         .as_object()
         .expect("object")
         .clone();
-    let input = validate::validate(id, "One", url, &config_of(mapping)).expect("valid");
+    let input = validate::validate(id, "One", Some(url), &config_of(mapping)).expect("valid");
     let quotas = Quotas::of(&Config::defaults(dir).expect("defaults").calendars);
     calendars::publish(
         db,
@@ -591,8 +591,13 @@ async fn concurrent_misses_for_one_calendar_share_one_render() {
         .as_object()
         .expect("object")
         .clone();
-    let input = validate::validate("one", "One", &upstream.url("/a.ics"), &config_of(mapping))
-        .expect("valid");
+    let input = validate::validate(
+        "one",
+        "One",
+        Some(&upstream.url("/a.ics")),
+        &config_of(mapping),
+    )
+    .expect("valid");
     let url = input.url.clone();
     let quotas = Quotas::of(&Config::defaults(dir.path()).expect("defaults").calendars);
     calendars::publish(

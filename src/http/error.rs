@@ -43,6 +43,9 @@ pub enum AppError {
     Throttled { message: String, retry_after: u64 },
     #[error("{0}")]
     BadGateway(String),
+    /// 502 about the upstream one field of the request names (`sources[1].url`).
+    #[error("{field}: {message}")]
+    UpstreamField { field: String, message: String },
     #[error("{0}")]
     Unavailable(String),
     /// 503 with `Retry-After`: a budget shared by everyone is spent for the moment.
@@ -77,7 +80,7 @@ impl AppError {
             AppError::TooManyRequests { .. } | AppError::Throttled { .. } => {
                 StatusCode::TOO_MANY_REQUESTS
             }
-            AppError::BadGateway(_) => StatusCode::BAD_GATEWAY,
+            AppError::BadGateway(_) | AppError::UpstreamField { .. } => StatusCode::BAD_GATEWAY,
             AppError::Unavailable(_) | AppError::Busy { .. } => StatusCode::SERVICE_UNAVAILABLE,
             AppError::InsufficientStorage(_) => StatusCode::INSUFFICIENT_STORAGE,
             AppError::Store(e) if e.is_disk_full() => StatusCode::INSUFFICIENT_STORAGE,
@@ -100,11 +103,15 @@ impl AppError {
                 tracing::error!(error = %self, "request failed");
                 "internal error: the server log has the details".to_owned()
             }
-            AppError::Invalid { message, .. } => message.clone(),
+            AppError::Invalid { message, .. } | AppError::UpstreamField { message, .. } => {
+                message.clone()
+            }
             _ => self.to_string(),
         };
         let field = match self {
-            AppError::Invalid { field, .. } => Some(field.as_str()),
+            AppError::Invalid { field, .. } | AppError::UpstreamField { field, .. } => {
+                Some(field.as_str())
+            }
             _ => None,
         };
         let retry_after = match self {

@@ -1,7 +1,7 @@
-//! The calendar API: `GET /api/feed` (a feed as the editor sees it), `POST /api/render` (the
-//! preview, from the same engine subscribers get), `POST /api/preview` (the whole feed through a
-//! config: counts, size and each event's keep/drop decision), `POST /api/calendars` and
-//! `DELETE /api/calendars/{id}` (publishing), and `GET|HEAD /cal/{id}.ics` (the hosted feed).
+//! The calendar API: `POST /api/render` (the preview, from the same engine subscribers get),
+//! `POST /api/calendars` and `DELETE /api/calendars/{id}` (publishing), a calendar's status, and
+//! `GET|HEAD /cal/{id}.ics` (the hosted feed), with the admission policies of every calendar
+//! route; what the editor reads (`/api/feed`, `/api/preview`) is in `editor`.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -17,25 +17,20 @@ use std::sync::Arc;
 
 use super::calendars::{self, Access, DeleteOutcome, Maker};
 use super::errors::RouteError;
-use super::feeds::FeedOutcome;
-use super::fetch::normalize_url;
 use super::health::{self, UpstreamAnswer};
 use super::hosted;
 use super::polls::SubscriberAnswer;
 use super::publishing::Stored;
-use super::validate::{self, Invalid, MappingTooLarge};
+use super::validate::{self, Invalid};
 use super::workers::Budget;
 use super::Publisher;
-use crate::calendar::{
-    self, CompiledConfig, CompiledMapping, Interrupt, RemapError, RemapOptions, Template,
-    TemplateError,
-};
+use crate::calendar::{CompiledMapping, Interrupt, Template, TemplateError};
 use crate::clock::Clock;
 use crate::config::CalendarSettings;
 use crate::http::admission::{Admission, Caller, KeyRule, Policy};
 use crate::http::client::ClientAddr;
 use crate::http::error::AppError;
-use crate::http::extract::{JsonBody, QueryParams};
+use crate::http::extract::JsonBody;
 use crate::http::headers::bearer_token;
 use crate::http::limits::Action;
 use crate::store::Db;
@@ -101,51 +96,13 @@ impl Policy for Unpublishing {
     const NEEDS_KEY: &'static str = PUBLISHING_NEEDS_KEY;
 }
 
-/// Events sent per page of `/api/feed` unless the caller asks for fewer.
-const DEFAULT_PAGE: usize = 100;
-const MAX_PAGE: usize = 500;
-const MAX_WARNINGS: usize = 50;
-/// A feed fetched for the editor is reused this long, so paging through samples is cheap.
-const EDITOR_MAX_AGE: Duration = Duration::from_secs(60);
-
-#[derive(Debug, Deserialize)]
-pub struct FeedQuery {
-    url: Option<String>,
-    offset: Option<usize>,
-    limit: Option<usize>,
-    /// Ask upstream again even if the copy is younger than a minute (the editor's Refetch).
-    refresh: Option<bool>,
-}
-
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-struct FeedAnswer {
-    url: String,
-    properties: Vec<NameValue>,
-    events: Vec<BTreeMap<String, String>>,
-    event_count: usize,
-    offset: usize,
-    size_bytes: usize,
-    warnings: Vec<String>,
-    warning_count: usize,
-    fetched_at: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    stale: Option<String>,
-}
-
-#[derive(Debug, Serialize)]
-struct NameValue {
-    name: String,
-    value: String,
-}
-
 /// An error about the request's feed address.
-fn url_error(message: impl Into<String>) -> Invalid {
+pub(super) fn url_error(message: impl Into<String>) -> Invalid {
     Invalid::new("url", message)
 }
 
 /// Engine work for `caller`, within `time`: charged to the visitor, not to the site's owner.
-fn budget<P>(caller: &Caller<P>, time: Duration) -> Budget {
+pub(super) fn budget<P>(caller: &Caller<P>, time: Duration) -> Budget {
     Budget {
         client: (!caller.owner).then(|| caller.client.key()),
         time,
@@ -153,75 +110,8 @@ fn budget<P>(caller: &Caller<P>, time: Duration) -> Budget {
 }
 
 /// Engine work stopped at its time budget.
-fn too_slow(error: impl std::fmt::Display) -> RouteError {
+pub(super) fn too_slow(error: impl std::fmt::Display) -> RouteError {
     RouteError::TooSlow(error.to_string())
-}
-
-pub async fn get_feed(
-    State(state): State<CalendarState>,
-    caller: Caller<ReadingFeeds>,
-    QueryParams(query): QueryParams<FeedQuery>,
-) -> Result<Response, AppError> {
-    let raw = query
-        .url
-        .ok_or_else(|| url_error("the feed address is missing"))?;
-    let url = normalize_url(&raw).map_err(|e| url_error(e.to_string()))?;
-    let max_age = if query.refresh.unwrap_or(false) {
-        Duration::from_secs(5)
-    } else {
-        EDITOR_MAX_AGE
-    };
-    let outcome = state
-        .publisher
-        .editor_feed(&url, max_age, caller.client.key())
-        .await?;
-    let offset = query.offset.unwrap_or(0);
-    let limit = query.limit.unwrap_or(DEFAULT_PAGE).min(MAX_PAGE);
-    let url_text = url.to_string();
-    let time = state.settings.engine.preview;
-    let answer = state
-        .publisher
-        .run_within(budget(&caller, time), move |_| {
-            describe_feed(&outcome, url_text, offset, limit)
-        })
-        .await??;
-    Ok(Json(answer).into_response())
-}
-
-fn describe_feed(
-    outcome: &FeedOutcome,
-    url: String,
-    offset: usize,
-    limit: usize,
-) -> Result<FeedAnswer, AppError> {
-    let (doc, warnings) = calendar::parse(&outcome.copy.body, &calendar::Limits::default())
-        .map_err(|e| RouteError::NotACalendar(e.to_string()))?;
-    let events = doc
-        .events()
-        .skip(offset)
-        .take(limit)
-        .map(|e| e.to_map())
-        .collect();
-    Ok(FeedAnswer {
-        url,
-        properties: doc
-            .calendar_properties()
-            .into_iter()
-            .map(|(name, value)| NameValue { name, value })
-            .collect(),
-        events,
-        event_count: doc.event_count(),
-        offset,
-        size_bytes: outcome.copy.body.len(),
-        warning_count: warnings.len(),
-        warnings: warnings
-            .iter()
-            .take(MAX_WARNINGS)
-            .map(ToString::to_string)
-            .collect(),
-        fetched_at: httpdate::fmt_http_date(outcome.copy.fetched_at),
-        stale: outcome.stale.as_ref().map(ToString::to_string),
-    })
 }
 
 #[derive(Debug, Deserialize)]
@@ -355,125 +245,6 @@ pub async fn publish(
     }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PreviewRequest {
-    url: String,
-    /// Read by hand, so that a wrong key is named by its path in the config (`filters[1].x`).
-    config: Value,
-}
-
-/// One event's fate in the hosted feed.
-#[derive(Debug, Serialize)]
-struct DecisionAnswer {
-    kept: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    reason: Option<String>,
-}
-
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-struct PreviewAnswer {
-    event_count: usize,
-    kept_count: usize,
-    output_bytes: usize,
-    decisions: Vec<DecisionAnswer>,
-    warnings: Vec<String>,
-}
-
-/// Counts the bytes written, keeping none.
-#[derive(Default)]
-struct Counter(usize);
-
-impl std::io::Write for Counter {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0 += buf.len();
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-/// `POST /api/preview`: the feed at `url` (the server's recent copy, as the editor reads it)
-/// through `config` on an engine thread, with the same clock and window day as the hosted feed:
-/// how many events it keeps, how large it is, and each event's decision in the order of
-/// `/api/feed`. Rate-limited like `/api/render`.
-pub async fn preview(
-    State(state): State<CalendarState>,
-    caller: Caller<Previewing>,
-    JsonBody(request): JsonBody<PreviewRequest>,
-) -> Result<Response, AppError> {
-    let url = normalize_url(&request.url).map_err(|e| url_error(e.to_string()))?;
-    let raw = request.config;
-    let work = budget(&caller, state.settings.engine.preview);
-    let compiled = state
-        .publisher
-        .run_within(work, move |_| -> Result<CompiledConfig, AppError> {
-            let config = validate::read_config(raw)?;
-            Ok(CompiledConfig::compile(&config).map_err(validate::Invalid::config)?)
-        })
-        .await??;
-    let feed = state
-        .publisher
-        .editor_feed(&url, EDITOR_MAX_AGE, caller.client.key())
-        .await?;
-    let body = feed.copy.body.clone();
-    let now = hosted::window_now(&state.clock);
-    let answer = state
-        .publisher
-        .run_within(work, move |stop| preview_now(&body, &compiled, now, stop))
-        .await??;
-    Ok(Json(answer).into_response())
-}
-
-fn preview_now(
-    body: &[u8],
-    config: &CompiledConfig,
-    now: i64,
-    stop: &Interrupt,
-) -> Result<PreviewAnswer, AppError> {
-    let limits = calendar::Limits::default();
-    let options = RemapOptions {
-        max_output_bytes: Some(calendar::output_limit(body.len())),
-        now: Some(now),
-        interrupt: Some(stop.clone()),
-        ..RemapOptions::default()
-    };
-    let unreadable = |e: RemapError| match e {
-        RemapError::Interrupted => too_slow(e),
-        other => RouteError::NotACalendar(other.to_string()),
-    };
-    let mut counter = Counter::default();
-    let stats = match calendar::remap_into(body, config, &options, &limits, &mut counter) {
-        Ok(stats) => stats,
-        Err(RemapError::TooLarge { limit, field, .. }) => {
-            return Err(MappingTooLarge { field, limit }.into())
-        }
-        Err(e) => return Err(unreadable(e).into()),
-    };
-    let decisions = calendar::decide(body, config, &options, &limits)
-        .map_err(unreadable)?
-        .into_iter()
-        .map(|d| DecisionAnswer {
-            kept: d.kept,
-            reason: d.reason,
-        })
-        .collect();
-    Ok(PreviewAnswer {
-        event_count: stats.event_count,
-        kept_count: stats.kept_events,
-        output_bytes: counter.0,
-        decisions,
-        warnings: stats
-            .warnings
-            .iter()
-            .take(MAX_WARNINGS)
-            .map(ToString::to_string)
-            .collect(),
-    })
-}
-
 pub async fn unpublish(
     State(state): State<CalendarState>,
     _caller: Caller<Unpublishing>,
@@ -511,22 +282,49 @@ pub async fn status(
     Ok(Json(status_answer(&state, &id, url).await?))
 }
 
-/// Calendar `id`'s status (its source at `url`), for its editor and the owner page.
+/// Calendar `id`'s status (its source at `url`, or each of its sources), for its editor and the
+/// owner page.
 pub async fn status_answer(
     state: &CalendarState,
     id: &str,
     url: String,
 ) -> Result<StatusAnswer, AppError> {
-    let upstream = state.db.read(move |conn| health::read(conn, &url)).await?;
+    let calendar = id.to_owned();
+    let (upstream, sources) = state
+        .db
+        .read(move |conn| {
+            let sources = calendars::source_urls(conn, &calendar)?
+                .into_iter()
+                .map(|u| Ok((health::read(conn, &u)?, u)))
+                .collect::<Result<Vec<_>, crate::store::StoreError>>()?;
+            Ok((health::read(conn, &url)?, sources))
+        })
+        .await?;
     let subscribers = state.publisher.polls.of(id).await?;
     let now = state.clock.wall();
+    let flagged = |h: &Option<health::UpstreamHealth>| h.as_ref().is_some_and(|h| h.flagged(now));
+    let answer = |h: &Option<health::UpstreamHealth>| {
+        h.as_ref().map(UpstreamAnswer::from).unwrap_or_default()
+    };
+    // A merged calendar is flagged when any source is, and shows the first failing one first.
+    let (upstream, is_flagged) = match sources.iter().find(|(h, _)| flagged(h)) {
+        Some((failing, _)) => (answer(failing), true),
+        None => (answer(&upstream), flagged(&upstream)),
+    };
     Ok(StatusAnswer {
-        flagged: upstream.as_ref().is_some_and(|h| h.flagged(now)),
-        upstream: upstream
-            .as_ref()
-            .map(UpstreamAnswer::from)
-            .unwrap_or_default(),
+        flagged: is_flagged,
+        upstream,
         subscribers,
+        sources: (!sources.is_empty()).then(|| {
+            sources
+                .iter()
+                .map(|(h, url)| SourceStatus {
+                    url: url.clone(),
+                    flagged: flagged(h),
+                    upstream: answer(h),
+                })
+                .collect()
+        }),
     })
 }
 
@@ -535,7 +333,19 @@ pub async fn status_answer(
 pub struct StatusAnswer {
     upstream: UpstreamAnswer,
     subscribers: Vec<SubscriberAnswer>,
-    /// The source has failed for a day or more.
+    /// The source (any source of a merged calendar) has failed for a day or more.
+    flagged: bool,
+    /// A merged calendar's sources, each with its health.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sources: Option<Vec<SourceStatus>>,
+}
+
+/// One source of a merged calendar and how it has been doing.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SourceStatus {
+    url: String,
+    upstream: UpstreamAnswer,
     flagged: bool,
 }
 

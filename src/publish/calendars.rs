@@ -49,6 +49,39 @@ pub enum PublishOutcome {
     Forbidden,
 }
 
+/// Every address a calendar reads: its `url`, then its sources' (normalised when published).
+pub fn urls_of(url: &str, config: &CalendarConfig) -> Vec<String> {
+    let mut urls = vec![url.to_owned()];
+    for source in &config.sources {
+        if let Some(u) = &source.url {
+            if !urls.contains(u) {
+                urls.push(u.clone());
+            }
+        }
+    }
+    urls
+}
+
+/// A merged calendar's source addresses, in order (none for a calendar of one feed).
+pub fn source_urls(conn: &rusqlite::Connection, id: &str) -> Result<Vec<String>, StoreError> {
+    let mut statement = conn.prepare_cached(
+        "SELECT json_extract(s.value, '$.url') FROM calendars c, json_each(c.options, '$.sources') s
+         WHERE c.id = ?1 AND json_extract(s.value, '$.url') IS NOT NULL ORDER BY s.key",
+    )?;
+    let urls = statement
+        .query_map([id], |r| r.get(0))?
+        .collect::<Result<Vec<String>, _>>()?;
+    Ok(urls)
+}
+
+/// Removes the stored copies of `urls` that no calendar still uses.
+fn remove_unused_copies(conn: &rusqlite::Connection, urls: &[String]) -> Result<(), StoreError> {
+    for url in urls {
+        remove_unused_copy(conn, url)?;
+    }
+    Ok(())
+}
+
 /// Removes the stored copy of `url` unless a calendar still uses it. Copies are keyed by the
 /// normalised address, as `calendars.url` holds it.
 fn remove_unused_copy(conn: &rusqlite::Connection, url: &str) -> Result<(), StoreError> {
@@ -56,7 +89,7 @@ fn remove_unused_copy(conn: &rusqlite::Connection, url: &str) -> Result<(), Stor
         conn.execute(
             &format!(
                 "DELETE FROM {table} WHERE url = ?1
-                 AND NOT EXISTS (SELECT 1 FROM calendars WHERE url = ?1)"
+                 AND NOT EXISTS (SELECT 1 FROM calendar_urls WHERE url = ?1)"
             ),
             [url],
         )?;
@@ -149,7 +182,7 @@ pub async fn publish(
             None => {
                 let tag = client_tag(&tx, &maker.client.to_string())?;
                 if let Some(problem) = count_problem(&tx, &input.id, &tag, maker.owner, quotas)? {
-                    remove_unused_copy(&tx, input.url.as_str())?;
+                    remove_unused_copies(&tx, &urls_of(input.url.as_str(), &input.config))?;
                     tx.commit()?;
                     return Ok(Err(problem));
                 }
@@ -175,7 +208,7 @@ pub async fn publish(
             }
             Some((old, stored_hash)) => {
                 if !token_matches(token.as_ref(), &stored_hash) {
-                    remove_unused_copy(&tx, input.url.as_str())?;
+                    remove_unused_copies(&tx, &urls_of(input.url.as_str(), &input.config))?;
                     tx.commit()?;
                     return Ok(Ok(PublishOutcome::Forbidden));
                 }
@@ -185,9 +218,12 @@ pub async fn publish(
                      WHERE id = ?1",
                     params![input.id, input.name, input.url.as_str(), mapping_json(&input.config.mapping), revision, to_millis(now), options_json(&input.config)],
                 )?;
-                if old.url != input.url.as_str() {
-                    remove_unused_copy(&tx, &old.url)?;
-                }
+                let now_read = urls_of(input.url.as_str(), &input.config);
+                let dropped: Vec<String> = urls_of(&old.url, &old.config)
+                    .into_iter()
+                    .filter(|u| !now_read.contains(u))
+                    .collect();
+                remove_unused_copies(&tx, &dropped)?;
                 PublishOutcome::Updated {
                     record: Published {
                         id: input.id,
@@ -207,10 +243,12 @@ pub async fn publish(
     outcome
 }
 
-/// Removes the stored copy of `url` when no calendar uses it: after a publish that fetched it
-/// stored nothing (its mapping was refused), so that refused publishes cannot fill the storage.
-pub async fn discard_copy(db: &Db, url: String) -> Result<(), StoreError> {
-    db.write(move |conn| remove_unused_copy(conn, &url)).await
+/// Removes the stored copies of `urls` when no calendar uses them: after a publish that fetched
+/// them stored nothing (its mapping was refused), so that refused publishes cannot fill the
+/// storage.
+pub async fn discard_copies(db: &Db, urls: Vec<String>) -> Result<(), StoreError> {
+    db.write(move |conn| remove_unused_copies(conn, &urls))
+        .await
 }
 
 /// The outcome of an unpublish.
@@ -239,9 +277,13 @@ pub async fn delete(
             .optional()?;
         let outcome = match stored {
             None => DeleteOutcome::NotFound,
-            Some((hash, url)) if token_matches(token.as_ref(), &hash) => {
+            Some((hash, _)) if token_matches(token.as_ref(), &hash) => {
+                let urls: Vec<String> = tx
+                    .prepare("SELECT url FROM calendar_urls WHERE calendar_id = ?1")?
+                    .query_map([&id], |r| r.get(0))?
+                    .collect::<Result<_, _>>()?;
                 tx.execute("DELETE FROM calendars WHERE id = ?1", [&id])?;
-                remove_unused_copy(&tx, &url)?;
+                remove_unused_copies(&tx, &urls)?;
                 tx.execute("DELETE FROM feed_polls WHERE calendar_id = ?1", [&id])?;
                 // Calendar apps keep polling a deleted feed: it is remembered, so they get 410.
                 tx.execute(
@@ -337,7 +379,7 @@ mod tests {
     fn input(id: &str, url: &str) -> PublishInput {
         let config = serde_json::json!({ "mapping": {} });
         let config = config.as_object().cloned().unwrap_or_default();
-        validate(id, "Work", url, &config).expect("valid")
+        validate(id, "Work", Some(url), &config).expect("valid")
     }
 
     fn visitor(n: u8) -> Maker {

@@ -76,6 +76,18 @@ impl From<MappingTooLarge> for AppError {
 impl From<PublishError> for AppError {
     fn from(error: PublishError) -> AppError {
         match error {
+            // A merged calendar's feed: its failure, named on that source's address.
+            PublishError::Source { index, error } => match AppError::from(*error) {
+                AppError::Invalid { message, .. } => AppError::Invalid {
+                    field: format!("sources[{index}].url"),
+                    message,
+                },
+                AppError::BadGateway(message) => AppError::UpstreamField {
+                    field: format!("sources[{index}].url"),
+                    message,
+                },
+                other => other,
+            },
             PublishError::Invalid(e) => e.into(),
             PublishError::Quota(e) => e.into(),
             // Addresses that cannot be fetched are the request's fault, named on its field.

@@ -146,8 +146,9 @@ pub fn flagged_in(
     now: SystemTime,
 ) -> Result<Vec<(String, String, UpstreamHealth)>, StoreError> {
     let mut statement = conn.prepare(
-        "SELECT c.id, c.name, c.url FROM calendars c
-         JOIN upstream_health h ON h.url = c.url WHERE h.failures > 0 ORDER BY c.name, c.id",
+        "SELECT c.id, c.name, u.url FROM calendars c
+         JOIN calendar_urls u ON u.calendar_id = c.id
+         JOIN upstream_health h ON h.url = u.url WHERE h.failures > 0 ORDER BY c.name, c.id, u.url",
     )?;
     let rows = statement.query_map([], |r| {
         Ok((

@@ -4,6 +4,7 @@
 pub mod api;
 pub mod cache;
 pub mod calendars;
+pub mod editor;
 mod errors;
 pub mod feeds;
 pub mod fetch;
@@ -15,6 +16,7 @@ pub mod publishing;
 pub mod quotas;
 mod rendered;
 mod served;
+pub mod sources;
 mod spill;
 pub mod validate;
 pub mod workers;
@@ -175,7 +177,13 @@ impl Publisher {
         let Some(calendar) = self.calendar(db, id).await? else {
             return Ok(None);
         };
-        let feed = self.feeds.get(&calendar.url, Ask::subscriber(ttl)).await?;
+        let feed = if calendar.sources.is_empty() {
+            self.feeds.get(&calendar.url, Ask::subscriber(ttl)).await?
+        } else {
+            self.merged_feed(&calendar.sources, Ask::subscriber(ttl), None)
+                .await?
+                .outcome
+        };
         let rendered = self.renders.render(&calendar, &feed, ttl).await?;
         Ok(Some(HostedFeed {
             calendar,
@@ -241,6 +249,9 @@ impl Publisher {
         self.renders.forget(id);
         if let Some(calendar) = self.cache.get::<HostedCalendar>(Kind::Calendar, id) {
             self.cache.forget(Kind::Feed, calendar.url.as_str());
+            for source in &calendar.sources {
+                self.cache.forget(Kind::Feed, source.url.as_str());
+            }
         }
         self.cache.forget(Kind::Calendar, id);
     }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::calendars::{self, Maker, PublishOutcome, Published};
 use super::feeds::{Ask, FeedError, FeedOutcome, Want};
 use super::fetch::FetchError;
-use super::quotas::{QuotaError, Quotas};
+use super::quotas::{FeedReservation, QuotaError, Quotas};
 use super::validate::{self, Invalid, MappingTooLarge, PublishInput, PublishRequest};
 use super::workers::{Budget, WorkError};
 use super::{hosted, Publisher};
@@ -40,6 +40,12 @@ pub enum PublishError {
     /// The feed could not be fetched, or is not a calendar.
     #[error(transparent)]
     Feed(FeedError),
+    /// One feed of a merged calendar could not be fetched (what happened to it: `error`).
+    #[error("source {}: {error}", index + 1)]
+    Source {
+        index: usize,
+        error: Box<PublishError>,
+    },
     /// The mapping makes the hosted feed larger than its bound.
     #[error(transparent)]
     TooLarge(#[from] MappingTooLarge),
@@ -71,14 +77,73 @@ impl Publisher {
             token,
         } = request;
         let input = self
-            .run_within(work, move |_| validate::validate(&id, &name, &url, &config))
+            .run_within(work, move |_| {
+                validate::validate(&id, &name, url.as_deref(), &config)
+            })
             .await??;
         let quotas = self.settings.quotas;
         calendars::may_publish(db, input.id.clone(), maker, quotas).await?;
+        let urls = calendars::urls_of(input.url.as_str(), &input.config);
+        // Each feed is reserved room and fetched within it, in order; the reservations hold
+        // until the calendar is stored.
+        let mut reservations = Vec::with_capacity(urls.len());
+        let mut fetched = Vec::with_capacity(urls.len());
+        let addresses: Vec<reqwest::Url> = if input.sources.is_empty() {
+            vec![input.url.clone()]
+        } else {
+            input.sources.iter().map(|s| s.url.clone()).collect()
+        };
+        let mut failed = None;
+        for (index, url) in addresses.iter().enumerate() {
+            match self.fetch_within_room(url, maker).await {
+                Ok((reservation, feed)) => {
+                    reservations.push(reservation);
+                    fetched.push(feed);
+                }
+                Err(error) => {
+                    failed = Some(if input.sources.is_empty() {
+                        error
+                    } else {
+                        PublishError::Source {
+                            index,
+                            error: Box::new(error),
+                        }
+                    });
+                    break;
+                }
+            }
+        }
+        let stored = match failed {
+            Some(error) => Err(error),
+            None if input.sources.is_empty() => match fetched.pop() {
+                Some(feed) => self.store(db, input, token, maker, work, &feed).await,
+                None => Err(PublishError::Feed(FeedError::NotCalendar("no feed".into()))),
+            },
+            None => match self.merge_fetched(&input, fetched, work).await {
+                Ok(feed) => self.store(db, input, token, maker, work, &feed).await,
+                Err(e) => Err(e),
+            },
+        };
+        drop(reservations);
+        if stored.is_err() {
+            if let Err(e) = calendars::discard_copies(db, urls).await {
+                tracing::warn!(error = %e, "could not remove the copies of a refused publish");
+            }
+        }
+        stored
+    }
+
+    /// Reserves room for a copy of `url` and fetches it within that room (a feed larger than
+    /// the room left is the storage quota's refusal, not the feed's fault).
+    async fn fetch_within_room(
+        &self,
+        url: &reqwest::Url,
+        maker: Maker,
+    ) -> Result<(Option<FeedReservation>, FeedOutcome), PublishError> {
         let feed_max = self.settings.feed_max_size;
         let reservation = self
             .feeds
-            .reserve(&input.url, feed_max as u64)
+            .reserve(url, feed_max as u64)
             .await
             .map_err(quota_or_feed)?;
         let limit = reservation
@@ -87,7 +152,7 @@ impl Publisher {
         let feed = self
             .feeds
             .get(
-                &input.url,
+                url,
                 Ask {
                     max_age: self.settings.ttl,
                     persist: true,
@@ -104,15 +169,26 @@ impl Publisher {
                 }
                 other => quota_or_feed(other),
             })?;
-        let url = input.url.as_str().to_owned();
-        let stored = self.store(db, input, token, maker, work, &feed).await;
-        drop(reservation);
-        if stored.is_err() {
-            if let Err(e) = calendars::discard_copy(db, url).await {
-                tracing::warn!(error = %e, "could not remove the copy of a refused publish");
-            }
-        }
-        stored
+        Ok((reservation, feed))
+    }
+
+    /// A merged calendar's feeds, just fetched, merged as its hosted feed will be.
+    async fn merge_fetched(
+        &self,
+        input: &PublishInput,
+        fetched: Vec<FeedOutcome>,
+        work: Budget,
+    ) -> Result<FeedOutcome, PublishError> {
+        let merged = self
+            .merge_outcomes(
+                fetched.into_iter().map(Ok).collect(),
+                &input.sources,
+                Some(work),
+                None,
+            )
+            .await
+            .map_err(quota_or_feed)?;
+        Ok(merged.outcome)
     }
 
     /// Renders the feed once (refusing a mapping that grows it past its bound or takes too

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use super::calendars::Published;
 use super::fetch::{self, FetchError};
 use super::rendered::content_disposition;
+use super::sources::SourceFeed;
 use crate::calendar::{CompiledConfig, MappedField};
 
 /// A published calendar with its config compiled (once per revision, not per request).
@@ -13,8 +14,10 @@ use crate::calendar::{CompiledConfig, MappedField};
 pub struct HostedCalendar {
     pub record: Published,
     pub config: Arc<CompiledConfig>,
-    /// The feed address, parsed once.
+    /// The feed address, parsed once (a merged calendar's first source).
     pub url: reqwest::Url,
+    /// A merged calendar's feeds, parsed once; empty for a calendar of one feed.
+    pub sources: Vec<SourceFeed>,
     /// The `Content-Disposition` of its hosted feed, made once.
     pub disposition: String,
 }
@@ -22,11 +25,19 @@ pub struct HostedCalendar {
 impl HostedCalendar {
     pub fn new(record: Published, config: Arc<CompiledConfig>) -> Result<Self, FetchError> {
         let url = fetch::normalize_url(&record.url)?;
+        let mut sources = Vec::with_capacity(record.config.sources.len());
+        for source in &record.config.sources {
+            sources.push(SourceFeed {
+                url: fetch::normalize_url(source.url.as_deref().unwrap_or_default())?,
+                prefix: source.prefix.clone(),
+            });
+        }
         let disposition = content_disposition(&record.name);
         Ok(HostedCalendar {
             record,
             config,
             url,
+            sources,
             disposition,
         })
     }
@@ -40,6 +51,11 @@ impl HostedCalendar {
             + self.record.id.len()
             + self.record.name.len()
             + self.record.url.len()
+            + self
+                .sources
+                .iter()
+                .map(|s| s.url.as_str().len() * 2 + s.prefix.as_ref().map_or(0, String::len))
+                .sum::<usize>()
             + 512
     }
 }

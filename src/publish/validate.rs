@@ -8,6 +8,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::fetch::normalize_url;
+use super::sources::SourceFeed;
 use crate::calendar::{CalendarConfig, CompiledConfig, ConfigError, MappedField, Mapping};
 use crate::secret::Token;
 
@@ -20,7 +21,8 @@ pub const MAX_TEMPLATE_BYTES: usize = 4 * 1024;
 pub struct PublishRequest {
     pub id: String,
     pub name: String,
-    pub url: String,
+    /// The feed's address; absent for a calendar of several `sources` (in the config).
+    pub url: Option<String>,
     /// The calendar's config: `mapping` and any options, as `CalendarConfig` declares them.
     pub config: Map<String, Value>,
     /// The edit token, for a republish.
@@ -43,8 +45,11 @@ pub struct MappingTooLarge {
 pub struct PublishInput {
     pub id: String,
     pub name: String,
-    /// As normalised (webcal: → https:).
+    /// As normalised (webcal: → https:); the first source's for a merged calendar.
     pub url: reqwest::Url,
+    /// A merged calendar's feeds, in order, normalised (their addresses also written back into
+    /// `config.sources`); empty for a calendar of one feed.
+    pub sources: Vec<SourceFeed>,
     /// The mapping and the options.
     pub config: CalendarConfig,
     /// The config compiled while it was checked, for serving it.
@@ -79,7 +84,7 @@ impl Invalid {
 pub fn validate(
     id: &str,
     name: &str,
-    url: &str,
+    url: Option<&str>,
     config: &Map<String, Value>,
 ) -> Result<PublishInput, Invalid> {
     validate_id(id)?;
@@ -96,16 +101,53 @@ pub fn validate(
     if name.chars().any(char::is_control) {
         return Err(Invalid::new("name", "control characters are not allowed"));
     }
-    let url = normalize_url(url).map_err(|e| Invalid::new("url", e.to_string()))?;
-    let config = read_publish_config(config)?;
+    let mut config = read_publish_config(config)?;
     let compiled = Arc::new(CompiledConfig::compile(&config).map_err(Invalid::config)?);
+    let sources = read_sources(&mut config)?;
+    let url = match (url, sources.first()) {
+        (Some(_), Some(_)) => {
+            return Err(Invalid::new(
+                "url",
+                "a calendar of several feeds has its addresses in `sources`, and no `url`",
+            ))
+        }
+        (Some(url), None) => normalize_url(url).map_err(|e| Invalid::new("url", e.to_string()))?,
+        (None, Some(first)) => first.url.clone(),
+        (None, None) => return Err(Invalid::new("url", "missing field `url`")),
+    };
     Ok(PublishInput {
         id: id.to_owned(),
         name: name.to_owned(),
         url,
+        sources,
         config,
         compiled,
     })
+}
+
+/// A merged calendar's sources: each address normalised (and written back, so the stored
+/// config holds what is fetched), none twice.
+fn read_sources(config: &mut crate::calendar::CalendarConfig) -> Result<Vec<SourceFeed>, Invalid> {
+    let mut sources: Vec<SourceFeed> = Vec::with_capacity(config.sources.len());
+    for (i, source) in config.sources.iter_mut().enumerate() {
+        let field = format!("sources[{i}].url");
+        let Some(given) = source.url.as_deref() else {
+            return Err(Invalid::new(field, "the feed address is missing"));
+        };
+        let url = normalize_url(given).map_err(|e| Invalid::new(&field, e.to_string()))?;
+        if sources.iter().any(|s| s.url == url) {
+            return Err(Invalid::new(
+                field,
+                "this feed is already a source of the calendar",
+            ));
+        }
+        source.url = Some(url.to_string());
+        sources.push(SourceFeed {
+            url,
+            prefix: source.prefix.clone(),
+        });
+    }
+    Ok(sources)
 }
 
 /// A publish request's body: `id`, `name`, `url` and the optional `editToken`, beside the
@@ -123,7 +165,7 @@ pub fn read_request(mut body: Map<String, Value>) -> Result<PublishRequest, Inva
     };
     let id = required(text("id")?, "id")?;
     let name = required(text("name")?, "name")?;
-    let url = required(text("url")?, "url")?;
+    let url = text("url")?;
     let token = text("editToken")?.as_deref().and_then(Token::given);
     Ok(PublishRequest {
         id,
@@ -214,7 +256,7 @@ mod tests {
     use super::*;
 
     fn validate_mapping(raw: &Map<String, Value>) -> Result<PublishInput, Invalid> {
-        validate("a", "x", "https://example.org/a.ics", &config(raw))
+        validate("a", "x", Some("https://example.org/a.ics"), &config(raw))
     }
 
     /// A config of `mapping` and no options.
@@ -236,7 +278,7 @@ mod tests {
         let err = validate(
             "a",
             "x",
-            "https://example.org/a.ics",
+            Some("https://example.org/a.ics"),
             &options(serde_json::json!({"filters": [
                 {"action": "exclude", "status": "CANCELLED"},
                 {"action": "exclude", "field": "SUMMARY", "pattern": "("}
@@ -247,7 +289,7 @@ mod tests {
         let err = validate(
             "a",
             "x",
-            "https://example.org/a.ics",
+            Some("https://example.org/a.ics"),
             &options(serde_json::json!({"window": {"pastDays": 40000}})),
         )
         .expect_err("too far");
@@ -259,6 +301,53 @@ mod tests {
             .iter()
             .map(|(k, v)| ((*k).to_owned(), v.clone()))
             .collect()
+    }
+
+    #[test]
+    fn a_merged_calendar_has_sources_instead_of_a_url() {
+        let sources = serde_json::json!({"sources": [
+            {"url": "webcal://example.org/a.ics", "prefix": "[A] "},
+            {"url": "https://example.org/b.ics", "label": "B"}
+        ]});
+        let ok = validate("a", "x", None, &options(sources.clone())).expect("valid");
+        assert_eq!(ok.url.as_str(), "https://example.org/a.ics");
+        assert_eq!(ok.sources.len(), 2);
+        assert_eq!(ok.sources[0].prefix.as_deref(), Some("[A] "));
+        // The stored config holds the addresses as fetched.
+        assert_eq!(
+            ok.config.sources[0].url.as_deref(),
+            Some("https://example.org/a.ics")
+        );
+        let both = validate(
+            "a",
+            "x",
+            Some("https://example.org/c.ics"),
+            &options(sources),
+        );
+        assert_eq!(both.expect_err("both").field, "url");
+        let neither = validate("a", "x", None, &options(serde_json::json!({})));
+        assert_eq!(neither.expect_err("neither").field, "url");
+        let twice = options(serde_json::json!({"sources": [
+            {"url": "https://example.org/a.ics"}, {"url": "webcal://example.org/a.ics"}
+        ]}));
+        assert_eq!(
+            validate("a", "x", None, &twice).expect_err("twice").field,
+            "sources[1].url"
+        );
+        let bad = options(serde_json::json!({"sources": [
+            {"url": "https://example.org/a.ics"}, {"url": "gopher://x"}, {"prefix": "x"}
+        ]}));
+        assert_eq!(
+            validate("a", "x", None, &bad).expect_err("bad").field,
+            "sources[1].url"
+        );
+        let long = options(serde_json::json!({"sources": [
+            {"url": "https://example.org/a.ics", "prefix": "p".repeat(65)}
+        ]}));
+        assert_eq!(
+            validate("a", "x", None, &long).expect_err("long").field,
+            "sources[0].prefix"
+        );
     }
 
     #[test]
@@ -297,25 +386,30 @@ mod tests {
     #[test]
     fn names_are_trimmed_and_bounded() {
         let m = Map::new();
-        let ok =
-            validate("a", "  Work  ", "https://example.org/a.ics", &config(&m)).expect("valid");
+        let ok = validate(
+            "a",
+            "  Work  ",
+            Some("https://example.org/a.ics"),
+            &config(&m),
+        )
+        .expect("valid");
         assert_eq!(ok.name, "Work");
-        assert!(validate("a", " ", "https://example.org/a.ics", &config(&m)).is_err());
+        assert!(validate("a", " ", Some("https://example.org/a.ics"), &config(&m)).is_err());
         let long = "n".repeat(MAX_NAME_CHARS + 1);
         assert!(
-            validate("a", &long, "https://example.org/a.ics", &config(&m))
+            validate("a", &long, Some("https://example.org/a.ics"), &config(&m))
                 .expect_err("long")
                 .to_string()
                 .starts_with("name:")
         );
         assert_eq!(
-            validate("a", "x", "webcal://example.org/a.ics", &config(&m))
+            validate("a", "x", Some("webcal://example.org/a.ics"), &config(&m))
                 .expect("valid")
                 .url
                 .as_str(),
             "https://example.org/a.ics"
         );
-        assert!(validate("a", "x", "gopher://x", &config(&m))
+        assert!(validate("a", "x", Some("gopher://x"), &config(&m))
             .expect_err("scheme")
             .to_string()
             .starts_with("url:"));

@@ -90,6 +90,15 @@ const MIGRATIONS: &[&str] = &[
         id         TEXT PRIMARY KEY NOT NULL,
         deleted_at INTEGER NOT NULL
     ) STRICT;",
+    // 7: every address a calendar reads: its `url`, and for a merged calendar each source's
+    // (kept normalised in the options' `sources`). What decides whether a feed copy or an
+    // address's health is still used.
+    "CREATE VIEW calendar_urls (calendar_id, url) AS
+        SELECT id, url FROM calendars
+        UNION
+        SELECT c.id, json_extract(s.value, '$.url')
+        FROM calendars c, json_each(c.options, '$.sources') s
+        WHERE json_extract(s.value, '$.url') IS NOT NULL;",
 ];
 
 /// The schema version this binary writes.
@@ -134,7 +143,7 @@ pub(super) fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreErr
 /// or by a publish that stopped between fetching and saving): removed at every start.
 pub(super) fn remove_orphaned_feed_copies(conn: &Connection) -> Result<usize, StoreError> {
     let removed = conn.execute(
-        "DELETE FROM feed_copies WHERE url NOT IN (SELECT url FROM calendars)",
+        "DELETE FROM feed_copies WHERE url NOT IN (SELECT url FROM calendar_urls)",
         [],
     )?;
     if removed > 0 {
@@ -142,7 +151,7 @@ pub(super) fn remove_orphaned_feed_copies(conn: &Connection) -> Result<usize, St
     }
     // And the health of addresses, and the polls of calendars, that are no longer published.
     conn.execute(
-        "DELETE FROM upstream_health WHERE url NOT IN (SELECT url FROM calendars)",
+        "DELETE FROM upstream_health WHERE url NOT IN (SELECT url FROM calendar_urls)",
         [],
     )?;
     conn.execute(

@@ -38,6 +38,7 @@ use crate::http::hosts::{check_host, AllowedHosts};
 use crate::http::inflight::InFlight;
 use crate::http::limits::RateLimiters;
 use crate::publish::api::{self as calendar_api, CalendarState};
+use crate::publish::editor as editor_api;
 use crate::publish::fetch::FetchError;
 use crate::publish::Publisher;
 use crate::site::{self, Site};
@@ -188,9 +189,12 @@ impl FromRef<AppState> for CalendarState {
 pub fn router(state: AppState) -> Router {
     let api = Router::new()
         .route("/site", get(site::routes::profile))
-        .route("/feed", get(calendar_api::get_feed))
+        .route(
+            "/feed",
+            get(editor_api::get_feed).post(editor_api::post_feed),
+        )
         .route("/render", post(calendar_api::render))
-        .route("/preview", post(calendar_api::preview))
+        .route("/preview", post(editor_api::preview))
         .route("/calendars", post(calendar_api::publish))
         .route("/calendars/{id}", delete(calendar_api::unpublish))
         .route("/calendars/{id}/status", get(calendar_api::status))
