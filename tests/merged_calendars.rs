@@ -16,7 +16,7 @@ use hearth::clock::Clock;
 use reqwest::header::AUTHORIZATION;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
-use upstream::{Upstream, SAMPLE};
+use upstream::Upstream;
 
 const TTL: Duration = Duration::from_secs(60);
 
@@ -275,4 +275,69 @@ async fn a_source_that_cannot_be_fetched_refuses_the_publish_on_its_field() {
         .collect();
     let response = publish(&server, "all", Value::from(eleven)).await;
     assert_eq!(field_error(response).await.0, "sources");
+}
+
+/// `hearth remap` with its arguments; its exit code, stdout and stderr.
+fn remap_cli(args: &[&std::ffi::OsStr]) -> (Option<i32>, String, String) {
+    let out = common::hearth_bin()
+        .arg("remap")
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("hearth runs");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn hearth_remap_merges_its_inputs_in_order_with_the_configs_sources() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let a = dir.path().join("work.ics");
+    let b = dir.path().join("home.ics");
+    std::fs::write(&a, upstream::SAMPLE).expect("written");
+    std::fs::write(&b, HOME).expect("written");
+    let config = dir.path().join("merged.json");
+    std::fs::write(
+        &config,
+        json!({
+            "mapping": {"SUMMARY": "${SUMMARY}!"},
+            "sources": [{"prefix": "[Work] "}, {"prefix": "[Home] "}],
+            "filters": [{"action": "exclude", "allDay": true}]
+        })
+        .to_string(),
+    )
+    .expect("written");
+    let (code, feed, stderr) = remap_cli(&[
+        "--config".as_ref(),
+        config.as_os_str(),
+        a.as_os_str(),
+        b.as_os_str(),
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    // The prefix is the feed's, the mapping and filters run over the merged events.
+    assert_eq!(
+        summaries(&feed),
+        ["[Home] Dentist!", "[Home] Team meeting (moved)!"]
+    );
+
+    // Without sources in the config the inputs merge without prefixes.
+    let (code, feed, _) = remap_cli(&[a.as_os_str(), b.as_os_str()]);
+    assert_eq!(code, Some(0));
+    assert_eq!(
+        summaries(&feed),
+        ["Holiday", "Dentist", "Team meeting (moved)"]
+    );
+
+    // One feed per source, or a clear refusal; a bad input is named.
+    let (code, _, stderr) = remap_cli(&["--config".as_ref(), config.as_os_str(), a.as_os_str()]);
+    assert_eq!(code, Some(1));
+    assert!(stderr.contains("2 sources"), "{stderr}");
+    let junk = dir.path().join("junk.ics");
+    std::fs::write(&junk, "hello").expect("written");
+    let (code, _, stderr) = remap_cli(&[a.as_os_str(), junk.as_os_str()]);
+    assert_eq!(code, Some(1));
+    assert!(stderr.contains("junk.ics"), "{stderr}");
 }

@@ -1,13 +1,14 @@
 //! Criterion benchmarks of the calendar engine on generated feeds: parse, default remap, a
 //! realistic mapping (SUMMARY with LOCATION, a global regex on DESCRIPTION), and a realistic
-//! config (that mapping plus three filters), also with time-zone repair on.
+//! config (that mapping plus three filters), also with time-zone repair on; and merges of three
+//! feeds (the three largest files of the shared corpus, and three generated feeds).
 
 mod feedgen;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use hearth_engine::{
-    decide, parse, remap, CalendarConfig, CompiledConfig, CompiledMapping, Limits, MappedField,
-    Mapping, RemapOptions,
+    decide, merge, parse, remap, CalendarConfig, CompiledConfig, CompiledMapping, Limits,
+    MappedField, Mapping, MergeInput, RemapOptions,
 };
 
 fn realistic_mapping() -> Mapping {
@@ -75,5 +76,53 @@ fn engine(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, engine);
+/// The three largest files of the shared corpus (beside the project, or HEARTH_ICS_CORPUS).
+fn largest_corpus_files() -> Vec<Vec<u8>> {
+    let dir = std::env::var_os("HEARTH_ICS_CORPUS").map_or_else(
+        || {
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("../../../shared/ics-corpus/files")
+        },
+        std::path::PathBuf::from,
+    );
+    let mut files: Vec<Vec<u8>> = std::fs::read_dir(&dir)
+        .expect("the shared corpus")
+        .filter_map(|e| std::fs::read(e.ok()?.path()).ok())
+        .collect();
+    files.sort_by_key(|f| std::cmp::Reverse(f.len()));
+    files.truncate(3);
+    files
+}
+
+fn merging(c: &mut Criterion) {
+    let limits = Limits::default();
+    let prefixes = ["[Work] ", "[Home] ", "[Club] "];
+    let sets = [
+        ("3_corpus_feeds", largest_corpus_files()),
+        (
+            "3_generated_10k",
+            (0..3).map(|_| feedgen::feed(10_000)).collect(),
+        ),
+    ];
+    let mut group = c.benchmark_group("merge");
+    group.sample_size(10);
+    for (name, feeds) in &sets {
+        let inputs: Vec<MergeInput<'_>> = feeds
+            .iter()
+            .zip(prefixes)
+            .map(|(bytes, prefix)| MergeInput {
+                bytes,
+                prefix: Some(prefix),
+            })
+            .collect();
+        let total: usize = feeds.iter().map(Vec::len).sum();
+        group.throughput(Throughput::Bytes(total as u64));
+        group.bench_function(*name, |b| {
+            b.iter(|| merge(&inputs, &limits, None).expect("merges"))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, engine, merging);
 criterion_main!(benches);

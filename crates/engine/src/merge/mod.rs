@@ -237,12 +237,20 @@ impl Output {
     }
 }
 
-/// Whether a raw line's name is `name` (any case).
+/// Whether a raw line's name is `name` (any case); a fold inside or just after the name is
+/// read through.
 fn is_named(input: &[u8], start: usize, len: usize, name: &[u8]) -> bool {
     let raw = &input[start..start + len];
-    raw.len() > name.len()
-        && raw[..name.len()].eq_ignore_ascii_case(name)
-        && matches!(raw[name.len()], b':' | b';')
+    let named = |line: &[u8]| {
+        line.len() > name.len()
+            && line[..name.len()].eq_ignore_ascii_case(name)
+            && matches!(line[name.len()], b':' | b';')
+    };
+    let first_end = memchr::memchr2(b'\r', b'\n', raw).unwrap_or(raw.len());
+    if first_end > name.len() {
+        return named(raw);
+    }
+    named(line_text(input, start, len).as_bytes())
 }
 
 /// `SUMMARY;LANGUAGE=en:Standup` with the escaped prefix before the value.

@@ -3,8 +3,9 @@
 //!
 //! Events: all components with one UID in a source form its series (the master and its
 //! overrides). When several sources hold a UID, one source's series is kept whole, so overrides
-//! stay with their series: the one whose master (or, with no master, newest component) has the
-//! highest SEQUENCE, then the later LAST-MODIFIED (else DTSTAMP), then the earlier source.
+//! stay with their series: a source holding the master wins over one holding only overrides;
+//! then the one whose master (or, with no master, newest component) has the highest SEQUENCE,
+//! then the later LAST-MODIFIED (else DTSTAMP), then the earlier source.
 //! Events without a UID are all kept. Within one source nothing is dropped.
 //!
 //! Time zones: one VTIMEZONE per TZID. A later definition of a TZID that says the same (its
@@ -24,15 +25,16 @@ pub(super) struct Picks {
     pub duplicates: usize,
 }
 
-/// (SEQUENCE, stamp) of a source's series: its master's, else its newest component's.
-type Rank = (u64, String);
+/// (holds the master, SEQUENCE, stamp) of a source's series: its master's, else its newest
+/// component's.
+type Rank = (bool, u64, String);
 
 pub(super) fn pick(inputs: &[&[u8]], sources: &[Scanned]) -> Picks {
     let mut kept: Vec<Vec<bool>> = sources.iter().map(|s| vec![true; s.parts.len()]).collect();
     // UID -> for each source holding it, its series' rank.
     let mut series: HashMap<&str, Vec<(usize, Rank)>> = HashMap::new();
     for (s, source) in sources.iter().enumerate() {
-        let mut ranks: HashMap<&str, (bool, Rank)> = HashMap::new();
+        let mut ranks: HashMap<&str, Rank> = HashMap::new();
         for part in &source.parts {
             let Kind::Event(key) = &part.kind else {
                 continue;
@@ -40,21 +42,18 @@ pub(super) fn pick(inputs: &[&[u8]], sources: &[Scanned]) -> Picks {
             let Some(uid) = key.uid.as_deref() else {
                 continue;
             };
-            let master = key.recurrence_id.is_none();
-            let rank = (key.sequence, key.stamp.clone());
+            let rank = (key.recurrence_id.is_none(), key.sequence, key.stamp.clone());
+            // The master's rank once there is one, else the newest override's.
             ranks
                 .entry(uid)
-                .and_modify(|(had_master, best)| {
-                    if master && !*had_master {
-                        *had_master = true;
-                        *best = rank.clone();
-                    } else if master == *had_master && rank > *best {
+                .and_modify(|best| {
+                    if !best.0 && rank > *best {
                         *best = rank.clone();
                     }
                 })
-                .or_insert((master, rank));
+                .or_insert(rank);
         }
-        for (uid, (_, rank)) in ranks {
+        for (uid, rank) in ranks {
             series.entry(uid).or_default().push((s, rank));
         }
     }

@@ -250,3 +250,10 @@ fn budgets_and_bad_sources_are_errors_naming_the_source() {
         Err(MergeError::Interrupted(_))
     ));
 }
+
+#[test]
+fn a_summary_folded_right_after_its_name_still_gets_the_prefix() {
+    let a = cal("BEGIN:VEVENT\r\nUID:f\r\nSUMMARY\r\n :Folded\r\nEND:VEVENT\r\n");
+    let m = merged(&[(&a, Some("[F] "))]);
+    assert_eq!(summaries(&m), ["[F] Folded"]);
+}
