@@ -307,6 +307,8 @@ struct PreviewAnswer {
     output_bytes: usize,
     decisions: Vec<DecisionAnswer>,
     warnings: Vec<String>,
+    /// Positions in the config's `overrides` of those whose event is not in the feed any more.
+    unmatched_overrides: Vec<usize>,
 }
 
 /// Counts the bytes written, keeping none.
@@ -398,7 +400,10 @@ fn preview_now(
             reason: d.reason,
         })
         .collect();
+    let unmatched_overrides = calendar::unmatched_overrides(body, config, &limits)
+        .map_err(|e| RouteError::NotACalendar(e.to_string()))?;
     Ok(PreviewAnswer {
+        unmatched_overrides,
         event_count: stats.event_count,
         kept_count: stats.kept_events,
         output_bytes: counter.0,

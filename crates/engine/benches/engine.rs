@@ -100,8 +100,8 @@ fn merging(c: &mut Criterion) {
     let sets = [
         ("3_corpus_feeds", largest_corpus_files()),
         (
-            "3_generated_10k",
-            (0..3).map(|_| feedgen::feed(10_000)).collect(),
+            "3_generated_5k",
+            (0..3).map(|_| feedgen::feed(5_000)).collect(),
         ),
     ];
     let mut group = c.benchmark_group("merge");

@@ -53,7 +53,7 @@ pub mod tz;
 
 pub use config::{
     AlarmMode, CalendarConfig, CompiledConfig, ConfigError, FilterAction, FilterRule, Matcher,
-    Privacy, Source, TimezoneMode, Window, MAX_SOURCES,
+    Override, Privacy, Source, TimezoneMode, Window, MAX_SOURCES,
 };
 pub use ics::{
     check, escape_text, parse, unescape_text, write_folded, Checked, Component, Document,
@@ -62,9 +62,9 @@ pub use ics::{
 pub use interrupt::{Interrupt, Interrupted};
 pub use merge::{merge, MergeError, MergeInput, Merged};
 pub use remap::{
-    decide, format_duration, output_limit, remap, remap_into, CompiledMapping, Decision,
-    MappedField, Mapping, RemapError, RemapOptions, RemapOutput, RemapStats, BUSY_REMOVED,
-    MAX_OUTPUT_BYTES,
+    decide, format_duration, output_limit, remap, remap_into, unmatched_overrides, CompiledMapping,
+    Decision, MappedField, Mapping, RemapError, RemapOptions, RemapOutput, RemapStats,
+    BUSY_REMOVED, MAX_OUTPUT_BYTES,
 };
 pub use template::{
     RegexBudget, Template, TemplateError, MAX_MAPPING_REGEX_BYTES, MAX_REGEX_TRANSFORMS,

@@ -5,6 +5,7 @@ use std::fmt;
 
 use regex_automata::meta::Regex;
 
+use super::overrides::{compile_overrides, Edit};
 use super::schema::{
     AlarmMode, CalendarConfig, FilterAction, Matcher, Privacy, Source, TimezoneMode, Window,
 };
@@ -90,6 +91,12 @@ pub struct CompiledConfig {
     pub(crate) alarms: AlarmMode,
     pub(crate) privacy: Privacy,
     pub(crate) sources: Vec<Source>,
+    /// How many of `rules` are the config's filters (the rest hide events by hand).
+    pub(crate) filter_count: usize,
+    /// Events changed by hand, applied after the mapping.
+    pub(crate) edits: Vec<Edit>,
+    /// Each override's (UID, RECURRENCE-ID), in order, for saying which match no event.
+    pub(crate) override_keys: Vec<(String, Option<String>)>,
 }
 
 /// A mapping alone, every option as today.
@@ -202,6 +209,9 @@ impl CompiledConfig {
             }
         }
         check_sources(&config.sources)?;
+        let filter_count = rules.len();
+        let (hidden, edits) = compile_overrides(&config.overrides, MAX_UID_BYTES)?;
+        rules.extend(hidden);
         Ok(CompiledConfig {
             mapping,
             rules,
@@ -211,6 +221,19 @@ impl CompiledConfig {
             alarms: config.alarms,
             privacy: config.privacy,
             sources: config.sources.clone(),
+            filter_count,
+            edits,
+            override_keys: config
+                .overrides
+                .iter()
+                .map(|o| {
+                    let rid = o
+                        .recurrence_id
+                        .as_deref()
+                        .map(|r| r.trim().to_ascii_uppercase());
+                    (o.uid.trim().to_owned(), rid)
+                })
+                .collect(),
         })
     }
 
@@ -239,6 +262,7 @@ impl CompiledConfig {
     /// privacy): without one, a remap takes the mapping-only path.
     pub fn has_options(&self) -> bool {
         !self.rules.is_empty()
+            || !self.edits.is_empty()
             || self.window.is_some()
             || self.timezones != TimezoneMode::Keep
             || self.alarms != AlarmMode::Keep

@@ -184,6 +184,7 @@ impl CompiledConfig {
     /// numbered from 1, as the editor lists them) or `window`.
     pub(crate) fn reason(&self, cause: Cause) -> String {
         match cause {
+            Cause::Rule(i) if i >= self.filter_count => "hidden by hand".to_owned(),
             Cause::Rule(i) => format!("filter {} ({})", i + 1, self.rules[i].label),
             Cause::Window => "window".to_owned(),
         }

@@ -1,8 +1,10 @@
 //! A calendar's configuration: what its JSON says (`schema`), checked and compiled once
-//! (`compile`), and what it decides of one event (`matching`, with the dates of `window`).
+//! (`compile`, with the events changed by hand of `overrides`), and what it decides of one
+//! event (`matching`, with the dates of `window`).
 
 mod compile;
 pub(crate) mod matching;
+pub(crate) mod overrides;
 mod schema;
 pub(crate) mod window;
 
@@ -10,9 +12,12 @@ pub use compile::{
     CompiledConfig, ConfigError, MAX_DAYS, MAX_FILTERS, MAX_FILTER_PATTERN_BYTES,
     MAX_MINUTES_BEFORE, MAX_SOURCES, MAX_SOURCE_TEXT_CHARS, MAX_SOURCE_URL_BYTES, MAX_UID_BYTES,
 };
+pub use overrides::{
+    MAX_OVERRIDES, MAX_OVERRIDE_NOTE_CHARS, MAX_OVERRIDE_SUMMARY_CHARS, MAX_SHIFT_MINUTES,
+};
 pub use schema::{
-    AlarmMode, CalendarConfig, DurationRange, FilterAction, FilterRule, Matcher, Privacy, Source,
-    TimeOfDay, TimezoneMode, Window,
+    AlarmMode, CalendarConfig, DurationRange, FilterAction, FilterRule, Matcher, Override, Privacy,
+    Source, TimeOfDay, TimezoneMode, Window,
 };
 
 #[cfg(test)]

@@ -25,6 +25,29 @@ pub struct CalendarConfig {
     /// `url` beside the config). The mapping and every option apply to the merged events.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sources: Vec<Source>,
+    /// Single events or occurrences changed by hand, applied after the mapping.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub overrides: Vec<Override>,
+}
+
+/// One event changed by hand: the event (`uid`), or one occurrence of it (`recurrenceId`, its
+/// RECURRENCE-ID value as written, e.g. `20240311T100000`), hidden, or given another title,
+/// shifted in time, or given a note (added to its description).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Override {
+    pub uid: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recurrence_id: Option<String>,
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub hide: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    /// Minutes to move the start and end by (negative: earlier); whole days for all-day events.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shift_minutes: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// One feed of a merged calendar: `{"url": "https://…", "prefix": "[Work] ", "label": "Work"}`.

@@ -36,6 +36,56 @@ pub(crate) fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
+/// The proleptic Gregorian date of a day number since 1970-01-01 (the inverse of
+/// [`days_from_civil`]).
+pub(crate) fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+impl DateTime {
+    /// Written back as `YYYYMMDD` or `YYYYMMDDTHHMMSS[Z]`.
+    pub(crate) fn format(&self) -> String {
+        let (y, m, d) = civil_from_days(self.days);
+        match self.time {
+            None => format!("{y:04}{m:02}{d:02}"),
+            Some(t) => format!(
+                "{y:04}{m:02}{d:02}T{:02}{:02}{:02}{}",
+                t / 3600,
+                t / 60 % 60,
+                t % 60,
+                if self.utc { "Z" } else { "" }
+            ),
+        }
+    }
+
+    /// Moved by `minutes` of wall-clock time; a DATE by the whole days in them.
+    pub(crate) fn shifted(&self, minutes: i64) -> DateTime {
+        match self.time {
+            None => DateTime {
+                days: self.days + minutes / 1440,
+                ..*self
+            },
+            Some(t) => {
+                let seconds = self.days * 86_400 + i64::from(t) + minutes * 60;
+                DateTime {
+                    days: seconds.div_euclid(86_400),
+                    time: Some(seconds.rem_euclid(86_400) as u32),
+                    utc: self.utc,
+                }
+            }
+        }
+    }
+}
+
 /// `YYYYMMDD` or `YYYYMMDDTHHMMSS[Z]` (any case, surrounding blanks ignored).
 pub(crate) fn parse_date_time(value: &str) -> Option<DateTime> {
     let b = value.trim().as_bytes();

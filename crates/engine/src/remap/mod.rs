@@ -6,6 +6,7 @@
 mod dates;
 mod event;
 mod options;
+mod overrides;
 mod request;
 mod survey;
 mod writer;
@@ -21,6 +22,7 @@ pub use crate::mapping::{CompiledMapping, MappedField, Mapping};
 use crate::tz::{self, TzPlan, TzUse};
 use options::PlanCursor;
 pub use options::BUSY_REMOVED;
+pub use overrides::unmatched_overrides;
 pub use request::{output_limit, RemapError, RemapOptions, MAX_OUTPUT_BYTES};
 pub use survey::{decide, Decision};
 use survey::{survey, Plan};

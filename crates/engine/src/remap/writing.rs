@@ -6,6 +6,7 @@ use std::io::Write;
 use super::dates::{added_date_params, date_params, date_value, raw_params, truncate_for_message};
 use super::event::{head_text, role_of, EvLine, Role, StreamEvent};
 use super::options::{event_edit, EventEdit, LineEdit, PlanCursor};
+use super::overrides::apply_edits;
 use super::request::RemapOptions;
 use super::survey::Plan;
 use super::writer::Writer;
@@ -83,6 +84,8 @@ impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
         };
         // Replacement line for each field that changes: None = drop other occurrences too.
         let mut replace: [Option<Option<String>>; 5] = Default::default();
+        // The mapped value of each field the mapping changed, for edits made by hand.
+        let mut rendered_values: [Option<String>; 5] = Default::default();
         let mut changed = false;
         for field in MappedField::ALL {
             if self.mapping.is_identity(field) {
@@ -116,6 +119,7 @@ impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
                     None => added_date_params(field, &view, is_date, utc),
                 };
                 replace[field as usize] = Some(Some(format!("{}{params}:{value}", field.name())));
+                rendered_values[field as usize] = Some(value);
             } else {
                 if first.is_none() && rendered.is_empty() {
                     continue;
@@ -126,9 +130,12 @@ impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
                     field.name(),
                     escape_text(&rendered)
                 )));
+                rendered_values[field as usize] = Some(rendered);
             }
             changed = true;
         }
+        // Events changed by hand, after the mapping.
+        changed |= !apply_edits(self.config, &view, &mut replace, &rendered_values).is_empty();
         let edit: Option<EventEdit> = match self.plan {
             Some(plan) => event_edit(
                 self.config,
