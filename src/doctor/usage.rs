@@ -35,7 +35,9 @@ fn share(used: u64, max: u64) -> f64 {
 pub(super) fn quotas(setup: &Setup, conn: &Connection) -> Vec<Finding> {
     const CHECK: &str = "quotas";
     let (calendars, _) = holding(conn, "calendars", "id", None);
-    let (_, feed_bytes) = holding(conn, "feed_copies", "body", None);
+    let (_, copy_bytes) = holding(conn, "feed_copies", "body", None);
+    let (_, kept_bytes) = holding(conn, "kept_events", "component", None);
+    let feed_bytes = copy_bytes + kept_bytes;
     let mut near = Vec::new();
     let mut said = vec![
         format!("{calendars} of {} calendars", setup.max_calendars),

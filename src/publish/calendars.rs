@@ -85,7 +85,7 @@ fn remove_unused_copies(conn: &rusqlite::Connection, urls: &[String]) -> Result<
 /// Removes the stored copy of `url` unless a calendar still uses it. Copies are keyed by the
 /// normalised address, as `calendars.url` holds it.
 fn remove_unused_copy(conn: &rusqlite::Connection, url: &str) -> Result<(), StoreError> {
-    for table in ["feed_copies", "upstream_health"] {
+    for table in ["feed_copies", "upstream_health", "kept_events"] {
         conn.execute(
             &format!(
                 "DELETE FROM {table} WHERE url = ?1
@@ -346,7 +346,9 @@ pub async fn listing(db: &Db) -> Result<(Vec<(String, String, String)>, u64), St
             .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
             .collect::<Result<Vec<_>, _>>()?;
         let bytes: i64 = conn.query_row(
-            "SELECT coalesce(sum(length(body)), 0) FROM feed_copies",
+            "SELECT coalesce(sum(length(body)), 0)
+                    + (SELECT coalesce(sum(length(component)), 0) FROM kept_events)
+             FROM feed_copies",
             [],
             |r| r.get(0),
         )?;

@@ -177,13 +177,7 @@ impl Publisher {
         let Some(calendar) = self.calendar(db, id).await? else {
             return Ok(None);
         };
-        let feed = if calendar.sources.is_empty() {
-            self.feeds.get(&calendar.url, Ask::subscriber(ttl)).await?
-        } else {
-            self.merged_feed(&calendar.sources, Ask::subscriber(ttl), None)
-                .await?
-                .outcome
-        };
+        let feed = self.calendar_feed(&calendar, Ask::subscriber(ttl)).await?;
         let rendered = self.renders.render(&calendar, &feed, ttl).await?;
         Ok(Some(HostedFeed {
             calendar,

@@ -100,10 +100,12 @@ pub fn count_problem(
     Ok(None)
 }
 
-/// Bytes of the stored feed copies of every address but `url`, and whether `url` has one.
+/// Bytes of the stored feed copies of every address but `url` (with every kept past event,
+/// which counts against the same storage), and whether `url` has one.
 pub fn stored_besides(conn: &rusqlite::Connection, url: &str) -> Result<(u64, bool), StoreError> {
     let (elsewhere, here): (i64, i64) = conn.query_row(
-        "SELECT coalesce(sum(CASE WHEN url != ?1 THEN length(body) END), 0),
+        "SELECT coalesce(sum(CASE WHEN url != ?1 THEN length(body) END), 0)
+                  + (SELECT coalesce(sum(length(component)), 0) FROM kept_events),
                 count(CASE WHEN url = ?1 THEN 1 END)
          FROM feed_copies",
         [url],

@@ -3,7 +3,8 @@
 //! by the engine into one copy that the render, the preview and the editor read as they read a
 //! single feed. A source that fails keeps its last good copy; one that has none is left out
 //! (the others still serve) and named. The merge of given copies is kept in the cache, so a poll
-//! within the TTL merges nothing.
+//! within the TTL merges nothing. A calendar that keeps history merges the past events its
+//! feeds dropped after them (`feeds::history`).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,6 +15,8 @@ use tokio::task::JoinSet;
 use super::cache::Kind;
 use super::feeds::{version_of, Ask, FeedCopy, FeedError, FeedOutcome};
 use super::fetch::FetchError;
+use super::hosted;
+use super::served::HostedCalendar;
 use super::workers::Budget;
 use super::Publisher;
 use crate::calendar::{self, Limits, MergeError, MergeInput};
@@ -99,8 +102,63 @@ impl Publisher {
         budget: Option<Budget>,
     ) -> Result<MergedFeed, FeedError> {
         let fetched = self.fetch_sources(sources, ask).await;
-        self.merge_outcomes(fetched, sources, budget, ask.client)
+        self.merge_outcomes(fetched, sources, None, budget, ask.client)
             .await
+    }
+
+    /// A hosted calendar's feed for a subscriber: its one feed as it is, or its sources merged,
+    /// with the past events it keeps (`history`) merged after them.
+    pub async fn calendar_feed(
+        &self,
+        calendar: &HostedCalendar,
+        ask: Ask,
+    ) -> Result<FeedOutcome, FeedError> {
+        let sources = if calendar.sources.is_empty() {
+            vec![SourceFeed {
+                url: calendar.url.clone(),
+                prefix: None,
+            }]
+        } else {
+            calendar.sources.clone()
+        };
+        let kept = match calendar.config.keep_days() {
+            Some(days) => self.kept_calendar(&sources, days).await?,
+            None => None,
+        };
+        if calendar.sources.is_empty() && kept.is_none() {
+            return self.feeds.get(&calendar.url, ask).await;
+        }
+        let fetched = self.fetch_sources(&sources, ask).await;
+        Ok(self
+            .merge_outcomes(fetched, &sources, kept, None, None)
+            .await?
+            .outcome)
+    }
+
+    /// The past events kept for `sources` that ended at most `days` before today (whole UTC
+    /// days, so a day's renders stay the same), as a calendar; `None` when there are none.
+    async fn kept_calendar(
+        &self,
+        sources: &[SourceFeed],
+        days: u32,
+    ) -> Result<Option<Bytes>, FeedError> {
+        let oldest = hosted::window_now(&self.settings.clock) - i64::from(days) * 86_400;
+        let mut texts: Vec<Bytes> = Vec::new();
+        for source in sources {
+            let kept = self.feeds.kept_events(source.url.as_str()).await?;
+            texts.extend(
+                kept.0
+                    .iter()
+                    .filter(|r| r.ends_at >= oldest)
+                    .map(|r| r.component.clone()),
+            );
+        }
+        if texts.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(Bytes::from(calendar::kept_calendar(
+            texts.iter().map(|t| &t[..]),
+        ))))
     }
 
     /// Sources already fetched (in order), merged; the merge is kept in the cache, charged to
@@ -109,6 +167,7 @@ impl Publisher {
         &self,
         fetched: Vec<Result<FeedOutcome, FeedError>>,
         sources: &[SourceFeed],
+        kept: Option<Bytes>,
         budget: Option<Budget>,
         owner: Option<crate::http::client::ClientKey>,
     ) -> Result<MergedFeed, FeedError> {
@@ -116,17 +175,23 @@ impl Publisher {
             let first = fetched.into_iter().find_map(Result::err);
             return Err(first.unwrap_or_else(|| FetchError::Other("no sources".into()).into()));
         }
-        let parts: Vec<(Option<u64>, Option<&str>)> = fetched
+        let mut parts: Vec<(Option<u64>, Option<&str>)> = fetched
             .iter()
             .zip(sources)
             .map(|(f, s)| (f.as_ref().ok().map(|o| o.copy.version), s.prefix.as_deref()))
             .collect();
+        if let Some(kept) = &kept {
+            parts.push((Some(version_of(kept)), Some("kept")));
+        }
         let version = merge_version(&parts);
         let key = format!("merge:{version:016x}");
         let kept = match self.cache.get::<KeptMerge>(Kind::Feed, &key) {
             Some(kept) => kept,
             None => {
-                let kept = Arc::new(self.merge_now(&fetched, sources, version, budget).await?);
+                let kept = Arc::new(
+                    self.merge_now(&fetched, sources, kept, version, budget)
+                        .await?,
+                );
                 let size = kept.copy.body.len() + kept.origins.len() * 2 + 256;
                 self.cache.put(Kind::Feed, &key, kept.clone(), size, owner);
                 kept
@@ -172,14 +237,20 @@ impl Publisher {
         &self,
         fetched: &[Result<FeedOutcome, FeedError>],
         sources: &[SourceFeed],
+        kept: Option<Bytes>,
         version: u64,
         budget: Option<Budget>,
     ) -> Result<KeptMerge, FeedError> {
-        let bodies: Vec<Option<Bytes>> = fetched
+        let mut bodies: Vec<Option<Bytes>> = fetched
             .iter()
             .map(|f| f.as_ref().ok().map(|o| o.copy.body.clone()))
             .collect();
-        let prefixes: Vec<Option<String>> = sources.iter().map(|s| s.prefix.clone()).collect();
+        let mut prefixes: Vec<Option<String>> = sources.iter().map(|s| s.prefix.clone()).collect();
+        // The past events kept go last, without a prefix (they had theirs when they were kept).
+        if let Some(kept) = kept {
+            bodies.push(Some(kept));
+            prefixes.push(None);
+        }
         let job = move |stop: Option<&calendar::Interrupt>| {
             let inputs: Vec<MergeInput<'_>> = bodies
                 .iter()

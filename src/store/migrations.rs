@@ -92,8 +92,18 @@ const MIGRATIONS: &[&str] = &[
     ) STRICT;",
     // 7: every address a calendar reads: its `url`, and for a merged calendar each source's
     // (kept normalised in the options' `sources`). What decides whether a feed copy or an
-    // address's health is still used.
-    "CREATE VIEW calendar_urls (calendar_id, url) AS
+    // address's health is still used. And the events a feed dropped after they ended, kept
+    // for calendars with `history` (by address; `ends_at` in unix seconds, wall clock read as
+    // UTC; `component` the event's lines as written).
+    "CREATE TABLE kept_events (
+        url            TEXT NOT NULL,
+        uid            TEXT NOT NULL,
+        recurrence_id  TEXT NOT NULL DEFAULT '',
+        ends_at        INTEGER NOT NULL,
+        component      BLOB NOT NULL,
+        PRIMARY KEY (url, uid, recurrence_id)
+    ) STRICT;
+    CREATE VIEW calendar_urls (calendar_id, url) AS
         SELECT id, url FROM calendars
         UNION
         SELECT c.id, json_extract(s.value, '$.url')
@@ -150,10 +160,12 @@ pub(super) fn remove_orphaned_feed_copies(conn: &Connection) -> Result<usize, St
         tracing::info!(removed, "removed stored feed copies that no calendar uses");
     }
     // And the health of addresses, and the polls of calendars, that are no longer published.
-    conn.execute(
-        "DELETE FROM upstream_health WHERE url NOT IN (SELECT url FROM calendar_urls)",
-        [],
-    )?;
+    for table in ["upstream_health", "kept_events"] {
+        conn.execute(
+            &format!("DELETE FROM {table} WHERE url NOT IN (SELECT url FROM calendar_urls)"),
+            [],
+        )?;
+    }
     conn.execute(
         "DELETE FROM feed_polls WHERE calendar_id NOT IN (SELECT id FROM calendars)",
         [],

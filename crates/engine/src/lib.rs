@@ -32,6 +32,9 @@
 //!   several feeds as one (a calendar's `sources`), before the remap runs over the result; each
 //!   event once across sources, one VTIMEZONE per TZID, each source's prefix on its SUMMARYs,
 //!   and `Merged::origins` saying which source each event came from.
+//! - [`vanished_events`]`(old, new, now, &Limits)`: the events a new copy of a feed dropped
+//!   after they ended, with their lines, which a calendar with `history` keeps serving
+//!   ([`kept_calendar`] makes them a feed to merge).
 //! - [`Interrupt`]: a stop flag another thread sets when the request's time runs out; set in
 //!   [`RemapOptions::interrupt`], the remap and `decide` stop with [`RemapError::Interrupted`],
 //!   and [`Template::render_checked`] / [`CompiledMapping::render_checked`] with [`Interrupted`].
@@ -43,6 +46,7 @@
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod config;
+pub mod history;
 pub mod ics;
 pub mod interrupt;
 pub mod mapping;
@@ -55,6 +59,7 @@ pub use config::{
     AlarmMode, CalendarConfig, CompiledConfig, ConfigError, FilterAction, FilterRule, Matcher,
     Override, Privacy, Source, TimezoneMode, Window, MAX_SOURCES,
 };
+pub use history::{kept_calendar, vanished_events, KeptEvent, Vanished};
 pub use ics::{
     check, escape_text, parse, unescape_text, write_folded, Checked, Component, Document,
     EventView, Fields, Item, Limits, Param, ParseError, Property, Warning,

@@ -4,6 +4,7 @@
 //! background. Bodies live in the shared memory budget (`cache`), not here.
 
 mod copy;
+pub mod history;
 mod slots;
 mod stored;
 
@@ -296,6 +297,7 @@ impl Feeds {
         ask: Ask,
     ) -> Result<FeedOutcome, FeedError> {
         let (persist, want) = (ask.persist, ask.want);
+        let previous = old.clone();
         let validators = old
             .as_ref()
             .map(|c| Validators {
@@ -391,6 +393,9 @@ impl Feeds {
                     return Err(e);
                 }
                 tracing::warn!(url = %key, error = %e, "could not save the feed copy: serving it from memory");
+            } else if let Some(previous) = previous.filter(|p| p.version != copy.version) {
+                // The stored copy changed: what it dropped after it ended may be kept.
+                self.keep_history(key, &previous, &copy).await;
             }
         }
         // An editor's copy counts against its client's share of the cache; a kept one, nobody's.

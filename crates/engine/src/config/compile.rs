@@ -23,6 +23,8 @@ pub const MAX_DAYS: u32 = 36_500;
 pub const MAX_MINUTES_BEFORE: u32 = 40_320;
 /// Longest UID a filter may name.
 pub const MAX_UID_BYTES: usize = 1024;
+/// Longest a calendar keeps past events the source dropped: a year.
+pub const MAX_KEEP_DAYS: u32 = 366;
 /// Most feeds merged into one calendar.
 pub const MAX_SOURCES: usize = 10;
 /// Longest prefix or label of a source, in characters.
@@ -97,6 +99,8 @@ pub struct CompiledConfig {
     pub(crate) edits: Vec<Edit>,
     /// Each override's (UID, RECURRENCE-ID), in order, for saying which match no event.
     pub(crate) override_keys: Vec<(String, Option<String>)>,
+    /// Days past events the source dropped are kept.
+    pub(crate) keep_days: Option<u32>,
 }
 
 /// A mapping alone, every option as today.
@@ -209,6 +213,14 @@ impl CompiledConfig {
             }
         }
         check_sources(&config.sources)?;
+        if let Some(h) = config.history {
+            if !(1..=MAX_KEEP_DAYS).contains(&h.keep_days) {
+                return Err(ConfigError::new(
+                    "history.keepDays",
+                    format!("1 to {MAX_KEEP_DAYS} days"),
+                ));
+            }
+        }
         let filter_count = rules.len();
         let (hidden, edits) = compile_overrides(&config.overrides, MAX_UID_BYTES)?;
         rules.extend(hidden);
@@ -223,6 +235,7 @@ impl CompiledConfig {
             sources: config.sources.clone(),
             filter_count,
             edits,
+            keep_days: config.history.map(|h| h.keep_days),
             override_keys: config
                 .overrides
                 .iter()
@@ -235,6 +248,11 @@ impl CompiledConfig {
                 })
                 .collect(),
         })
+    }
+
+    /// How many days past events the source dropped are kept (`history.keepDays`).
+    pub fn keep_days(&self) -> Option<u32> {
+        self.keep_days
     }
 
     /// The feeds merged into the calendar (empty for a calendar of one feed).

@@ -9,15 +9,15 @@ mod schema;
 pub(crate) mod window;
 
 pub use compile::{
-    CompiledConfig, ConfigError, MAX_DAYS, MAX_FILTERS, MAX_FILTER_PATTERN_BYTES,
+    CompiledConfig, ConfigError, MAX_DAYS, MAX_FILTERS, MAX_FILTER_PATTERN_BYTES, MAX_KEEP_DAYS,
     MAX_MINUTES_BEFORE, MAX_SOURCES, MAX_SOURCE_TEXT_CHARS, MAX_SOURCE_URL_BYTES, MAX_UID_BYTES,
 };
 pub use overrides::{
     MAX_OVERRIDES, MAX_OVERRIDE_NOTE_CHARS, MAX_OVERRIDE_SUMMARY_CHARS, MAX_SHIFT_MINUTES,
 };
 pub use schema::{
-    AlarmMode, CalendarConfig, DurationRange, FilterAction, FilterRule, Matcher, Override, Privacy,
-    Source, TimeOfDay, TimezoneMode, Window,
+    AlarmMode, CalendarConfig, DurationRange, FilterAction, FilterRule, History, Matcher, Override,
+    Privacy, Source, TimeOfDay, TimezoneMode, Window,
 };
 
 #[cfg(test)]

@@ -25,6 +25,9 @@ pub struct CalendarConfig {
     /// `url` beside the config). The mapping and every option apply to the merged events.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sources: Vec<Source>,
+    /// Events the source stops publishing after they ended, kept this many days after their end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<History>,
     /// Single events or occurrences changed by hand, applied after the mapping.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub overrides: Vec<Override>,
@@ -48,6 +51,14 @@ pub struct Override {
     pub shift_minutes: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+}
+
+/// `{"keepDays": N}`: an event the source stops publishing after it ended stays N days after
+/// its end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct History {
+    pub keep_days: u32,
 }
 
 /// One feed of a merged calendar: `{"url": "https://…", "prefix": "[Work] ", "label": "Work"}`.

@@ -5,7 +5,7 @@
 //! is written folded with CRLF.
 
 mod pick;
-mod scan;
+pub(crate) mod scan;
 
 use crate::ics::{self, escape_text, write_folded, Limits, ParseError, Warning, Warnings};
 use crate::interrupt::{self, Interrupt, Interrupted};

@@ -8,7 +8,7 @@ use crate::ics::{line_name, parse_property, text, Flow, Visitor, GO_ON};
 
 /// A line of a part: a span of the input, or an END the input left out.
 #[derive(Debug, Clone)]
-pub(super) enum Line {
+pub(crate) enum Line {
     Raw {
         start: usize,
         len: usize,
@@ -20,7 +20,7 @@ pub(super) enum Line {
 
 /// What the merge decides an event by.
 #[derive(Debug, Clone, Default)]
-pub(super) struct EventKey {
+pub(crate) struct EventKey {
     pub uid: Option<String>,
     pub recurrence_id: Option<String>,
     pub sequence: u64,
@@ -29,7 +29,7 @@ pub(super) struct EventKey {
 }
 
 #[derive(Debug, Clone)]
-pub(super) enum Kind {
+pub(crate) enum Kind {
     Event(EventKey),
     Timezone { tzid: Option<String> },
     Other,
@@ -37,14 +37,14 @@ pub(super) enum Kind {
 
 /// One component directly inside a VCALENDAR (or a bare one at the top level).
 #[derive(Debug, Clone)]
-pub(super) struct Part {
+pub(crate) struct Part {
     pub kind: Kind,
     pub lines: Vec<Line>,
 }
 
 /// A source as the merge sees it.
 #[derive(Debug, Default)]
-pub(super) struct Scanned {
+pub(crate) struct Scanned {
     /// The direct properties of its first VCALENDAR.
     pub calendar_lines: Vec<Line>,
     pub x_wr_timezone: Option<String>,
@@ -52,7 +52,7 @@ pub(super) struct Scanned {
 }
 
 #[derive(Default)]
-pub(super) struct Scan {
+pub(crate) struct Scan {
     pub out: Scanned,
     /// Names of the open components.
     stack: Vec<String>,
@@ -184,7 +184,7 @@ impl<'a> Visitor<'a> for Scan {
 }
 
 /// The unfolded text of a raw line (without its terminator), for comparing and rewriting.
-pub(super) fn line_text(input: &[u8], start: usize, len: usize) -> String {
+pub(crate) fn line_text(input: &[u8], start: usize, len: usize) -> String {
     let raw = &input[start..start + len];
     let body = raw.strip_suffix(b"\n").unwrap_or(raw);
     let body = body.strip_suffix(b"\r").unwrap_or(body);

@@ -1,0 +1,129 @@
+//! Past events that stay, against a real server and a real upstream on loopback, on the
+//! server's manual clock: an event the source drops after it ended is still served for
+//! `history.keepDays` after its end, one dropped before it ended (cancelled) is not, and a
+//! calendar without history serves only what the source has.
+
+mod common;
+#[path = "common/upstream.rs"]
+mod upstream;
+
+use std::time::Duration;
+
+use common::{until, TestServer};
+use hearth::clock::Clock;
+use reqwest::StatusCode;
+use serde_json::json;
+use upstream::{Upstream, SAMPLE};
+
+const TTL: Duration = Duration::from_secs(60);
+const DAY: Duration = Duration::from_secs(86_400);
+
+/// `YYYYMMDDTHHMMSSZ` of a time (the civil date by Howard Hinnant's algorithm).
+fn utc_stamp(time: std::time::SystemTime) -> String {
+    let secs = time
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("after 1970")
+        .as_secs() as i64;
+    let (days, rest) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}{m:02}{d:02}T{:02}{:02}{:02}Z",
+        rest / 3600,
+        rest / 60 % 60,
+        rest % 60
+    )
+}
+
+/// An event that ended ten days before the manual clock's start (today), and one far ahead.
+fn with_extra_events() -> String {
+    let ended = utc_stamp(std::time::SystemTime::now() - DAY * 10);
+    let extra = format!(
+        "BEGIN:VEVENT\r\nUID:past@hearth.test\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:{ended}\r\nDURATION:PT1H\r\nSUMMARY:Last month's review\r\nEND:VEVENT\r\n\
+BEGIN:VEVENT\r\nUID:cancelled@hearth.test\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:20301210T090000Z\r\nSUMMARY:Cancelled party\r\nEND:VEVENT\r\n"
+    );
+    SAMPLE.replace("END:VCALENDAR\r\n", &format!("{extra}END:VCALENDAR\r\n"))
+}
+
+async fn publish(server: &TestServer, id: &str, url: &str, history: bool) {
+    let mut body = json!({ "id": id, "name": id, "url": url, "mapping": {} });
+    if history {
+        body["history"] = json!({"keepDays": 30});
+    }
+    let response = server
+        .client
+        .post(server.url("/api/calendars"))
+        .json(&body)
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(response.status(), StatusCode::CREATED);
+}
+
+async fn hosted(server: &TestServer, id: &str) -> String {
+    let response = server.get(&format!("/cal/{id}.ics")).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    response.text().await.expect("text")
+}
+
+#[tokio::test]
+async fn an_event_the_source_drops_after_it_ended_stays_for_the_days_kept() {
+    let upstream = Upstream::start().await;
+    upstream.set_body(with_extra_events());
+    let clock = Clock::manual();
+    let server = TestServer::calendars_on(&clock, TTL, |_| {}).await;
+    let url = upstream.url("/work.ics");
+    publish(&server, "kept", &url, true).await;
+    publish(&server, "plain", &url, false).await;
+    assert!(hosted(&server, "kept")
+        .await
+        .contains("Last month's review"));
+
+    // The source drops both extra events (as Outlook drops old ones).
+    upstream.set_body(SAMPLE);
+    clock.advance(TTL * 2);
+    let _ = hosted(&server, "kept").await;
+    until("the new copy is served", || async {
+        !hosted(&server, "plain").await.contains("Cancelled party")
+    })
+    .await;
+    let kept = hosted(&server, "kept").await;
+    assert!(kept.contains("SUMMARY:Last month's review\r\n"), "{kept}");
+    assert!(kept.contains("SUMMARY:Team meeting\r\n"), "{kept}");
+    // Dropped before it ended: cancelled, not kept.
+    assert!(!kept.contains("Cancelled party"), "{kept}");
+    assert_eq!(kept.matches("BEGIN:VCALENDAR").count(), 1);
+    let plain = hosted(&server, "plain").await;
+    assert!(!plain.contains("Last month's review"), "{plain}");
+
+    // Thirty days after its end it goes.
+    clock.advance(DAY * 21);
+    let kept = hosted(&server, "kept").await;
+    assert!(!kept.contains("Last month's review"), "{kept}");
+    assert!(kept.contains("SUMMARY:Team meeting\r\n"), "{kept}");
+}
+
+#[tokio::test]
+async fn history_is_checked_like_every_option() {
+    let upstream = Upstream::start().await;
+    let server = TestServer::calendars(|_| {}).await;
+    let response = server
+        .client
+        .post(server.url("/api/calendars"))
+        .json(
+            &json!({ "id": "x", "name": "x", "url": upstream.url("/a.ics"), "mapping": {},
+            "history": {"keepDays": 400} }),
+        )
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    assert_eq!(common::field_error(response).await.0, "history.keepDays");
+}
