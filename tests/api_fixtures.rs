@@ -186,6 +186,23 @@ async fn answers(server: &TestServer, upstream: &Upstream) -> BTreeMap<&'static 
     let event = feed["events"][0].clone();
     answers.insert("feed", feed);
 
+    // A merged calendar's feeds as the editor reads them: the second cannot be reached, so its
+    // state carries an error while the first's events are shown.
+    let sources = server
+        .client
+        .post(server.url("/api/feed"))
+        .json(&json!({ "sources": [
+            {"url": feed_url, "prefix": "[Work] ", "label": "Work"},
+            {"url": "http://127.0.0.1:9/closed.ics"}
+        ]}))
+        .send()
+        .await
+        .expect("sent");
+    answers.insert(
+        "feed-sources",
+        json_of(sources, StatusCode::OK, "POST /api/feed").await,
+    );
+
     let post = |path: &str, body: Value| server.client.post(server.url(path)).json(&body).send();
     // Broken templates, so the answer lists errors.
     let mut bad_mapping = mapping("${SUMMARY|upper} in ${LOCATION}");

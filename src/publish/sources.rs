@@ -198,13 +198,14 @@ impl Publisher {
             }
         };
         let available: Vec<&FeedOutcome> = fetched.iter().filter_map(|f| f.as_ref().ok()).collect();
-        // Stale when any source is, with the first source's reason.
+        // Stale when a source's copy is, with the first such source's reason (a source with no
+        // copy at all is named in its own state and in the calendar's health instead).
         let stale = fetched.iter().enumerate().find_map(|(i, f)| match f {
             Ok(o) => o
                 .stale
                 .clone()
                 .map(|e| FetchError::Other(format!("source {}: {e}", i + 1))),
-            Err(e) => Some(FetchError::Other(format!("source {}: {e}", i + 1))),
+            Err(_) => None,
         });
         let outcome = FeedOutcome {
             copy: kept.copy.clone(),
