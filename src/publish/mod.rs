@@ -6,6 +6,7 @@ pub mod cache;
 pub mod calendars;
 pub mod editor;
 mod errors;
+pub mod feed_source;
 pub mod feeds;
 pub mod fetch;
 pub mod gone;

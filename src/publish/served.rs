@@ -4,9 +4,9 @@
 use std::sync::Arc;
 
 use super::calendars::Published;
+use super::feed_source::SourceFeed;
 use super::fetch::{self, FetchError};
 use super::rendered::content_disposition;
-use super::sources::SourceFeed;
 use crate::calendar::{CompiledConfig, MappedField};
 
 /// A published calendar with its config compiled (once per revision, not per request).

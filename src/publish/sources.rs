@@ -13,6 +13,7 @@ use axum::body::Bytes;
 use tokio::task::JoinSet;
 
 use super::cache::Kind;
+pub use super::feed_source::SourceFeed;
 use super::feeds::{version_of, Ask, FeedCopy, FeedError, FeedOutcome};
 use super::fetch::FetchError;
 use super::hosted;
@@ -20,13 +21,6 @@ use super::served::HostedCalendar;
 use super::workers::Budget;
 use super::Publisher;
 use crate::calendar::{self, Limits, MergeError, MergeInput};
-
-/// One source as the server reads it: its address and prefix.
-#[derive(Debug, Clone)]
-pub struct SourceFeed {
-    pub url: reqwest::Url,
-    pub prefix: Option<String>,
-}
 
 /// What became of one source in a merge.
 #[derive(Debug, Clone)]

@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use super::feed_source::SourceFeed;
 use super::fetch::normalize_url;
-use super::sources::SourceFeed;
 use crate::calendar::{CalendarConfig, CompiledConfig, ConfigError, MappedField, Mapping};
 use crate::secret::Token;
 
