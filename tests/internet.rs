@@ -495,7 +495,7 @@ async fn query_string_and_method_errors_answer_json() {
     for (method, path) in [
         (reqwest::Method::PUT, "/api/render"),
         (reqwest::Method::GET, "/api/calendars"),
-        (reqwest::Method::POST, "/api/feed"),
+        (reqwest::Method::DELETE, "/api/feed"),
         (reqwest::Method::POST, "/healthz"),
         (reqwest::Method::PATCH, "/api/calendars/abc"),
     ] {

@@ -222,8 +222,13 @@ impl CompiledConfig {
             }
         }
         let filter_count = rules.len();
-        let (hidden, edits) = compile_overrides(&config.overrides, MAX_UID_BYTES)?;
-        rules.extend(hidden);
+        let (hidden, edits) = compile_overrides(&config.overrides, MAX_UID_BYTES)
+            .map_err(|(path, message)| ConfigError { path, message })?;
+        rules.extend(hidden.into_iter().map(|(uid, rid)| CompiledRule {
+            action: FilterAction::Exclude,
+            test: Test::Uid(uid, rid),
+            label: "hidden by hand".to_owned(),
+        }));
         Ok(CompiledConfig {
             mapping,
             rules,

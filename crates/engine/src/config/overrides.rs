@@ -1,10 +1,9 @@
-//! Events changed by hand (`overrides`), checked and compiled: hiding becomes an exclude rule
-//! on the event's UID (and RECURRENCE-ID, which removes one occurrence of a series with an
-//! EXDATE, as a uid filter does); a new title, a shift and a note become edits the writing pass
-//! applies after the mapping.
+//! Events changed by hand (`overrides`), checked and compiled: hiding becomes (in `compile`) an
+//! exclude rule on the event's UID (and RECURRENCE-ID, which removes one occurrence of a series
+//! with an EXDATE, as a uid filter does); a new title, a shift and a note become edits the
+//! writing pass applies after the mapping.
 
-use super::compile::{CompiledRule, ConfigError, Test};
-use super::schema::{FilterAction, Override};
+use super::schema::Override;
 use super::window::parse_date_time;
 
 /// Most overrides in one config.
@@ -29,14 +28,17 @@ pub(crate) struct Edit {
     pub note: Option<String>,
 }
 
-fn error(i: usize, key: &str, message: impl Into<String>) -> ConfigError {
-    ConfigError {
-        path: format!("overrides[{i}]{key}"),
-        message: message.into(),
-    }
+/// What is wrong with an override: the JSON path and the words.
+pub(crate) type OverrideError = (String, String);
+
+/// An event hidden by hand: its UID, and RECURRENCE-ID for one occurrence.
+pub(crate) type Hidden = (String, Option<String>);
+
+fn error(i: usize, key: &str, message: impl Into<String>) -> OverrideError {
+    (format!("overrides[{i}]{key}"), message.into())
 }
 
-fn check_text(i: usize, key: &str, text: &Option<String>, max: usize) -> Result<(), ConfigError> {
+fn check_text(i: usize, key: &str, text: &Option<String>, max: usize) -> Result<(), OverrideError> {
     let Some(text) = text else { return Ok(()) };
     if text.chars().count() > max {
         return Err(error(i, key, format!("at most {max} characters")));
@@ -57,19 +59,18 @@ fn check_text(i: usize, key: &str, text: &Option<String>, max: usize) -> Result<
     Ok(())
 }
 
-/// Checks `overrides`; the hidden ones as exclude rules (labelled for drop reasons), the rest
-/// as edits.
+/// Checks `overrides`; the hidden events, and the rest as edits.
 pub(crate) fn compile_overrides(
     overrides: &[Override],
     max_uid_bytes: usize,
-) -> Result<(Vec<CompiledRule>, Vec<Edit>), ConfigError> {
+) -> Result<(Vec<Hidden>, Vec<Edit>), OverrideError> {
     if overrides.len() > MAX_OVERRIDES {
-        return Err(ConfigError {
-            path: "overrides".into(),
-            message: format!("at most {MAX_OVERRIDES} events changed by hand"),
-        });
+        return Err((
+            "overrides".into(),
+            format!("at most {MAX_OVERRIDES} events changed by hand"),
+        ));
     }
-    let mut rules = Vec::new();
+    let mut hidden = Vec::new();
     let mut edits = Vec::new();
     for (i, o) in overrides.iter().enumerate() {
         let uid = o.uid.trim();
@@ -114,11 +115,7 @@ pub(crate) fn compile_overrides(
                 "",
                 "an override hides the event or changes its summary, time (shiftMinutes) or note",
             )),
-            (true, false) => rules.push(CompiledRule {
-                action: FilterAction::Exclude,
-                test: Test::Uid(uid.to_owned(), recurrence_id),
-                label: "hidden by hand".to_owned(),
-            }),
+            (true, false) => hidden.push((uid.to_owned(), recurrence_id)),
             (false, true) => edits.push(Edit {
                 index: i,
                 uid: uid.to_owned(),
@@ -129,5 +126,5 @@ pub(crate) fn compile_overrides(
             }),
         }
     }
-    Ok((rules, edits))
+    Ok((hidden, edits))
 }

@@ -89,12 +89,16 @@ impl Scan {
     /// Reads what the merge needs from a direct property of the open part.
     fn note_key(part: &mut Part, line: &LogicalLine<'_>) {
         let name = line_name(line);
+        let is = |n: &str| name.eq_ignore_ascii_case(n);
         let wanted = match &part.kind {
-            Kind::Event(_) => matches!(
-                name.to_ascii_uppercase().as_str(),
-                "UID" | "RECURRENCE-ID" | "SEQUENCE" | "LAST-MODIFIED" | "DTSTAMP"
-            ),
-            Kind::Timezone { .. } => name.eq_ignore_ascii_case("TZID"),
+            Kind::Event(_) => {
+                is("UID")
+                    || is("RECURRENCE-ID")
+                    || is("SEQUENCE")
+                    || is("LAST-MODIFIED")
+                    || is("DTSTAMP")
+            }
+            Kind::Timezone { .. } => is("TZID"),
             Kind::Other => false,
         };
         if !wanted {
