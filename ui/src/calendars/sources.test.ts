@@ -32,7 +32,13 @@ const rows = (...sources: Partial<SourceRow>[]): SourceRow[] => sources.map((s, 
 
 /** Work and Home as two rows, the second with a prefix. */
 function two(): SourcesState {
-  return run(one(), { type: 'add' }, { type: 'set', key: 1, input: 'url', value: HOME }, { type: 'set', key: 1, input: 'prefix', value: '[Home] ' }, { type: 'commit' });
+  return run(
+    one(),
+    { type: 'add' },
+    { type: 'set', key: 1, input: 'url', value: HOME },
+    { type: 'set', key: 1, input: 'prefix', value: '[Home] ' },
+    { type: 'commit' },
+  );
 }
 
 const saved = (extra: Partial<SavedCalendar> = {}): SavedCalendar => ({
@@ -51,7 +57,12 @@ describe('sources: opening', () => {
   });
 
   it('a calendar saved with sources opens with them, listed', () => {
-    const stored = saved({ sources: [{ url: WORK, label: 'Work' }, { url: HOME, prefix: '[Home] ' }] });
+    const stored = saved({
+      sources: [
+        { url: WORK, label: 'Work' },
+        { url: HOME, prefix: '[Home] ' },
+      ],
+    });
     const state = initialSources(stored, WORK);
     expect(state.listed).toBe(true);
     expect(state.rows).toEqual(rows({ url: WORK, label: 'Work' }, { url: HOME, prefix: '[Home] ' }));
@@ -182,10 +193,18 @@ describe('sources: what is sent', () => {
   });
 
   it('reads the feed from the committed feeds it can, without labels, leaving out those it finds wrong', () => {
-    const target = readTarget(rows({ url: WORK, label: 'Work' }, { url: 'nonsense' }, { url: HOME, prefix: '[Home] ', label: 'x'.repeat(80) }, { url: TEAM, prefix: '\n' }));
+    const target = readTarget(
+      rows({ url: WORK, label: 'Work' }, { url: 'nonsense' }, { url: HOME, prefix: '[Home] ', label: 'x'.repeat(80) }, { url: TEAM, prefix: '\n' }),
+    );
     expect(target).toEqual({ wire: { sources: [{ url: WORK }, { url: HOME, prefix: '[Home] ' }] }, keys: [0, 2] });
     expect(readTarget(rows({ url: WORK, label: 'Work' }, { url: 'nonsense' }))).toEqual({ wire: { url: WORK }, keys: [0] });
-    expect(readTarget(rows({ url: 'nonsense' }))).toBeNull();
+    expect(readTarget(rows({ url: 'nonsense' }, { url: 'ftp://x' }))).toBeNull();
+    expect(readTarget(rows({ url: '' }))).toBeNull();
+  });
+
+  it('reads one feed as it is, so the server says what is wrong with it, as before sources', () => {
+    expect(readTarget(rows({ url: 'ftp://x.example/cal.ics' }))).toEqual({ wire: { url: 'ftp://x.example/cal.ics' }, keys: [0] });
+    expect(readTarget(rows({ url: '', prefix: '\t' }, { url: WORK, prefix: '\t' }))).toEqual({ wire: { sources: [{ url: WORK, prefix: '\t' }] }, keys: [1] });
   });
 
   it('stores the first address as url, and sources only when the wire has them', () => {
@@ -204,8 +223,14 @@ describe('sources: stored calendars (calendars:v1)', () => {
   });
 
   it('reads sources, dropping entries without an address and parts that are not text', () => {
-    const read = parseCalendar({ ...saved(), sources: [{ url: WORK, label: 'Work', prefix: 3 }, { label: 'no url' }, 'x', { url: HOME, prefix: '[H] ', other: 1 }] });
-    expect(read?.sources).toEqual([{ url: WORK, label: 'Work' }, { url: HOME, prefix: '[H] ' }]);
+    const read = parseCalendar({
+      ...saved(),
+      sources: [{ url: WORK, label: 'Work', prefix: 3 }, { label: 'no url' }, 'x', { url: HOME, prefix: '[H] ', other: 1 }],
+    });
+    expect(read?.sources).toEqual([
+      { url: WORK, label: 'Work' },
+      { url: HOME, prefix: '[H] ' },
+    ]);
   });
 
   it("keeps url on the first source's address", () => {
@@ -225,7 +250,12 @@ describe('sources: stored calendars (calendars:v1)', () => {
     const old = { id: 'old', name: 'Old', url: HOME, mapping: defaultMapping(), lastBuiltAt: '' };
     storage.setItem(CALENDARS_KEY, JSON.stringify([old]));
     const store = createCalendarStore(storage);
-    const merged = saved({ sources: [{ url: WORK, prefix: '[Work] ' }, { url: HOME, label: 'Home' }] });
+    const merged = saved({
+      sources: [
+        { url: WORK, prefix: '[Work] ' },
+        { url: HOME, label: 'Home' },
+      ],
+    });
     expect(store.upsert(merged)).toEqual({ ok: true });
     expect(store.get('a')).toEqual(merged);
     expect(storage.getItem(CALENDARS_KEY)).toBe(JSON.stringify([old, merged]));

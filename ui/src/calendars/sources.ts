@@ -218,13 +218,16 @@ export function publishTarget(rows: readonly SourceRow[]): FeedTarget | null {
 }
 
 /**
- * What the editor reads its feed and preview from: the committed rows with an address and nothing
- * the editor can tell is wrong (those are marked at their input instead, and the others are still
- * read), without labels (they change nothing the server does with a feed). Null when none is left.
+ * What the editor reads its feed and preview from: the committed rows with an address, without
+ * labels (they change nothing the server does with a feed). Of several, those the editor can tell
+ * are wrong are left out (they are marked at their input, and the others are still read); one
+ * alone is sent as it is, so the server says what is wrong with it, as it did before sources.
+ * Null when none is left.
  */
 export function readTarget(committed: readonly SourceRow[]): FeedTarget | null {
-  const problems = sourceProblems(committed).filter((p) => p.input !== 'label');
-  const usable = cleanRows(committed).filter((r) => !problems.some((p) => p.key === r.key));
+  const clean = cleanRows(committed);
+  const problems = clean.length > 1 ? sourceProblems(committed).filter((p) => p.input !== 'label') : [];
+  const usable = clean.filter((r) => !problems.some((p) => p.key === r.key));
   if (usable.length === 0) return null;
   return { wire: wireOf(usable.map((r) => toSource(r, false))), keys: usable.map((r) => r.key) };
 }
