@@ -164,6 +164,13 @@ describe('sources: checks', () => {
     ]);
   });
 
+  it('refuses an address longer than the server takes', () => {
+    const long = `${WORK}?${'x'.repeat(2048)}`;
+    expect(sourceProblems(rows({ url: long }))).toEqual([
+      { key: 0, input: 'url', message: "The address is too long: a feed's address takes at most 2048 bytes." },
+    ]);
+  });
+
   it('counts characters as the server does, not UTF-16 units', () => {
     expect(sourceProblems(rows({ url: WORK, prefix: '📅'.repeat(64) }))).toEqual([]);
     expect(sourceProblems(rows({ url: WORK, prefix: '📅'.repeat(65) }))).toHaveLength(1);

@@ -15,6 +15,8 @@ import { checkFeedUrl } from './feedUrl';
 export const MAX_SOURCES = 10;
 /** The longest label or prefix the server takes, in characters. */
 export const MAX_SOURCE_TEXT = 64;
+/** The longest source address the server takes, in bytes (UTF-8). */
+export const MAX_SOURCE_URL_BYTES = 2048;
 
 export const SOURCES_FULL_TEXT = `A calendar can merge at most ${MAX_SOURCES} feeds: remove one to add another.`;
 
@@ -175,6 +177,8 @@ export function sourceProblems(rows: readonly SourceRow[]): SourceProblem[] {
       const check = checkFeedUrl(url);
       const first = seen.get(url);
       if (!check.ok) problems.push({ key: r.key, input: 'url', message: check.reason });
+      else if (new TextEncoder().encode(url).length > MAX_SOURCE_URL_BYTES)
+        problems.push({ key: r.key, input: 'url', message: `The address is too long: a feed's address takes at most ${MAX_SOURCE_URL_BYTES} bytes.` });
       else if (first !== undefined) problems.push({ key: r.key, input: 'url', message: `This feed is already in the list (feed ${first + 1}).` });
       else seen.set(url, i);
     }
