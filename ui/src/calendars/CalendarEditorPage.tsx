@@ -1,7 +1,7 @@
 // The calendar editor (SPEC.md 2, 4, 8): reads the feed through the server (one address, or the
-// feeds merged into the calendar, edited in its header), shows sample events, edits the five templates with a live preview from the real engine, saves locally, and publishes
-// (Build & Host) to a hosted address, or takes it down again; a hosted calendar's health shows
-// under its address.
+// feeds merged into the calendar, edited in its header), shows sample events, edits the five
+// templates with a live preview from the real engine, saves locally, and publishes (Build & Host)
+// to a hosted address, or takes it down again; a hosted calendar's health shows under its address.
 import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState, type MouseEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { ArrowLeft, CloudUpload, Plus, RefreshCw, Save, TriangleAlert, WifiOff } from 'lucide-react';
@@ -107,8 +107,22 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
 
   // `url` is read once: later the editor's own feeds are what counts (see below).
   const [state, dispatch] = useReducer(editorReducer, { stored, url }, openEditor);
-  const { mapping, options, sources, hosting, feed, feedKeys, samples, loading, pageLoading, publishing, unpublishing, regexField, lastFocused, unreachable } =
-    state;
+  const {
+    mapping,
+    options,
+    sources,
+    hosting,
+    feed,
+    feedTarget,
+    samples,
+    loading,
+    pageLoading,
+    publishing,
+    unpublishing,
+    regexField,
+    lastFocused,
+    unreachable,
+  } = state;
   const online = useOnline();
   const target = useMemo(() => readTarget(sources.committed), [sources.committed]);
   const { refetch, moveSample } = useEditorFeed(JSON.stringify(target), sources.rows, dispatch);
@@ -119,6 +133,7 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
     if (firstUrl !== '' && firstUrl !== url) void navigate(editorPath({ id, url: firstUrl, name: nameParam ?? name }), { replace: true });
   }, [firstUrl, url, id, nameParam, name, navigate]);
 
+  const feedKeys = useMemo(() => feedTarget?.keys ?? [], [feedTarget]);
   const names = useMemo(() => sourceNames(sources.rows), [sources.rows]);
   const sourceChecks = useMemo(() => sourceProblems(sources.committed), [sources.committed]);
   const reports = useMemo(() => {
@@ -156,18 +171,20 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
   // The live count, size and decisions: only for options the editor finds sound itself.
   const localProblems = useMemo(() => checkOptions(options), [options]);
   const fetchedAt = feed?.fetchedAt ?? null;
+  // Of the feed shown (not of feeds still loading): its decisions go with its samples.
+  const shownWire = feedTarget?.wire ?? null;
   const configRequest = useMemo<PreviewRequest | null>(
-    () => (target && fetchedAt !== null && localProblems.length === 0 ? { wire: target.wire, config: buildConfig(mapping, options), fetchedAt } : null),
-    [target, mapping, options, fetchedAt, localProblems],
+    () => (shownWire && fetchedAt !== null && localProblems.length === 0 ? { wire: shownWire, config: buildConfig(mapping, options), fetchedAt } : null),
+    [shownWire, mapping, options, fetchedAt, localProblems],
   );
   const configPreview = useLatestRender<PreviewRequest, PreviewAnswer>(configRequest, runConfigPreview, 400);
   const serverProblem = configPreview.state === 'failed' ? problemFromServer(configPreview) : null;
   // A preview refused over one feed's address or prefix: said at that feed's input too.
   const previewSourceError = useMemo(() => {
     if (configPreview.state !== 'failed') return null;
-    const at = rowOfField(configPreview.field, target, sources.rows);
+    const at = rowOfField(configPreview.field, feedTarget, sources.rows);
     return at ? { key: at.key, input: at.input, message: configPreview.message } : null;
-  }, [configPreview, target, sources.rows]);
+  }, [configPreview, feedTarget, sources.rows]);
   const problems = serverProblem ? [...localProblems, serverProblem] : localProblems;
   const decision = configPreview.state === 'ready' && samples ? configPreview.value.decisions[samples.index] : undefined;
   // Before the server's first answer the notes hold their place (see DecisionNote).

@@ -30,6 +30,8 @@ const stored: SavedCalendar = {
 const run = (state: EditorState, ...actions: EditorAction[]) => actions.reduce(editorReducer, state);
 const calendar = { id: 'a', name: 'A', url: 'https://x/cal.ics' };
 const HOME = 'https://home.example/family.ics';
+/** The calendar's one address, as the feed was read from it. */
+const ONE = { wire: { url: calendar.url }, keys: [0] };
 
 describe('the calendar editor state', () => {
   it('opens with the stored mapping and hosting, loading the feed', () => {
@@ -48,34 +50,34 @@ describe('the calendar editor state', () => {
   });
 
   it('shows the first event of a loaded feed and stops loading', () => {
-    const state = run(initialEditorState(null, calendar.url), { type: 'feedLoaded', answer: feed(0, 100, 250), keys: [0] });
+    const state = run(initialEditorState(null, calendar.url), { type: 'feedLoaded', answer: feed(0, 100, 250), target: ONE });
     expect(state.loading).toBe(false);
     expect(state.samples).toMatchObject({ total: 250, index: 0, offset: 0 });
     expect(state.feed?.eventCount).toBe(250);
   });
 
   it('stops loading on a failed feed and keeps what it showed', () => {
-    const loaded = run(initialEditorState(null, calendar.url), { type: 'feedLoaded', answer: feed(0, 100, 250), keys: [0] });
+    const loaded = run(initialEditorState(null, calendar.url), { type: 'feedLoaded', answer: feed(0, 100, 250), target: ONE });
     const state = run(loaded, { type: 'refetch' }, { type: 'feedFailed' });
     expect(state.loading).toBe(false);
     expect(state.samples).toBe(loaded.samples);
   });
 
   it('shows the asked index of a further page, clamped to a feed that shrank', () => {
-    const loaded = run(initialEditorState(null, calendar.url), { type: 'feedLoaded', answer: feed(0, 100, 250), keys: [0] });
+    const loaded = run(initialEditorState(null, calendar.url), { type: 'feedLoaded', answer: feed(0, 100, 250), target: ONE });
     const paging = run(loaded, { type: 'pageRequested' });
     expect(paging.pageLoading).toBe(true);
-    const next = run(paging, { type: 'pageLoaded', answer: feed(100, 100, 250), keys: [0], index: 100 });
+    const next = run(paging, { type: 'pageLoaded', answer: feed(100, 100, 250), target: ONE, index: 100 });
     expect(next.pageLoading).toBe(false);
     expect(next.samples).toMatchObject({ index: 100, offset: 100 });
-    const shrunk = run(paging, { type: 'pageLoaded', answer: feed(100, 20, 120), keys: [0], index: 150 });
+    const shrunk = run(paging, { type: 'pageLoaded', answer: feed(100, 20, 120), target: ONE, index: 150 });
     expect(shrunk.samples).toMatchObject({ total: 120, index: 119 });
   });
 
   it('Refetch drops a page still on its way', () => {
     const state = run(
       initialEditorState(null, calendar.url),
-      { type: 'feedLoaded', answer: feed(0, 100, 250), keys: [0] },
+      { type: 'feedLoaded', answer: feed(0, 100, 250), target: ONE },
       { type: 'pageRequested' },
       { type: 'refetch' },
     );
@@ -123,7 +125,7 @@ describe('the calendar editor state', () => {
   });
 
   it('reads the feed again once other feeds are committed, not while typing or for a label', () => {
-    const loaded = run(initialEditorState(null, calendar.url), { type: 'feedLoaded', answer: feed(0, 100, 250), keys: [0] });
+    const loaded = run(initialEditorState(null, calendar.url), { type: 'feedLoaded', answer: feed(0, 100, 250), target: ONE });
     const typed = run(loaded, { type: 'sources', action: { type: 'add' } }, { type: 'sources', action: { type: 'set', key: 1, input: 'url', value: HOME } });
     // An empty feed added reads nothing new; typing its address neither.
     expect(typed.loading).toBe(false);
@@ -138,7 +140,7 @@ describe('the calendar editor state', () => {
   });
 
   it('has no feed once no feed has an address it can read', () => {
-    const loaded = run(initialEditorState(null, calendar.url), { type: 'feedLoaded', answer: feed(0, 100, 250), keys: [0] });
+    const loaded = run(initialEditorState(null, calendar.url), { type: 'feedLoaded', answer: feed(0, 100, 250), target: ONE });
     const emptied = run(
       loaded,
       { type: 'sources', action: { type: 'add' } },
@@ -148,7 +150,7 @@ describe('the calendar editor state', () => {
         action: { type: 'commit' },
       },
     );
-    expect(emptied).toMatchObject({ feed: null, samples: null, feedKeys: [], loading: false });
+    expect(emptied).toMatchObject({ feed: null, samples: null, feedTarget: null, loading: false });
     expect(initialEditorState(null, '').loading).toBe(false);
   });
 
@@ -159,7 +161,7 @@ describe('the calendar editor state', () => {
       { type: 'sources', action: { type: 'serverError', key: 1, input: 'url', message: 'not found' } },
       { type: 'sources', action: { type: 'serverError', key: 1, input: 'label', message: 'too long' } },
     );
-    const read = run(withErrors, { type: 'feedLoaded', answer: feed(0, 1, 1), keys: [0] });
+    const read = run(withErrors, { type: 'feedLoaded', answer: feed(0, 1, 1), target: ONE });
     expect(read.sources.serverErrors).toEqual({ '1.label': 'too long' });
     const published = run(read, { type: 'publishEnded', answer: { hostedUrl: 'http://h/cal/a.ics', editToken: 't' } });
     expect(published.sources.serverErrors).toEqual({});

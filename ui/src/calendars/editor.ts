@@ -1,11 +1,22 @@
 // The calendar editor's state machine (SPEC.md 2, 4, 8): the mapping being edited, the feeds it
-// is made of (sources.ts), the feed and its samples, where the calendar is hosted, and what is under way. Pure: the screen makes the
-// requests and shows the dialogs, then tells the reducer what came back.
+// is made of (sources.ts), the feed and its samples, where the calendar is hosted, and what is
+// under way. Pure: the screen makes the requests and shows the dialogs, then tells the reducer
+// what came back.
 import type { FeedAnswer, PublishAnswer, PublishRequest } from './api';
 import { defaultMapping, type Mapping, type MappingField, type SavedCalendar } from './calendar';
 import { buildConfig, emptyOptions, isEmptyOptions, newCalendarOptions, optionsReducer, type CalendarOptions, type OptionsAction } from './options';
 import { firstSample, withPage, type Page, type Samples } from './samples';
-import { initialSources, publishTarget, readTarget, sourcesReducer, storedFeed, type FeedWire, type SourcesAction, type SourcesState } from './sources';
+import {
+  initialSources,
+  publishTarget,
+  readTarget,
+  sourcesReducer,
+  storedFeed,
+  type FeedTarget,
+  type FeedWire,
+  type SourcesAction,
+  type SourcesState,
+} from './sources';
 
 export interface Hosting {
   hostedUrl?: string;
@@ -23,8 +34,11 @@ export interface EditorState {
   hosting: Hosting;
   /** The last feed page the server sent; null before the first. */
   feed: FeedAnswer | null;
-  /** The key of the source row each of the feed's sources came from (sources.ts's FeedTarget). */
-  feedKeys: number[];
+  /**
+   * What the shown feed was read from: its wire (what the preview of its decisions must read) and
+   * the key of the source row each of its sources came from (sources.ts's FeedTarget).
+   */
+  feedTarget: FeedTarget | null;
   samples: Samples | null;
   /** The whole feed is being read (on opening, or Refetch). */
   loading: boolean;
@@ -42,12 +56,12 @@ export interface EditorState {
 
 export type EditorAction =
   | { type: 'refetch' }
-  /** `keys`: the source rows the feed was read from, in the order sent. */
-  | { type: 'feedLoaded'; answer: FeedAnswer; keys: number[] }
+  /** `target`: what the feed was read from. */
+  | { type: 'feedLoaded'; answer: FeedAnswer; target: FeedTarget }
   | { type: 'feedFailed'; unreachable?: boolean }
   | { type: 'showSamples'; samples: Samples }
   | { type: 'pageRequested' }
-  | { type: 'pageLoaded'; answer: FeedAnswer; keys: number[]; index: number }
+  | { type: 'pageLoaded'; answer: FeedAnswer; target: FeedTarget; index: number }
   | { type: 'sources'; action: SourcesAction }
   | { type: 'pageFailed'; unreachable?: boolean }
   | { type: 'setTemplate'; field: MappingField; value: string }
@@ -74,7 +88,7 @@ export function initialEditorState(stored: SavedCalendar | null, url: string = s
     options: stored ? (stored.options ?? emptyOptions()) : newCalendarOptions(),
     hosting: { hostedUrl: stored?.hostedUrl, editToken: stored?.editToken, publishedConfig: stored?.publishedConfig },
     feed: null,
-    feedKeys: [],
+    feedTarget: null,
     samples: null,
     // Nothing to read (no usable address): nothing is loading.
     loading: readTarget(sources.committed) !== null,
@@ -108,7 +122,7 @@ export function editorReducer(state: EditorState, action: EditorAction): EditorS
       return {
         ...state,
         feed: action.answer,
-        feedKeys: action.keys,
+        feedTarget: action.target,
         samples: firstSample(pageOf(action.answer)),
         loading: false,
         unreachable: false,
@@ -124,7 +138,7 @@ export function editorReducer(state: EditorState, action: EditorAction): EditorS
       return {
         ...state,
         feed: action.answer,
-        feedKeys: action.keys,
+        feedTarget: action.target,
         samples: withPage(pageOf(action.answer), action.index),
         pageLoading: false,
         unreachable: false,
@@ -137,7 +151,7 @@ export function editorReducer(state: EditorState, action: EditorAction): EditorS
       if (readKey(sources) === readKey(state.sources)) return { ...state, sources };
       // Other feeds to read: the shown ones stay until they come (as on Refetch); with none left
       // to read, there is no feed.
-      if (readTarget(sources.committed) === null) return { ...state, sources, feed: null, feedKeys: [], samples: null, loading: false, pageLoading: false };
+      if (readTarget(sources.committed) === null) return { ...state, sources, feed: null, feedTarget: null, samples: null, loading: false, pageLoading: false };
       return { ...state, sources, loading: true, pageLoading: false };
     }
     case 'setTemplate':

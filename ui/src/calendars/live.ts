@@ -1,6 +1,6 @@
 // Whether the hosted feed is what the editor shows: Build & Host keeps a fingerprint of what it
-// published (name, address or sources, mapping and options) with the calendar, and the banner compares the
-// editor's current fingerprint with it.
+// published (name, address or sources, mapping and options) with the calendar, and the banner
+// compares the editor's current fingerprint with it.
 import type { Mapping } from './calendar';
 import { buildConfig, type CalendarOptions } from './options';
 import type { FeedWire } from './sources';

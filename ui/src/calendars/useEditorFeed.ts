@@ -47,14 +47,14 @@ export function useEditorFeed(targetJson: string | null, rows: readonly SourceRo
   }, [rows]);
 
   const load = useCallback(
-    async (options: FeedOptions, loaded: (answer: FeedAnswer, keys: number[]) => EditorAction, failed: (unreachable: boolean) => EditorAction) => {
+    async (options: FeedOptions, loaded: (answer: FeedAnswer, target: FeedTarget) => EditorAction, failed: (unreachable: boolean) => EditorAction) => {
       if (!target) return;
       const mine = (newest.current += 1);
       // On a keyed site the key is asked for (once) and kept; a cancelled prompt just stops.
       const outcome = await withSiteKey((key) => readFeed(target.wire, options, key), browserKeyDeps);
       if (mine !== newest.current) return;
       if (outcome.kind === 'done') {
-        dispatch(loaded(outcome.value, target.keys));
+        dispatch(loaded(outcome.value, target));
         return;
       }
       let error = outcome.kind === 'failed' ? outcome.error : null;
@@ -75,7 +75,7 @@ export function useEditorFeed(targetJson: string | null, rows: readonly SourceRo
     // The state changes only when the answer comes (never synchronously in the opening effect).
     void load(
       { limit: PAGE_SIZE },
-      (answer, keys) => ({ type: 'feedLoaded', answer, keys }),
+      (answer, read) => ({ type: 'feedLoaded', answer, target: read }),
       (unreachable) => ({ type: 'feedFailed', unreachable }),
     );
     return () => {
@@ -89,7 +89,7 @@ export function useEditorFeed(targetJson: string | null, rows: readonly SourceRo
       dispatch({ type: 'refetch' });
       void load(
         { limit: PAGE_SIZE, refresh: true },
-        (answer, keys) => ({ type: 'feedLoaded', answer, keys }),
+        (answer, read) => ({ type: 'feedLoaded', answer, target: read }),
         (unreachable) => ({ type: 'feedFailed', unreachable }),
       );
     },
@@ -104,7 +104,7 @@ export function useEditorFeed(targetJson: string | null, rows: readonly SourceRo
       dispatch({ type: 'pageRequested' });
       void load(
         { offset: next.offset, limit: PAGE_SIZE },
-        (answer, keys) => ({ type: 'pageLoaded', answer, keys, index: next.index }),
+        (answer, read) => ({ type: 'pageLoaded', answer, target: read, index: next.index }),
         (unreachable) => ({ type: 'pageFailed', unreachable }),
       );
     },
