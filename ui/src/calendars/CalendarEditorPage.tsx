@@ -1,8 +1,8 @@
-// The calendar editor (SPEC.md 2, 4, 8): reads the feed through the server, shows sample events,
-// edits the five templates with a live preview from the real engine, saves locally, and publishes
-// (Build & Host) to a hosted address, or takes it down again; a hosted calendar's health shows
-// under its address.
-import { useCallback, useLayoutEffect, useMemo, useReducer, useRef, useState, type MouseEvent } from 'react';
+// The calendar editor (SPEC.md 2, 4, 8): reads the feed through the server (one address, or the
+// feeds merged into the calendar, edited in its header), shows sample events, edits the five
+// templates with a live preview from the real engine, saves locally, and publishes (Build & Host)
+// to a hosted address, or takes it down again; a hosted calendar's health shows under its address.
+import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState, type MouseEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { ArrowLeft, CloudUpload, Plus, RefreshCw, Save, TriangleAlert, WifiOff } from 'lucide-react';
 import { ButtonLink } from '../lib/ButtonLink';
@@ -11,10 +11,10 @@ import { useDocumentTitle } from '../lib/useDocumentTitle';
 import { useOnline } from '../lib/useOnline';
 import { formatBytes, formatEventCount } from '../lib/units';
 import { previewConfig, renderMapping, type MappingRender, type PreviewAnswer } from './api';
-import { DEFAULT_NAME, isValidId, LARGE_FEED_BYTES, MAPPING_FIELDS, type Mapping, type MappingField } from './calendar';
+import { DEFAULT_NAME, editorPath, isValidId, LARGE_FEED_BYTES, MAPPING_FIELDS, type Mapping, type MappingField, type SavedCalendar } from './calendar';
 import { askNewCalendar } from './addCalendar';
 import { CalendarHealth } from './CalendarHealth';
-import { editorReducer, initialEditorState, savedCalendar } from './editor';
+import { editorReducer, feedWire, initialEditorState, savedCalendar, type EditorState } from './editor';
 import { HostedBanner } from './HostedBanner';
 import { liveState, publishFingerprint } from './live';
 import { browserHostingDeps, runPublish, runUnpublish } from './hosting';
@@ -25,6 +25,20 @@ import { PreviewPanel } from './PreviewPanel';
 import { EMPTY_DRAFT, RegexDialog, type RegexDraft } from './RegexDialog';
 import { currentEvent, orderedKeys, type SampleEvent } from './samples';
 import { SamplePanel } from './SamplePanel';
+import {
+  eventSourceKey,
+  feedHost,
+  readTarget,
+  reportOfRow,
+  rowOfField,
+  sourceNames,
+  sourceProblems,
+  storedFeed,
+  type FeedWire,
+  type SourceReport,
+} from './sources';
+import { SourcesEditor } from './SourcesEditor';
+import type { EventSource } from './SourceTag';
 import { calendarStore } from './storage';
 import { insertSpaced, placeToken, type PlaceMode } from './token';
 import { useCalendarHealth } from './useCalendarHealth';
@@ -36,12 +50,15 @@ const renderPreview = (request: { event: SampleEvent; mapping: Mapping }) => ren
 
 /** The whole feed through the engine with the config: counts, size and each event's decision. */
 interface PreviewRequest {
-  url: string;
+  /** The feed read (sources.ts's readTarget): its decisions are in the order of its events. */
+  wire: FeedWire;
   config: CalendarConfig;
   /** The feed copy it is for: a Refetch asks again. */
   fetchedAt: string;
 }
-const runConfigPreview = (request: PreviewRequest) => previewConfig(request.url, request.config, siteKey.read());
+const runConfigPreview = (request: PreviewRequest) => previewConfig(request.wire, request.config, siteKey.read());
+
+const openEditor = ({ stored, url }: { stored: SavedCalendar | null; url: string }): EditorState => initialEditorState(stored, url);
 
 /** Reads id, url and name from the address; a calendar without them cannot be edited. */
 export function CalendarEditorRoute() {
@@ -77,7 +94,9 @@ export function CalendarEditorRoute() {
       </section>
     );
   }
-  return <CalendarEditor key={`${id} ${url}`} id={id} url={url} nameParam={name} />;
+  // Keyed by the id alone: the editor keeps the address in its link on the calendar's first feed,
+  // which must not start it over.
+  return <CalendarEditor key={id} id={id} url={url} nameParam={name} />;
 }
 
 function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameParam: string | null }) {
@@ -86,10 +105,46 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
   const name = nameParam?.trim() || stored?.name.trim() || DEFAULT_NAME;
   useDocumentTitle(`Editor · ${name}`);
 
-  const [state, dispatch] = useReducer(editorReducer, stored, initialEditorState);
-  const { mapping, options, hosting, feed, samples, loading, pageLoading, publishing, unpublishing, regexField, lastFocused, unreachable } = state;
+  // `url` is read once: later the editor's own feeds are what counts (see below).
+  const [state, dispatch] = useReducer(editorReducer, { stored, url }, openEditor);
+  const {
+    mapping,
+    options,
+    sources,
+    hosting,
+    feed,
+    feedTarget,
+    samples,
+    loading,
+    pageLoading,
+    publishing,
+    unpublishing,
+    regexField,
+    lastFocused,
+    unreachable,
+  } = state;
   const online = useOnline();
-  const { refetch, moveSample } = useEditorFeed(url, dispatch);
+  const target = useMemo(() => readTarget(sources.committed), [sources.committed]);
+  const { refetch, moveSample } = useEditorFeed(JSON.stringify(target), sources.rows, dispatch);
+
+  // The link names the calendar's first feed, so a reload (or a link copied now) opens these feeds.
+  const firstUrl = storedFeed(sources.committed).url;
+  useEffect(() => {
+    if (firstUrl !== '' && firstUrl !== url) void navigate(editorPath({ id, url: firstUrl, name: nameParam ?? name }), { replace: true });
+  }, [firstUrl, url, id, nameParam, name, navigate]);
+
+  const feedKeys = useMemo(() => feedTarget?.keys ?? [], [feedTarget]);
+  const names = useMemo(() => sourceNames(sources.rows), [sources.rows]);
+  const sourceChecks = useMemo(() => sourceProblems(sources.committed), [sources.committed]);
+  const reports = useMemo(() => {
+    const map = new Map<number, SourceReport>();
+    if (!feed) return map;
+    for (const row of sources.rows) {
+      const report = reportOfRow(feed, feedKeys, row.key);
+      if (report) map.set(row.key, report);
+    }
+    return map;
+  }, [feed, feedKeys, sources.rows]);
   const health = useCalendarHealth(id, hosting);
   // What a backdrop tap closed the regex dialog on, per sample field, for the next opening.
   const [regexDrafts, setRegexDrafts] = useState<Partial<Record<string, RegexDraft>>>({});
@@ -97,6 +152,17 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
   const pendingCaret = useRef<{ field: MappingField; caret: number; focus: boolean } | null>(null);
 
   const event = samples ? currentEvent(samples) : undefined;
+  // In a calendar of several feeds, the one the sample came from (a feed removed since by its host).
+  const eventSource = useMemo((): EventSource | undefined => {
+    if (!sources.listed || !samples || !feed) return undefined;
+    const key = eventSourceKey(feed.eventSources, feedKeys, samples.index - samples.offset);
+    if (key === undefined) return undefined;
+    const at = sources.rows.findIndex((r) => r.key === key);
+    const name = names[at];
+    if (name !== undefined) return { number: at + 1, name };
+    const host = feedHost(feed.sources[feedKeys.indexOf(key)]?.url ?? '');
+    return host === '' ? undefined : { number: feedKeys.indexOf(key) + 1, name: host };
+  }, [sources.listed, sources.rows, samples, feed, feedKeys, names]);
   const previewRequest = useMemo(() => (event ? { event, mapping } : null), [event, mapping]);
   const preview = useLatestRender<{ event: SampleEvent; mapping: Mapping }, MappingRender>(previewRequest, renderPreview, 250);
   const templateErrors = preview.state === 'ready' ? preview.value.errors : [];
@@ -105,12 +171,20 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
   // The live count, size and decisions: only for options the editor finds sound itself.
   const localProblems = useMemo(() => checkOptions(options), [options]);
   const fetchedAt = feed?.fetchedAt ?? null;
+  // Of the feed shown (not of feeds still loading): its decisions go with its samples.
+  const shownWire = feedTarget?.wire ?? null;
   const configRequest = useMemo<PreviewRequest | null>(
-    () => (fetchedAt !== null && localProblems.length === 0 ? { url, config: buildConfig(mapping, options), fetchedAt } : null),
-    [url, mapping, options, fetchedAt, localProblems],
+    () => (shownWire && fetchedAt !== null && localProblems.length === 0 ? { wire: shownWire, config: buildConfig(mapping, options), fetchedAt } : null),
+    [shownWire, mapping, options, fetchedAt, localProblems],
   );
   const configPreview = useLatestRender<PreviewRequest, PreviewAnswer>(configRequest, runConfigPreview, 400);
   const serverProblem = configPreview.state === 'failed' ? problemFromServer(configPreview) : null;
+  // A preview refused over one feed's address or prefix: said at that feed's input too.
+  const previewSourceError = useMemo(() => {
+    if (configPreview.state !== 'failed') return null;
+    const at = rowOfField(configPreview.field, feedTarget, sources.rows);
+    return at ? { key: at.key, input: at.input, message: configPreview.message } : null;
+  }, [configPreview, feedTarget, sources.rows]);
   const problems = serverProblem ? [...localProblems, serverProblem] : localProblems;
   const decision = configPreview.state === 'ready' && samples ? configPreview.value.decisions[samples.index] : undefined;
   // Before the server's first answer the notes hold their place (see DecisionNote).
@@ -157,7 +231,7 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
   };
 
   const save = () => {
-    const result = calendarStore.upsert(savedCalendar(state, { id, name, url }, new Date()));
+    const result = calendarStore.upsert(savedCalendar(state, { id, name }, new Date()));
     if (!result.ok) {
       window.alert(result.error);
       return;
@@ -169,9 +243,9 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
   const publish = (e: MouseEvent) => {
     e.preventDefault();
     if (publishing) return;
-    void runPublish(state, { id, name, url }, dispatch, browserHostingDeps);
+    void runPublish(state, { id, name }, dispatch, browserHostingDeps);
   };
-  const live = liveState(hosting.publishedConfig, publishFingerprint({ name, url }, mapping, options));
+  const live = liveState(hosting.publishedConfig, publishFingerprint({ name, ...feedWire(state) }, mapping, options));
   const unpublish = () => void runUnpublish(state, id, dispatch, browserHostingDeps);
   const closeRegex = useCallback(
     (draft: RegexDraft, keep: boolean) => {
@@ -222,7 +296,14 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
           </button>
         </div>
         <p className="cal-editor__name">{name}</p>
-        <p className="cal-editor__url">{url}</p>
+        <SourcesEditor
+          sources={sources}
+          names={names}
+          problems={sourceChecks}
+          reports={reports}
+          previewError={previewSourceError}
+          onAction={(action) => dispatch({ type: 'sources', action })}
+        />
         {(!online || unreachable) && (
           <p className="alert alert--warning cal-warning cal-editor__offline" role="status">
             <WifiOff aria-hidden="true" size={16} />
@@ -249,7 +330,8 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
             This feed is {formatBytes(feed.sizeBytes)}. Google Calendar may stop importing feeds larger than 1 MB; other apps may be slow with it.
           </p>
         )}
-        {feed?.stale && (
+        {/* A calendar of several feeds says this at the feed that failed. */}
+        {feed?.stale && feed.sources.length === 0 && (
           <p className="alert alert--warning cal-warning" role="note">
             <TriangleAlert aria-hidden="true" size={16} />
             The feed could not be fetched just now ({feed.stale}); showing the copy from {feed.fetchedAt}.
@@ -282,6 +364,8 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
           loading={loading || pageLoading}
           decision={decision}
           decisionPending={decisionPending}
+          source={eventSource}
+          noSample={target ? undefined : 'No sample: none of the feeds above can be read yet. Check their addresses.'}
           onMove={(delta) => moveSample(samples, delta)}
           onInsert={openRegex}
           onHide={hide}
@@ -296,7 +380,7 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
           onToken={insertChip}
           rendered={event ? preview : null}
         />
-        <PreviewPanel rendered={preview} hasSample={event !== undefined} decision={decision} decisionPending={decisionPending} />
+        <PreviewPanel rendered={preview} hasSample={event !== undefined} decision={decision} decisionPending={decisionPending} source={eventSource} />
         <OptionsPanel
           options={options}
           problems={problems}

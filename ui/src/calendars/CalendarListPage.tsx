@@ -35,7 +35,16 @@ function CalendarItem({ calendar, health, onDelete }: ItemProps) {
           {calendar.hostedUrl && <span className="pill pill--accent">Hosted</span>}
         </h2>
         {/* Private feeds carry an access token in the query: shown masked, never in full. */}
-        <p className="cal-item__url">{maskFeedUrl(calendar.url)}</p>
+        <p className="cal-item__url">
+          {maskFeedUrl(calendar.url)}
+          {/* A merged calendar: its first feed, and how many more. */}
+          {calendar.sources && calendar.sources.length > 1 && (
+            <span className="cal-item__more">
+              {' '}
+              and {calendar.sources.length - 1} more {calendar.sources.length === 2 ? 'feed' : 'feeds'}
+            </span>
+          )}
+        </p>
         {health && <CalendarHealthLine health={health} />}
       </div>
       <div className="cal-item__actions">

@@ -4,6 +4,7 @@ import type { MappingRender } from './api';
 import { PREVIEW_FIELDS } from './calendar';
 import { DecisionNote } from './DecisionNote';
 import type { Decision } from './options';
+import { SourceTag, type EventSource } from './SourceTag';
 import type { Rendered } from './useLatest';
 
 interface Props {
@@ -13,9 +14,11 @@ interface Props {
   decision?: Decision;
   /** The server has not decided yet: the note holds its place. */
   decisionPending: boolean;
+  /** The feed the sample came from, in a calendar of several feeds. */
+  source?: EventSource;
 }
 
-export function PreviewPanel({ rendered, hasSample, decision, decisionPending }: Props) {
+export function PreviewPanel({ rendered, hasSample, decision, decisionPending, source }: Props) {
   return (
     <section className="card cal-panel cal-preview" aria-labelledby="cal-preview-title">
       <div className="cal-panel__head">
@@ -31,6 +34,7 @@ export function PreviewPanel({ rendered, hasSample, decision, decisionPending }:
         <p className="hint">Rendering the preview…</p>
       ) : (
         <>
+          {source && <SourceTag source={source} />}
           <DecisionNote decision={decision} pending={decisionPending} />
           <dl className="cal-preview__list">
             {PREVIEW_FIELDS.map((field) => {

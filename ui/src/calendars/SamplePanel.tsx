@@ -6,6 +6,7 @@ import { DecisionNote } from './DecisionNote';
 import { readableIcsDate } from './icsDate';
 import type { Decision } from './options';
 import { canMove, counter, currentEvent, orderedKeys, type Samples } from './samples';
+import { SourceTag, type EventSource } from './SourceTag';
 
 interface Props {
   samples: Samples | null;
@@ -14,13 +15,17 @@ interface Props {
   decision?: Decision;
   /** The server has not answered yet: the note holds its place. */
   decisionPending: boolean;
+  /** The feed the sample came from, in a calendar of several feeds. */
+  source?: EventSource;
+  /** What the panel says when there is no sample and nothing loading (the feed could not be read). */
+  noSample?: string;
   onMove: (delta: number) => void;
   onInsert: (field: string) => void;
   /** Adds a rule hiding the sample (`occurrence`) or every event with its UID (`series`). */
   onHide: (what: 'occurrence' | 'series') => void;
 }
 
-export function SamplePanel({ samples, loading, decision, decisionPending, onMove, onInsert, onHide }: Props) {
+export function SamplePanel({ samples, loading, decision, decisionPending, source, noSample, onMove, onInsert, onHide }: Props) {
   const event = samples ? currentEvent(samples) : undefined;
   const keys = event ? orderedKeys(event, MAPPING_FIELDS) : [];
   const uid = event?.UID ?? '';
@@ -55,13 +60,16 @@ export function SamplePanel({ samples, loading, decision, decisionPending, onMov
       {!samples ? (
         // While loading, the hint holds about the room the fields will take, so the panels below
         // do not jump down when they arrive.
-        <p className={loading ? 'hint cal-samples__loading' : 'hint'}>{loading ? 'Loading…' : 'No sample: the feed could not be read. Try Refetch.'}</p>
+        <p className={loading ? 'hint cal-samples__loading' : 'hint'}>
+          {loading ? 'Loading…' : (noSample ?? 'No sample: the feed could not be read. Try Refetch.')}
+        </p>
       ) : samples.total === 0 ? (
         <p className="hint">The feed has no events.</p>
       ) : !event ? (
         <p className="hint">Loading…</p>
       ) : (
         <>
+          {source && <SourceTag source={source} />}
           <DecisionNote decision={decision} pending={decisionPending} />
           {uid !== '' && (
             <div className="cal-samples__hide">

@@ -2,13 +2,13 @@
 // tests/api_fixtures.rs) read with the UI's schemas. The schemas are lenient, so a key renamed on
 // the server would silently read as its default: every key the UI reads must be in the answer with
 // the value the UI ends up with.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { errorAnswer, parseFeedAnswer, parseMappingRender, parsePreviewAnswer, parsePublishAnswer, parseTemplateRender } from './api';
 import { problemFromServer } from './options';
 
-const fixture = (name: string): Record<string, unknown> =>
-  JSON.parse(readFileSync(new URL(`../../test-fixtures/api/${name}.json`, import.meta.url), 'utf8')) as Record<string, unknown>;
+const fixturePath = (name: string) => new URL(`../../test-fixtures/api/${name}.json`, import.meta.url);
+const fixture = (name: string): Record<string, unknown> => JSON.parse(readFileSync(fixturePath(name), 'utf8')) as Record<string, unknown>;
 
 /**
  * Every key of `read` comes from `answer` unchanged, except the keys of `absent`: those the server
@@ -26,9 +26,25 @@ describe("the server's answers as the UI reads them", () => {
   it('GET /api/feed', () => {
     const answer = fixture('feed');
     const feed = parseFeedAnswer(answer);
-    expectReadAsSent(feed, answer, { stale: null });
+    // A feed of one address says nothing of sources (POST /api/feed with sources does).
+    expectReadAsSent(feed, answer, { stale: null, sources: [], eventSources: [] });
     expect(feed.events.length).toBeGreaterThan(0);
     expect(feed.warnings.length).toBeGreaterThan(0);
+  });
+
+  // Written by tests/api_fixtures.rs once the server merges sources; until then there is nothing to hold the UI to.
+  it.skipIf(!existsSync(fixturePath('feed-merged')))('POST /api/feed with sources', () => {
+    const answer = fixture('feed-merged');
+    const feed = parseFeedAnswer(answer);
+    // Each source leaves out what it has no value for: checked one by one below.
+    const rest: Partial<typeof feed> = { ...feed };
+    delete rest.sources;
+    expectReadAsSent(rest, answer, { stale: null, url: '' });
+    const sources = answer.sources as Record<string, unknown>[];
+    expect(feed.sources.length).toBeGreaterThan(1);
+    feed.sources.forEach((source, i) => expectReadAsSent(source, sources[i] ?? {}, { fetchedAt: null, stale: null, error: null }));
+    expect(feed.eventSources).toHaveLength(feed.events.length);
+    expect(feed.eventSources.every((index) => index >= 0 && index < feed.sources.length)).toBe(true);
   });
 
   it('POST /api/render with a mapping', () => {
@@ -75,6 +91,6 @@ describe('the check itself', () => {
     const answer = { ...fixture('feed') };
     delete answer.eventCount;
     answer.event_count = 2;
-    expect(() => expectReadAsSent(parseFeedAnswer(answer), answer, { stale: null })).toThrow(/eventCount/);
+    expect(() => expectReadAsSent(parseFeedAnswer(answer), answer, { stale: null, sources: [], eventSources: [] })).toThrow(/eventCount/);
   });
 });

@@ -4,10 +4,14 @@ import {
   errorAnswer,
   fetchCalendarStatus,
   fetchFeed,
+  fetchMergedFeed,
   parseFeedAnswer,
   parseMappingRender,
   parsePublishAnswer,
   parseTemplateRender,
+  previewConfig,
+  publishCalendar,
+  readFeed,
   renderMapping,
   renderTemplate,
 } from './api';
@@ -31,6 +35,38 @@ describe('answers from the server', () => {
     expect(feed.warnings).toEqual(['line 3: bad']);
     expect(feed.warningCount).toBe(7);
     expect(feed.stale).toBeNull();
+  });
+
+  it('reads a merged feed: each source in place, and the source of each event', () => {
+    const feed = parseFeedAnswer({
+      properties: [],
+      events: [{ SUMMARY: '[Work] A' }, { SUMMARY: 'B' }, { SUMMARY: 'C' }],
+      eventCount: 3,
+      offset: 0,
+      sizeBytes: 2000,
+      warnings: [],
+      warningCount: 0,
+      fetchedAt: 'Sat, 01 Nov 2025 10:00:00 GMT',
+      stale: null,
+      sources: [
+        { url: 'https://w/cal.ics', eventCount: 1, sizeBytes: 900, fetchedAt: 'Sat, 01 Nov 2025 10:00:00 GMT' },
+        'junk',
+        { url: 'https://h/cal.ics', eventCount: 2, sizeBytes: 1100, stale: 'upstream timed out', fetchedAt: 'Fri, 31 Oct 2025 10:00:00 GMT' },
+        { url: 'https://x/cal.ics', eventCount: 0, sizeBytes: 0, error: 'upstream answered 404' },
+      ],
+      eventSources: [0, 2, 2],
+    });
+    expect(feed.url).toBe('');
+    expect(feed.sources).toEqual([
+      { url: 'https://w/cal.ics', eventCount: 1, sizeBytes: 900, fetchedAt: 'Sat, 01 Nov 2025 10:00:00 GMT', stale: null, error: null },
+      // A bad entry keeps its place, so the indexes in eventSources still name the right source.
+      { url: '', eventCount: 0, sizeBytes: 0, fetchedAt: null, stale: null, error: null },
+      { url: 'https://h/cal.ics', eventCount: 2, sizeBytes: 1100, fetchedAt: 'Fri, 31 Oct 2025 10:00:00 GMT', stale: 'upstream timed out', error: null },
+      { url: 'https://x/cal.ics', eventCount: 0, sizeBytes: 0, fetchedAt: null, stale: null, error: 'upstream answered 404' },
+    ]);
+    expect(feed.eventSources).toEqual([0, 2, 2]);
+    expect(parseFeedAnswer({ events: [{}, {}], eventSources: [1, 'x'] }).eventSources).toEqual([1, -1]);
+    expect(parseFeedAnswer({ events: [], eventSources: 'x', sources: {} })).toMatchObject({ eventSources: [], sources: [] });
   });
 
   it('refuses a feed answer without events', () => {
@@ -138,6 +174,54 @@ describe('calls of the editor', () => {
     await expect(fetchCalendarStatus('a', 't', null)).rejects.toEqual(new ApiError(403, 'the edit token does not match'));
     vi.stubGlobal('fetch', () => Promise.reject(new TypeError('Failed to fetch')));
     await expect(fetchCalendarStatus('a', 't', null)).rejects.toMatchObject({ status: 0 });
+  });
+
+  /** Answers every call with `body`, recording what was asked. */
+  function recordCalls(body: unknown): { path: string; method: string; body: unknown }[] {
+    const calls: { path: string; method: string; body: unknown }[] = [];
+    vi.stubGlobal('fetch', (path: string, init: RequestInit) => {
+      calls.push({ path, method: init.method ?? 'GET', body: typeof init.body === 'string' ? JSON.parse(init.body) : null });
+      return Promise.resolve(new Response(JSON.stringify(body), { status: 200 }));
+    });
+    return calls;
+  }
+
+  it('read one address with GET as before, and merged sources with POST /api/feed', async () => {
+    const calls = recordCalls({ events: [] });
+    const sources = [{ url: 'https://w/cal.ics', prefix: '[Work] ' }, { url: 'https://h/cal.ics' }];
+    await readFeed({ url: 'https://w/cal.ics' }, { limit: 100, refresh: true });
+    await readFeed({ sources }, { limit: 100, refresh: true });
+    await fetchMergedFeed(sources, { offset: 200, limit: 100 }, 'k1');
+    await fetchMergedFeed(sources);
+    expect(calls).toEqual([
+      { path: '/api/feed?url=https%3A%2F%2Fw%2Fcal.ics&limit=100&refresh=true', method: 'GET', body: null },
+      { path: '/api/feed', method: 'POST', body: { sources, limit: 100, refresh: true } },
+      { path: '/api/feed', method: 'POST', body: { sources, offset: 200, limit: 100 } },
+      { path: '/api/feed', method: 'POST', body: { sources } },
+    ]);
+  });
+
+  it('preview merged sources inside the config with no url, and one address beside it as before', async () => {
+    const calls = recordCalls({ decisions: [] });
+    const mapping = { SUMMARY: '${SUMMARY}', DESCRIPTION: '', LOCATION: '', DTSTART: '', DTEND: '' };
+    const sources = [{ url: 'https://w/cal.ics', prefix: '[Work] ' }, { url: 'https://h/cal.ics' }];
+    await previewConfig({ url: 'https://w/cal.ics' }, { mapping, privacy: 'busy' });
+    await previewConfig({ sources }, { mapping, privacy: 'busy' });
+    expect(calls.map((c) => c.body)).toEqual([
+      { url: 'https://w/cal.ics', config: { mapping, privacy: 'busy' } },
+      { config: { mapping, privacy: 'busy', sources } },
+    ]);
+  });
+
+  it('publish a merged calendar with sources and no url', async () => {
+    const calls = recordCalls({ hostedUrl: 'http://h/cal/a.ics', editToken: 't' });
+    const mapping = { SUMMARY: '${SUMMARY}', DESCRIPTION: '', LOCATION: '', DTSTART: '', DTEND: '' };
+    const sources = [
+      { url: 'https://w/cal.ics', label: 'Work' },
+      { url: 'https://h/cal.ics', prefix: '[Home] ' },
+    ];
+    await publishCalendar({ id: 'a', name: 'A', sources, mapping }, null);
+    expect(calls[0]).toEqual({ path: '/api/calendars', method: 'POST', body: { id: 'a', name: 'A', sources, mapping } });
   });
 
   it('carry a 429 as the server words it', async () => {

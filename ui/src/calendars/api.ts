@@ -1,12 +1,14 @@
-// The server calls of the calendar tool (src/publish/api.rs): the feed as the editor sees it, the
-// preview render, publishing and unpublishing, and a published calendar's status. Answers are checked before use; failures become
-// an ApiError carrying the HTTP status, the server's own words and the input they are about.
+// The server calls of the calendar tool (src/publish/api.rs): the feed as the editor sees it (one
+// address, or the merged sources), the preview render, publishing and unpublishing, and a
+// published calendar's status. Answers are checked before use; failures become an ApiError
+// carrying the HTTP status, the server's own words and the input they are about.
 import * as v from 'valibot';
 import { CalendarStatusSchema, type CalendarStatus } from '../lib/feedHealth';
 import { count, isRecord, listOf, nonEmpty, orNull, parseOrNull, record, text, textsOf } from '../lib/schema';
 import { MAPPING_FIELDS, type Mapping, type MappingField } from './calendar';
 import type { CalendarConfig } from './options';
 import type { SampleEvent } from './samples';
+import type { FeedSource, FeedWire } from './sources';
 
 export class ApiError extends Error {
   /** 0 when the server could not be reached. */
@@ -26,6 +28,35 @@ export class ApiError extends Error {
 
 const TemplateErrorSchema = record({ field: text, position: count, message: text });
 
+/** One source of a merged feed, as read this time (POST /api/feed with sources). */
+const SourceStatusSchema = record({
+  url: text,
+  eventCount: count,
+  sizeBytes: count,
+  fetchedAt: orNull(v.string()),
+  /** Upstream failed and the source's older copy is merged: why. */
+  stale: orNull(v.string()),
+  /** Upstream failed and there is no copy: the merged feed holds the other sources only. */
+  error: orNull(v.string()),
+});
+
+const BLANK_SOURCE = { url: '', eventCount: 0, sizeBytes: 0, fetchedAt: null, stale: null, error: null };
+
+/** A list read item by item in place: what an index names must not shift when one item is bad. */
+const inPlace = <T extends v.GenericSchema>(item: T, blank: v.InferOutput<T>) =>
+  v.fallback(
+    v.pipe(
+      v.array(v.unknown()),
+      v.transform((items) =>
+        items.map((value): v.InferOutput<T> => {
+          const result = v.safeParse(item, value);
+          return result.success ? result.output : blank;
+        }),
+      ),
+    ),
+    () => [],
+  );
+
 const FeedAnswerSchema = v.pipe(
   record({
     url: text,
@@ -39,6 +70,10 @@ const FeedAnswerSchema = v.pipe(
     fetchedAt: text,
     /** Set when upstream failed and an older copy is shown: why. */
     stale: orNull(v.string()),
+    /** A merged feed's sources, in the order asked; empty for one address. */
+    sources: inPlace(SourceStatusSchema, BLANK_SOURCE),
+    /** For each event of `events`, the index in `sources` of the one it came from; empty for one address. */
+    eventSources: inPlace(v.pipe(v.number(), v.integer(), v.minValue(0)), -1),
   }),
   // Only the first warnings are sent; the count says how many there were.
   v.transform((feed) => ({ ...feed, warningCount: Math.max(feed.warningCount, feed.warnings.length) })),
@@ -85,19 +120,22 @@ const PreviewAnswerSchema = record({
 const ErrorAnswerSchema = record({ error: nonEmpty, field: orNull(nonEmpty) });
 
 export type FeedAnswer = v.InferOutput<typeof FeedAnswerSchema>;
+export type SourceStatus = v.InferOutput<typeof SourceStatusSchema>;
 export type TemplateError = v.InferOutput<typeof TemplateErrorSchema>;
 export type MappingRender = v.InferOutput<typeof MappingRenderSchema>;
 export type TemplateRender = v.InferOutput<typeof TemplateRenderSchema>;
 export type PublishAnswer = v.InferOutput<typeof PublishAnswerSchema>;
 export type PreviewAnswer = v.InferOutput<typeof PreviewAnswerSchema>;
 
-/** The config's keys (mapping, filters, window, …) beside the calendar's id, name and url. */
-export interface PublishRequest extends CalendarConfig {
+/**
+ * The config's keys (mapping, filters, window, …) beside the calendar's id, name and feed: its
+ * `url`, or its `sources` and no `url` (sources.ts says which).
+ */
+export type PublishRequest = CalendarConfig & {
   id: string;
   name: string;
-  url: string;
   editToken?: string;
-}
+} & FeedWire;
 
 /** The schemas of the server's answers, for the test that holds them to the server's own. */
 export const answerSchemas = {
@@ -197,6 +235,22 @@ export async function fetchFeed(url: string, options: FeedOptions = {}, publishK
   return parseFeedAnswer(await call(`/api/feed?${query.toString()}`, { headers: keyHeader(publishKey) }));
 }
 
+/** The merged feed of `sources` (POST /api/feed): as fetchFeed's answer, plus each source and each event's source. */
+export async function fetchMergedFeed(sources: readonly FeedSource[], options: FeedOptions = {}, publishKey: string | null = null): Promise<FeedAnswer> {
+  const body = {
+    sources,
+    ...(options.offset ? { offset: options.offset } : {}),
+    ...(options.limit ? { limit: options.limit } : {}),
+    ...(options.refresh ? { refresh: true } : {}),
+  };
+  return parseFeedAnswer(await call('/api/feed', jsonInit('POST', body, keyHeader(publishKey))));
+}
+
+/** The feed of a calendar: one address as always (GET), merged sources with POST. */
+export function readFeed(wire: FeedWire, options: FeedOptions = {}, publishKey: string | null = null): Promise<FeedAnswer> {
+  return 'url' in wire ? fetchFeed(wire.url, options, publishKey) : fetchMergedFeed(wire.sources, options, publishKey);
+}
+
 export async function renderMapping(event: SampleEvent, mapping: Mapping, publishKey: string | null = null): Promise<MappingRender> {
   return parseMappingRender(await call('/api/render', jsonInit('POST', { event, mapping }, keyHeader(publishKey))));
 }
@@ -205,9 +259,13 @@ export async function renderTemplate(event: SampleEvent, template: string, publi
   return parseTemplateRender(await call('/api/render', jsonInit('POST', { event, template }, keyHeader(publishKey))));
 }
 
-/** Counts, size and per-event decisions of the feed at `url` remapped with `config`. */
-export async function previewConfig(url: string, config: CalendarConfig, publishKey: string | null = null): Promise<PreviewAnswer> {
-  return parsePreviewAnswer(await call('/api/preview', jsonInit('POST', { url, config }, keyHeader(publishKey))));
+/**
+ * Counts, size and per-event decisions of the calendar's feed remapped with `config`: one address
+ * beside the config as always, merged sources inside it (and no `url`).
+ */
+export async function previewConfig(wire: FeedWire, config: CalendarConfig, publishKey: string | null = null): Promise<PreviewAnswer> {
+  const body = 'url' in wire ? { url: wire.url, config } : { config: { ...config, sources: wire.sources } };
+  return parsePreviewAnswer(await call('/api/preview', jsonInit('POST', body, keyHeader(publishKey))));
 }
 
 export async function publishCalendar(request: PublishRequest, publishKey: string | null): Promise<PublishAnswer> {

@@ -3,6 +3,7 @@
 import * as v from 'valibot';
 import { filled, record, text } from '../lib/schema';
 import { CalendarOptionsSchema } from './options';
+import { StoredSourcesSchema, type FeedSource } from './sources';
 
 export const MAPPING_FIELDS = ['SUMMARY', 'DESCRIPTION', 'LOCATION', 'DTSTART', 'DTEND'] as const;
 export type MappingField = (typeof MAPPING_FIELDS)[number];
@@ -53,9 +54,13 @@ const MappingSchema = v.fallback(
 /** A hosting field: kept when it holds text, dropped (key and all) otherwise. */
 const hostingField = v.fallback(v.optional(filled), undefined);
 
+/** One source without a label or a prefix is the plain address: `sources` is then left out (sources.ts). */
+const isPlainOne = (sources: FeedSource[]) => sources.length === 1 && sources[0]?.label === undefined && sources[0]?.prefix === undefined;
+
 /**
  * One calendar as `calendars:v1` stores it (DESIGN.md "Browser storage"). Without a valid id and a
- * feed address it is not one.
+ * feed address it is not one. A merged calendar keeps its first source's address in `url` too, so
+ * a page from before sources still reads it (as a calendar of that one feed).
  */
 export const SavedCalendarSchema = v.pipe(
   record({
@@ -72,11 +77,15 @@ export const SavedCalendarSchema = v.pipe(
     publishedConfig: hostingField,
     /** Filters, window, time zones, alarms, privacy (issue 14); absent before they existed. */
     options: v.fallback(v.optional(CalendarOptionsSchema), undefined),
+    /** The feeds merged into this calendar (sources.ts); absent for a calendar of one plain feed. */
+    sources: v.fallback(v.optional(StoredSourcesSchema), undefined),
   }),
   // A hosted address without the token to manage it is still worth showing; a token alone is kept
   // so a republish can reclaim the id.
-  v.transform(({ editToken, hostedUrl, publishedConfig, options, ...calendar }) => ({
+  v.transform(({ editToken, hostedUrl, publishedConfig, options, sources, ...calendar }) => ({
     ...calendar,
+    // The first source's address is the calendar's `url` (what the editor's link and the list show).
+    ...(sources && !isPlainOne(sources) ? { url: sources[0]?.url ?? calendar.url, sources } : {}),
     ...(editToken ? { editToken } : {}),
     ...(hostedUrl ? { hostedUrl } : {}),
     ...(publishedConfig ? { publishedConfig } : {}),

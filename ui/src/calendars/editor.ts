@@ -1,10 +1,22 @@
-// The calendar editor's state machine (SPEC.md 2, 4, 8): the mapping being edited, the feed and its
-// samples, where the calendar is hosted, and what is under way. Pure: the screen makes the
-// requests and shows the dialogs, then tells the reducer what came back.
+// The calendar editor's state machine (SPEC.md 2, 4, 8): the mapping being edited, the feeds it
+// is made of (sources.ts), the feed and its samples, where the calendar is hosted, and what is
+// under way. Pure: the screen makes the requests and shows the dialogs, then tells the reducer
+// what came back.
 import type { FeedAnswer, PublishAnswer, PublishRequest } from './api';
 import { defaultMapping, type Mapping, type MappingField, type SavedCalendar } from './calendar';
 import { buildConfig, emptyOptions, isEmptyOptions, newCalendarOptions, optionsReducer, type CalendarOptions, type OptionsAction } from './options';
 import { firstSample, withPage, type Page, type Samples } from './samples';
+import {
+  initialSources,
+  publishTarget,
+  readTarget,
+  sourcesReducer,
+  storedFeed,
+  type FeedTarget,
+  type FeedWire,
+  type SourcesAction,
+  type SourcesState,
+} from './sources';
 
 export interface Hosting {
   hostedUrl?: string;
@@ -15,11 +27,18 @@ export interface Hosting {
 
 export interface EditorState {
   mapping: Mapping;
+  /** The feeds the calendar is made of: one address, or sources merged. */
+  sources: SourcesState;
   /** Filters, window, time zones, alarms, privacy. */
   options: CalendarOptions;
   hosting: Hosting;
   /** The last feed page the server sent; null before the first. */
   feed: FeedAnswer | null;
+  /**
+   * What the shown feed was read from: its wire (what the preview of its decisions must read) and
+   * the key of the source row each of its sources came from (sources.ts's FeedTarget).
+   */
+  feedTarget: FeedTarget | null;
   samples: Samples | null;
   /** The whole feed is being read (on opening, or Refetch). */
   loading: boolean;
@@ -37,11 +56,13 @@ export interface EditorState {
 
 export type EditorAction =
   | { type: 'refetch' }
-  | { type: 'feedLoaded'; answer: FeedAnswer }
+  /** `target`: what the feed was read from. */
+  | { type: 'feedLoaded'; answer: FeedAnswer; target: FeedTarget }
   | { type: 'feedFailed'; unreachable?: boolean }
   | { type: 'showSamples'; samples: Samples }
   | { type: 'pageRequested' }
-  | { type: 'pageLoaded'; answer: FeedAnswer; index: number }
+  | { type: 'pageLoaded'; answer: FeedAnswer; target: FeedTarget; index: number }
+  | { type: 'sources'; action: SourcesAction }
   | { type: 'pageFailed'; unreachable?: boolean }
   | { type: 'setTemplate'; field: MappingField; value: string }
   | { type: 'options'; action: OptionsAction }
@@ -54,16 +75,23 @@ export type EditorAction =
   | { type: 'unpublishStarted' }
   | { type: 'unpublishEnded'; done: boolean };
 
-/** A freshly opened editor: the stored mapping and hosting (if any), and the feed on its way. */
-export function initialEditorState(stored: SavedCalendar | null): EditorState {
+/**
+ * A freshly opened editor at the feed address `url` (its link's): the stored mapping, sources and
+ * hosting (if any), and the feed on its way.
+ */
+export function initialEditorState(stored: SavedCalendar | null, url: string = stored?.url ?? ''): EditorState {
+  const sources = initialSources(stored, url);
   return {
     mapping: stored?.mapping ?? defaultMapping(),
+    sources,
     // A calendar saved before options existed keeps its behaviour; a new one repairs time zones.
     options: stored ? (stored.options ?? emptyOptions()) : newCalendarOptions(),
     hosting: { hostedUrl: stored?.hostedUrl, editToken: stored?.editToken, publishedConfig: stored?.publishedConfig },
     feed: null,
+    feedTarget: null,
     samples: null,
-    loading: true,
+    // Nothing to read (no usable address): nothing is loading.
+    loading: readTarget(sources.committed) !== null,
     pageLoading: false,
     publishing: false,
     unpublishing: false,
@@ -74,6 +102,9 @@ export function initialEditorState(stored: SavedCalendar | null): EditorState {
 }
 
 const pageOf = (answer: FeedAnswer): Page => ({ total: answer.eventCount, offset: answer.offset, events: answer.events });
+
+/** The sources' target as text: what the feed is read from changed when this did. */
+const readKey = (sources: SourcesState) => JSON.stringify(readTarget(sources.committed));
 
 /** The hosting after a publish: the edit token comes only on an id's first publish, so keep ours. */
 export function hostingAfterPublish(hosting: Hosting, answer: PublishAnswer, publishedConfig?: string): Hosting {
@@ -86,8 +117,17 @@ export function editorReducer(state: EditorState, action: EditorAction): EditorS
       // A page still on its way is dropped with the feed it belonged to.
       return { ...state, loading: true, pageLoading: false };
     case 'feedLoaded':
-      // SPEC.md 4: a (re)loaded feed shows its first event.
-      return { ...state, feed: action.answer, samples: firstSample(pageOf(action.answer)), loading: false, unreachable: false };
+      // SPEC.md 4: a (re)loaded feed shows its first event. The server read the addresses and
+      // prefixes again: what it said of them before is behind us.
+      return {
+        ...state,
+        feed: action.answer,
+        feedTarget: action.target,
+        samples: firstSample(pageOf(action.answer)),
+        loading: false,
+        unreachable: false,
+        sources: sourcesReducer(state.sources, { type: 'clearServerErrors', inputs: ['url', 'prefix'] }),
+      };
     case 'feedFailed':
       return { ...state, loading: false, unreachable: action.unreachable ?? false };
     case 'showSamples':
@@ -95,9 +135,25 @@ export function editorReducer(state: EditorState, action: EditorAction): EditorS
     case 'pageRequested':
       return { ...state, pageLoading: true };
     case 'pageLoaded':
-      return { ...state, feed: action.answer, samples: withPage(pageOf(action.answer), action.index), pageLoading: false, unreachable: false };
+      return {
+        ...state,
+        feed: action.answer,
+        feedTarget: action.target,
+        samples: withPage(pageOf(action.answer), action.index),
+        pageLoading: false,
+        unreachable: false,
+      };
     case 'pageFailed':
       return { ...state, pageLoading: false, unreachable: action.unreachable ?? false };
+    case 'sources': {
+      const sources = sourcesReducer(state.sources, action.action);
+      if (sources === state.sources) return state;
+      if (readKey(sources) === readKey(state.sources)) return { ...state, sources };
+      // Other feeds to read: the shown ones stay until they come (as on Refetch); with none left
+      // to read, there is no feed.
+      if (readTarget(sources.committed) === null) return { ...state, sources, feed: null, feedTarget: null, samples: null, loading: false, pageLoading: false };
+      return { ...state, sources, loading: true, pageLoading: false };
+    }
     case 'setTemplate':
       return { ...state, mapping: { ...state.mapping, [action.field]: action.value } };
     case 'options':
@@ -115,6 +171,7 @@ export function editorReducer(state: EditorState, action: EditorAction): EditorS
         ...state,
         publishing: false,
         hosting: action.answer ? hostingAfterPublish(state.hosting, action.answer, action.publishedConfig) : state.hosting,
+        sources: action.answer ? sourcesReducer(state.sources, { type: 'clearServerErrors' }) : state.sources,
       };
     case 'unpublishStarted':
       return { ...state, unpublishing: true };
@@ -123,11 +180,21 @@ export function editorReducer(state: EditorState, action: EditorAction): EditorS
   }
 }
 
-/** The calendar as Save keeps it: the hosting fields only when there are some. */
-export function savedCalendar(state: EditorState, calendar: { id: string; name: string; url: string }, now: Date): SavedCalendar {
+/** The calendar's feed as Build & Host sends it (no address at all: an empty one, which nothing takes). */
+export function feedWire(state: EditorState): FeedWire {
+  return publishTarget(state.sources.rows)?.wire ?? { url: '' };
+}
+
+/**
+ * The calendar as Save keeps it: its feeds as sources.ts stores them (rows without an address left
+ * out), the hosting fields only when there are some.
+ */
+export function savedCalendar(state: EditorState, calendar: { id: string; name: string }, now: Date): SavedCalendar {
   const { hosting } = state;
   return {
-    ...calendar,
+    id: calendar.id,
+    name: calendar.name,
+    ...storedFeed(state.sources.rows),
     mapping: state.mapping,
     lastBuiltAt: now.toISOString(),
     // Options that say nothing are left out: the entry reads as it did before options existed.
@@ -139,8 +206,15 @@ export function savedCalendar(state: EditorState, calendar: { id: string; name: 
 }
 
 /** What Build & Host sends: the edit token once there is one, so the server lets us replace it. */
-export function publishRequest(state: EditorState, calendar: { id: string; name: string; url: string }): PublishRequest {
+export function publishRequest(state: EditorState, calendar: { id: string; name: string }): PublishRequest {
   const { editToken } = state.hosting;
-  // The options sit beside the mapping (the config's keys, absent when they say nothing).
-  return { ...calendar, ...buildConfig(state.mapping, state.options), ...(editToken ? { editToken } : {}) };
+  // The feed is `url` or `sources`; the options sit beside the mapping (the config's keys, absent
+  // when they say nothing).
+  return {
+    id: calendar.id,
+    name: calendar.name,
+    ...feedWire(state),
+    ...buildConfig(state.mapping, state.options),
+    ...(editToken ? { editToken } : {}),
+  };
 }

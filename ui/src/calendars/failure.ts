@@ -9,10 +9,18 @@ const NAMES: Readonly<Record<string, string>> = {
   id: 'calendar id',
 };
 
-/** What the editor calls the input at `field`: 'feed address', 'SUMMARY template', else the path. */
+const SOURCE_INPUTS: Readonly<Record<string, string>> = { url: 'address', label: 'label', prefix: 'prefix' };
+
+/**
+ * What the editor calls the input at `field`: 'feed address', 'SUMMARY template', 'feed 2
+ * address' (`sources[1].url`), else the path.
+ */
 export function fieldName(field: string): string {
   const named = NAMES[field];
   if (named) return named;
+  const source = /^sources\[(\d+)\](?:\.(\w+))?$/.exec(field);
+  if (source) return `feed ${Number(source[1]) + 1} ${SOURCE_INPUTS[source[2] ?? 'url'] ?? source[2] ?? ''}`.trim();
+  if (field === 'sources') return 'feeds';
   return field.startsWith('mapping.') ? `${field.slice('mapping.'.length)} template` : field;
 }
 

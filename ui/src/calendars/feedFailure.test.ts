@@ -12,6 +12,13 @@ describe('the alert of a failed feed read', () => {
     // Words that merely look like a path stay as they are: no field, no name.
     expect(feedFailure('url: looks like a path', 400, new ApiError(400, 'url: looks like a path'))).toBe(`${FEED_ERROR}\nurl: looks like a path`);
   });
+  it('names a feed of a merged calendar by its number', () => {
+    const error = new ApiError(400, 'at most 64 characters', 'sources[1].prefix');
+    expect(feedFailure(error.message, 400, error)).toBe(`${FEED_ERROR}\nfeed 2 prefix: at most 64 characters`);
+    expect(feedFailure('x', 400, new ApiError(400, 'x', 'sources[0].url'))).toBe(`${FEED_ERROR}\nfeed 1 address: x`);
+    expect(feedFailure('x', 400, new ApiError(400, 'x', 'sources[9]'))).toBe(`${FEED_ERROR}\nfeed 10 address: x`);
+    expect(feedFailure('x', 400, new ApiError(400, 'x', 'sources'))).toBe(`${FEED_ERROR}\nfeeds: x`);
+  });
   it('is only the reason when the visitor is throttled or refused', () => {
     expect(feedFailure('too many requests', 429)).toBe('too many requests');
   });

@@ -34,7 +34,7 @@ function setup(options: { publish?: () => Promise<PublishAnswer>; unpublish?: ()
 describe('Build & Host', () => {
   it('stores the hosted address and the edit token of a calendar never saved', async () => {
     const t = setup({ publish: () => Promise.resolve({ hostedUrl: 'http://h/cal/a.ics', editToken: 'tok' }) });
-    const state = initialEditorState(null);
+    const state = initialEditorState(null, calendar.url);
     await runPublish(state, calendar, t.dispatch, t.deps);
     expect(t.actions.map((a) => a.type)).toEqual(['publishStarted', 'publishEnded']);
     const fingerprint = publishFingerprint(calendar, state.mapping, state.options);
@@ -66,7 +66,7 @@ describe('Build & Host', () => {
 
   it('says why a publish failed; the calendar is saved but not hosted', async () => {
     const t = setup({ publish: () => Promise.reject(new ApiError(502, 'upstream down')) });
-    const state = initialEditorState(null);
+    const state = initialEditorState(null, calendar.url);
     await runPublish(state, calendar, t.dispatch, t.deps);
     expect(t.alerts).toEqual(['Publish failed: upstream down']);
     expect(t.final(state)).toMatchObject({ publishing: false, hosting: state.hosting });
@@ -76,13 +76,31 @@ describe('Build & Host', () => {
 
   it("names the input a refusal is about, from the answer's field", async () => {
     const t = setup({ publish: () => Promise.reject(new ApiError(400, 'at most 200 characters are allowed', 'name')) });
-    await runPublish(initialEditorState(null), calendar, t.dispatch, t.deps);
+    await runPublish(initialEditorState(null, calendar.url), calendar, t.dispatch, t.deps);
     const u = setup({ publish: () => Promise.reject(new ApiError(400, 'the template does not compile', 'mapping.SUMMARY')) });
-    await runPublish(initialEditorState(null), calendar, u.dispatch, u.deps);
+    await runPublish(initialEditorState(null, calendar.url), calendar, u.dispatch, u.deps);
     expect([...t.alerts, ...u.alerts]).toEqual([
       'Publish failed: name: at most 200 characters are allowed',
       'Publish failed: SUMMARY template: the template does not compile',
     ]);
+  });
+});
+
+describe('Build & Host of a merged calendar', () => {
+  it('marks the feed a refusal is about and names it as the editor numbers its feeds', async () => {
+    // The server's second source is the editor's third feed: the second has no address and is not sent.
+    const t = setup({ publish: () => Promise.reject(new ApiError(400, 'at most 64 characters are allowed', 'sources[1].label')) });
+    const actions = [
+      { type: 'add' },
+      { type: 'add' },
+      { type: 'set', key: 2, input: 'url', value: 'https://h/cal.ics' },
+      { type: 'set', key: 2, input: 'label', value: 'x'.repeat(70) },
+    ] as const;
+    const state = actions.reduce((s, action) => editorReducer(s, { type: 'sources', action }), initialEditorState(null, calendar.url));
+    await runPublish(state, calendar, t.dispatch, t.deps);
+    expect(t.sent[0]).toMatchObject({ sources: [{ url: calendar.url }, { url: 'https://h/cal.ics', label: 'x'.repeat(70) }] });
+    expect(t.alerts).toEqual(['Publish failed: feed 3 label: at most 64 characters are allowed']);
+    expect(t.final(state).sources.serverErrors).toEqual({ '2.label': 'at most 64 characters are allowed' });
   });
 });
 

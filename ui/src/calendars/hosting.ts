@@ -2,12 +2,13 @@
 // it wants one), the reducer told when it starts and ends, failures shown, and the edit token kept
 // in storage at once. The browser parts come in as deps, so tests run the flows without one.
 import type { Dispatch } from 'react';
-import { publishCalendar, unpublishCalendar, type PublishAnswer, type PublishRequest } from './api';
-import { hostingAfterPublish, publishRequest, savedCalendar, type EditorAction, type EditorState } from './editor';
+import { ApiError, publishCalendar, unpublishCalendar, type PublishAnswer, type PublishRequest } from './api';
+import { feedWire, hostingAfterPublish, publishRequest, savedCalendar, type EditorAction, type EditorState } from './editor';
 import { failureText } from './failure';
 import { publishFingerprint } from './live';
 import { withSiteKey, type KeyDeps } from '../lib/siteKey';
 import { browserKeyDeps } from './publishKeyPrompt';
+import { publishTarget, rowOfField } from './sources';
 import { calendarStore, type CalendarStore } from './storage';
 
 export const UNPUBLISH_QUESTION = 'Unpublish this calendar? Its hosted address stops working for subscribers.';
@@ -32,10 +33,10 @@ export const browserHostingDeps: HostingDeps = {
   now: () => new Date(),
 };
 
+/** The calendar beside what the editor holds (its feeds are the editor's sources). */
 interface Calendar {
   id: string;
   name: string;
-  url: string;
 }
 
 /**
@@ -50,12 +51,17 @@ export async function runPublish(state: EditorState, calendar: Calendar, dispatc
     return;
   }
   dispatch({ type: 'publishStarted' });
-  const fingerprint = publishFingerprint(calendar, state.mapping, state.options);
+  const fingerprint = publishFingerprint({ name: calendar.name, ...feedWire(state) }, state.mapping, state.options);
   const outcome = await withSiteKey((key) => deps.publish(publishRequest(state, calendar), key), deps.keys);
   dispatch({ type: 'publishEnded', answer: outcome.kind === 'done' ? outcome.value : null, publishedConfig: fingerprint });
   if (outcome.kind === 'cancelled') return;
   if (outcome.kind === 'failed') {
-    deps.alert(`Publish failed: ${failureText(outcome.message, outcome.error)}`);
+    // A refused source is marked at its input, and named as the editor numbers its feeds.
+    const error = outcome.error instanceof ApiError ? outcome.error : null;
+    const at = rowOfField(error?.field ?? null, publishTarget(state.sources.rows), state.sources.rows);
+    if (at) dispatch({ type: 'sources', action: { type: 'serverError', key: at.key, input: at.input, message: outcome.message } });
+    const named = error && at ? new ApiError(error.status, error.message, at.field) : outcome.error;
+    deps.alert(`Publish failed: ${failureText(outcome.message, named)}`);
     return;
   }
   const next = hostingAfterPublish(state.hosting, outcome.value, fingerprint);

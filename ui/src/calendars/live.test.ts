@@ -15,6 +15,27 @@ describe('live state', () => {
     expect(liveState(published, publishFingerprint(calendar, edited, emptyOptions()))).toBe('changed');
     expect(liveState(published, publishFingerprint({ ...calendar, name: 'Home' }, defaultMapping(), emptyOptions()))).toBe('changed');
   });
+  it('a calendar of one address gives the text it gave before sources, so it stays live', () => {
+    expect(publishFingerprint(calendar, defaultMapping(), emptyOptions())).toBe(
+      '{"config":{"mapping":{"DESCRIPTION":"${DESCRIPTION}","DTEND":"${DTEND}","DTSTART":"${DTSTART}","LOCATION":"${LOCATION}","SUMMARY":"${SUMMARY}"}},"name":"Work","url":"https://example.com/a.ics"}',
+    );
+  });
+  it('a changed source, prefix or label of a merged calendar is a change', () => {
+    const sources = [
+      { url: 'https://example.com/a.ics', prefix: '[A] ' },
+      { url: 'https://example.com/b.ics', label: 'B' },
+    ];
+    const published = publishFingerprint({ name: 'Work', sources }, defaultMapping(), emptyOptions());
+    expect(liveState(published, publishFingerprint({ name: 'Work', sources: [...sources] }, defaultMapping(), emptyOptions()))).toBe('live');
+    for (const other of [
+      [sources[0]],
+      [sources[1], sources[0]],
+      [{ ...sources[0], prefix: '[a] ' }, sources[1]],
+      [sources[0], { url: 'https://example.com/b.ics' }],
+    ]) {
+      expect(liveState(published, publishFingerprint({ name: 'Work', sources: other as typeof sources }, defaultMapping(), emptyOptions()))).toBe('changed');
+    }
+  });
   it('without a kept fingerprint the editor cannot tell', () => {
     expect(liveState(undefined, 'x')).toBe('unknown');
   });

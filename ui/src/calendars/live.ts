@@ -1,8 +1,9 @@
 // Whether the hosted feed is what the editor shows: Build & Host keeps a fingerprint of what it
-// published (name, address, mapping and options) with the calendar, and the banner compares the
-// editor's current fingerprint with it.
+// published (name, address or sources, mapping and options) with the calendar, and the banner
+// compares the editor's current fingerprint with it.
 import type { Mapping } from './calendar';
 import { buildConfig, type CalendarOptions } from './options';
+import type { FeedWire } from './sources';
 
 /** JSON with object keys sorted, so equal configs give equal text whatever order they were built in. */
 export function stableJson(value: unknown): string {
@@ -16,9 +17,13 @@ export function stableJson(value: unknown): string {
   return value === undefined ? 'null' : JSON.stringify(value);
 }
 
-/** What a publish of this calendar would send, as comparable text. */
-export function publishFingerprint(calendar: { name: string; url: string }, mapping: Mapping, options: CalendarOptions): string {
-  return stableJson({ name: calendar.name, url: calendar.url, config: buildConfig(mapping, options) });
+/**
+ * What a publish of this calendar would send, as comparable text. A calendar of one plain address
+ * gives the text it always gave, so one published before sources still reads as live.
+ */
+export function publishFingerprint(calendar: { name: string } & FeedWire, mapping: Mapping, options: CalendarOptions): string {
+  const feed = 'url' in calendar ? { url: calendar.url } : { sources: calendar.sources };
+  return stableJson({ name: calendar.name, ...feed, config: buildConfig(mapping, options) });
 }
 
 /** `unknown`: published before fingerprints were kept (or elsewhere), so the editor cannot tell. */

@@ -121,10 +121,10 @@ describe('the config sent to the server', () => {
   });
 
   it('goes beside id, name and url in Build & Host, and new calendars repair time zones', () => {
-    const fresh = initialEditorState(null);
+    const fresh = initialEditorState(null, 'https://x/a.ics');
     expect(fresh.options).toEqual({ filters: [], timezones: 'repair' });
     const state = editorReducer(fresh, { type: 'options', action: { type: 'addRule', kind: 'status' } });
-    expect(publishRequest(state, { id: 'a', name: 'A', url: 'https://x/a.ics' })).toEqual({
+    expect(publishRequest(state, { id: 'a', name: 'A' })).toEqual({
       id: 'a',
       name: 'A',
       url: 'https://x/a.ics',
@@ -146,7 +146,7 @@ describe('stored options', () => {
   });
 
   it('options are saved with the calendar and read back', () => {
-    const state = editorReducer(initialEditorState(null), { type: 'options', action: { type: 'hideEvent', uid: 'u1' } });
+    const state = editorReducer(initialEditorState(null, old.url), { type: 'options', action: { type: 'hideEvent', uid: 'u1' } });
     const saved = savedCalendar(state, old, new Date(0));
     expect(parseCalendar(JSON.parse(JSON.stringify(saved)))?.options).toEqual({
       filters: [{ action: 'exclude', uid: 'u1' }],

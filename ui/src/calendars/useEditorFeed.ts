@@ -1,14 +1,15 @@
-// The editor's feed requests: the opening read, Refetch and further pages of sample events. Only
-// the newest request's answer reaches the state; one that comes after a newer request was made,
-// or after the editor closed, is dropped.
-import { useCallback, useEffect, useRef, type Dispatch } from 'react';
-import { fetchFeed, UNREACHABLE, type FeedAnswer, type FeedOptions } from './api';
+// The editor's feed requests: the opening read, a read of other feeds once they are committed,
+// Refetch and further pages of sample events. Only the newest request's answer reaches the state;
+// one that comes after a newer request was made, or after the editor closed, is dropped.
+import { useCallback, useEffect, useMemo, useRef, type Dispatch } from 'react';
+import { ApiError, readFeed, UNREACHABLE, type FeedAnswer, type FeedOptions } from './api';
 import type { EditorAction } from './editor';
 import { withSiteKey } from '../lib/siteKey';
 import { failureText } from './failure';
 import { aboutTheVisitor } from './publish';
 import { browserKeyDeps } from './publishKeyPrompt';
 import { move, PAGE_SIZE, type Samples } from './samples';
+import { rowOfField, type FeedTarget, type SourceRow } from './sources';
 
 export const FEED_ERROR = 'Failed to fetch/parse ICS. Check CORS or URL.';
 
@@ -30,32 +31,51 @@ export interface EditorFeed {
   moveSample: (samples: Samples | null, delta: number) => void;
 }
 
-export function useEditorFeed(url: string, dispatch: Dispatch<EditorAction>): EditorFeed {
+/**
+ * The feed of `target` (sources.ts's readTarget, as JSON so that an equal target made anew reads
+ * nothing again), read now and whenever it changes; null reads nothing. `rows` are the editor's
+ * source rows, for marking the one a refusal names.
+ */
+export function useEditorFeed(targetJson: string | null, rows: readonly SourceRow[], dispatch: Dispatch<EditorAction>): EditorFeed {
   // Every request gets a number; an answer for an older number (or after leaving) is dropped.
   const newest = useRef(0);
+  const target = useMemo(() => (targetJson === null ? null : (JSON.parse(targetJson) as FeedTarget | null)), [targetJson]);
+  // Read when a refusal comes, not a reason to read again.
+  const rowsNow = useRef(rows);
+  useEffect(() => {
+    rowsNow.current = rows;
+  }, [rows]);
 
   const load = useCallback(
-    async (options: FeedOptions, loaded: (answer: FeedAnswer) => EditorAction, failed: (unreachable: boolean) => EditorAction) => {
+    async (options: FeedOptions, loaded: (answer: FeedAnswer, target: FeedTarget) => EditorAction, failed: (unreachable: boolean) => EditorAction) => {
+      if (!target) return;
       const mine = (newest.current += 1);
       // On a keyed site the key is asked for (once) and kept; a cancelled prompt just stops.
-      const outcome = await withSiteKey((key) => fetchFeed(url, options, key), browserKeyDeps);
+      const outcome = await withSiteKey((key) => readFeed(target.wire, options, key), browserKeyDeps);
       if (mine !== newest.current) return;
       if (outcome.kind === 'done') {
-        dispatch(loaded(outcome.value));
+        dispatch(loaded(outcome.value, target));
         return;
       }
-      const alertText = outcome.kind === 'failed' ? feedFailure(outcome.message, outcome.status, outcome.error) : undefined;
+      let error = outcome.kind === 'failed' ? outcome.error : null;
+      // A refused source is marked at its input, and named as the editor numbers its feeds.
+      const at = error instanceof ApiError ? rowOfField(error.field, target, rowsNow.current) : null;
+      if (at && error instanceof ApiError && outcome.kind === 'failed') {
+        dispatch({ type: 'sources', action: { type: 'serverError', key: at.key, input: at.input, message: outcome.message } });
+        error = new ApiError(error.status, error.message, at.field);
+      }
+      const alertText = outcome.kind === 'failed' ? feedFailure(outcome.message, outcome.status, error) : undefined;
       if (typeof alertText === 'string') window.alert(alertText);
       dispatch(failed(alertText === null));
     },
-    [url, dispatch],
+    [target, dispatch],
   );
 
   useEffect(() => {
     // The state changes only when the answer comes (never synchronously in the opening effect).
     void load(
       { limit: PAGE_SIZE },
-      (answer) => ({ type: 'feedLoaded', answer }),
+      (answer, read) => ({ type: 'feedLoaded', answer, target: read }),
       (unreachable) => ({ type: 'feedFailed', unreachable }),
     );
     return () => {
@@ -65,10 +85,11 @@ export function useEditorFeed(url: string, dispatch: Dispatch<EditorAction>): Ed
 
   return {
     refetch() {
+      if (!target) return;
       dispatch({ type: 'refetch' });
       void load(
         { limit: PAGE_SIZE, refresh: true },
-        (answer) => ({ type: 'feedLoaded', answer }),
+        (answer, read) => ({ type: 'feedLoaded', answer, target: read }),
         (unreachable) => ({ type: 'feedFailed', unreachable }),
       );
     },
@@ -83,7 +104,7 @@ export function useEditorFeed(url: string, dispatch: Dispatch<EditorAction>): Ed
       dispatch({ type: 'pageRequested' });
       void load(
         { offset: next.offset, limit: PAGE_SIZE },
-        (answer) => ({ type: 'pageLoaded', answer, index: next.index }),
+        (answer, read) => ({ type: 'pageLoaded', answer, target: read, index: next.index }),
         (unreachable) => ({ type: 'pageFailed', unreachable }),
       );
     },

@@ -220,6 +220,33 @@ describe('reading the answer', () => {
     });
   });
 
+  it('names the failing feed of a merged calendar, the first flagged one first', () => {
+    const well = { url: 'https://work.example/cal.ics', flagged: false, upstream: upstream({ lastFetchAt: '2026-11-25T09:00:00Z', events: 3 }) };
+    const failing = {
+      url: 'https://home.example/family.ics?token=secret',
+      flagged: false,
+      upstream: upstream({
+        lastFetchAt: '2026-11-25T09:00:00Z',
+        lastSuccessAt: '2026-11-25T07:00:00Z',
+        lastError: 'HTTP 500',
+        failures: 3,
+        failingSince: '2026-11-25T08:00:00Z',
+      }),
+    };
+    const flagged = { ...failing, url: 'https://club.example/c.ics', flagged: true, upstream: { ...failing.upstream, failures: 40 } };
+    const report = describeHealth(status({ upstream: well.upstream, sources: [well, failing] }), NOW, UTC);
+    expect(report.failure).toBe('The feed from home.example has failed 3 times since 08:00: HTTP 500.');
+    expect(report.source).toEqual([report.failure, 'Subscribers still get the copy from 3 hours ago.']);
+    expect(describeHealth(status({ upstream: flagged.upstream, sources: [well, failing, flagged], flagged: true }), NOW, UTC).failure).toMatch(
+      /^The feed from club\.example has failed 40 times/,
+    );
+    // None failing: what the answer says of the calendar, as for one feed.
+    expect(describeHealth(status({ upstream: well.upstream, sources: [well] }), NOW, UTC).source).toEqual([
+      'The source was last fetched 1 hour ago: 3 events.',
+    ]);
+    expect(status({ sources: 'x' }).sources).toEqual([]);
+  });
+
   it('reads instants with an offset or fractions of a second', () => {
     const read = status({ upstream: upstream({ lastFetchAt: '2026-11-25T10:48:00.123+01:00' }) });
     expect(read.upstream?.lastFetchAt?.toISOString()).toBe('2026-11-25T09:48:00.123Z');

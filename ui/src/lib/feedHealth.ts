@@ -57,11 +57,20 @@ const SubscriberSchema = record({
   polls7d: v.fallback(whole, 0),
 });
 
+/** One feed of a merged calendar and how it has been doing. */
+const SourceHealthSchema = record({
+  url: v.fallback(v.string(), ''),
+  upstream: v.fallback(v.nullable(UpstreamSchema), null),
+  flagged: flag(false),
+});
+
 export const CalendarStatusSchema = record({
-  /** Null when the answer says nothing of the source. */
+  /** Null when the answer says nothing of the source (of a merged calendar: its first failing feed's, else its first feed's). */
   upstream: v.fallback(v.nullable(UpstreamSchema), null),
   subscribers: listOf(SubscriberSchema),
   flagged: flag(false),
+  /** A merged calendar's feeds, each with its health; absent for a calendar of one feed. */
+  sources: v.optional(listOf(SourceHealthSchema)),
 });
 
 export type CalendarStatus = v.InferOutput<typeof CalendarStatusSchema>;
@@ -94,8 +103,11 @@ const sentence = (text: string) => (/[.!?]$/.test(text) ? text : `${text}.`);
 const keptCopy = (ago: string) =>
   ago === 'just now' ? 'Subscribers still get the last good copy, fetched just now.' : `Subscribers still get the copy from ${ago}.`;
 
-/** The source's sentences (see HealthReport.source), and which of them tells the failure. */
-function describeSource(upstream: Upstream, now: Date, options: WhenOptions): { source: string[]; failure: string | null } {
+/**
+ * The source's sentences (see HealthReport.source), and which of them tells the failure. `subject`
+ * names a failing feed of a merged calendar ("The feed from example.org").
+ */
+function describeSource(upstream: Upstream, now: Date, options: WhenOptions, subject = 'The source'): { source: string[]; failure: string | null } {
   const { failures, lastError, failingSince, lastFetchAt, lastSuccessAt } = upstream;
   const why = lastError ? `: ${lastError}` : '';
   if (failures > 0) {
@@ -103,12 +115,12 @@ function describeSource(upstream: Upstream, now: Date, options: WhenOptions): { 
     if (failures === 1) {
       // One failure: it is the last fetch, so that time stands in when the run's start is unknown.
       const when = failingSince ?? lastFetchAt;
-      failure = when ? `The source failed once ${whenPhrase(when, now, 'at', options)}${why}` : `The source failed the last time it was fetched${why}`;
+      failure = when ? `${subject} failed once ${whenPhrase(when, now, 'at', options)}${why}` : `${subject} failed the last time it was fetched${why}`;
     } else {
       const count = failures.toLocaleString('en');
       failure = failingSince
-        ? `The source has failed ${count} times ${whenPhrase(failingSince, now, 'since', options)}${why}`
-        : `The source has failed ${count} times in a row${why}`;
+        ? `${subject} has failed ${count} times ${whenPhrase(failingSince, now, 'since', options)}${why}`
+        : `${subject} has failed ${count} times in a row${why}`;
     }
     failure = sentence(failure);
     const kept = lastSuccessAt ? [keptCopy(timeAgo(lastSuccessAt, now, options))] : [];
@@ -143,9 +155,37 @@ function subscriberLine(subscriber: Subscriber, now: Date, options: WhenOptions)
   return `${FAMILY_LABELS[subscriber.family]} last fetched this feed ${timeAgo(subscriber.lastPollAt, now, options)}${often}.`;
 }
 
+/** A feed's host, to name it ('' when its address has none). */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * The feed of a merged calendar its health is told of: the first flagged, else the first failing,
+ * with the words that name it; null when none fails (or the calendar has one feed).
+ */
+function failingFeed(status: CalendarStatus): { upstream: Upstream; subject: string } | null {
+  const sources = status.sources ?? [];
+  const failing = sources.find((s) => s.flagged && s.upstream) ?? sources.find((s) => (s.upstream?.failures ?? 0) > 0);
+  if (!failing?.upstream) return null;
+  const host = hostOf(failing.url);
+  const number = sources.indexOf(failing) + 1;
+  return { upstream: failing.upstream, subject: host === '' ? `Feed ${number}` : `The feed from ${host}` };
+}
+
 /** The sentences of a status at `now`. */
 export function describeHealth(status: CalendarStatus, now: Date, options: WhenOptions = {}): HealthReport {
-  const { source, failure } = status.upstream ? describeSource(status.upstream, now, options) : { source: [], failure: null };
+  // A merged calendar names the feed that fails; the others still serve (their events stay).
+  const feed = failingFeed(status);
+  const { source, failure } = feed
+    ? describeSource(feed.upstream, now, options, feed.subject)
+    : status.upstream
+      ? describeSource(status.upstream, now, options)
+      : { source: [], failure: null };
   const families = latestByFamily(status.subscribers);
   return {
     flagged: status.flagged,
