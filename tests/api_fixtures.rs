@@ -199,7 +199,7 @@ async fn answers(server: &TestServer, upstream: &Upstream) -> BTreeMap<&'static 
         .await
         .expect("sent");
     answers.insert(
-        "feed-sources",
+        "feed-merged",
         json_of(sources, StatusCode::OK, "POST /api/feed").await,
     );
 
