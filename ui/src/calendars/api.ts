@@ -115,6 +115,8 @@ const PreviewAnswerSchema = record({
   /** One per event of the feed, in the order of /api/feed. */
   decisions: v.array(DecisionSchema),
   warnings: listOf(v.string()),
+  /** Positions in the config's `overrides` whose event the feed has no more (overrides.ts). */
+  unmatchedOverrides: listOf(v.pipe(v.number(), v.integer(), v.minValue(0))),
 });
 
 const ErrorAnswerSchema = record({ error: nonEmpty, field: orNull(nonEmpty) });

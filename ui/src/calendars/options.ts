@@ -6,6 +6,18 @@ import * as v from 'valibot';
 import { listOf, record } from '../lib/schema';
 import type { Mapping } from './calendar';
 
+// Events changed by hand and past events that stay: their own modules, held in the options.
+import { checkHistory, StoredHistorySchema, type CalendarHistory } from './history';
+import {
+  checkOverrides,
+  overridesReducer,
+  StoredOverridesSchema,
+  wireOverrides,
+  type EventOverride,
+  type OverridesAction,
+  type WireOverride,
+} from './overrides';
+
 export type FilterAction = 'include' | 'exclude';
 export const WEEKDAYS = ['MO', 'TU', 'WE', 'TH', 'FR', 'SA', 'SU'] as const;
 export type Weekday = (typeof WEEKDAYS)[number];
@@ -66,12 +78,17 @@ export interface CalendarOptions {
   timezones?: Timezones;
   alarms?: Alarms;
   privacy?: Privacy;
+  /** Events changed by hand (overrides.ts); absent when there are none. */
+  overrides?: readonly EventOverride[];
+  /** Past events that stay (history.ts); absent: off. */
+  history?: CalendarHistory;
 }
 
 /** The whole config as the server takes it (POST /api/preview, and beside id/name/url on publish). */
-export interface CalendarConfig extends Partial<Omit<CalendarOptions, 'filters'>> {
+export interface CalendarConfig extends Partial<Omit<CalendarOptions, 'filters' | 'overrides'>> {
   mapping: Mapping;
   filters?: FilterRule[];
+  overrides?: WireOverride[];
 }
 
 export const MAX_WINDOW_DAYS = 36500;
@@ -122,6 +139,8 @@ export const CalendarOptionsSchema = v.pipe(
     timezones: optional(v.picklist(['keep', 'repair'])),
     alarms: optional(v.union([v.picklist(['keep', 'strip']), v.object({ addMinutesBefore: v.pipe(minutes, v.maxValue(MAX_ALARM_MINUTES)) })])),
     privacy: optional(v.picklist(['full', 'busy'])),
+    overrides: StoredOverridesSchema,
+    history: StoredHistorySchema,
   }),
   v.transform((o): CalendarOptions => withoutUndefined({ ...o, filters: o.filters })),
 );
@@ -174,7 +193,9 @@ export type OptionsAction =
   | { type: 'setWindow'; window: CalendarWindow | undefined }
   | { type: 'setTimezones'; timezones: Timezones }
   | { type: 'setAlarms'; alarms: Alarms }
-  | { type: 'setPrivacy'; privacy: Privacy };
+  | { type: 'setPrivacy'; privacy: Privacy }
+  | { type: 'overrides'; action: OverridesAction }
+  | { type: 'setHistory'; history: CalendarHistory | undefined };
 
 const sameRule = (a: FilterRule, b: FilterRule) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -210,6 +231,15 @@ export function optionsReducer(options: CalendarOptions, act: OptionsAction): Ca
       return { ...options, alarms: act.alarms };
     case 'setPrivacy':
       return { ...options, privacy: act.privacy };
+    case 'overrides': {
+      const current = options.overrides ?? [];
+      const overrides = overridesReducer(current, act.action);
+      if (overrides === current) return options;
+      // The last one undone: the key goes, so the options read as before overrides existed.
+      return withoutUndefined({ ...options, overrides: overrides.length > 0 ? overrides : undefined });
+    }
+    case 'setHistory':
+      return withoutUndefined({ ...options, history: act.history && { keepDays: act.history.keepDays } });
   }
 }
 
@@ -234,6 +264,8 @@ export function buildConfig(mapping: Mapping, options: CalendarOptions): Calenda
   if (options.timezones) config.timezones = options.timezones;
   if (options.alarms) config.alarms = options.alarms;
   if (options.privacy) config.privacy = options.privacy;
+  if (options.overrides && options.overrides.length > 0) config.overrides = wireOverrides(options.overrides);
+  if (options.history) config.history = { keepDays: options.history.keepDays };
   return config;
 }
 
@@ -304,6 +336,7 @@ export function checkOptions(options: CalendarOptions): OptionProblem[] {
   if (typeof a === 'object' && !(Number.isInteger(a.addMinutesBefore) && a.addMinutesBefore >= 0 && a.addMinutesBefore <= MAX_ALARM_MINUTES)) {
     problems.push({ path: 'alarms.addMinutesBefore', message: ALARM_MINUTES_TEXT });
   }
+  problems.push(...checkOverrides(options.overrides ?? []), ...checkHistory(options.history));
   return problems;
 }
 
@@ -356,7 +389,7 @@ export function suggestWindow(outputBytes: number, window: CalendarWindow | unde
 }
 
 /** The parts of the config the options panel edits, by the first name of a path. */
-const OPTION_ROOTS = new Set(['filters', 'window', 'timezones', 'alarms', 'privacy']);
+const OPTION_ROOTS = new Set(['filters', 'window', 'timezones', 'alarms', 'privacy', 'overrides', 'history']);
 
 /**
  * The server names the input a failure is about in its `field` (`filters[1].pattern`); a failure
