@@ -216,6 +216,8 @@ describe('stored with the calendar', () => {
       history: { keepDays: 30 },
     });
     expect(v.parse(StoredOverridesSchema, [])).toBeUndefined();
+    // One per event, as the editor keeps them.
+    expect(v.parse(StoredOverridesSchema, [hiddenOne, { uid: 'weekly@x', recurrenceId: '20240311t100000', note: 'n' }])).toEqual([hiddenOne]);
     // Limits are the checks' to tell, so nothing typed is lost on reading.
     const long = { uid: 'a', summary: 'x'.repeat(MAX_SUMMARY_CHARS + 1) };
     expect(v.parse(StoredOverridesSchema, [long])).toEqual([long]);

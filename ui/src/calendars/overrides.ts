@@ -207,13 +207,22 @@ const StoredOverrideSchema = v.pipe(
   v.check(changesSomething),
 );
 
-/** The stored list (calendars:v1, `options.overrides`): absent when empty, so a calendar without any reads as before. */
+/**
+ * The stored list (calendars:v1, `options.overrides`): one per event (the first, as the editor
+ * never makes two), absent when empty, so a calendar without any reads as before.
+ */
 export const StoredOverridesSchema = v.fallback(
   v.optional(
     v.pipe(
       v.array(v.unknown()),
       v.transform((items) => {
-        const list = v.parse(listOf(StoredOverrideSchema), items);
+        const seen = new Set<string>();
+        const list = v.parse(listOf(StoredOverrideSchema), items).filter((o) => {
+          const key = overrideKey(o);
+          if (seen.has(key)) return false;
+          seen.add(key);
+          return true;
+        });
         return list.length > 0 ? list : undefined;
       }),
     ),
