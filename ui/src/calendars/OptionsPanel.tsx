@@ -24,6 +24,8 @@ import {
 } from './options';
 import { BoundFields } from './BoundFields';
 import { CheckRow } from './CheckRow';
+import { HistoryField } from './HistoryField';
+import { isOverridePath } from './overrides';
 import { RuleEditor } from './RuleEditor';
 import type { Rendered } from './useLatest';
 
@@ -39,7 +41,8 @@ const FIELD_SUGGESTIONS = ['SUMMARY', 'DESCRIPTION', 'LOCATION', 'CATEGORIES', '
 export function OptionsPanel({ options, problems, preview, onAction }: Props) {
   const [kind, setKind] = useState<RuleKind>('property');
   const ruleProblems = (i: number) => problems.filter((p) => p.path === `filters[${i}]` || p.path.startsWith(`filters[${i}].`));
-  const otherProblems = problems.filter((p) => !p.path.startsWith('filters['));
+  // Those about events changed by hand show in their own list (OverridesList).
+  const otherProblems = problems.filter((p) => !p.path.startsWith('filters[') && !isOverridePath(p.path));
   const window = options.window;
   const alarms = options.alarms ?? 'keep';
   const answer = preview.state === 'ready' ? preview.value : null;
@@ -157,6 +160,8 @@ export function OptionsPanel({ options, problems, preview, onAction }: Props) {
           )}
           <p className="hint">Counted from the moment a calendar app fetches the feed; an empty box has no limit on that side.</p>
         </fieldset>
+
+        <HistoryField history={options.history} onChange={(history) => onAction({ type: 'setHistory', history })} />
 
         <fieldset className="cal-options__group">
           <legend>Time zones</legend>
