@@ -1,6 +1,6 @@
 // 'Sample Event Fields' (SPEC.md 2): one event of the feed at a time, n/total over the whole feed,
 // and per field a button that opens the regex dialog for it.
-import { ChevronLeft, ChevronRight, EyeOff, Regex } from 'lucide-react';
+import { ChevronLeft, ChevronRight, EyeOff, PencilLine, Regex } from 'lucide-react';
 import { MAPPING_FIELDS } from './calendar';
 import { DecisionNote } from './DecisionNote';
 import { readableIcsDate } from './icsDate';
@@ -23,9 +23,13 @@ interface Props {
   onInsert: (field: string) => void;
   /** Adds a rule hiding the sample (`occurrence`) or every event with its UID (`series`). */
   onHide: (what: 'occurrence' | 'series') => void;
+  /** Opens "Change this event" (EventChangeDialog) for the sample. */
+  onChangeEvent?: () => void;
+  /** What the sample was changed by hand, in words ('' for nothing). */
+  changed?: string;
 }
 
-export function SamplePanel({ samples, loading, decision, decisionPending, source, noSample, onMove, onInsert, onHide }: Props) {
+export function SamplePanel({ samples, loading, decision, decisionPending, source, noSample, onMove, onInsert, onHide, onChangeEvent, changed }: Props) {
   const event = samples ? currentEvent(samples) : undefined;
   const keys = event ? orderedKeys(event, MAPPING_FIELDS) : [];
   const uid = event?.UID ?? '';
@@ -81,8 +85,15 @@ export function SamplePanel({ samples, loading, decision, decisionPending, sourc
                 <EyeOff aria-hidden="true" size={16} />
                 Hide this series
               </button>
+              {onChangeEvent && (
+                <button type="button" className="button button--quiet" onClick={onChangeEvent} aria-haspopup="dialog">
+                  <PencilLine aria-hidden="true" size={16} />
+                  Change this event
+                </button>
+              )}
             </div>
           )}
+          {uid !== '' && changed && <p className="hint cal-samples__changed">Changed by hand: {changed}</p>}
           <p className="hint cal-fields__count">{keys.length === 1 ? '1 field' : `${keys.length} fields`} in this event</p>
           <dl className="cal-fields" aria-label="Fields of the sample event">
             {keys.map((key) => (
