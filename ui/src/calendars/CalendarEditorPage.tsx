@@ -42,6 +42,10 @@ import type { EventSource } from './SourceTag';
 import { calendarStore } from './storage';
 import { insertSpaced, placeToken, type PlaceMode } from './token';
 import { useCalendarHealth } from './useCalendarHealth';
+// Events changed by hand: the dialog from the sample, and the list beside the options.
+import { EventChangeDialog } from './EventChangeDialog';
+import { changesOn, targetsOf, type EventTargets } from './eventChange';
+import { OverridesList } from './OverridesList';
 import { useEditorFeed } from './useEditorFeed';
 import { useLatestRender } from './useLatest';
 
@@ -189,6 +193,15 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
   const decision = configPreview.state === 'ready' && samples ? configPreview.value.decisions[samples.index] : undefined;
   // Before the server's first answer the notes hold their place (see DecisionNote).
   const decisionPending = configRequest !== null && configPreview.state === 'idle';
+
+  // The sample "Change this event" was opened on, with what a change of it names.
+  const [changing, setChanging] = useState<{ event: SampleEvent; targets: EventTargets } | null>(null);
+  const openChange = () => {
+    const targets = event ? targetsOf(event) : null;
+    if (event && targets) setChanging({ event, targets });
+  };
+  const closeChange = useCallback(() => setChanging(null), []);
+  const overrides = options.overrides ?? [];
 
   const hide = (what: 'occurrence' | 'series') => {
     if (!event) return;
@@ -369,6 +382,8 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
           onMove={(delta) => moveSample(samples, delta)}
           onInsert={openRegex}
           onHide={hide}
+          onChangeEvent={openChange}
+          changed={event ? changesOn(event, overrides) : ''}
         />
         <MappingPanel
           mapping={mapping}
@@ -387,6 +402,13 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
           preview={serverProblem || localProblems.length > 0 ? { state: 'idle' } : configPreview}
           onAction={(action) => dispatch({ type: 'options', action })}
         />
+        <OverridesList
+          overrides={overrides}
+          sent={configRequest?.config.overrides}
+          preview={configPreview}
+          problems={problems}
+          onAction={(action) => dispatch({ type: 'options', action })}
+        />
       </div>
 
       {regexField !== null && event && (
@@ -398,6 +420,15 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
           draft={regexDrafts[regexField] ?? EMPTY_DRAFT}
           onInsert={insertRegexToken}
           onClose={closeRegex}
+        />
+      )}
+      {changing && (
+        <EventChangeDialog
+          event={changing.event}
+          targets={changing.targets}
+          overrides={overrides}
+          onSave={(override) => dispatch({ type: 'options', action: { type: 'overrides', action: { type: 'set', override } } })}
+          onClose={closeChange}
         />
       )}
     </section>
