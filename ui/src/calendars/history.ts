@@ -18,7 +18,8 @@ export const KEEP_DAYS_TEXT = `whole days from ${MIN_KEEP_DAYS} to ${MAX_KEEP_DA
 /** The sentence beside the days (the editor's words; plain on purpose). */
 export const HISTORY_TEXT = 'Events your calendar’s source stops publishing after they ended stay in the published calendar for this many days.';
 /** What is and is not kept, said once under the box. */
-export const HISTORY_LIMITS_TEXT = 'Only events dropped after you publish with this on can stay; an event removed before it ended was cancelled, and goes.';
+export const HISTORY_LIMITS_TEXT =
+  'Only events dropped after you publish with this on can stay. An event removed before it ended counts as cancelled and is not kept.';
 /** Said while it is off: what turning it on does. */
 export const HISTORY_OFF_TEXT =
   'When on, events your calendar’s source stops publishing after they ended stay in the published calendar for the days you choose.';
