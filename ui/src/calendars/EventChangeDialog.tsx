@@ -10,6 +10,8 @@ import {
   amountText,
   checkDraft,
   draftFor,
+  FULL_TEXT,
+  hasRoom,
   maxAmount,
   overrideFromDraft,
   replacesOne,
@@ -77,10 +79,12 @@ export function EventChangeDialog({ event, targets, overrides, onSave, onClose }
   const units = unitsFor(targets);
   const changing = draft.choice === 'change';
   const replaces = replacesOne(targets, draft, overrides);
+  const room = hasRoom(targets, draft, overrides);
 
   const submit = (e: SyntheticEvent) => {
     e.preventDefault();
     setTried(true);
+    if (!room) return;
     const override = overrideFromDraft(targets, draft, amountRefused);
     if (!override) {
       // The first field with something to fix, else the title (the form said why).
@@ -235,6 +239,11 @@ export function EventChangeDialog({ event, targets, overrides, onSave, onClose }
         </fieldset>
 
         {replaces && <p className="hint">This event already has a change of yours: saving replaces it.</p>}
+        {!room && (
+          <p className="error-text" role="alert">
+            {FULL_TEXT}
+          </p>
+        )}
         {tried && problems.form && (
           <p className="error-text" role="alert">
             {problems.form}

@@ -4,6 +4,7 @@ import {
   checkDraft,
   draftFor,
   draftShiftMinutes,
+  hasRoom,
   maxAmount,
   NOTHING_TEXT,
   overrideFromDraft,
@@ -14,7 +15,7 @@ import {
   type ChangeDraft,
   type EventTargets,
 } from './eventChange';
-import { MAX_SHIFT_MINUTES, type EventOverride } from './overrides';
+import { MAX_OVERRIDES, MAX_SHIFT_MINUTES, type EventOverride } from './overrides';
 
 const single = { UID: 'team@x', SUMMARY: 'Team meeting', DTSTART: '20250102T100000Z' };
 const series = { UID: 'weekly@x', SUMMARY: 'Weekly', DTSTART: '20240304T100000', RRULE: 'FREQ=WEEKLY' };
@@ -141,6 +142,17 @@ describe('the form as the last change left it', () => {
     // An occurrence hidden elsewhere in the series is another event.
     expect(draftFor(t, [{ uid: 'weekly@x', recurrenceId: '20240318T100000', hide: true }]).choice).toBe('change');
     expect(draftFor(targets(single), [{ uid: 'team@x', hide: true }]).choice).toBe('hideOne');
+  });
+});
+
+describe('a full list', () => {
+  it('takes no new event past the server’s limit, but still a change to one it has', () => {
+    const t = targets(single);
+    const full = Array.from({ length: MAX_OVERRIDES }, (_, i): EventOverride => ({ uid: `e${i}`, hide: true }));
+    expect(hasRoom(t, blank(t), full.slice(1))).toBe(true);
+    expect(hasRoom(t, blank(t), full)).toBe(false);
+    const withIt = [...full.slice(1), { uid: 'team@x', summary: 'X' }];
+    expect(hasRoom(t, blank(t), withIt)).toBe(true);
   });
 });
 

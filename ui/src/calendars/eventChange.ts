@@ -3,7 +3,7 @@
 // the event or its whole series), the form as the last change left it, a shift in minutes, hours
 // or days, and the form's checks with the server's limits.
 import { occurrenceOf } from './options';
-import { findOverride, MAX_SHIFT_MINUTES, noteProblem, overrideKey, summaryProblem, describeChange, type EventOverride } from './overrides';
+import { describeChange, findOverride, MAX_OVERRIDES, MAX_SHIFT_MINUTES, noteProblem, overrideKey, summaryProblem, type EventOverride } from './overrides';
 import { readableIcsDate } from './icsDate';
 import type { SampleEvent } from './samples';
 
@@ -98,6 +98,13 @@ export function draftFor(targets: EventTargets, overrides: readonly EventOverrid
   if (!changed || changed.hide) return blank;
   return { ...blank, summary: changed.summary ?? '', note: changed.note ?? '', ...shiftParts(changed.shiftMinutes, targets.allDay) };
 }
+
+/** Whether the calendar can take the form's override: a new event needs room under the limit; a replaced one does not. */
+export function hasRoom(targets: EventTargets, draft: ChangeDraft, overrides: readonly EventOverride[]): boolean {
+  return overrides.length < MAX_OVERRIDES || replacesOne(targets, draft, overrides);
+}
+
+export const FULL_TEXT = `This calendar has ${MAX_OVERRIDES} events changed by hand, the most it can have: undo one in “Changed by hand” to change another.`;
 
 /** Whether saving replaces a change made before to the event the form's choice names. */
 export function replacesOne(targets: EventTargets, draft: ChangeDraft, overrides: readonly EventOverride[]): boolean {
