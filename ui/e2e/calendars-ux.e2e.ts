@@ -1,7 +1,7 @@
 // Issue 16 on the calendar side, in Chromium against the real binary: Add Calendar checks the
 // address first, feed errors say why in words, offline is said inline, Build & Host saves and the
-// banner says whether the live feed matches, focus after route changes and busy buttons, and the
-// regex dialog's validation, target and replace-or-append.
+// banner says whether the live feed matches, focus after route changes and busy buttons, the
+// regex dialog's validation, target and replace-or-append, and the templates' rows.
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useBrowser } from './support/browser';
@@ -166,6 +166,47 @@ describe('calendar tool: checks, feedback, focus and the regex dialog', () => {
     await page.waitForFunction(() => document.querySelector('.cal-preview__value[data-field="SUMMARY"]')?.textContent === 'Team Meeting (101)', null, {
       timeout: 10_000,
     });
+  });
+
+  it("gives the Template Mapping fields the spec's rows (DESCRIPTION 6, the others 2) as they open, and grows them from there with their text", async () => {
+    const page = b.page;
+    await page.goto(editorUrl('rows', up().url('/work.ics'), 'Rows'));
+    /** The field's height, and the height the browser gives its rows (a copy without field-sizing or a minimum). */
+    const measure = (name: string) =>
+      field(page, name).evaluate((area: HTMLTextAreaElement) => {
+        const probe = area.cloneNode() as HTMLTextAreaElement;
+        probe.removeAttribute('id');
+        probe.style.setProperty('field-sizing', 'fixed');
+        probe.style.setProperty('min-height', '0');
+        area.after(probe);
+        const rowsHeight = probe.getBoundingClientRect().height;
+        probe.remove();
+        return { rows: area.rows, height: area.getBoundingClientRect().height, rowsHeight, line: Number.parseFloat(getComputedStyle(area).lineHeight) };
+      });
+    const expectSpecRows = async (moment: string) => {
+      for (const [name, rows] of Object.entries({ SUMMARY: 2, DESCRIPTION: 6, LOCATION: 2, DTSTART: 2, DTEND: 2 })) {
+        const { rows: given, height, rowsHeight } = await measure(name);
+        expect(given, name).toBe(rows);
+        // One line of text in each: the height of the rows, neither one line nor more.
+        expect(height, `${name} ${moment}`).toBeGreaterThanOrEqual(rowsHeight - 0.5);
+        expect(height, `${name} ${moment}`).toBeLessThanOrEqual(rowsHeight + 0.5);
+      }
+    };
+    await expectSpecRows('on opening');
+    await waitCounter(page, '1/3');
+    await expectSpecRows('with the feed read');
+    const description = field(page, 'DESCRIPTION');
+    const before = await measure('DESCRIPTION');
+    await description.click();
+    await page.keyboard.press('End');
+    await page.keyboard.type('\nwith more lines'.repeat(9));
+    await expect(description.inputValue()).resolves.toBe(`\${DESCRIPTION}${'\nwith more lines'.repeat(9)}`);
+    const grown = await measure('DESCRIPTION');
+    // Ten lines: four more than the six rows.
+    expect(grown.height).toBeGreaterThan(before.height + 3.5 * before.line);
+    // And back to the six rows, not below, when the lines go.
+    await description.fill('${DESCRIPTION}');
+    expect((await measure('DESCRIPTION')).height).toBeCloseTo(before.height, 1);
   });
 
   it('fits a phone: results under each field, no nested sample scroll, readable dates, 44 px touch targets', async () => {

@@ -4,10 +4,9 @@ import type { RefObject } from 'react';
 import type { MappingRender, TemplateError } from './api';
 import type { Rendered } from './useLatest';
 import { MAPPING_FIELDS, type Mapping, type MappingField } from './calendar';
+import { MAPPING_ROWS, rowsStyle } from './mappingRows';
 
 export const MAPPING_PLACEHOLDER = 'Use tokens like ${SUMMARY} ${LOCATION}';
-
-const ROWS: Record<MappingField, number> = { SUMMARY: 2, DESCRIPTION: 6, LOCATION: 2, DTSTART: 2, DTEND: 2 };
 
 interface Props {
   mapping: Mapping;
@@ -43,7 +42,8 @@ export function MappingPanel({ mapping, errors, tokens, fieldRefs, onChange, onF
                 fieldRefs.current[field] = element;
               }}
               className="textarea"
-              rows={ROWS[field]}
+              rows={MAPPING_ROWS[field]}
+              style={rowsStyle(MAPPING_ROWS[field])}
               value={mapping[field]}
               placeholder={MAPPING_PLACEHOLDER}
               spellCheck={false}
