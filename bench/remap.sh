@@ -32,6 +32,19 @@ command -v taskset >/dev/null || pin=()
 
 now_ns() { date +%s%N; }
 
+# `hearth ARGS...` timed: the best of $runs runs into $best (ns), its peak RSS into $rss_kb.
+measure() {
+    best=""
+    for _ in $(seq "$runs"); do
+        t0=$(now_ns)
+        "${pin[@]}" "$bin" "$@" > /dev/null
+        t1=$(now_ns)
+        dt=$((t1 - t0))
+        if [ -z "$best" ] || [ "$dt" -lt "$best" ]; then best=$dt; fi
+    done
+    rss_kb=$(/usr/bin/time -f '%M' "${pin[@]}" "$bin" "$@" 2>&1 >/dev/null | tail -n1)
+}
+
 printf '%-8s %-10s %10s %9s %10s %12s %10s %8s\n' events mapping input_MB best_ms MB/s events/s peak_MB rss/in
 fail=0
 for n in "${sizes[@]}"; do
@@ -41,15 +54,7 @@ for n in "${sizes[@]}"; do
     for mapping in default realistic; do
         args=(remap --mapping "$out/mapping-$mapping.json" "$feed")
         "$bin" "${args[@]}" > "$out/remapped-$n-$mapping.ics"
-        best=""
-        for _ in $(seq "$runs"); do
-            t0=$(now_ns)
-            "${pin[@]}" "$bin" "${args[@]}" > /dev/null
-            t1=$(now_ns)
-            dt=$((t1 - t0))
-            if [ -z "$best" ] || [ "$dt" -lt "$best" ]; then best=$dt; fi
-        done
-        rss_kb=$(/usr/bin/time -f '%M' "${pin[@]}" "$bin" "${args[@]}" 2>&1 >/dev/null | tail -n1)
+        measure "${args[@]}"
         awk -v n="$n" -v m="$mapping" -v b="$bytes" -v ns="$best" -v rss="$rss_kb" 'BEGIN {
             s = ns / 1e9; mbs = b / 1e6 / s; ratio = rss * 1024 / b;
             printf "%-8d %-10s %10.2f %9.1f %10.1f %12.0f %10.1f %8.2f\n", n, m, b / 1e6, s * 1000, mbs, n / s, rss * 1024 / 1e6, ratio
@@ -75,15 +80,7 @@ done
 bytes=$(( $(stat -c %s "$feed") * 3 ))
 echo '{"mapping": {}, "sources": [{"prefix": "[Work] "}, {"prefix": "[Home] "}, {"prefix": "[Club] "}]}' > "$out/config-merge.json"
 args=(remap --config "$out/config-merge.json" "$feed" "$out/feed-$n-b.ics" "$out/feed-$n-c.ics")
-best=""
-for _ in $(seq "$runs"); do
-    t0=$(now_ns)
-    "${pin[@]}" "$bin" "${args[@]}" > /dev/null
-    t1=$(now_ns)
-    dt=$((t1 - t0))
-    if [ -z "$best" ] || [ "$dt" -lt "$best" ]; then best=$dt; fi
-done
-rss_kb=$(/usr/bin/time -f '%M' "${pin[@]}" "$bin" "${args[@]}" 2>&1 >/dev/null | tail -n1)
+measure "${args[@]}"
 awk -v n="$n" -v b="$bytes" -v ns="$best" -v rss="$rss_kb" 'BEGIN {
     s = ns / 1e9; printf "%-8s %-10s %10.2f %9.1f %10.1f %12.0f %10.1f %8.2f\n", "3x" n, "merge", b / 1e6, s * 1000, b / 1e6 / s, 3 * n / s, rss * 1024 / 1e6, rss * 1024 / b
 }'

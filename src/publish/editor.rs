@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use super::api::{budget, too_slow, url_error, CalendarState, Previewing, ReadingFeeds};
 use super::errors::RouteError;
-use super::feeds::{Ask, FeedOutcome, Want};
+use super::feeds::{Ask, FeedOutcome};
 use super::fetch::normalize_url;
 use super::hosted;
 use super::sources::{MergedFeed, SourceFeed};
@@ -164,13 +164,7 @@ async fn editor_sources(
             prefix: source.prefix.clone(),
         });
     }
-    let ask = Ask {
-        max_age,
-        persist: false,
-        want: Want::Fresh,
-        limit: None,
-        client: Some(client),
-    };
+    let ask = Ask::editor(max_age, client);
     Ok(state.publisher.merged_feed(&feeds, ask, Some(work)).await?)
 }
 

@@ -34,7 +34,7 @@ use crate::http::client::ClientKey;
 use crate::store::{Db, StoreError};
 use cache::{Cache, Kind};
 use calendars::Published;
-use feeds::{Ask, FeedError, FeedOutcome, Feeds, Want};
+use feeds::{Ask, FeedError, FeedOutcome, Feeds};
 use fetch::{FetchError, Fetcher};
 use gone::Gone;
 use hosted::{RenderError, Rendered, Renders};
@@ -195,14 +195,7 @@ impl Publisher {
         max_age: Duration,
         client: ClientKey,
     ) -> Result<FeedOutcome, FeedError> {
-        let ask = Ask {
-            max_age,
-            persist: false,
-            want: Want::Fresh,
-            limit: None,
-            client: Some(client),
-        };
-        self.feeds.get(url, ask).await
+        self.feeds.get(url, Ask::editor(max_age, client)).await
     }
 
     /// Runs engine work a visitor asked for within `budget`: stopped when its time is up,

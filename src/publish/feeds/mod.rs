@@ -68,6 +68,18 @@ pub struct Ask {
 }
 
 impl Ask {
+    /// An editor's for `client`: a copy at most `max_age` old, in memory only, counted against
+    /// the client's shares of the cache and of bytes in flight.
+    pub fn editor(max_age: Duration, client: ClientKey) -> Ask {
+        Ask {
+            max_age,
+            persist: false,
+            want: Want::Fresh,
+            limit: None,
+            client: Some(client),
+        }
+    }
+
     /// A subscriber's: any copy at once, refreshed in the background, kept.
     pub fn subscriber(max_age: Duration) -> Ask {
         Ask {
