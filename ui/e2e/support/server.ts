@@ -40,13 +40,19 @@ function listeningAddress(child: ChildProcess, output: () => string): Promise<st
   });
 }
 
+function realBin(): Record<string, string> {
+  const bin = process.env.HEARTH_REAL_BIN;
+  return bin ? { HEARTH_REAL_BIN: resolve(bin) } : {};
+}
+
 /** Runs `hearth serve` with extra flags and environment; resolves once it listens. */
 export async function startServer(args: string[] = [], env: Record<string, string> = {}): Promise<RunningServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'hearth-e2e-'));
   let log = '';
   const child = spawn(HEARTH_BIN, ['serve', '--listen', '127.0.0.1:0', '--data-dir', dataDir, ...args], {
     // info: the listening line is logged at that level.
-    env: { PATH: process.env.PATH ?? '', HEARTH_LOG: 'info', ...env },
+    // HEARTH_REAL_BIN: the binary behind e2e/support/standin.mjs, when HEARTH_BIN is that stand-in.
+    env: { PATH: process.env.PATH ?? '', HEARTH_LOG: 'info', ...realBin(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout.on('data', (chunk: Buffer) => (log += chunk.toString()));
