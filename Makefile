@@ -46,11 +46,12 @@ lint-rust: ## rustfmt and clippy (warnings denied) on the workspace
 test-rust: ui ## Rust unit and integration tests of the workspace: the server (on free ports) and the engine
 	$(CARGO) test --locked --workspace
 
-equiv: ## The engine against independent tools (Python icalendar, recurring-ical-events) on the shared ICS corpus, also with time-zone repair, calendar options and merged calendars
+equiv: ## The engine against independent tools (Python icalendar, recurring-ical-events) on the shared ICS corpus, also with time-zone repair, calendar options, merged calendars and filters on occurrences
 	bash tests/equiv/run.sh
 	bash tests/equiv/run_repaired.sh
 	bash tests/equiv/options.sh
 	bash tests/equiv/merge.sh
+	bash tests/equiv/occurrences.sh
 
 lint-ui: ui/node_modules/.package-lock.json ## TypeScript type check, eslint and the Prettier check (`npm run lint` runs both)
 	cd ui && $(NPM) run --silent typecheck

@@ -211,6 +211,75 @@ async fn the_preview_counts_what_the_config_keeps_and_says_why_each_event_goes()
 }
 
 #[tokio::test]
+async fn filters_on_occurrences_remove_the_days_they_drop_and_the_preview_counts_occurrences() {
+    // Any fourteen days in a row hold two Saturdays and two Sundays.
+    let feed = format!(
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Hearth tests//EN\r\nBEGIN:VEVENT\r\n\
+         UID:daily\r\nDTSTAMP:20260101T000000Z\r\nDTSTART;VALUE=DATE:{}\r\nSUMMARY:Daily\r\n\
+         RRULE:FREQ=DAILY;COUNT=14\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n",
+        date_in(-3)
+    );
+    let upstream = Upstream::start().await;
+    upstream.set_body(feed);
+    let server = TestServer::calendars(|_| {}).await;
+    let url = upstream.url("/daily.ics");
+    let options = json!({
+        "occurrences": "each",
+        "filters": [{"action": "include", "weekdays": ["MO", "TU", "WE", "TH", "FR"]}],
+        "window": {"pastDays": 30, "futureDays": 30}
+    });
+    let mut config = options.clone();
+    config["mapping"] = json!({});
+    let answer: Value = post(
+        &server,
+        "/api/preview",
+        &json!({"url": url, "config": config}),
+    )
+    .await
+    .json()
+    .await
+    .expect("json");
+    assert_eq!(answer["keptCount"], 1, "{answer}");
+    assert_eq!(
+        answer["decisions"][0],
+        json!({"kept": true, "droppedOccurrences": 4})
+    );
+    assert_eq!(answer["occurrences"]["count"], 10, "{answer}");
+    assert_eq!(answer["occurrences"]["atLeast"], false);
+    assert_eq!(
+        answer["occurrences"]["from"].as_str().map(str::len),
+        Some(10)
+    );
+
+    // Judged by its first occurrence (no key), the series is kept whole: 14 occurrences.
+    let plain: Value = post(
+        &server,
+        "/api/preview",
+        &json!({"url": url, "config": {"mapping": {}, "filters": options["filters"]}}),
+    )
+    .await
+    .json()
+    .await
+    .expect("json");
+    assert_eq!(plain["occurrences"]["count"], 14, "{plain}");
+    assert_eq!(plain["decisions"][0], json!({"kept": true}));
+
+    // Published, the hosted feed removes the four weekend days.
+    let body = with_options("weekdays", &url, options);
+    assert_eq!(
+        post(&server, "/api/calendars", &body).await.status(),
+        StatusCode::CREATED
+    );
+    let (hosted_feed, _) = hosted(&server, "weekdays").await;
+    assert_eq!(
+        hosted_feed.matches("EXDATE;VALUE=DATE:").count(),
+        4,
+        "{hosted_feed}"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn a_bad_config_is_400_naming_its_path_in_publish_and_preview() {
     let upstream = Upstream::start().await;
     let server = TestServer::calendars(|_| {}).await;

@@ -287,10 +287,34 @@ pub struct PreviewRequest {
 
 /// One event's fate in the hosted feed.
 #[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
 struct DecisionAnswer {
     kept: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<String>,
+    /// Occurrences of this series the filters or the window drop (`occurrences: "each"`).
+    #[serde(skip_serializing_if = "is_zero")]
+    dropped_occurrences: usize,
+    /// Too many dropped occurrences to remove one by one (or a series too long to judge):
+    /// kept whole.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    kept_whole: bool,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// How many occurrences of the kept events fall in the span (the window, or a year either side
+/// of today where it leaves a side open), dates as `YYYY-MM-DD`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct OccurrencesAnswer {
+    count: usize,
+    from: String,
+    to: String,
+    /// Some series have more occurrences than are looked at: the count is at least this.
+    at_least: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -300,6 +324,7 @@ struct PreviewAnswer {
     kept_count: usize,
     output_bytes: usize,
     decisions: Vec<DecisionAnswer>,
+    occurrences: OccurrencesAnswer,
     warnings: Vec<String>,
     /// Positions in the config's `overrides` of those whose event is not in the feed any more.
     unmatched_overrides: Vec<usize>,
@@ -386,14 +411,30 @@ fn preview_now(
         }
         Err(e) => return Err(unreadable(e).into()),
     };
-    let decisions = calendar::decide(body, config, &options, &limits)
-        .map_err(unreadable)?
+    let (decisions, count) =
+        calendar::decide_counting(body, config, &options, &limits).map_err(unreadable)?;
+    let decisions = decisions
         .into_iter()
         .map(|d| DecisionAnswer {
             kept: d.kept,
             reason: d.reason,
+            dropped_occurrences: d.dropped_occurrences,
+            kept_whole: d.kept_whole,
         })
         .collect();
+    let day = |seconds: i64| {
+        let at = std::time::UNIX_EPOCH
+            + std::time::Duration::from_secs(u64::try_from(seconds).unwrap_or_default());
+        let mut text = humantime::format_rfc3339_seconds(at).to_string();
+        text.truncate(10);
+        text
+    };
+    let occurrences = OccurrencesAnswer {
+        count: count.count,
+        from: day(count.from),
+        to: day(count.to),
+        at_least: count.capped,
+    };
     let unmatched_overrides = calendar::unmatched_overrides(body, config, &limits)
         .map_err(|e| RouteError::NotACalendar(e.to_string()))?;
     Ok(PreviewAnswer {
@@ -402,6 +443,7 @@ fn preview_now(
         kept_count: stats.kept_events,
         output_bytes: counter.0,
         decisions,
+        occurrences,
         warnings: stats
             .warnings
             .iter()

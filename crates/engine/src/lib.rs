@@ -57,7 +57,7 @@ pub mod tz;
 
 pub use config::{
     AlarmMode, CalendarConfig, CompiledConfig, ConfigError, FilterAction, FilterRule, Matcher,
-    Override, Privacy, Source, TimezoneMode, Window, MAX_SOURCES,
+    Occurrences, Override, Privacy, Source, TimezoneMode, Window, MAX_SOURCES,
 };
 pub use history::{kept_calendar, vanished_events, KeptEvent, Vanished};
 pub use ics::{
@@ -67,9 +67,9 @@ pub use ics::{
 pub use interrupt::{Interrupt, Interrupted};
 pub use merge::{merge, MergeError, MergeInput, Merged};
 pub use remap::{
-    decide, format_duration, output_limit, remap, remap_into, unmatched_overrides, CompiledMapping,
-    Decision, MappedField, Mapping, RemapError, RemapOptions, RemapOutput, RemapStats,
-    BUSY_REMOVED, MAX_OUTPUT_BYTES,
+    decide, decide_counting, format_duration, output_limit, remap, remap_into, unmatched_overrides,
+    CompiledMapping, Decision, MappedField, Mapping, OccurrenceCount, RemapError, RemapOptions,
+    RemapOutput, RemapStats, BUSY_REMOVED, COUNT_DAYS, MAX_ADDED_EXDATES, MAX_OUTPUT_BYTES,
 };
 pub use template::{
     RegexBudget, Template, TemplateError, MAX_MAPPING_REGEX_BYTES, MAX_REGEX_TRANSFORMS,

@@ -95,7 +95,9 @@ fn an_exclude_pattern_drops_what_matches_and_names_the_rule() {
         d[0],
         Decision {
             kept: false,
-            reason: Some("filter 1 (exclude SUMMARY ~ /^canceled:/i)".into())
+            reason: Some("filter 1 (exclude SUMMARY ~ /^canceled:/i)".into()),
+            dropped_occurrences: 0,
+            kept_whole: false,
         }
     );
     assert!(d[1..].iter().all(|d| d.kept && d.reason.is_none()));

@@ -7,7 +7,8 @@ use regex_automata::meta::Regex;
 
 use super::overrides::{compile_overrides, Edit};
 use super::schema::{
-    AlarmMode, CalendarConfig, FilterAction, Matcher, Privacy, Source, TimezoneMode, Window,
+    AlarmMode, CalendarConfig, FilterAction, Matcher, Occurrences, Privacy, Source, TimezoneMode,
+    Window,
 };
 use super::window::parse_date_time;
 use crate::mapping::{CompiledMapping, MappedField};
@@ -92,6 +93,9 @@ pub struct CompiledConfig {
     pub(crate) timezones: TimezoneMode,
     pub(crate) alarms: AlarmMode,
     pub(crate) privacy: Privacy,
+    /// `occurrences: "each"`: filters on when an event happens and the window judge every
+    /// occurrence of a series.
+    pub(crate) each_occurrence: bool,
     pub(crate) sources: Vec<Source>,
     /// How many of `rules` are the config's filters (the rest hide events by hand).
     pub(crate) filter_count: usize,
@@ -237,6 +241,7 @@ impl CompiledConfig {
             timezones: config.timezones,
             alarms: config.alarms,
             privacy: config.privacy,
+            each_occurrence: config.occurrences == Occurrences::Each,
             sources: config.sources.clone(),
             filter_count,
             edits,

@@ -33,7 +33,7 @@ pub(crate) enum Cause {
 
 /// Wall-clock times in a zone this engine does not resolve may sit up to 14 hours from UTC:
 /// the window is widened by that much so that it never drops an event it should keep.
-const ZONE_SLACK: i64 = 14 * 3600;
+pub(crate) const ZONE_SLACK: i64 = 14 * 3600;
 
 impl EventFacts {
     fn test(&self, test: &Test) -> bool {
@@ -75,7 +75,7 @@ impl EventFacts {
     }
 
     /// Whether the event can overlap [from, to] (seconds; wall clock read as UTC).
-    fn in_window(&self, from: i64, to: i64) -> bool {
+    pub(crate) fn in_window(&self, from: i64, to: i64) -> bool {
         let Some(start) = &self.start else {
             // Nothing to judge by: kept.
             return true;
@@ -104,12 +104,46 @@ impl EventFacts {
     }
 }
 
+impl Test {
+    /// Whether the test reads when an occurrence happens (its day, time or length), which
+    /// differs between the occurrences of a series; the others read the series' properties.
+    pub(crate) fn reads_occurrence(&self) -> bool {
+        matches!(
+            self,
+            Test::Weekdays(_) | Test::TimeOfDay(..) | Test::Duration(..) | Test::AllDay(_)
+        )
+    }
+}
+
 impl CompiledConfig {
     /// The first reason (in rule order, then the window) that drops this VEVENT, or `None` when
     /// it is kept. Without `now` no window applies.
     pub(crate) fn judge(&self, facts: &EventFacts, now: Option<i64>) -> Option<Cause> {
+        self.first_rule_drop(facts, |_| true)
+            .or_else(|| self.window_drop(facts, now))
+    }
+
+    /// The first rule on the series' properties (not on when it happens) that drops it: the
+    /// part of [`CompiledConfig::judge`] every occurrence shares.
+    pub(crate) fn judge_series(&self, facts: &EventFacts) -> Option<Cause> {
+        self.first_rule_drop(facts, |t| !t.reads_occurrence())
+    }
+
+    /// The first rule on when it happens, then the window, that drops the one occurrence
+    /// `facts` describes (its RRULE and RDATEs are not read).
+    pub(crate) fn judge_occurrence(&self, facts: &EventFacts, now: Option<i64>) -> Option<Cause> {
+        self.first_rule_drop(facts, Test::reads_occurrence)
+            .or_else(|| self.window_drop(facts, now))
+    }
+
+    /// Whether any rule or the window can keep some occurrences of a series and drop others.
+    pub(crate) fn judges_occurrences(&self) -> bool {
+        self.window.is_some() || self.rules.iter().any(|r| r.test.reads_occurrence())
+    }
+
+    fn first_rule_drop(&self, facts: &EventFacts, which: impl Fn(&Test) -> bool) -> Option<Cause> {
         for (i, rule) in self.rules.iter().enumerate() {
-            if matches!(rule.test, Test::Component(_)) {
+            if matches!(rule.test, Test::Component(_)) || !which(&rule.test) {
                 continue;
             }
             let matched = facts.test(&rule.test);
@@ -121,18 +155,24 @@ impl CompiledConfig {
                 return Some(Cause::Rule(i));
             }
         }
-        if let (Some(w), Some(now)) = (&self.window, now) {
-            let from = w
-                .past_days
-                .map_or(i64::MIN / 2, |d| now - i64::from(d) * 86_400);
-            let to = w
-                .future_days
-                .map_or(i64::MAX / 2, |d| now + i64::from(d) * 86_400);
-            if !facts.in_window(from, to) {
-                return Some(Cause::Window);
-            }
-        }
         None
+    }
+
+    /// The window as [from, to] seconds (wall clock read as UTC) at `now`, when there is one.
+    pub(crate) fn window_span(&self, now: i64) -> Option<(i64, i64)> {
+        let w = self.window.as_ref()?;
+        let from = w
+            .past_days
+            .map_or(i64::MIN / 2, |d| now - i64::from(d) * 86_400);
+        let to = w
+            .future_days
+            .map_or(i64::MAX / 2, |d| now + i64::from(d) * 86_400);
+        Some((from, to))
+    }
+
+    fn window_drop(&self, facts: &EventFacts, now: Option<i64>) -> Option<Cause> {
+        let (from, to) = self.window_span(now?)?;
+        (!facts.in_window(from, to)).then_some(Cause::Window)
     }
 
     /// The first component rule that drops a VTODO or VJOURNAL called `name`; every other

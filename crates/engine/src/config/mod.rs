@@ -4,6 +4,7 @@
 
 mod compile;
 pub(crate) mod matching;
+pub(crate) mod occurrences;
 pub(crate) mod overrides;
 mod schema;
 pub(crate) mod window;
@@ -16,8 +17,8 @@ pub use overrides::{
     MAX_OVERRIDES, MAX_OVERRIDE_NOTE_CHARS, MAX_OVERRIDE_SUMMARY_CHARS, MAX_SHIFT_MINUTES,
 };
 pub use schema::{
-    AlarmMode, CalendarConfig, DurationRange, FilterAction, FilterRule, History, Matcher, Override,
-    Privacy, Source, TimeOfDay, TimezoneMode, Window,
+    AlarmMode, CalendarConfig, DurationRange, FilterAction, FilterRule, History, Matcher,
+    Occurrences, Override, Privacy, Source, TimeOfDay, TimezoneMode, Window,
 };
 
 #[cfg(test)]

@@ -21,6 +21,10 @@ pub struct CalendarConfig {
     pub alarms: AlarmMode,
     #[serde(default, skip_serializing_if = "is_default")]
     pub privacy: Privacy,
+    /// Whether filters and the window keep or drop a recurring event whole, by its first
+    /// occurrence, or judge each of its occurrences.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub occurrences: Occurrences,
     /// The feeds merged into this calendar, in order (absent: the calendar has one feed, its
     /// `url` beside the config). The mapping and every option apply to the merged events.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -358,6 +362,18 @@ impl From<AlarmMode> for RawAlarms {
             }),
         }
     }
+}
+
+/// `"series"`: a recurring event is kept or dropped whole, by its first occurrence (what every
+/// calendar did before this key). `"each"`: the weekday, time-of-day, duration and all-day
+/// filters and the window judge every occurrence; those dropped become EXDATEs, and a series
+/// that outlasts the window ends with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Occurrences {
+    #[default]
+    Series,
+    Each,
 }
 
 /// `"full"` (as upstream) or `"busy"` (only times stay).

@@ -3,7 +3,7 @@
 //! bound of an RRULE.
 
 /// A DATE or DATE-TIME value as written: its wall-clock time in its own zone (UTC for `Z`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct DateTime {
     /// Days since 1970-01-01 of the written date.
     pub days: i64,

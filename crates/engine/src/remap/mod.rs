@@ -5,6 +5,7 @@
 
 mod dates;
 mod event;
+mod occurrences;
 mod options;
 mod overrides;
 mod request;
@@ -20,11 +21,12 @@ use crate::ics::{self, Limits, Warning, Warnings};
 use crate::interrupt;
 pub use crate::mapping::{CompiledMapping, MappedField, Mapping};
 use crate::tz::{self, TzPlan, TzUse};
+pub use occurrences::{OccurrenceCount, COUNT_DAYS, MAX_ADDED_EXDATES};
 use options::PlanCursor;
 pub use options::BUSY_REMOVED;
 pub use overrides::unmatched_overrides;
 pub use request::{output_limit, RemapError, RemapOptions, MAX_OUTPUT_BYTES};
-pub use survey::{decide, Decision};
+pub use survey::{decide, decide_counting, Decision};
 use survey::{survey, Plan};
 pub use writer::format_duration;
 use writer::Writer;
@@ -90,7 +92,7 @@ pub fn remap_into<W: Write>(
     // Privacy and alarms alone decide nothing per feed: only filters, a window or the repair
     // need the first pass.
     let mut plan = if config.may_drop() || config.timezones == TimezoneMode::Repair {
-        Some(survey(input, config, options, limits)?)
+        Some(survey(input, config, options, limits, false)?)
     } else if config.has_options() {
         Some(Plan::keep_all())
     } else {

@@ -127,7 +127,8 @@ pub(super) fn event_edit(
 ) -> Result<Option<EventEdit>, Interrupted> {
     let busy = config.privacy == Privacy::Busy;
     let exdates = plan.exdates.get(&index);
-    if !busy && config.alarms == AlarmMode::Keep && exdates.is_none() {
+    let rrule = plan.rrules.get(&index);
+    if !busy && config.alarms == AlarmMode::Keep && exdates.is_none() && rrule.is_none() {
         return Ok(None);
     }
     let mut edit = EventEdit {
@@ -140,6 +141,15 @@ pub(super) fn event_edit(
             replace[f as usize] = Some(None);
         }
         edit.changes = true;
+    }
+    if let Some(rrule) = rrule {
+        // The series the window ends: its RRULE line gives way to the ended one.
+        for (i, l) in lines.iter().enumerate() {
+            if matches!(l, EvLine::Prop(_, _, name) if name.eq_ignore_ascii_case("RRULE")) {
+                edit.lines[i] = LineEdit::Replace(format!("RRULE:{rrule}"));
+                edit.changes = true;
+            }
+        }
     }
     if let Some(exdates) = exdates {
         edit.additions.extend(exdates.iter().cloned());

@@ -6,7 +6,8 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use crate::config::matching::{Cause, EventFacts};
-use crate::config::window::{parse_date_time, parse_duration};
+use crate::config::occurrences::{in_zone, Series};
+use crate::config::window::{event_length, parse_date_time, parse_duration, DateTime};
 use crate::config::{CompiledConfig, TimezoneMode};
 use crate::ics::lexer::LogicalLine;
 use crate::ics::line::{param_value, split_line};
@@ -14,7 +15,10 @@ use crate::ics::{self, line_name, Flow, Limits, Visitor, Warnings, GO_ON};
 use crate::interrupt::{self, Interrupt};
 
 use super::event::{head_text, prop_value, role_of, EvLine};
+use super::occurrences::OccurrenceCount;
 use super::request::{RemapError, RemapOptions};
+
+mod plan;
 
 /// Whether one VEVENT is kept, and if not why (what the editor's sample browser shows).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,6 +27,11 @@ pub struct Decision {
     /// The first rule that drops it (`filter 2 (exclude SUMMARY ~ /^Canceled:/i)`) or `window`;
     /// `None` when kept.
     pub reason: Option<String>,
+    /// Occurrences of this series the filters or the window drop (`occurrences: "each"`).
+    pub dropped_occurrences: usize,
+    /// The series has more dropped occurrences than can be removed one by one, or goes on
+    /// further than they can be judged: it is kept whole.
+    pub kept_whole: bool,
 }
 
 /// What the time-zone repair needs to know about a feed, gathered by the first pass.
@@ -50,6 +59,12 @@ pub(crate) struct Plan {
     pub events: Vec<Option<Cause>>,
     /// EXDATE lines to add to a kept master, by event index.
     pub exdates: HashMap<usize, Vec<String>>,
+    /// The RRULE value that replaces a kept master's (a series the window ends), by event index.
+    pub rrules: HashMap<usize, String>,
+    /// Per series judged occurrence by occurrence: occurrences dropped, and whether kept whole.
+    pub series_notes: HashMap<usize, (usize, bool)>,
+    /// The occurrences of kept events in the window, when the survey was asked to count them.
+    pub occurrences: Option<OccurrenceCount>,
     /// Per VTIMEZONE (every BEGIN:VTIMEZONE, in order): whether it is written.
     pub vtimezones: Vec<bool>,
     /// Per VTODO/VJOURNAL (every BEGIN of one, in order): whether it is written.
@@ -69,9 +84,16 @@ impl Plan {
     pub(crate) fn decisions(&self, config: &CompiledConfig) -> Vec<Decision> {
         self.events
             .iter()
-            .map(|cause| Decision {
-                kept: cause.is_none(),
-                reason: cause.map(|c| config.reason(c)),
+            .enumerate()
+            .map(|(i, cause)| {
+                let (dropped_occurrences, kept_whole) =
+                    self.series_notes.get(&i).copied().unwrap_or_default();
+                Decision {
+                    kept: cause.is_none(),
+                    reason: cause.map(|c| config.reason(c)),
+                    dropped_occurrences,
+                    kept_whole,
+                }
             })
             .collect()
     }
@@ -87,7 +109,20 @@ pub fn decide(
     options: &RemapOptions,
     limits: &Limits,
 ) -> Result<Vec<Decision>, RemapError> {
-    Ok(survey(input, config, options, limits)?.decisions(config))
+    Ok(survey(input, config, options, limits, false)?.decisions(config))
+}
+
+/// [`decide`], and how many occurrences of the kept events fall in the window (or within a
+/// year of `now` on a side it leaves open): what the editor's preview counts. Without `now`
+/// the count is zero over an empty span.
+pub fn decide_counting(
+    input: &[u8],
+    config: &CompiledConfig,
+    options: &RemapOptions,
+    limits: &Limits,
+) -> Result<(Vec<Decision>, OccurrenceCount), RemapError> {
+    let plan = survey(input, config, options, limits, true)?;
+    Ok((plan.decisions(config), plan.occurrences.unwrap_or_default()))
 }
 
 /// What the survey keeps of one VEVENT until the series are known.
@@ -103,6 +138,14 @@ struct EventRecord {
     start_tzid: Option<String>,
     /// DTSTART as written, in days since 1970-01-01.
     start_days: Option<i64>,
+    /// When occurrences are judged or counted: what the event says of its occurrences.
+    series: Option<Series>,
+    /// When occurrences are judged: the rules on the series' properties, and the rules on when
+    /// it happens with the window (for an instance: its own time).
+    series_cause: Option<Cause>,
+    when_cause: Option<Cause>,
+    /// RECURRENCE-ID as a date.
+    rid: Option<DateTime>,
 }
 
 /// Runs the first pass, checking the options' interrupt at every component (the first one
@@ -112,6 +155,7 @@ pub(crate) fn survey(
     config: &CompiledConfig,
     options: &RemapOptions,
     limits: &Limits,
+    count: bool,
 ) -> Result<Plan, RemapError> {
     let mut names: Vec<String> = config.property_names.clone();
     for n in FACT_NAMES {
@@ -135,16 +179,19 @@ pub(crate) fn survey(
         other_tzids: Vec::new(),
         x_wr_timezone: None,
         track_tz: config.may_drop() || config.timezones == TimezoneMode::Repair,
+        each: config.each_occurrence && config.judges_occurrences(),
+        count: count && options.now.is_some(),
     };
     ics::walk(input, limits, &mut v, &mut Warnings::default())?;
     if v.interrupted {
         return Err(RemapError::Interrupted);
     }
-    Ok(v.plan())
+    v.plan()
 }
 
 /// The properties the survey always reads besides the regex filters' ones.
-const FACT_NAMES: [&str; 8] = [
+const FACT_NAMES: [&str; 9] = [
+    "EXDATE",
     "DTSTART",
     "DTEND",
     "DURATION",
@@ -176,6 +223,10 @@ struct Survey<'c, 'a> {
     other_tzids: Vec<String>,
     x_wr_timezone: Option<String>,
     track_tz: bool,
+    /// Occurrences are judged one by one (`occurrences: "each"` with a rule on when, or a window).
+    each: bool,
+    /// Occurrences in the window are counted.
+    count: bool,
 }
 
 /// The TZID parameter of a line, if it has one (read from its head only).
@@ -197,6 +248,14 @@ fn tzid_of(line: &LogicalLine<'_>) -> Option<String> {
         .and_then(|p| p.values.first())
         .map(|v| param_value(v).trim().to_owned())
         .filter(|v| !v.is_empty())
+}
+
+/// The TZID of the event's DTSTART line.
+fn start_zone(lines: &[EvLine<'_>]) -> Option<String> {
+    lines.iter().find_map(|l| match l {
+        EvLine::Prop(line, _, name) if name.eq_ignore_ascii_case("DTSTART") => tzid_of(line),
+        _ => None,
+    })
 }
 
 fn contains_ignore_case(hay: &[u8], needle: &[u8]) -> bool {
@@ -252,13 +311,16 @@ impl<'a> Survey<'_, 'a> {
             .collect();
         let start = get("DTSTART").and_then(parse_date_time);
         let end = get("DTEND").and_then(parse_date_time);
-        let rdates = get("RDATE")
-            .map(|v| {
-                v.split(',')
-                    .filter_map(|d| parse_date_time(d.split('/').next().unwrap_or("")))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let dates = |name: &str| -> Vec<DateTime> {
+            get(name)
+                .map(|v| {
+                    v.split(',')
+                        .filter_map(|d| parse_date_time(d.split('/').next().unwrap_or("")))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let rdates = dates("RDATE");
         let facts = EventFacts {
             values,
             start,
@@ -271,10 +333,48 @@ impl<'a> Survey<'_, 'a> {
             rdates,
         };
         // An event inside a dropped VTODO/VJOURNAL (odd, but the parser counts it) goes with it.
+        // Judged one by one, a UTC time is read on the calendar's clock (X-WR-TIMEZONE).
+        let local = |at: Option<DateTime>| match (self.each, &self.x_wr_timezone) {
+            (true, Some(zone)) => at.map(|a| in_zone(a, zone).unwrap_or(a)),
+            _ => at,
+        };
+        let judged = EventFacts {
+            start: local(facts.start),
+            end: local(facts.end),
+            ..facts.clone()
+        };
         let own = self
             .enclosing_drop()
-            .or_else(|| self.config.judge(&facts, self.now));
+            .or_else(|| self.config.judge(&judged, self.now));
         let occurrence = self.config.occurrence_cause(&facts);
+        let (series_cause, when_cause) = if self.each {
+            (
+                self.enclosing_drop()
+                    .or_else(|| self.config.judge_series(&facts)),
+                self.config.judge_occurrence(
+                    &EventFacts {
+                        rrule: None,
+                        rdates: Vec::new(),
+                        ..judged.clone()
+                    },
+                    self.now,
+                ),
+            )
+        } else {
+            (None, None)
+        };
+        let series = (self.each || self.count)
+            .then_some(facts.start)
+            .flatten()
+            .map(|start| Series {
+                start,
+                rrule: facts.rrule.clone(),
+                rdates: facts.rdates.clone(),
+                exdates: dates("EXDATE"),
+                zone: start_zone(&lines),
+                length: event_length(&start, facts.end.as_ref(), facts.duration),
+            });
+        let rid = facts.recurrence_id.as_deref().and_then(parse_date_time);
         let mut tzids = Vec::new();
         let mut floating = false;
         let mut start_tzid = None;
@@ -313,115 +413,13 @@ impl<'a> Survey<'_, 'a> {
             floating,
             start_tzid,
             start_days: facts.start.map(|s| s.days),
+            series,
+            series_cause,
+            when_cause,
+            rid,
         });
         self.event = lines;
         self.event.clear();
-    }
-
-    fn plan(self) -> Plan {
-        let config = self.config;
-        // The first master of each UID decides for its overrides.
-        let mut masters: HashMap<&str, usize> = HashMap::new();
-        for (i, r) in self.records.iter().enumerate() {
-            if let (Some(uid), false) = (&r.uid, r.is_override) {
-                masters.entry(uid.as_str()).or_insert(i);
-            }
-        }
-        let events: Vec<Option<Cause>> = self
-            .records
-            .iter()
-            .map(|r| {
-                let master = r
-                    .uid
-                    .as_deref()
-                    .filter(|_| r.is_override)
-                    .and_then(|u| masters.get(u));
-                match master {
-                    Some(&m) => self.records[m].own.or(r.occurrence),
-                    None => r.own,
-                }
-            })
-            .collect();
-        let mut exdates = HashMap::new();
-        for (&uid, &m) in &masters {
-            if events[m].is_some() {
-                continue;
-            }
-            let lines: Vec<String> = config
-                .excluded_occurrences(uid)
-                .map(|rid| exdate_line(rid, self.records[m].start_tzid.as_deref()))
-                .collect();
-            if !lines.is_empty() {
-                exdates.insert(m, lines);
-            }
-        }
-        let kept_events = events.iter().filter(|c| c.is_none()).count();
-        let dropped_any = kept_events < events.len() || self.components.iter().any(|kept| !kept);
-        let mut tz = TzFacts {
-            x_wr_timezone: self.x_wr_timezone,
-            ..TzFacts::default()
-        };
-        let mut first_days: Option<i64> = None;
-        for (r, cause) in self.records.iter().zip(&events) {
-            if cause.is_none() {
-                for t in &r.tzids {
-                    push_unique(&mut tz.used, t.clone());
-                }
-                tz.floating_events += usize::from(r.floating);
-                if let Some(d) = r.start_days {
-                    first_days = Some(first_days.map_or(d, |f| f.min(d)));
-                }
-            }
-        }
-        // A year early rather than late: the estimate may be off by one near New Year.
-        tz.first_year = first_days
-            .and_then(|d| i32::try_from(1969 + d.div_euclid(365)).ok())
-            .map(|y| y.min(2099));
-        tz.vtimezone_ids.clone_from(&self.vtimezone_ids);
-        for t in self.other_tzids {
-            push_unique(&mut tz.used, t);
-        }
-        for t in self.vtimezone_ids.iter().flatten() {
-            push_unique(&mut tz.defined, t.clone());
-        }
-        // Time zones go only when filters or the window dropped something, and then only
-        // those nothing kept refers to (one without a TZID stays: nothing can be said of it).
-        let vtimezones = self
-            .vtimezone_ids
-            .iter()
-            .map(|id| {
-                !config.may_drop()
-                    || !dropped_any
-                    || id.as_ref().is_none_or(|id| tz.used.contains(id))
-            })
-            .collect();
-        Plan {
-            events,
-            exdates,
-            vtimezones,
-            components: self.components,
-            kept_events,
-            surveyed: true,
-            tz,
-        }
-    }
-}
-
-/// The EXDATE that removes occurrence `rid` from a master starting in zone `tzid`.
-fn exdate_line(rid: &str, tzid: Option<&str>) -> String {
-    if rid.len() == 8 {
-        return format!("EXDATE;VALUE=DATE:{rid}");
-    }
-    match tzid {
-        Some(t) if !rid.ends_with('Z') => {
-            let needs_quotes = t.contains([';', ':', ',']);
-            if needs_quotes {
-                format!("EXDATE;TZID=\"{t}\":{rid}")
-            } else {
-                format!("EXDATE;TZID={t}:{rid}")
-            }
-        }
-        _ => format!("EXDATE:{rid}"),
     }
 }
 
