@@ -11,6 +11,7 @@ import {
   DEFAULT_WINDOW,
   GOOGLE_LIMIT_BYTES,
   keepsText,
+  occurrencesText,
   MAX_ALARM_MINUTES,
   MAX_WINDOW_DAYS,
   RULE_KIND_LABELS,
@@ -58,6 +59,7 @@ export function OptionsPanel({ options, problems, preview, onAction }: Props) {
         ) : answer ? (
           <>
             <strong data-testid="cal-keeps">The hosted feed {keepsText(answer.keptCount, answer.eventCount)}</strong>
+            {answer.occurrences && <span data-testid="cal-occurrences">{occurrencesText(answer.occurrences)}</span>}
             <span className={answer.outputBytes > GOOGLE_LIMIT_BYTES ? 'cal-options__size cal-options__size--over' : 'cal-options__size'}>
               {formatBytes(answer.outputBytes)} of Google Calendar’s ~1 MB limit
             </span>
@@ -87,6 +89,13 @@ export function OptionsPanel({ options, problems, preview, onAction }: Props) {
           <p className="hint">
             Applied in order: an event is kept when every “keep only” rule matches it and no “hide” rule does. A recurring event and its changed occurrences go
             together.
+          </p>
+          <CheckRow checked={options.occurrences === 'each'} onChange={(e) => onAction({ type: 'setEachOccurrence', each: e.target.checked })}>
+            Judge each occurrence of a repeating event
+          </CheckRow>
+          <p className="hint">
+            Rules on days, times and lengths, and the date window, then drop single occurrences (so “weekdays only” leaves a daily event on weekdays); otherwise
+            a repeating event is kept or dropped whole, by its first occurrence.
           </p>
           {options.filters.length === 0 ? (
             <p className="hint">No filters: every event is kept.</p>

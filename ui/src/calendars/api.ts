@@ -103,9 +103,17 @@ const PublishAnswerSchema = record({
 });
 
 const DecisionSchema = v.pipe(
-  record({ kept: v.boolean(), reason: orNull(v.string()) }),
-  v.transform(({ kept, reason }) => (reason ? { kept, reason } : { kept })),
+  record({ kept: v.boolean(), reason: orNull(v.string()), droppedOccurrences: v.optional(count), keptWhole: v.optional(v.boolean()) }),
+  v.transform(({ kept, reason, droppedOccurrences, keptWhole }) => ({
+    kept,
+    ...(reason ? { reason } : {}),
+    ...(droppedOccurrences ? { droppedOccurrences } : {}),
+    ...(keptWhole ? { keptWhole } : {}),
+  })),
 );
+
+/** How many occurrences of the kept events fall in the window (a year either side where it is open). */
+const OccurrencesSchema = record({ count, from: v.string(), to: v.string(), atLeast: v.boolean() });
 
 /** POST /api/preview: the whole feed through the engine with the config (issue 14). */
 const PreviewAnswerSchema = record({
@@ -114,6 +122,7 @@ const PreviewAnswerSchema = record({
   outputBytes: count,
   /** One per event of the feed, in the order of /api/feed. */
   decisions: v.array(DecisionSchema),
+  occurrences: v.optional(OccurrencesSchema),
   warnings: listOf(v.string()),
   /** Positions in the config's `overrides` whose event the feed has no more (overrides.ts). */
   unmatchedOverrides: listOf(v.pipe(v.number(), v.integer(), v.minValue(0))),

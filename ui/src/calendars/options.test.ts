@@ -15,6 +15,7 @@ import {
   newCalendarOptions,
   newRule,
   occurrenceOf,
+  occurrencesText,
   optionsReducer,
   problemFromServer,
   RULE_KINDS,
@@ -120,9 +121,9 @@ describe('the config sent to the server', () => {
     });
   });
 
-  it('goes beside id, name and url in Build & Host, and new calendars repair time zones', () => {
+  it('goes beside id, name and url in Build & Host, and new calendars repair time zones and judge each occurrence', () => {
     const fresh = initialEditorState(null, 'https://x/a.ics');
-    expect(fresh.options).toEqual({ filters: [], timezones: 'repair' });
+    expect(fresh.options).toEqual({ filters: [], timezones: 'repair', occurrences: 'each' });
     const state = editorReducer(fresh, { type: 'options', action: { type: 'addRule', kind: 'status' } });
     expect(publishRequest(state, { id: 'a', name: 'A' })).toEqual({
       id: 'a',
@@ -131,6 +132,7 @@ describe('the config sent to the server', () => {
       mapping: defaultMapping(),
       filters: [{ action: 'exclude', status: 'CANCELLED' }],
       timezones: 'repair',
+      occurrences: 'each',
     });
   });
 });
@@ -151,6 +153,7 @@ describe('stored options', () => {
     expect(parseCalendar(JSON.parse(JSON.stringify(saved)))?.options).toEqual({
       filters: [{ action: 'exclude', uid: 'u1' }],
       timezones: 'repair',
+      occurrences: 'each',
     });
   });
 
@@ -231,5 +234,40 @@ describe('words and the suggested window', () => {
     expect(smaller).toEqual({ pastDays: 9, futureDays: 109 });
     // An open side gets the default's share, never less than a day.
     expect(suggestWindow(GOOGLE_LIMIT_BYTES * 1000, { futureDays: 10 })).toEqual({ pastDays: 1, futureDays: 1 });
+  });
+});
+
+describe('occurrences judged one by one', () => {
+  it('is on for a new calendar and off (absent) for one saved before', () => {
+    expect(newCalendarOptions().occurrences).toBe('each');
+    expect(emptyOptions().occurrences).toBeUndefined();
+    expect(buildConfig({}, newCalendarOptions()).occurrences).toBe('each');
+    expect('occurrences' in buildConfig({}, emptyOptions())).toBe(false);
+  });
+
+  it('is switched by the reducer, the key leaving when off', () => {
+    const on = optionsReducer(emptyOptions(), { type: 'setEachOccurrence', each: true });
+    expect(on.occurrences).toBe('each');
+    const off = optionsReducer(on, { type: 'setEachOccurrence', each: false });
+    expect('occurrences' in off).toBe(false);
+  });
+
+  it('says how many occurrences a kept series loses, or that it is kept whole', () => {
+    expect(describeDecision({ kept: true, droppedOccurrences: 4 })).toBe('Kept in the hosted feed without 4 occurrences the filters drop');
+    expect(describeDecision({ kept: true, droppedOccurrences: 1 })).toBe('Kept in the hosted feed without 1 occurrence the filters drop');
+    expect(describeDecision({ kept: true, keptWhole: true, droppedOccurrences: 9 })).toBe(
+      'Kept whole in the hosted feed: too many of its occurrences to judge one by one',
+    );
+    expect(describeDecision({ kept: true })).toBe('Kept in the hosted feed');
+  });
+
+  it('counts occurrences in words', () => {
+    expect(occurrencesText({ count: 1234, from: '2026-10-27', to: '2027-11-26', atLeast: false })).toBe('1,234 occurrences from 2026-10-27 to 2027-11-26');
+    expect(occurrencesText({ count: 1, from: 'a', to: 'b', atLeast: true })).toBe('at least 1 occurrence from a to b');
+  });
+
+  it('reads the stored key, and nothing else in its place', () => {
+    expect(v.parse(CalendarOptionsSchema, { filters: [], occurrences: 'each' }).occurrences).toBe('each');
+    expect('occurrences' in v.parse(CalendarOptionsSchema, { filters: [], occurrences: 'sometimes' })).toBe(false);
   });
 });

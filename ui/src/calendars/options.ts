@@ -82,6 +82,11 @@ export interface CalendarOptions {
   overrides?: readonly EventOverride[];
   /** Past events that stay (history.ts); absent: off. */
   history?: CalendarHistory;
+  /**
+   * 'each': the day, time and length rules and the window judge every occurrence of a repeating
+   * event; absent: a series is kept or dropped whole, by its first occurrence (as before).
+   */
+  occurrences?: 'each';
 }
 
 /** The whole config as the server takes it (POST /api/preview, and beside id/name/url on publish). */
@@ -97,9 +102,12 @@ export const MAX_ALARM_MINUTES = 40320;
 export const GOOGLE_LIMIT_BYTES = 1024 * 1024;
 export const DEFAULT_WINDOW: Required<CalendarWindow> = { pastDays: 30, futureDays: 365 };
 
-/** A new calendar repairs time zones; one saved before options existed keeps its behaviour. */
+/**
+ * A new calendar repairs time zones and judges each occurrence; one saved before these options
+ * existed keeps its behaviour.
+ */
 export function newCalendarOptions(): CalendarOptions {
-  return { filters: [], timezones: 'repair' };
+  return { filters: [], timezones: 'repair', occurrences: 'each' };
 }
 
 export function emptyOptions(): CalendarOptions {
@@ -141,6 +149,7 @@ export const CalendarOptionsSchema = v.pipe(
     privacy: optional(v.picklist(['full', 'busy'])),
     overrides: StoredOverridesSchema,
     history: StoredHistorySchema,
+    occurrences: optional(v.literal('each')),
   }),
   v.transform((o): CalendarOptions => withoutUndefined({ ...o, filters: o.filters })),
 );
@@ -195,7 +204,8 @@ export type OptionsAction =
   | { type: 'setAlarms'; alarms: Alarms }
   | { type: 'setPrivacy'; privacy: Privacy }
   | { type: 'overrides'; action: OverridesAction }
-  | { type: 'setHistory'; history: CalendarHistory | undefined };
+  | { type: 'setHistory'; history: CalendarHistory | undefined }
+  | { type: 'setEachOccurrence'; each: boolean };
 
 const sameRule = (a: FilterRule, b: FilterRule) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -240,6 +250,8 @@ export function optionsReducer(options: CalendarOptions, act: OptionsAction): Ca
     }
     case 'setHistory':
       return withoutUndefined({ ...options, history: act.history && { keepDays: act.history.keepDays } });
+    case 'setEachOccurrence':
+      return withoutUndefined({ ...options, occurrences: act.each ? 'each' : undefined });
   }
 }
 
@@ -266,6 +278,7 @@ export function buildConfig(mapping: Mapping, options: CalendarOptions): Calenda
   if (options.privacy) config.privacy = options.privacy;
   if (options.overrides && options.overrides.length > 0) config.overrides = wireOverrides(options.overrides);
   if (options.history) config.history = { keepDays: options.history.keepDays };
+  if (options.occurrences === 'each') config.occurrences = 'each';
   return config;
 }
 
@@ -358,13 +371,28 @@ export function describeRule(rule: FilterRule): string {
 export interface Decision {
   kept: boolean;
   reason?: string;
+  /** Occurrences of this series the filters or the window drop (judged one by one). */
+  droppedOccurrences?: number;
+  /** Too many dropped occurrences to remove one by one: the series is kept whole. */
+  keptWhole?: boolean;
 }
 
 /** 'Kept' or 'Dropped: filter 2 (…)' for the sample browser and the preview. */
 export function describeDecision(decision: Decision | undefined): string {
   if (!decision) return '';
+  if (decision.kept && decision.keptWhole) return 'Kept whole in the hosted feed: too many of its occurrences to judge one by one';
+  const dropped = decision.droppedOccurrences ?? 0;
+  if (decision.kept && dropped > 0) {
+    return `Kept in the hosted feed without ${dropped.toLocaleString('en')} ${dropped === 1 ? 'occurrence' : 'occurrences'} the filters drop`;
+  }
   if (decision.kept) return 'Kept in the hosted feed';
   return decision.reason ? `Dropped: ${decision.reason}` : 'Dropped';
+}
+
+/** How many occurrences of the kept events the span holds: '1,234 occurrences from 2026-10-27 to 2027-11-26'. */
+export function occurrencesText(o: { count: number; from: string; to: string; atLeast: boolean }): string {
+  const n = `${o.atLeast ? 'at least ' : ''}${o.count.toLocaleString('en')}`;
+  return `${n} ${o.count === 1 ? 'occurrence' : 'occurrences'} from ${o.from} to ${o.to}`;
 }
 
 /** 'keeps N of M events'. */
@@ -389,7 +417,7 @@ export function suggestWindow(outputBytes: number, window: CalendarWindow | unde
 }
 
 /** The parts of the config the options panel edits, by the first name of a path. */
-const OPTION_ROOTS = new Set(['filters', 'window', 'timezones', 'alarms', 'privacy', 'overrides', 'history']);
+const OPTION_ROOTS = new Set(['filters', 'window', 'timezones', 'alarms', 'privacy', 'overrides', 'history', 'occurrences']);
 
 /**
  * The server names the input a failure is about in its `field` (`filters[1].pattern`); a failure

@@ -164,6 +164,7 @@ describe('what is sent', () => {
       timezones: 'repair',
       overrides: [{ uid: 'weekly@x', recurrenceId: '20240311T100000', hide: true }],
       history: { keepDays: 45 },
+      occurrences: 'each',
     });
   });
 
