@@ -1,17 +1,28 @@
-// Entry point: mounts the app.
+// Entry point: mounts the app, once the parts of the screen at its address are here.
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
+import { settledWithin } from './lib/preload';
 import { registerServiceWorker } from './lib/serviceWorker';
+import { loadScreens } from './screens';
 import './styles/global.css';
+
+/** How long the first render waits for a screen's parts before it shows "Loading…" instead. */
+const LOADING_AFTER_MS = 1000;
+
+const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 const root = document.getElementById('root');
 if (root) {
-  createRoot(root).render(
-    <StrictMode>
-      <App />
-    </StrictMode>,
-  );
+  // At an address inside a tool, the parts its screen shows are fetched together (screens.ts) and
+  // the first render waits for them: the screen is drawn once, not after a "Loading…" per part.
+  void settledWithin(loadScreens(window.location.pathname), LOADING_AFTER_MS, wait).then(() => {
+    createRoot(root).render(
+      <StrictMode>
+        <App />
+      </StrictMode>,
+    );
+  });
 }
 
 registerServiceWorker();
