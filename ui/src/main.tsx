@@ -1,5 +1,5 @@
 // Entry point: mounts the app, once the parts of the screen at its address are here.
-import { StrictMode } from 'react';
+import { startTransition, StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
 import { settledWithin } from './lib/preload';
@@ -17,10 +17,15 @@ if (root) {
   // At an address inside a tool, the parts its screen shows are fetched together (screens.ts) and
   // the first render waits for them: the screen is drawn once, not after a "Loading…" per part.
   void settledWithin(loadScreens(window.location.pathname), LOADING_AFTER_MS, wait).then(() => {
-    createRoot(root).render(
-      <StrictMode>
-        <App />
-      </StrictMode>,
+    const app = createRoot(root);
+    // A transition: React draws the screen in slices, giving the main thread back between them,
+    // so a large screen (the calendar editor) is not one long task that blocks a phone's input.
+    startTransition(() =>
+      app.render(
+        <StrictMode>
+          <App />
+        </StrictMode>,
+      ),
     );
   });
 }
