@@ -23,7 +23,10 @@ describe('landing page', () => {
 
   it('shows the four links with the configured addresses', async () => {
     await b.page.goto(url());
-    const links = b.page.getByRole('list', { name: 'Links' }).getByRole('link');
+    const list = b.page.getByRole('list', { name: 'Links' });
+    // Read once drawn: the first render is a transition (main.tsx), not done by the load event.
+    await list.waitFor();
+    const links = list.getByRole('link');
     await expect(links.allTextContents()).resolves.toEqual(['Spotify', 'Calendars', 'Beehive', 'Flashcards']);
     await expect(b.page.getByRole('link', { name: 'Spotify' }).getAttribute('href')).resolves.toBe('https://open.spotify.com/user/ada');
     await expect(b.page.getByRole('link', { name: 'Beehive' }).getAttribute('href')).resolves.toBe('https://beehive.example/ada');
@@ -70,7 +73,9 @@ describe('landing page', () => {
     const plain = await startServer();
     try {
       await b.page.goto(plain.url);
-      const links = b.page.getByRole('list', { name: 'Links' }).getByRole('link');
+      const list = b.page.getByRole('list', { name: 'Links' });
+      await list.waitFor();
+      const links = list.getByRole('link');
       await expect(links.allTextContents()).resolves.toEqual(['Calendars', 'Flashcards']);
     } finally {
       await plain.stop();

@@ -1,8 +1,8 @@
-// Every route of the spec under the shared layout. The tools load on first visit. A data router
+// Every route of the spec under the shared layout. The tools load on first visit (screens.ts). A data router
 // (not <BrowserRouter>), so a screen can hold navigation back (useBlocker) while it has unsaved work.
 // Also where the features meet without importing each other: sync's controls go into the flashcard
 // screens' slots, and the flashcards' and calendars' data adapters are handed to sync.
-import { lazy, Suspense, useEffect, useState } from 'react';
+import { Suspense, useEffect, useState } from 'react';
 import { createBrowserRouter, Outlet, RouterProvider, useLocation, useNavigate } from 'react-router';
 import { Layout } from './layout/Layout';
 import { Loading } from './layout/Loading';
@@ -15,12 +15,14 @@ import { provideSyncAdapters } from './lib/syncAdapters';
 import { readVault, startBackgroundSync } from './sync/engine';
 import { ShareDeckButton } from './sync/ShareDeckButton';
 import { SyncBadge } from './sync/SyncBadge';
+import { calendarRoutes } from './calendars/screens';
+import { flashcardRoutes, ownerRoutes, syncRoutes } from './screens';
 
-const FlashcardRoutes = lazy(() => import('./flashcards/FlashcardRoutes'));
-const CalendarRoutes = lazy(() => import('./calendars/CalendarRoutes'));
-const SyncRoutes = lazy(() => import('./sync/SyncRoutes'));
-// The owner page (issue 23): linked from nowhere, and "page not found" on a site without a key.
-const OwnerRoutes = lazy(() => import('./owner/OwnerRoutes'));
+// Each tool's part, declared in screens.ts so the start-up can fetch it with this one.
+const FlashcardRoutes = flashcardRoutes.Screen;
+const CalendarRoutes = calendarRoutes.Screen;
+const SyncRoutes = syncRoutes.Screen;
+const OwnerRoutes = ownerRoutes.Screen;
 
 // Sync's controls in the flashcard screens (the features do not import each other).
 const slots: Slots = { deckListActions: SyncBadge, deckEditorActions: ShareDeckButton };

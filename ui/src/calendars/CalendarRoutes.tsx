@@ -1,14 +1,15 @@
 // Routes of the calendar tool (SPEC.md 2): the list, and the editor at /calendars/new?id=&url=&name=.
-// The editor (with its panels and dialogs) is its own chunk: the list and a phone's first visit do
-// not parse it.
-import { lazy, Suspense } from 'react';
+// The editor (with its panels and dialogs) is its own part (screens.ts): the list and a phone's
+// first visit do not parse it.
+import { Suspense } from 'react';
 import { Route, Routes } from 'react-router';
 import { Loading } from '../layout/Loading';
 import { CalendarListPage } from './CalendarListPage';
 import { OfflineNotice } from './OfflineNotice';
+import { calendarEditor } from './screens';
 import './calendars.css';
 
-const CalendarEditorRoute = lazy(() => import('./CalendarEditorPage').then((m) => ({ default: m.CalendarEditorRoute })));
+const CalendarEditorRoute = calendarEditor.Screen;
 
 function ListWithNotice() {
   // The editor says what offline means for it in its own words.

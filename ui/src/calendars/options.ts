@@ -4,6 +4,7 @@
 // a rule and a decision, and the window suggested when the output is over Google's limit.
 import * as v from 'valibot';
 import { listOf, record } from '../lib/schema';
+import { formatCount } from '../lib/units';
 import type { Mapping } from './calendar';
 
 // Events changed by hand and past events that stay: their own modules, held in the options.
@@ -397,8 +398,7 @@ export function occurrencesText(o: { count: number; from: string; to: string; at
 
 /** 'keeps N of M events'. */
 export function keepsText(kept: number, total: number): string {
-  const n = (x: number) => x.toLocaleString('en');
-  return `keeps ${n(kept)} of ${n(total)} ${total === 1 ? 'event' : 'events'}`;
+  return `keeps ${formatCount(kept)} of ${formatCount(total)} ${total === 1 ? 'event' : 'events'}`;
 }
 
 /**

@@ -1,7 +1,7 @@
 // The health checks of published calendars (issue 23): the editor's, made on opening and again on
 // "Check again", and the list's, one calendar after the other once the list shows. A check never
 // throws and never prompts: a failure becomes a quiet note (see checkFailureText).
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { startTransition, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { describeHealth, type HealthReport } from '../lib/feedHealth';
 import { siteKey } from '../lib/siteKey';
 import { ApiError, fetchCalendarStatus } from './api';
@@ -48,7 +48,8 @@ export function useCalendarHealth(id: string, hosting: { hostedUrl?: string; edi
     if (!access || key === null) return;
     const abort = new AbortController();
     checkHealth(id, access, abort.signal).then(
-      (result) => setAnswered({ key, result }),
+      // Drawn in slices (a transition, as the first render in main.tsx).
+      (result) => startTransition(() => setAnswered({ key, result })),
       () => undefined,
     );
     return () => abort.abort();

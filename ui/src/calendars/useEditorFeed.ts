@@ -1,7 +1,7 @@
 // The editor's feed requests: the opening read, a read of other feeds once they are committed,
 // Refetch and further pages of sample events. Only the newest request's answer reaches the state;
 // one that comes after a newer request was made, or after the editor closed, is dropped.
-import { useCallback, useEffect, useMemo, useRef, type Dispatch } from 'react';
+import { startTransition, useCallback, useEffect, useMemo, useRef, type Dispatch } from 'react';
 import { ApiError, readFeed, UNREACHABLE, type FeedAnswer, type FeedOptions } from './api';
 import type { EditorAction } from './editor';
 import { withSiteKey } from '../lib/siteKey';
@@ -54,7 +54,9 @@ export function useEditorFeed(targetJson: string | null, rows: readonly SourceRo
       const outcome = await withSiteKey((key) => readFeed(target.wire, options, key), browserKeyDeps);
       if (mine !== newest.current) return;
       if (outcome.kind === 'done') {
-        dispatch(loaded(outcome.value, target));
+        // Drawn in slices (a transition, as the first render in main.tsx): a page of events
+        // changes most of the editor.
+        startTransition(() => dispatch(loaded(outcome.value, target)));
         return;
       }
       let error = outcome.kind === 'failed' ? outcome.error : null;

@@ -1,6 +1,6 @@
 // React glue for the latest-only runner: renders on the server as inputs change, debounced, with
 // stale answers dropped (see latest.ts).
-import { useEffect, useRef, useState } from 'react';
+import { startTransition, useEffect, useRef, useState } from 'react';
 import { ApiError } from './api';
 import { createLatestRunner, type LatestRunner } from './latest';
 
@@ -22,7 +22,8 @@ export function useLatestRender<In, Out>(input: In | null, run: (input: In) => P
     const latest = createLatestRunner<In, Out>({
       run,
       delayMs,
-      onResult: (value) => setRendered({ state: 'ready', value }),
+      // Drawn in slices (a transition, as the first render in main.tsx), yielding to typing.
+      onResult: (value) => startTransition(() => setRendered({ state: 'ready', value })),
       onError: (error) =>
         setRendered({
           state: 'failed',

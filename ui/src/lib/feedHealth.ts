@@ -4,7 +4,7 @@
 // calendar list and the owner page show. Pure: the clock and the time zone come in.
 import * as v from 'valibot';
 import { flag, listOf, record } from './schema';
-import { formatBytes, formatEventCount } from './units';
+import { formatBytes, formatCount, formatEventCount } from './units';
 import { instant, instantSchema, timeAgo, whenPhrase, type WhenOptions } from './when';
 
 export const FAMILIES = ['google', 'apple', 'microsoft', 'thunderbird', 'fastmail', 'other'] as const;
@@ -117,7 +117,7 @@ function describeSource(upstream: Upstream, now: Date, options: WhenOptions, sub
       const when = failingSince ?? lastFetchAt;
       failure = when ? `${subject} failed once ${whenPhrase(when, now, 'at', options)}${why}` : `${subject} failed the last time it was fetched${why}`;
     } else {
-      const count = failures.toLocaleString('en');
+      const count = formatCount(failures);
       failure = failingSince
         ? `${subject} has failed ${count} times ${whenPhrase(failingSince, now, 'since', options)}${why}`
         : `${subject} has failed ${count} times in a row${why}`;
@@ -151,7 +151,7 @@ export function latestByFamily(subscribers: readonly Subscriber[]): Subscriber[]
 
 function subscriberLine(subscriber: Subscriber, now: Date, options: WhenOptions): string {
   const { polls7d } = subscriber;
-  const often = polls7d === 1 ? ' (once this week)' : polls7d > 1 ? ` (${polls7d.toLocaleString('en')} times this week)` : '';
+  const often = polls7d === 1 ? ' (once this week)' : polls7d > 1 ? ` (${formatCount(polls7d)} times this week)` : '';
   return `${FAMILY_LABELS[subscriber.family]} last fetched this feed ${timeAgo(subscriber.lastPollAt, now, options)}${often}.`;
 }
 
@@ -205,10 +205,12 @@ export interface HealthLine {
   failure: boolean;
 }
 
-const names = new Intl.ListFormat('en-GB', { type: 'conjunction' });
+// Made on first use (see when.ts): most screens that import this module never list apps.
+let namesFormat: Intl.ListFormat | undefined;
+const names = () => (namesFormat ??= new Intl.ListFormat('en-GB', { type: 'conjunction' }));
 
 /** "Also fetched by Thunderbird and Fastmail." */
-export const alsoFetchedBy = (apps: readonly string[]) => `Also fetched by ${names.format(apps)}.`;
+export const alsoFetchedBy = (apps: readonly string[]) => `Also fetched by ${names().format(apps)}.`;
 
 /**
  * The report in at most `max` lines (HEALTH_LINES), so the room kept for them is never outgrown:

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatBytes, formatCount, formatEventCount } from './units';
 
@@ -39,6 +40,26 @@ describe('counts for people', () => {
   it('groups thousands', () => {
     expect(formatCount(3)).toBe('3');
     expect(formatCount(1_234_567)).toBe('1,234,567');
+    expect(formatCount(1000)).toBe('1,000');
+    expect(formatCount(-1234)).toBe('-1,234');
+  });
+
+  it('says what Intl says in English, grouped by hand for whole numbers', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.integer(),
+          fc.maxSafeInteger(),
+          fc.maxSafeInteger().map((n) => -n),
+          fc.constant(-0),
+          fc.double(),
+        ),
+        (count) => {
+          expect(formatCount(count)).toBe(count.toLocaleString('en'));
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 
   it('says events, one or many', () => {

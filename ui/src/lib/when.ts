@@ -37,7 +37,10 @@ function dayNumber(date: Date, timeZone: string | undefined): number {
   return Date.UTC(part('year'), part('month') - 1, part('day')) / DAY_MS;
 }
 
-const relative = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+// Made on first use, not when the module loads: the first one of its kind costs tens of
+// milliseconds on a phone (ICU's data), and a screen that imports this module may never say "ago".
+let relativeFormat: Intl.RelativeTimeFormat | undefined;
+const relative = () => (relativeFormat ??= new Intl.RelativeTimeFormat('en', { numeric: 'auto' }));
 
 /**
  * How long ago `then` was: "just now", "12 minutes ago", "3 hours ago", then calendar days in the
@@ -46,12 +49,12 @@ const relative = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
 export function timeAgo(then: Date, now: Date, options: WhenOptions = {}): string {
   const seconds = Math.max(0, (now.getTime() - then.getTime()) / 1000);
   if (seconds < 45) return 'just now';
-  if (seconds < 45 * 60) return relative.format(-Math.max(1, Math.round(seconds / 60)), 'minute');
-  if (seconds < 22 * 3600) return relative.format(-Math.round(seconds / 3600), 'hour');
+  if (seconds < 45 * 60) return relative().format(-Math.max(1, Math.round(seconds / 60)), 'minute');
+  if (seconds < 22 * 3600) return relative().format(-Math.round(seconds / 3600), 'hour');
   const days = Math.max(1, dayNumber(now, options.timeZone) - dayNumber(then, options.timeZone));
-  if (days < 30) return relative.format(-days, 'day');
-  if (days < 365) return relative.format(-Math.max(1, Math.round(days / 30.44)), 'month');
-  return relative.format(-Math.max(1, Math.round(days / 365.25)), 'year');
+  if (days < 30) return relative().format(-days, 'day');
+  if (days < 365) return relative().format(-Math.max(1, Math.round(days / 30.44)), 'month');
+  return relative().format(-Math.max(1, Math.round(days / 365.25)), 'year');
 }
 
 /** 08:00, in the zone. */

@@ -1,7 +1,7 @@
 // The owner page's checks: one on opening and one per "Check again", each with the site's key
 // (asked for on a 401 by lib/siteKey.ts's one rule). Only the newest check's answer counts; one
 // that comes after the page was left is dropped.
-import { useCallback, useEffect, useReducer, useState } from 'react';
+import { startTransition, useCallback, useEffect, useReducer, useState } from 'react';
 import { withSiteKey } from '../lib/siteKey';
 import { fetchOwner, ownerKeyDeps } from './api';
 import { initialOwnerState, ownerReducer, type OwnerState } from './state';
@@ -15,7 +15,8 @@ export function useOwner(): { state: OwnerState; check: () => void } {
     const abort = new AbortController();
     void withSiteKey((key) => fetchOwner(key, abort.signal), ownerKeyDeps).then((outcome) => {
       if (abort.signal.aborted) return;
-      if (outcome.kind === 'done') dispatch({ type: 'loaded', owner: outcome.value, at: new Date() });
+      // Drawn in slices (a transition, as the first render in main.tsx): the answer fills every section.
+      if (outcome.kind === 'done') startTransition(() => dispatch({ type: 'loaded', owner: outcome.value, at: new Date() }));
       else if (outcome.kind === 'cancelled') dispatch({ type: 'cancelled' });
       else dispatch({ type: 'failed', status: outcome.status, message: outcome.message });
     });

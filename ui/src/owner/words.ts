@@ -18,7 +18,9 @@ export function statusLabel(status: CheckStatus | null): string {
   }
 }
 
-const names = new Intl.ListFormat('en-GB', { type: 'conjunction' });
+// Made on first use (as lib/when.ts's): not in the task that evaluates the owner page's code.
+let namesFormat: Intl.ListFormat | undefined;
+const names = () => (namesFormat ??= new Intl.ListFormat('en-GB', { type: 'conjunction' }));
 const plural = (count: number, one: string, many: string) => (count === 1 ? one : many);
 
 /** The self-check in one sentence: "All 3 checks pass.", "Of 3 checks, 1 is failing and 2 pass." */
@@ -41,7 +43,7 @@ export function checksSummary(checks: readonly Check[] | null): string {
     unknown > 0 ? `${formatCount(unknown)} gave no status` : null,
     ok > 0 ? `${formatCount(ok)} ${plural(ok, 'passes', 'pass')}` : null,
   ].filter((part): part is string => part !== null);
-  return `Of ${formatCount(total)} checks, ${names.format(parts)}.`;
+  return `Of ${formatCount(total)} checks, ${names().format(parts)}.`;
 }
 
 /** How much of a quota is used: "under 1%", "2%", "100%" (more when over). */
@@ -112,7 +114,7 @@ export function intervalWords(interval: string): string | null {
   if (parts.length === 0) return null;
   const [only] = parts;
   if (parts.length === 1 && only?.startsWith('1 ')) return `every ${only.slice(2)}`;
-  return `every ${names.format(parts)}`;
+  return `every ${names().format(parts)}`;
 }
 
 /** The schedule: "A backup is made every day; the last 7 are kept." */

@@ -9,10 +9,14 @@ export interface CompareOptions {
 /** White space trimmed and collapsed: never a reason to call an answer wrong. */
 const tidy = (text: string) => text.normalize('NFC').trim().replace(/\s+/g, ' ');
 
-const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+// Made on first use, not when the module loads: the flashcard screens load this module, and only
+// typed practice compares answers, while the first Segmenter costs tens of milliseconds on a
+// phone (ICU's break rules) in the task that evaluates the flashcards' code.
+let graphemes: Intl.Segmenter | undefined;
+const segmenter = () => (graphemes ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' }));
 
 /** The user-perceived characters of a text (an accented letter is one, however it is encoded). */
-const characters = (text: string) => Array.from(segmenter.segment(text), (part) => part.segment);
+const characters = (text: string) => Array.from(segmenter().segment(text), (part) => part.segment);
 
 /** One character as the comparison sees it. */
 function foldChar(char: string, strict: boolean): string {
