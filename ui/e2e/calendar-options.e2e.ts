@@ -14,9 +14,21 @@ interface StoredCalendar {
   hostedUrl?: string;
 }
 
+/** A daily event from the Monday of last week, for two weeks: ten weekdays, four weekend days. */
+function dailyFeed(): string {
+  const day = 86_400_000;
+  const today = Math.floor(Date.now() / day) * day;
+  // getUTCDay: 0 is Sunday; back to this week's Monday, then a week more.
+  const monday = new Date(today - ((new Date(today).getUTCDay() + 6) % 7) * day - 7 * day);
+  const date = monday.toISOString().slice(0, 10).replaceAll('-', '');
+  const lines = ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//Hearth tests//EN', 'BEGIN:VEVENT', 'UID:daily@hearth.test', 'DTSTAMP:20250101T000000Z'];
+  lines.push(`DTSTART;VALUE=DATE:${date}`, 'RRULE:FREQ=DAILY;COUNT=14', 'SUMMARY:Daily standup', 'END:VEVENT', 'END:VCALENDAR');
+  return `${lines.join('\r\n')}\r\n`;
+}
+
 describe('calendars: filters and options', () => {
   const b = useBrowser();
-  const { url, up } = useCalendarSite({ '/work.ics': { body: WORK_FEED } });
+  const { url, up } = useCalendarSite({ '/work.ics': { body: WORK_FEED }, '/daily.ics': { body: dailyFeed() } });
 
   /** Opens the editor of a new calendar on the work feed and waits for its first sample. */
   async function openEditor(page: Page, id: string) {
@@ -145,6 +157,40 @@ describe('calendars: filters and options', () => {
       options?: { alarms?: unknown };
     }[];
     expect(stored.find((c) => c.id === 'e2e-options-numbers')?.options?.alarms).toEqual({ addMinutesBefore: 30 });
+  });
+
+  it('judges each occurrence of a new calendar: a weekend rule removes four days and the count says so', async () => {
+    const page = b.page;
+    const query = new URLSearchParams({ id: 'e2e-options-each', url: up().url('/daily.ics'), name: 'Daily' });
+    await page.goto(url(`/calendars/new?${query.toString()}`));
+    await page.getByRole('heading', { name: 'Filters & options' }).waitFor();
+    const each = page.getByLabel('Judge each occurrence of a repeating event');
+    await expect(each.isChecked()).resolves.toBe(true);
+    await keeps(page, 'keeps 1 of 1 event');
+    await waitForText(page, '[data-testid="cal-occurrences"]', '14 occurrences from');
+
+    // The new weekdays rule hides Saturdays and Sundays: of each one, not of the series.
+    await page.getByLabel('Kind of rule to add').selectOption('weekdays');
+    await page.getByRole('button', { name: 'Add rule' }).click();
+    await waitForText(page, '[data-testid="cal-occurrences"]', '10 occurrences from');
+    await keeps(page, 'keeps 1 of 1 event');
+    await waitForText(page, '.cal-samples .cal-decision', 'Kept in the hosted feed without 4 occurrences the filters drop');
+
+    // Judged by its first occurrence (a Monday), the series stays whole again.
+    await each.uncheck();
+    await waitForText(page, '[data-testid="cal-occurrences"]', '14 occurrences from');
+    await waitForText(page, '.cal-samples .cal-decision', 'Kept in the hosted feed');
+    await each.check();
+    await waitForText(page, '[data-testid="cal-occurrences"]', '10 occurrences from');
+
+    // Saved with the calendar.
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.waitForURL(/\/calendars$/);
+    const stored = (await page.evaluate(() => JSON.parse(localStorage.getItem('calendars:v1') ?? '[]') as unknown)) as {
+      id: string;
+      options?: { occurrences?: string };
+    }[];
+    expect(stored.find((c) => c.id === 'e2e-options-each')?.options?.occurrences).toBe('each');
   });
 
   it('fits a phone screen without sideways scrolling', async () => {
