@@ -383,8 +383,8 @@ export function CardTable({ cards, columns, sourceLabel, targetLabel, dispatch, 
       {cards.length === 0 && <p className="hint card-table__empty">No cards yet. Add one to get started.</p>}
       <p className="hint">Tab to move across fields • Enter on last field adds a new row</p>
       <p className="hint">
-        Cloze cards: write <code>{'{{c1::answer}}'}</code> or <code>{'{{c1::answer::hint}}'}</code> in the front; each number becomes a card of its own,
-        and the back is optional.
+        Cloze cards: write <code>{'{{c1::answer}}'}</code> or <code>{'{{c1::answer::hint}}'}</code> in the front; each number becomes a card of its own, and the
+        back is optional.
       </p>
       <div>
         <button ref={addButton} type="button" className="button" onClick={addRow}>

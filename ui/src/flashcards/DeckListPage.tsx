@@ -70,7 +70,12 @@ function DeckCard({ deck }: { deck: ListedDeck }) {
         <ul className="deck-card__tags" aria-label={`Practice ${name} by tag`}>
           {deck.tags.slice(0, TAGS_ON_CARD).map((tag) => (
             <li key={tag}>
-              <ButtonLink look="quiet" className="deck-card__tag" to={`/flashcards/${deck.id}/practice${tagQuery(tag)}`} aria-label={`Practice ${tag} in ${name}`}>
+              <ButtonLink
+                look="quiet"
+                className="deck-card__tag"
+                to={`/flashcards/${deck.id}/practice${tagQuery(tag)}`}
+                aria-label={`Practice ${tag} in ${name}`}
+              >
                 <Tag aria-hidden="true" size={14} />
                 {tag}
               </ButtonLink>
@@ -78,7 +83,12 @@ function DeckCard({ deck }: { deck: ListedDeck }) {
           ))}
           {deck.tags.length > TAGS_ON_CARD && (
             <li>
-              <ButtonLink look="quiet" className="deck-card__tag" to={`/flashcards/${deck.id}/progress`} aria-label={`${deck.tags.length - TAGS_ON_CARD} more tags of ${name}`}>
+              <ButtonLink
+                look="quiet"
+                className="deck-card__tag"
+                to={`/flashcards/${deck.id}/progress`}
+                aria-label={`${deck.tags.length - TAGS_ON_CARD} more tags of ${name}`}
+              >
                 {deck.tags.length - TAGS_ON_CARD} more tags
               </ButtonLink>
             </li>

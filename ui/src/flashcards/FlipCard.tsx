@@ -167,7 +167,9 @@ export function FlipCard({ item, flipped, leaving, sourceLabel, targetLabel, can
           <span className="visually-hidden">Front, </span>
           <span className="flipcard__lang">{promptLang}</span>
           <span className="visually-hidden">: </span>
-          <span className="flipcard__text">{item.cloze === undefined ? prompt : <ClozeText front={item.card.front} number={item.cloze} revealed={false} />}</span>
+          <span className="flipcard__text">
+            {item.cloze === undefined ? prompt : <ClozeText front={item.card.front} number={item.cloze} revealed={false} />}
+          </span>
           {item.reverse && extras}
           <span className="visually-hidden">. Press to flip.</span>
         </span>

@@ -320,7 +320,11 @@ function PracticeSession({ deck, mode, tag }: { deck: Deck; mode: SessionMode; t
       ) : empty ? (
         <div className="card page empty-state">
           <h2>Nothing to practise yet</h2>
-          <p>{tag === '' ? 'This deck has no cards with both a front and a back that are not suspended.' : `No card of this deck with both a front and a back is tagged “${tag}” (suspended cards are left out).`}</p>
+          <p>
+            {tag === ''
+              ? 'This deck has no cards with both a front and a back that are not suspended.'
+              : `No card of this deck with both a front and a back is tagged “${tag}” (suspended cards are left out).`}
+          </p>
           <ButtonLink look="primary" to={`/flashcards/${deck.id}/edit`}>
             Edit deck
           </ButtonLink>

@@ -137,7 +137,10 @@ function TagPractice({ deck, reviews, now }: { deck: Deck; reviews: ReviewRecord
           const due = reviewDueCount(keys, reviews, now);
           return (
             <li key={tag} className="progress-tags__item">
-              <ButtonLink to={`/flashcards/${deck.id}/practice${tagQuery(tag)}`} aria-label={`Practice ${tag} (${keys.length === 1 ? '1 card' : `${keys.length} cards`})`}>
+              <ButtonLink
+                to={`/flashcards/${deck.id}/practice${tagQuery(tag)}`}
+                aria-label={`Practice ${tag} (${keys.length === 1 ? '1 card' : `${keys.length} cards`})`}
+              >
                 <Tag aria-hidden="true" size={16} />
                 {tag}
                 <span className="progress-tags__count">({keys.length === 1 ? '1 card' : `${keys.length} cards`})</span>
@@ -175,8 +178,8 @@ function Trouble({
         Leeches and suspended cards
       </h2>
       <p className="hint">
-        A card forgotten {LEECH_LAPSES} times is a leech: it takes much time for little gain. Suspend it to leave it out of practice and the due counts until you
-        rewrite it or bring it back.
+        A card forgotten {LEECH_LAPSES} times is a leech: it takes much time for little gain. Suspend it to leave it out of practice and the due counts until
+        you rewrite it or bring it back.
       </p>
       {error && (
         <p className="alert" role="alert">
@@ -198,7 +201,12 @@ function Trouble({
                   {card.suspended && <span className="pill">Suspended</span>}
                   <span className="hint">Forgotten {lapses === 1 ? 'once' : `${lapses} times`}</span>
                 </span>
-                <button type="button" className="button" onClick={() => onSuspend(card.id, !card.suspended)} aria-label={`${card.suspended ? 'Unsuspend' : 'Suspend'} ${front}`}>
+                <button
+                  type="button"
+                  className="button"
+                  onClick={() => onSuspend(card.id, !card.suspended)}
+                  aria-label={`${card.suspended ? 'Unsuspend' : 'Suspend'} ${front}`}
+                >
                   {card.suspended ? <Play aria-hidden="true" size={16} /> : <Pause aria-hidden="true" size={16} />}
                   {card.suspended ? 'Unsuspend' : 'Suspend'}
                 </button>

@@ -4,7 +4,19 @@
 // Writes report a full quota as a message the screen shows, and never leave a half-written save.
 import * as v from 'valibot';
 import { isRecord, nonEmpty, orNull, parseOrNull, record, text } from '../lib/schema';
-import { CardSchema, DECK_VERSION, DeckMetaSchema, defaultMeta, metaEntries, metaOf, moveToFront, storedCards, type Card, type Deck, type DeckMeta } from './deck';
+import {
+  CardSchema,
+  DECK_VERSION,
+  DeckMetaSchema,
+  defaultMeta,
+  metaEntries,
+  metaOf,
+  moveToFront,
+  storedCards,
+  type Card,
+  type Deck,
+  type DeckMeta,
+} from './deck';
 import { announceLocalChange } from '../lib/localChanges';
 import { newId } from './uuid';
 import { emptyReviews, isEmptyReviews, parseReviews, toStored, type ReviewRecord } from './srs/reviewLog';
@@ -284,7 +296,10 @@ export function createDeckStore(storage: Storage | null, makeId: () => string = 
     },
     writeDraft(draft) {
       try {
-        write(draft.deckId === null ? DRAFT_KEY : deckDraftKey(draft.deckId), JSON.stringify({ type: 'deck-draft', version: DECK_VERSION, ...storedCards(draft) }));
+        write(
+          draft.deckId === null ? DRAFT_KEY : deckDraftKey(draft.deckId),
+          JSON.stringify({ type: 'deck-draft', version: DECK_VERSION, ...storedCards(draft) }),
+        );
         return { ok: true };
       } catch (error) {
         return { ok: false, error: describeWriteError(error, 'your latest changes') };

@@ -13,7 +13,16 @@ const deck = (id: string, name: string): Deck =>
     id,
     { ...defaultMeta(), name, author: 'Ada', description: 'd', sourceLang: 'nl', targetLang: 'hu', bidirectional: true, genderField: false },
     [
-      { id: `${id}-c1`, front: 'kat', back: 'macska', pronunciation: '/ˈmɒt͡ʃkɒ/', gender: '', example: 'A macska alszik.', tags: ['animals', 'nouns'], suspended: false },
+      {
+        id: `${id}-c1`,
+        front: 'kat',
+        back: 'macska',
+        pronunciation: '/ˈmɒt͡ʃkɒ/',
+        gender: '',
+        example: 'A macska alszik.',
+        tags: ['animals', 'nouns'],
+        suspended: false,
+      },
       { id: `${id}-c2`, front: 'hond', back: 'kutya', pronunciation: '', gender: '', example: '', tags: [], suspended: true },
     ],
     new Date('2025-03-04T05:06:07.000Z'),

@@ -43,7 +43,15 @@ export function toStoredSession(session: SavedSession) {
 export function parseSession(value: unknown): SavedSession | null {
   const stored = parseOrNull(SessionSchema, value);
   if (!stored) return null;
-  return { mode: stored.mode, tag: stored.tag, pool: stored.pool, order: stored.order, position: stored.position, known: stored.known, unknown: stored.unknown };
+  return {
+    mode: stored.mode,
+    tag: stored.tag,
+    pool: stored.pool,
+    order: stored.order,
+    position: stored.position,
+    known: stored.known,
+    unknown: stored.unknown,
+  };
 }
 
 /** What to store for a session in progress; null once it is complete (nothing to come back to). */
