@@ -75,7 +75,7 @@ function TagsField({ card, n, dispatch }: { card: Card; n: number; dispatch: Dis
         className="input"
         data-field="tags"
         value={shown}
-        placeholder="verbs food"
+        placeholder="e.g. verbs"
         aria-label={`Card ${n} tags, separated by spaces`}
         autoComplete="off"
         autoCapitalize="off"
