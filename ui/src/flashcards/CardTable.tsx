@@ -1,6 +1,7 @@
 // The editor's cards table (SPEC.md 2, "Deck editor"). Rows are memoised on their card, so typing
 // re-renders one row; Enter moves to the next visible input, then to the next row's front, adding
-// a row from the last field of the last row. Focus follows rows as they move and disappear.
+// a row from the last field of the last row (the tags field, reached with Tab, is not on Enter's
+// way). Focus follows rows as they move and disappear. A cloze card's front shows a preview.
 import './CardTable.css';
 import {
   memo,
@@ -316,8 +317,10 @@ export function CardTable({ cards, columns, sourceLabel, targetLabel, dispatch, 
     const row = input.closest<HTMLElement>('[role="row"]');
     if (!row) return;
     event.preventDefault();
-    const inputs = Array.from(row.querySelectorAll<HTMLInputElement>('input'));
-    const next = inputs[inputs.indexOf(input) + 1];
+    // The tags field is reached with Tab: Enter walks the card's texts, so writing cards with the
+    // keyboard takes no more keys than before tags existed (Enter in the tags moves on as well).
+    const inputs = Array.from(row.querySelectorAll<HTMLInputElement>('input:not([data-field="tags"])'));
+    const next = input.dataset.field === 'tags' ? undefined : inputs[inputs.indexOf(input) + 1];
     if (next) {
       next.focus();
       return;
