@@ -37,7 +37,7 @@ const LEECH_REVIEWS = JSON.stringify({
 
 const TAGGED: SeedDeck = {
   ...FRENCH,
-  cards: FRENCH.cards.map((card, index) => ({ ...card, tags: index === 2 ? ['numbers'] : ['animals', 'nouns'] })) as SeedDeck['cards'],
+  cards: FRENCH.cards.map((card, index) => ({ ...card, tags: index === 2 ? ['numbers'] : ['animals', 'nouns'] })),
 };
 
 describe('flashcards: tags, cloze cards and leeches', () => {
