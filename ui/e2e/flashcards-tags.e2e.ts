@@ -138,7 +138,7 @@ describe('flashcards: tags, cloze cards and leeches', () => {
     expect(asked.sort()).toEqual(Object.keys(expected).sort());
     const reviews = (await readStorage(page, `reviews:${CLOZE.id}`)) as { items: Record<string, unknown> };
     // Each cloze number has its own schedule; the plain card keeps its id.
-    expect(Object.keys(reviews.items).sort()).toEqual(['deck-cloze-card-0:c1', 'deck-cloze-card-0:c2', 'deck-cloze-card-1']);
+    expect(Object.keys(reviews.items).sort()).toEqual(['deck-cloze-card-0', 'deck-cloze-card-0:c2', 'deck-cloze-card-1']);
   });
 
   it('shows a leech on the progress page, suspends it out of practice and the due counts, and brings it back', async () => {

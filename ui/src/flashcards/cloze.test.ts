@@ -114,7 +114,8 @@ describe('helpers', () => {
     expect(clozeAnswer('x {{c1::a}}', 2)).toBe('');
   });
 
-  it('keys a cloze item by card id and number', () => {
+  it('keys a cloze item by card id and number, c1 by the card id alone', () => {
     expect(clozeKey('card-1', 3)).toBe('card-1:c3');
+    expect(clozeKey('card-1', 1)).toBe('card-1');
   });
 });

@@ -118,5 +118,9 @@ export function clozeAnswer(front: string, number: number): string {
     .join(', ');
 }
 
-/** The key of a cloze card's practice item in sessions and the review log: `{cardId}:c{number}`. */
-export const clozeKey = (cardId: string, number: number) => `${cardId}:c${number}`;
+/**
+ * The key of a cloze card's practice item in sessions and the review log: the card's own id for
+ * c1 (a card with one deletion is one item, as a plain card is), `{cardId}:c{number}` for the
+ * others. The .apkg import keys Anki's cloze cards the same way.
+ */
+export const clozeKey = (cardId: string, number: number) => (number <= 1 ? cardId : `${cardId}:c${number}`);

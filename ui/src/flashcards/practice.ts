@@ -18,7 +18,7 @@ export interface PracticeItem {
   card: Card;
   /** true for TGT→SRC: the back text is asked and the front is the answer. */
   reverse: boolean;
-  /** For a cloze card, the cloze number this item asks (its key is `{cardId}:c{number}`). */
+  /** For a cloze card, the cloze number this item asks (its key: cloze.ts's clozeKey). */
   cloze?: number;
 }
 
