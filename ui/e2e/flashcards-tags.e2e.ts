@@ -103,6 +103,7 @@ describe('flashcards: tags, cloze cards and leeches', () => {
     await seed(page, url(), [CLOZE]);
     await page.goto(url(`/flashcards/${CLOZE.id}/edit`));
     const preview = page.getByRole('list', { name: 'Cloze cards' });
+    await preview.getByRole('listitem').first().waitFor();
     await expect(preview.getByRole('listitem').allTextContents()).resolves.toEqual(['c1 The [...] sleeps on the mat.', 'c2 The cat sleeps on the [floor].']);
     // The preview follows the front as it is typed.
     await page.getByLabel('Card 1 front').fill('The {{c1::cat}} sleeps on the {{c2::mat::floor}}. {{c3::Zzz}}');
@@ -152,13 +153,14 @@ describe('flashcards: tags, cloze cards and leeches', () => {
     await page.goto(url(`/flashcards/${FRENCH.id}/progress`));
     const trouble = page.getByRole('region', { name: 'Leeches and suspended cards' });
     const item = trouble.getByRole('listitem');
+    await item.first().waitFor();
     await expect(item.count()).resolves.toBe(1);
     await expect(item.textContent()).resolves.toContain('cat');
     await expect(item.locator('.progress-trouble__leech').textContent()).resolves.toBe('Leech');
     await expect(item.textContent()).resolves.toContain('Forgotten 8 times');
     await trouble.getByRole('button', { name: 'Suspend cat' }).click();
     await trouble.getByRole('button', { name: 'Unsuspend cat' }).waitFor();
-    await expect(item.getByText('Suspended', { exact: true }).count()).resolves.toBe(1);
+    await item.getByText('Suspended', { exact: true }).waitFor();
     const stored = (await readStorage(page, `decks:${FRENCH.id}`)) as { cards: { suspended?: boolean }[] };
     expect(stored.cards.map((c) => c.suspended === true)).toEqual([true, false, false]);
 
