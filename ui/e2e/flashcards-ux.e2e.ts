@@ -223,7 +223,14 @@ describe('flashcards on a phone (360×740)', () => {
     // Field captions stand in for the hidden header row.
     const row = page.locator('.card-row[data-card-id]').nth(4);
     await expect(row.locator('.card-row__caption').first().isVisible()).resolves.toBe(true);
-    await expect(row.locator('.card-row__caption').allTextContents()).resolves.toEqual(['EN (Front)', 'FR (Back)', 'Gender', 'Pronunciation', 'Example']);
+    await expect(row.locator('.card-row__caption').allTextContents()).resolves.toEqual([
+      'EN (Front)',
+      'FR (Back)',
+      'Gender',
+      'Pronunciation',
+      'Example',
+      'Tags',
+    ]);
     await save.tap();
     await page.locator('#save-toast').waitFor();
     await page.waitForURL(/\/flashcards\/[0-9a-f-]{36}\/edit$/);

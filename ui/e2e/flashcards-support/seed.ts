@@ -9,6 +9,8 @@ export interface SeedCard {
   pronunciation?: string;
   gender?: string;
   example?: string;
+  tags?: string[];
+  suspended?: boolean;
 }
 
 export interface SeedDeck {

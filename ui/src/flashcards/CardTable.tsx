@@ -1,6 +1,7 @@
 // The editor's cards table (SPEC.md 2, "Deck editor"). Rows are memoised on their card, so typing
 // re-renders one row; Enter moves to the next visible input, then to the next row's front, adding
-// a row from the last field of the last row. Focus follows rows as they move and disappear.
+// a row from the last field of the last row (the tags field, reached with Tab, is not on Enter's
+// way). Focus follows rows as they move and disappear. A cloze card's front shows a preview.
 import './CardTable.css';
 import {
   memo,
@@ -16,7 +17,9 @@ import {
   type Ref,
 } from 'react';
 import { ArrowDown, ArrowUp, Trash2 } from 'lucide-react';
+import { clozeNumbers, clozeText } from './cloze';
 import { emptyCard, type Card, type CardField } from './deck';
+import { formatTags, parseTagInput } from './tags';
 import type { EditorAction } from './editor';
 import { newId } from './uuid';
 
@@ -56,8 +59,55 @@ interface RowProps {
   onRemove: (id: string) => void;
 }
 
+/**
+ * The tags of a card as typed: the field keeps what is typed (a trailing space starts the next
+ * tag) and the card gets the tags it holds; a change from elsewhere (undo, import) shows anew.
+ */
+function TagsField({ card, n, dispatch }: { card: Card; n: number; dispatch: Dispatch<EditorAction> }) {
+  const [typed, setTyped] = useState(() => formatTags(card.tags));
+  const parsed = parseTagInput(typed);
+  const shown = parsed.length === card.tags.length && parsed.every((tag, i) => tag === card.tags[i]) ? typed : formatTags(card.tags);
+  return (
+    <div role="cell" className="card-row__cell card-row__cell--tags">
+      <span className="card-row__caption" aria-hidden="true">
+        Tags
+      </span>
+      <input
+        className="input"
+        data-field="tags"
+        value={shown}
+        placeholder="e.g. verbs"
+        aria-label={`Card ${n} tags, separated by spaces`}
+        autoComplete="off"
+        autoCapitalize="off"
+        spellCheck={false}
+        onChange={(event) => {
+          setTyped(event.target.value);
+          dispatch({ type: 'setTags', id: card.id, tags: parseTagInput(event.target.value) });
+        }}
+      />
+    </div>
+  );
+}
+
+/** Under a cloze card's front: the practice cards it makes, each as it is asked. */
+function ClozePreview({ front, id }: { front: string; id: string }) {
+  const numbers = clozeNumbers(front);
+  if (numbers.length === 0) return null;
+  return (
+    <ol id={id} className="card-row__cloze" aria-label="Cloze cards">
+      {numbers.map((number) => (
+        <li key={number}>
+          <span className="card-row__cloze-number">c{number}</span> {clozeText(front, number, false)}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
 const CardRow = memo(function CardRow({ card, index, isLast, columns, labels, dispatch, onMove, onRemove }: RowProps) {
   const n = index + 1;
+  const previewId = `cloze-preview-${card.id}`;
   const field = (name: CardField, placeholder: string, label: string, caption: string, className = '') => (
     <div role="cell" className={`card-row__cell card-row__cell--${name}`}>
       {/* The column header's words over each field on phones, where the header row is hidden;
@@ -73,8 +123,10 @@ const CardRow = memo(function CardRow({ card, index, isLast, columns, labels, di
         aria-label={`Card ${n} ${label}`}
         autoComplete="off"
         spellCheck={name === 'example'}
+        aria-describedby={name === 'front' && clozeNumbers(card.front).length > 0 ? previewId : undefined}
         onChange={(event) => dispatch({ type: 'updateCard', id: card.id, field: name, value: event.target.value })}
       />
+      {name === 'front' && <ClozePreview front={card.front} id={previewId} />}
     </div>
   );
   return (
@@ -87,6 +139,7 @@ const CardRow = memo(function CardRow({ card, index, isLast, columns, labels, di
       {columns.gender && field('gender', 'm/f/n', 'gender', 'Gender')}
       {columns.pronunciation && field('pronunciation', '/IPA/', 'pronunciation', 'Pronunciation')}
       {columns.example && field('example', 'Use the word in a sentence...', 'example', 'Example')}
+      <TagsField card={card} n={n} dispatch={dispatch} />
       <div role="cell" className="card-row__actions">
         <button
           type="button"
@@ -264,8 +317,10 @@ export function CardTable({ cards, columns, sourceLabel, targetLabel, dispatch, 
     const row = input.closest<HTMLElement>('[role="row"]');
     if (!row) return;
     event.preventDefault();
-    const inputs = Array.from(row.querySelectorAll<HTMLInputElement>('input'));
-    const next = inputs[inputs.indexOf(input) + 1];
+    // The tags field is reached with Tab: Enter walks the card's texts, so writing cards with the
+    // keyboard takes no more keys than before tags existed (Enter in the tags moves on as well).
+    const inputs = Array.from(row.querySelectorAll<HTMLInputElement>('input:not([data-field="tags"])'));
+    const next = input.dataset.field === 'tags' ? undefined : inputs[inputs.indexOf(input) + 1];
     if (next) {
       next.focus();
       return;
@@ -305,6 +360,7 @@ export function CardTable({ cards, columns, sourceLabel, targetLabel, dispatch, 
             {columns.gender && <span role="columnheader">Gender</span>}
             {columns.pronunciation && <span role="columnheader">Pronunciation</span>}
             {columns.example && <span role="columnheader">Example</span>}
+            <span role="columnheader">Tags</span>
             <span role="columnheader" className="card-row__actions">
               <span className="visually-hidden">Actions</span>
             </span>
@@ -329,6 +385,10 @@ export function CardTable({ cards, columns, sourceLabel, targetLabel, dispatch, 
       </div>
       {cards.length === 0 && <p className="hint card-table__empty">No cards yet. Add one to get started.</p>}
       <p className="hint">Tab to move across fields • Enter on last field adds a new row</p>
+      <p className="hint">
+        Cloze cards: write <code>{'{{c1::answer}}'}</code> or <code>{'{{c1::answer::hint}}'}</code> in the front; each number becomes a card of its own, and the
+        back is optional.
+      </p>
       <div>
         <button ref={addButton} type="button" className="button" onClick={addRow}>
           Add another

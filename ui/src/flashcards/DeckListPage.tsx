@@ -6,7 +6,7 @@
 import './DeckListPage.css';
 import { useEffect, useId, useRef, useState } from 'react';
 import { useLocation } from 'react-router';
-import { ChartColumn, Download, FileBraces, FileText, CalendarClock, Pencil, Play, Plus, Search, Upload, X } from 'lucide-react';
+import { ChartColumn, Download, FileBraces, FileText, CalendarClock, Pencil, Play, Plus, Search, Tag, Upload, X } from 'lucide-react';
 import { ButtonLink } from '../lib/ButtonLink';
 import { onSynced } from '../lib/localChanges';
 import { DeckListActionsSlot } from '../lib/slots';
@@ -19,6 +19,10 @@ import { ImportDialog, type ImportDialogHandle } from './ImportDialog';
 import { backupReminder } from './io/reminder';
 import { deckStore } from './storage';
 import { deckKeys, dueCount, reviewDueCount } from './srs/due';
+import { deckTags, tagQuery } from './tags';
+
+/** Tags linked on a deck card; the rest are on its progress page. */
+const TAGS_ON_CARD = 6;
 
 /** What another screen can pass when it sends the visitor here (e.g. after a delete). */
 export interface DeckListNotice {
@@ -34,6 +38,8 @@ function localDate(iso: string): string | null {
 interface ListedDeck extends Deck {
   due: number;
   reviewDue: number;
+  /** The cards' tags, each once, sorted. */
+  tags: string[];
 }
 
 function DeckCard({ deck }: { deck: ListedDeck }) {
@@ -60,6 +66,35 @@ function DeckCard({ deck }: { deck: ListedDeck }) {
         <span className={deck.due > 0 ? 'due-badge due-badge--due' : 'due-badge'}>{deck.due} due</span>
       </div>
       {deck.description.trim() !== '' && <p className="deck-card__description">{deck.description}</p>}
+      {deck.tags.length > 0 && (
+        <ul className="deck-card__tags" aria-label={`Practice ${name} by tag`}>
+          {deck.tags.slice(0, TAGS_ON_CARD).map((tag) => (
+            <li key={tag}>
+              <ButtonLink
+                look="quiet"
+                className="deck-card__tag"
+                to={`/flashcards/${deck.id}/practice${tagQuery(tag)}`}
+                aria-label={`Practice ${tag} in ${name}`}
+              >
+                <Tag aria-hidden="true" size={14} />
+                {tag}
+              </ButtonLink>
+            </li>
+          ))}
+          {deck.tags.length > TAGS_ON_CARD && (
+            <li>
+              <ButtonLink
+                look="quiet"
+                className="deck-card__tag"
+                to={`/flashcards/${deck.id}/progress`}
+                aria-label={`${deck.tags.length - TAGS_ON_CARD} more tags of ${name}`}
+              >
+                {deck.tags.length - TAGS_ON_CARD} more tags
+              </ButtonLink>
+            </li>
+          )}
+        </ul>
+      )}
       <div className="deck-card__foot">
         <div className="deck-card__practice">
           <ButtonLink look="primary" to={`/flashcards/${deck.id}/practice`} aria-label={`Practice ${name}`}>
@@ -251,7 +286,7 @@ function loadDecks(now = Date.now()): ListedDeck[] {
   return sortNewestFirst(deckStore.listDecks()).map((deck) => {
     const keys = deckKeys(deck);
     const reviews = deckStore.readReviews(deck.id);
-    return { ...deck, due: dueCount(keys, reviews, now), reviewDue: reviewDueCount(keys, reviews, now) };
+    return { ...deck, due: dueCount(keys, reviews, now), reviewDue: reviewDueCount(keys, reviews, now), tags: deckTags(deck.cards) };
   });
 }
 

@@ -5,6 +5,7 @@
 import './FlipCard.css';
 import { useImperativeHandle, useRef, type PointerEvent, type Ref } from 'react';
 import { Check, X } from 'lucide-react';
+import { ClozeText } from './ClozeText';
 import { faces, type Mark, type PracticeItem } from './practice';
 
 export interface FlipCardHandle {
@@ -49,7 +50,8 @@ export function FlipCard({ item, flipped, leaving, sourceLabel, targetLabel, can
 
   const { prompt, answer } = faces(item);
   const promptLang = item.reverse ? targetLabel : sourceLabel;
-  const answerLang = item.reverse ? sourceLabel : targetLabel;
+  // A cloze card asks and answers in its front's language.
+  const answerLang = item.reverse || item.cloze !== undefined ? sourceLabel : targetLabel;
   // The target-language word carries its pronunciation, gender and example: on the back normally,
   // on the front when the card is asked in reverse.
   const { pronunciation, gender, example } = item.card;
@@ -165,7 +167,9 @@ export function FlipCard({ item, flipped, leaving, sourceLabel, targetLabel, can
           <span className="visually-hidden">Front, </span>
           <span className="flipcard__lang">{promptLang}</span>
           <span className="visually-hidden">: </span>
-          <span className="flipcard__text">{prompt}</span>
+          <span className="flipcard__text">
+            {item.cloze === undefined ? prompt : <ClozeText front={item.card.front} number={item.cloze} revealed={false} />}
+          </span>
           {item.reverse && extras}
           <span className="visually-hidden">. Press to flip.</span>
         </span>
@@ -173,7 +177,13 @@ export function FlipCard({ item, flipped, leaving, sourceLabel, targetLabel, can
           <span className="visually-hidden">Back, </span>
           <span className="flipcard__lang">{answerLang}</span>
           <span className="visually-hidden">: </span>
-          <span className="flipcard__text">{answer}</span>
+          <span className="flipcard__text">{item.cloze === undefined ? answer : <ClozeText front={item.card.front} number={item.cloze} revealed />}</span>
+          {item.cloze !== undefined && item.card.back.trim() !== '' && (
+            <>
+              {sep}
+              <span className="flipcard__extra">{item.card.back}</span>
+            </>
+          )}
           {!item.reverse && extras}
           <span className="visually-hidden">. Press to show the front.</span>
         </span>

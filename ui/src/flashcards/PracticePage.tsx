@@ -5,7 +5,7 @@
 // can be typed. All rules live in practice.ts and srs/; this screen wires input and animation.
 import './PracticePage.css';
 import { useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } from 'react';
-import { Link, Navigate, useParams } from 'react-router';
+import { Link, Navigate, useParams, useSearchParams } from 'react-router';
 import { ArrowLeft, Check, Pencil, RotateCcw, Undo2, X } from 'lucide-react';
 import { ButtonLink } from '../lib/ButtonLink';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
@@ -14,6 +14,7 @@ import {
   canMark,
   canUndo,
   createSession,
+  faces,
   isComplete,
   itemAt,
   practiceItems,
@@ -29,26 +30,32 @@ import { CompletionScreen } from './CompletionScreen';
 import { FlipCard, type FlipCardHandle } from './FlipCard';
 import { SpeakButton, useVoices } from './SpeakButton';
 import { deckStore, type PracticeOptions } from './storage';
+import { tagQuery } from './tags';
 import { TypeAnswer } from './TypeAnswer';
 import { deckKeys, describeNextDue, nextDue, reviewDueKeys } from './srs/due';
 import { recordMark, undoMark, type ReviewRecord } from './srs/reviewLog';
 import { restoreSession, sessionToSave, type SessionMode } from './srs/session';
 
-/** The spec's Practice (every card, mode 'all') or "Review due" (the due cards, mode 'due'). */
+/**
+ * The spec's Practice (every card, mode 'all') or "Review due" (the due cards, mode 'due'); with
+ * `?tag=` in the address, only the cards with that tag.
+ */
 export function PracticePage({ mode = 'all' }: { mode?: SessionMode }) {
   const { id = '' } = useParams();
+  const [params] = useSearchParams();
+  const tag = params.get('tag')?.trim() ?? '';
   // Read once: a missing or unreadable deck sends the visitor back to the list (SPEC.md 8).
   const deck = useMemo(() => deckStore.readDeck(id), [id]);
   if (!deck) return <Navigate to="/flashcards" replace />;
-  return <PracticeSession key={`${id}-${mode}`} deck={deck} mode={mode} />;
+  return <PracticeSession key={`${id}-${mode}-${tag}`} deck={deck} mode={mode} tag={tag} />;
 }
 
 /** A new session: every card for 'all', the due ones (new cards within today's cap) for 'due'. */
-function freshSession(deck: Deck, mode: SessionMode, reviews: ReviewRecord, now: number): PracticeState {
-  const items = practiceItems(deck);
+function freshSession(deck: Deck, mode: SessionMode, reviews: ReviewRecord, now: number, tag: string): PracticeState {
+  const items = practiceItems(deck, tag || undefined);
   if (mode === 'all') return createSession(items, Math.random);
   const byKey = new Map(items.map((item) => [item.key, item]));
-  const due = reviewDueKeys(deckKeys(deck), reviews, now).flatMap((key) => byKey.get(key) ?? []);
+  const due = reviewDueKeys(deckKeys(deck, tag || undefined), reviews, now).flatMap((key) => byKey.get(key) ?? []);
   return createSession(due, Math.random);
 }
 
@@ -58,11 +65,11 @@ interface Start {
   restored: boolean;
 }
 
-function startSession(deck: Deck, mode: SessionMode, reviews: ReviewRecord): Start {
+function startSession(deck: Deck, mode: SessionMode, reviews: ReviewRecord, tag: string): Start {
   const saved = deckStore.readSession(deck.id);
-  const restored = saved && restoreSession(saved, mode, practiceItems(deck));
+  const restored = saved && restoreSession(saved, mode, practiceItems(deck, tag || undefined), tag);
   if (restored && restored.position > 0) return { state: restored, restored: true };
-  return { state: freshSession(deck, mode, reviews, Date.now()), restored: false };
+  return { state: freshSession(deck, mode, reviews, Date.now(), tag), restored: false };
 }
 
 type SessionAction = PracticeAction | { type: 'replace'; state: PracticeState };
@@ -74,7 +81,7 @@ function sessionReducer(state: PracticeState, action: SessionAction): PracticeSt
 const isTextField = (target: EventTarget | null) =>
   target instanceof HTMLElement && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName));
 
-function PracticeSession({ deck, mode }: { deck: Deck; mode: SessionMode }) {
+function PracticeSession({ deck, mode, tag }: { deck: Deck; mode: SessionMode; tag: string }) {
   const name = displayName(deck.name);
   const source = langLabel(deck.sourceLang);
   const target = langLabel(deck.targetLang);
@@ -82,7 +89,7 @@ function PracticeSession({ deck, mode }: { deck: Deck; mode: SessionMode }) {
 
   const [start] = useState(() => {
     const reviews = deckStore.readReviews(deck.id);
-    return { reviews, ...startSession(deck, mode, reviews) };
+    return { reviews, ...startSession(deck, mode, reviews, tag) };
   });
   const [state, dispatch] = useReducer(sessionReducer, start.state);
   const [restored, setRestored] = useState(start.restored);
@@ -164,17 +171,17 @@ function PracticeSession({ deck, mode }: { deck: Deck; mode: SessionMode }) {
   // The session is kept as it goes, so a reload or a visit elsewhere picks it up again.
   useEffect(() => {
     // Before the first mark there is nothing to come back to (and a 5,000-card order to write).
-    const saved = sessionToSave(state, mode);
+    const saved = sessionToSave(state, mode, tag);
     if (saved && saved.position > 0) deckStore.writeSession(deck.id, saved);
     else deckStore.clearSession(deck.id);
     // Only these parts are stored: flips and swipes in flight need no write.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [state.order, state.position, state.known, state.unknown, state.items, mode, deck.id]);
+  }, [state.order, state.position, state.known, state.unknown, state.items, mode, deck.id, tag]);
 
   const startOver = () => {
     deckStore.clearSession(deck.id);
     setRestored(false);
-    dispatch({ type: 'replace', state: freshSession(deck, mode, reviewsRef.current, Date.now()) });
+    dispatch({ type: 'replace', state: freshSession(deck, mode, reviewsRef.current, Date.now(), tag) });
   };
 
   const setOption = (change: Partial<PracticeOptions>) => {
@@ -241,7 +248,8 @@ function PracticeSession({ deck, mode }: { deck: Deck; mode: SessionMode }) {
   const percent = Math.round(progress(state) * 100);
   const marking = canMark(state);
   const suggestion = current && check?.key === current.key && check.position === state.position ? (check.correct ? 'known' : 'unknown') : null;
-  const keys = useMemo(() => deckKeys(deck), [deck]);
+  const keys = useMemo(() => deckKeys(deck, tag || undefined), [deck, tag]);
+  const tagged = tag === '' ? '' : tagQuery(tag);
   const swipedEarly = earlySwipeAt === state.position;
 
   return (
@@ -264,6 +272,7 @@ function PracticeSession({ deck, mode }: { deck: Deck; mode: SessionMode }) {
           {source} → {target}
         </span>
         {mode === 'due' && <span className="pill">Review due</span>}
+        {tag !== '' && <span className="pill">Tag: {tag}</span>}
       </div>
 
       <div className="practice__progress">
@@ -304,14 +313,18 @@ function PracticeSession({ deck, mode }: { deck: Deck; mode: SessionMode }) {
         <div className="card page empty-state">
           <h2>Nothing is due</h2>
           <p>{describeNextDue(nextDue(keys, reviews, now), now)}</p>
-          <ButtonLink look="primary" to={`/flashcards/${deck.id}/practice`}>
-            Practice all cards
+          <ButtonLink look="primary" to={`/flashcards/${deck.id}/practice${tagged}`}>
+            {tag === '' ? 'Practice all cards' : `Practice all cards tagged ${tag}`}
           </ButtonLink>
         </div>
       ) : empty ? (
         <div className="card page empty-state">
           <h2>Nothing to practise yet</h2>
-          <p>This deck has no cards with both a front and a back.</p>
+          <p>
+            {tag === ''
+              ? 'This deck has no cards with both a front and a back that are not suspended.'
+              : `No card of this deck with both a front and a back is tagged “${tag}” (suspended cards are left out).`}
+          </p>
           <ButtonLink look="primary" to={`/flashcards/${deck.id}/edit`}>
             Edit deck
           </ButtonLink>
@@ -335,7 +348,7 @@ function PracticeSession({ deck, mode }: { deck: Deck; mode: SessionMode }) {
               <div className="flipcard flipcard--preview" aria-hidden="true" key={`preview-${next.key}`}>
                 <div className="flipcard__face">
                   <span className="flipcard__lang">{next.reverse ? target : source}</span>
-                  <span className="flipcard__text">{next.reverse ? next.card.back : next.card.front}</span>
+                  <span className="flipcard__text">{faces(next).prompt}</span>
                 </div>
               </div>
             )}
@@ -362,9 +375,11 @@ function PracticeSession({ deck, mode }: { deck: Deck; mode: SessionMode }) {
               <SpeakButton
                 key={`${current.key}-${String(state.flipped)}`}
                 voices={voices}
-                {...(state.flipped !== current.reverse
-                  ? { text: current.card.back, language: deck.targetLang }
-                  : { text: current.card.front, language: deck.sourceLang })}
+                {...(current.cloze !== undefined
+                  ? { text: state.flipped ? faces(current).answer : faces(current).prompt, language: deck.sourceLang }
+                  : state.flipped !== current.reverse
+                    ? { text: current.card.back, language: deck.targetLang }
+                    : { text: current.card.front, language: deck.sourceLang })}
               />
             )}
           </div>
@@ -373,7 +388,7 @@ function PracticeSession({ deck, mode }: { deck: Deck; mode: SessionMode }) {
               key={`${current.key}-${state.position}`}
               ref={answerInput}
               item={current}
-              language={current.reverse ? source : target}
+              language={current.reverse || current.cloze !== undefined ? source : target}
               strict={options.strict}
               onChecked={(correct) => {
                 setCheck({ key: current.key, position: state.position, correct });
@@ -466,7 +481,9 @@ function announce(state: PracticeState, item: PracticeItem | undefined, source: 
   if (!item) return '';
   if (state.animating !== null) return state.animating === 'known' ? 'Marked: knew it' : 'Marked: didn’t know';
   // Reverse items ask the target side, so the face showing is the target one when exactly one holds.
-  const showsTarget = state.flipped !== item.reverse;
-  const text = showsTarget ? item.card.back : item.card.front;
+  // A cloze item shows its front's language on both faces.
+  const showsTarget = item.cloze === undefined && state.flipped !== item.reverse;
+  const { prompt, answer } = faces(item);
+  const text = state.flipped ? answer : prompt;
   return `${state.flipped ? 'Back' : 'Front'}, ${showsTarget ? target : source}: ${text}`;
 }

@@ -1,14 +1,18 @@
 // A deck's progress, from its review log (srs/stats.ts): cards by state, retention over the last
 // 30 days, a 12-week heatmap of reviews per day (plain CSS grid), the current streak, and the
-// deck's daily limit of new cards for "Review due".
+// deck's daily limit of new cards for "Review due"; practice by tag, and the leeches (cards
+// forgotten 8 times) and suspended cards, each of which can be suspended or brought back.
 import './ProgressPage.css';
 import { useMemo, useState } from 'react';
 import { Navigate, useParams } from 'react-router';
-import { CalendarClock, Play } from 'lucide-react';
+import { CalendarClock, Pause, Play, Tag } from 'lucide-react';
 import { ButtonLink } from '../lib/ButtonLink';
 import { NumberField } from '../lib/NumberField';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
 import { displayName, langLabel, type Deck } from './deck';
+import { faces, keysByTag, practiceItems } from './practice';
+import { tagQuery } from './tags';
+import { LEECH_LAPSES, troubleCards, withSuspended } from './srs/leeches';
 import { deckStore } from './storage';
 import { deckKeys, describeNextDue, nextDue, reviewDueCount } from './srs/due';
 import { MAX_NEW_PER_DAY, withNewPerDay, type ReviewRecord } from './srs/reviewLog';
@@ -23,7 +27,10 @@ export function ProgressPage() {
 
 const days = (count: number) => (count === 1 ? '1 day' : `${count} days`);
 
-function Progress({ deck }: { deck: Deck }) {
+function Progress({ deck: storedDeck }: { deck: Deck }) {
+  // Suspending a card here rewrites the deck: the page goes on with the deck as saved.
+  const [deck, setDeck] = useState(storedDeck);
+  const [suspendError, setSuspendError] = useState<string | null>(null);
   const name = displayName(deck.name);
   useDocumentTitle(`Progress · ${name}`);
   const [reviews, setReviews] = useState<ReviewRecord>(() => deckStore.readReviews(deck.id));
@@ -89,6 +96,20 @@ function Progress({ deck }: { deck: Deck }) {
 
       <Heatmap days={progress.heatmap} total={progress.totalReviews} />
 
+      <TagPractice deck={deck} reviews={reviews} now={now} />
+
+      <Trouble
+        deck={deck}
+        reviews={reviews}
+        error={suspendError}
+        onSuspend={(cardId, suspended) => {
+          const next = withSuspended(deck, cardId, suspended);
+          const result = deckStore.saveDeck(next);
+          if (result.ok) setDeck(next);
+          setSuspendError(result.ok ? null : result.error);
+        }}
+      />
+
       <NewPerDay
         value={reviews.newPerDay}
         onSave={(newPerDay) => {
@@ -98,6 +119,102 @@ function Progress({ deck }: { deck: Deck }) {
           return result.ok ? null : result.error;
         }}
       />
+    </section>
+  );
+}
+
+/** A link per tag to practice (and review due) limited to the cards with that tag. */
+function TagPractice({ deck, reviews, now }: { deck: Deck; reviews: ReviewRecord; now: number }) {
+  const tags = useMemo(() => keysByTag(deck), [deck]);
+  if (tags.length === 0) return null;
+  return (
+    <section className="card progress-tags" aria-labelledby="progress-tags-title">
+      <h2 id="progress-tags-title" className="progress-page__heading">
+        Practise by tag
+      </h2>
+      <ul className="progress-tags__list">
+        {tags.map(({ tag, keys }) => {
+          const due = reviewDueCount(keys, reviews, now);
+          return (
+            <li key={tag} className="progress-tags__item">
+              <ButtonLink
+                to={`/flashcards/${deck.id}/practice${tagQuery(tag)}`}
+                aria-label={`Practice ${tag} (${keys.length === 1 ? '1 card' : `${keys.length} cards`})`}
+              >
+                <Tag aria-hidden="true" size={16} />
+                {tag}
+                <span className="progress-tags__count">({keys.length === 1 ? '1 card' : `${keys.length} cards`})</span>
+              </ButtonLink>
+              {due > 0 && (
+                <ButtonLink look="quiet" to={`/flashcards/${deck.id}/review${tagQuery(tag)}`} aria-label={`Review due (${due}) tagged ${tag}`}>
+                  <CalendarClock aria-hidden="true" size={16} />
+                  Review due ({due})
+                </ButtonLink>
+              )}
+            </li>
+          );
+        })}
+      </ul>
+    </section>
+  );
+}
+
+/** Leeches (forgotten LEECH_LAPSES times) and suspended cards, each with Suspend or Unsuspend. */
+function Trouble({
+  deck,
+  reviews,
+  error,
+  onSuspend,
+}: {
+  deck: Deck;
+  reviews: ReviewRecord;
+  error: string | null;
+  onSuspend: (cardId: string, suspended: boolean) => void;
+}) {
+  const listed = useMemo(() => troubleCards(deck, reviews), [deck, reviews]);
+  return (
+    <section className="card progress-trouble" aria-labelledby="progress-trouble-title">
+      <h2 id="progress-trouble-title" className="progress-page__heading">
+        Leeches and suspended cards
+      </h2>
+      <p className="hint">
+        A card forgotten {LEECH_LAPSES} times is a leech: it takes much time for little gain. Suspend it to leave it out of practice and the due counts until
+        you rewrite it or bring it back.
+      </p>
+      {error && (
+        <p className="alert" role="alert">
+          {error}
+        </p>
+      )}
+      {listed.length === 0 ? (
+        <p>No leeches and no suspended cards.</p>
+      ) : (
+        <ul className="progress-trouble__list">
+          {listed.map(({ card, lapses, leech }) => {
+            const [item] = practiceItems({ cards: [{ ...card, suspended: false }], bidirectional: false });
+            const front = item ? faces(item).prompt : card.front;
+            return (
+              <li key={card.id} className="progress-trouble__item">
+                <span className="progress-trouble__front">{front}</span>
+                <span className="progress-trouble__state">
+                  {leech && <span className="pill progress-trouble__leech">Leech</span>}
+                  {card.suspended && <span className="pill">Suspended</span>}
+                  <span className="hint">Forgotten {lapses === 1 ? 'once' : `${lapses} times`}</span>
+                </span>
+                <button
+                  type="button"
+                  className="button"
+                  onClick={() => onSuspend(card.id, !card.suspended)}
+                  aria-label={`${card.suspended ? 'Unsuspend' : 'Suspend'} ${front}`}
+                >
+                  {card.suspended ? <Play aria-hidden="true" size={16} /> : <Pause aria-hidden="true" size={16} />}
+                  {card.suspended ? 'Unsuspend' : 'Suspend'}
+                </button>
+              </li>
+            );
+          })}
+        </ul>
+      )}
     </section>
   );
 }

@@ -4,7 +4,7 @@
 import './TypeAnswer.css';
 import { useId, useState, type Ref } from 'react';
 import { diffAnswer, isCorrect, type DiffPart } from './srs/answer';
-import { faces, type PracticeItem } from './practice';
+import { expectedAnswer, type PracticeItem } from './practice';
 
 interface Props {
   item: PracticeItem;
@@ -19,7 +19,8 @@ export function TypeAnswer({ item, language, strict, onChecked, ref }: Props) {
   const id = useId();
   const [typed, setTyped] = useState('');
   const [result, setResult] = useState<{ correct: boolean; parts: DiffPart[] } | null>(null);
-  const { answer } = faces(item);
+  // A cloze card is answered with its hidden text, not the whole revealed sentence.
+  const answer = expectedAnswer(item);
 
   return (
     <form

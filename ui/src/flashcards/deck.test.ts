@@ -10,14 +10,40 @@ import {
   moveToFront,
   normaliseForSave,
   sortNewestFirst,
+  storedCard,
+  CardSchema,
   type Card,
 } from './deck';
+import * as v from 'valibot';
 
 const card = (id: string, front: string, back: string, extra: Partial<Card> = {}): Card => ({
   ...emptyCard(id),
   front,
   back,
   ...extra,
+});
+
+describe('tags and suspended cards', () => {
+  it('reads cards stored before tags as untagged and not suspended', () => {
+    expect(v.parse(CardSchema, { id: 'a', front: 'x', back: 'y' })).toMatchObject({ tags: [], suspended: false });
+  });
+
+  it('keeps only non-empty tags without spaces, once each', () => {
+    expect(v.parse(CardSchema, { tags: ['a b', '', 'a', 7, 'C'], suspended: 'yes' })).toMatchObject({ tags: ['a', 'b', 'C'], suspended: false });
+    expect(v.parse(CardSchema, { tags: 'a b' }).tags).toEqual([]);
+  });
+
+  it('writes tags and suspended only when set, so older cards are stored as before', () => {
+    expect(storedCard(emptyCard('a'))).toEqual({ id: 'a', front: '', back: '', pronunciation: '', gender: '', example: '' });
+    expect(storedCard({ ...emptyCard('a'), tags: ['t'], suspended: true })).toMatchObject({ tags: ['t'], suspended: true });
+  });
+
+  it('counts a cloze card without a back as complete, and saves its tags', () => {
+    expect(isCompleteCard(card('z', 'The {{c1::cat}}', ''))).toBe(true);
+    expect(isCompleteCard(card('z', 'The {{c1::}}', ''))).toBe(false);
+    const deck = normaliseForSave('d', { ...defaultMeta(), name: 'D' }, [card('z', ' The {{c1::cat}} ', '', { tags: ['x'], suspended: true })], new Date(0));
+    expect(deck.cards).toEqual([{ ...emptyCard('z'), front: 'The {{c1::cat}}', tags: ['x'], suspended: true }]);
+  });
 });
 
 describe('defaults', () => {
@@ -99,7 +125,7 @@ describe('save normalisation', () => {
     expect(deck.name).toBe('French');
     expect(deck.author).toBe('Ada');
     expect(deck.description).toBe('basics');
-    expect(deck.cards[0]).toEqual({ id: 'a', front: 'cat', back: 'chat', gender: 'm', pronunciation: '/ʃa/', example: 'Le chat.' });
+    expect(deck.cards[0]).toEqual({ id: 'a', front: 'cat', back: 'chat', gender: 'm', pronunciation: '/ʃa/', example: 'Le chat.', tags: [], suspended: false });
   });
   it('keeps the languages and switches', () => {
     const deck = normaliseForSave('x', { ...meta, sourceLang: 'hu', targetLang: 'nl', bidirectional: true, genderField: false }, [card('a', 'a', 'b')], now);

@@ -2,6 +2,8 @@
 // save normalisation and the order of the deck list. Pure: ids and clocks come from the caller.
 import * as v from 'valibot';
 import { flag, record, text } from '../lib/schema';
+import { isClozeFront } from './cloze';
+import { normaliseTags } from './tags';
 
 export const LANGUAGES = [
   { code: 'en', name: 'English' },
@@ -19,7 +21,23 @@ export function isLanguage(value: unknown): value is Language {
   return LANGUAGES.some((language) => language.code === value);
 }
 
-/** One card as stored; a missing or non-text field is ''. Storage gives cards without an id one. */
+/**
+ * A card's tags as stored: a list of non-empty texts without spaces (as Anki's tags are). A text
+ * holding spaces is several tags; duplicates and anything but text are dropped; missing is [].
+ */
+const tagList = v.fallback(
+  v.pipe(
+    v.array(v.unknown()),
+    v.transform((items) => normaliseTags(items.filter((item): item is string => typeof item === 'string'))),
+  ),
+  () => [],
+);
+
+/**
+ * One card as stored; a missing or non-text field is ''. Storage gives cards without an id one.
+ * `tags` (missing: []) limit practice to a part of a deck; a `suspended` card (missing: false) is
+ * left out of practice and the due counts.
+ */
 export const CardSchema = record({
   id: text,
   front: text,
@@ -27,11 +45,14 @@ export const CardSchema = record({
   pronunciation: text,
   gender: text,
   example: text,
+  tags: tagList,
+  suspended: flag(false),
 });
 
 export type Card = v.InferOutput<typeof CardSchema>;
 
-export type CardField = Exclude<keyof Card, 'id'>;
+/** The card's texts the editor's table edits. */
+export type CardField = Exclude<keyof Card, 'id' | 'tags' | 'suspended'>;
 
 const language = (fallback: Language) => v.fallback(v.custom<Language>(isLanguage), fallback);
 
@@ -85,14 +106,17 @@ export function defaultMeta(): DeckMeta {
 }
 
 export function emptyCard(id: string): Card {
-  return { id, front: '', back: '', pronunciation: '', gender: '', example: '' };
+  return { id, front: '', back: '', pronunciation: '', gender: '', example: '', tags: [], suspended: false };
 }
 
 const isBlank = (text: string) => text.trim() === '';
 
-/** A card practice can use: both sides have text (SPEC.md 5). */
-export function isCompleteCard(card: Card): boolean {
-  return !isBlank(card.front) && !isBlank(card.back);
+/**
+ * A card practice can use: both sides have text (SPEC.md 5). A cloze card holds its answers in
+ * its front, so a front with a deletion is complete with or without a back (Anki's "Back Extra").
+ */
+export function isCompleteCard(card: Pick<Card, 'front' | 'back'>): boolean {
+  return !isBlank(card.front) && (!isBlank(card.back) || isClozeFront(card.front));
 }
 
 /** The editor's count: cards where the front or the back has text. */
@@ -139,11 +163,30 @@ export function normaliseForSave(id: string, meta: DeckMeta, cards: readonly Car
       pronunciation: card.pronunciation.trim(),
       gender: card.gender.trim(),
       example: card.example.trim(),
+      tags: normaliseTags(card.tags),
+      suspended: card.suspended,
     })),
     createdAt: now.toISOString(),
     type: 'deck',
     version: DECK_VERSION,
   };
+}
+
+/** A card as it is written: `tags` and `suspended` only when they differ from their defaults. */
+export type StoredCard = Omit<Card, 'tags' | 'suspended'> & Partial<Pick<Card, 'tags' | 'suspended'>>;
+
+/**
+ * The card as storage, backups and sync write it: a card without tags that is not suspended is
+ * written exactly as before tags existed, so stored decks, drafts and synced copies do not change.
+ */
+export function storedCard(card: Card): StoredCard {
+  const { tags, suspended, ...rest } = card;
+  return { ...rest, ...(tags.length > 0 ? { tags } : {}), ...(suspended ? { suspended } : {}) };
+}
+
+/** A deck (or draft) with its cards as storedCard writes them. */
+export function storedCards<T extends { cards: readonly Card[] }>(value: T): Omit<T, 'cards'> & { cards: StoredCard[] } {
+  return { ...value, cards: value.cards.map(storedCard) };
 }
 
 /** The index after saving `id`: it moves (or is added) to the front, without duplicates. */

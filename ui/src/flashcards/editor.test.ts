@@ -11,6 +11,7 @@ import {
   moveCardBy,
   moveCardTo,
   removeCard,
+  setCardTags,
   updateCard,
 } from './editor';
 
@@ -113,6 +114,19 @@ describe('editor reducer', () => {
     expect(state.deckId).toBe('d2');
     expect(state.meta.name).toBe('Loaded');
     expect(isDirty(state)).toBe(false);
+  });
+});
+
+describe('tags in the editor', () => {
+  it('sets one card’s tags and keeps the list when they are unchanged', () => {
+    const cards = [card('a'), card('b')];
+    const tagged = setCardTags(cards, 'a', ['x', 'y']);
+    expect(tagged[0]?.tags).toEqual(['x', 'y']);
+    expect(tagged[1]).toBe(cards[1]);
+    expect(setCardTags(tagged, 'a', ['x', 'y'])).toBe(tagged);
+    const state = editorReducer(initialEditorState(null, defaultMeta(), cards), { type: 'setTags', id: 'b', tags: ['z'] });
+    expect(state.cards[1]?.tags).toEqual(['z']);
+    expect(isDirty(state)).toBe(true);
   });
 });
 

@@ -22,6 +22,16 @@ export function updateCard(cards: readonly Card[], id: string, field: CardField,
   return next;
 }
 
+/** Replaces one card's tags (already normalised); unchanged tags keep the list as it is. */
+export function setCardTags(cards: readonly Card[], id: string, tags: readonly string[]): readonly Card[] {
+  const index = cards.findIndex((card) => card.id === id);
+  const card = cards[index];
+  if (!card || (card.tags.length === tags.length && card.tags.every((tag, i) => tag === tags[i]))) return cards;
+  const next = [...cards];
+  next[index] = { ...card, tags: [...tags] };
+  return next;
+}
+
 /** Moves the card at `from` to `to` (both clamped); the list is unchanged when they are equal. */
 export function moveCardTo(cards: readonly Card[], from: number, to: number): readonly Card[] {
   const last = cards.length - 1;
@@ -58,6 +68,7 @@ export type EditorAction =
   | { type: 'addCard'; card: Card; at?: number }
   | { type: 'removeCard'; id: string }
   | { type: 'updateCard'; id: string; field: CardField; value: string }
+  | { type: 'setTags'; id: string; tags: readonly string[] }
   | { type: 'replaceCards'; cards: readonly Card[] }
   | { type: 'moveCardBy'; id: string; delta: -1 | 1 }
   | { type: 'moveCardTo'; from: number; to: number }
@@ -84,6 +95,8 @@ export function editorReducer(state: EditorState, action: EditorAction): EditorS
       return withCards(state, removeCard(state.cards, action.id));
     case 'updateCard':
       return withCards(state, updateCard(state.cards, action.id, action.field, action.value));
+    case 'setTags':
+      return withCards(state, setCardTags(state.cards, action.id, action.tags));
     case 'replaceCards':
       return withCards(state, [...action.cards]);
     case 'moveCardBy':

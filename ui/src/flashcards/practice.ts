@@ -1,8 +1,11 @@
 // The practice session (SPEC.md 4, "Practice") as a pure reducer: a Fisher-Yates shuffled order of
 // items, a position, the flipped flag, the swipe-out animation in flight, and the known and unknown
 // lists. With bidirectional practice each card yields two items (SRC→TGT and TGT→SRC). Randomness
-// comes in with the actions so every transition is reproducible in tests.
+// comes in with the actions so every transition is reproducible in tests. A cloze card yields one
+// item per cloze number (cloze.ts); suspended cards yield none, and practice may be limited to a tag.
+import { clozeAnswer, clozeKey, clozeNumbers, clozeText } from './cloze';
 import { isCompleteCard, type Card, type Deck } from './deck';
+import { hasTag } from './tags';
 
 /** How long the swipe-out runs before the mark is recorded and the next card shows (SPEC.md 9). */
 export const SWIPE_MS = 470;
@@ -15,6 +18,8 @@ export interface PracticeItem {
   card: Card;
   /** true for TGT→SRC: the back text is asked and the front is the answer. */
   reverse: boolean;
+  /** For a cloze card, the cloze number this item asks (its key: cloze.ts's clozeKey). */
+  cloze?: number;
 }
 
 export type Mark = 'known' | 'unknown';
@@ -52,15 +57,38 @@ export function shuffle<T>(list: readonly T[], random: Random): T[] {
   return result;
 }
 
-/** The session's items: complete cards only, each twice when the deck is bidirectional. */
-export function practiceItems(deck: Pick<Deck, 'cards' | 'bidirectional'>): PracticeItem[] {
+/**
+ * The session's items: complete cards that are not suspended (only those with `tag` when one is
+ * given), each twice when the deck is bidirectional; a cloze card once per cloze number instead.
+ */
+export function practiceItems(deck: Pick<Deck, 'cards' | 'bidirectional'>, tag?: string): PracticeItem[] {
   const items: PracticeItem[] = [];
   for (const card of deck.cards) {
-    if (!isCompleteCard(card)) continue;
+    if (card.suspended || !isCompleteCard(card)) continue;
+    if (tag !== undefined && !hasTag(card.tags, tag)) continue;
+    const numbers = clozeNumbers(card.front);
+    if (numbers.length > 0) {
+      for (const number of numbers) items.push({ key: clozeKey(card.id, number), card, reverse: false, cloze: number });
+      continue;
+    }
     items.push({ key: card.id, card, reverse: false });
     if (deck.bidirectional) items.push({ key: `${card.id}:reverse`, card, reverse: true });
   }
   return items;
+}
+
+/** Each tag of the deck's practice items (first spelling, sorted) with the keys of its items. */
+export function keysByTag(deck: Pick<Deck, 'cards' | 'bidirectional'>): { tag: string; keys: string[] }[] {
+  const byTag = new Map<string, { tag: string; keys: string[] }>();
+  for (const item of practiceItems(deck)) {
+    for (const tag of item.card.tags) {
+      const id = tag.toLocaleLowerCase();
+      const entry = byTag.get(id);
+      if (entry) entry.keys.push(item.key);
+      else byTag.set(id, { tag, keys: [item.key] });
+    }
+  }
+  return [...byTag.values()].sort((a, b) => a.tag.localeCompare(b.tag, undefined, { sensitivity: 'base' }));
 }
 
 function round(items: readonly PracticeItem[], keys: readonly string[], random: Random): PracticeState {
@@ -170,7 +198,16 @@ export function reviewList(state: PracticeState): ReviewEntry[] {
   return entries;
 }
 
-/** The two faces of an item: prompt and answer, reversed for TGT→SRC. */
+/**
+ * The two faces of an item: prompt and answer, reversed for TGT→SRC. A cloze item asks its front
+ * with the number's texts blank and answers with them revealed (its back is shown as an extra).
+ */
 export function faces(item: PracticeItem): { prompt: string; answer: string } {
+  if (item.cloze !== undefined) return { prompt: clozeText(item.card.front, item.cloze, false), answer: clozeText(item.card.front, item.cloze, true) };
   return item.reverse ? { prompt: item.card.back, answer: item.card.front } : { prompt: item.card.front, answer: item.card.back };
+}
+
+/** What a typed answer is compared with: a cloze item's hidden texts, else the answer face. */
+export function expectedAnswer(item: PracticeItem): string {
+  return item.cloze !== undefined ? clozeAnswer(item.card.front, item.cloze) : faces(item).answer;
 }

@@ -108,7 +108,7 @@ describe('deck store: review logs and sessions', () => {
     const store = createDeckStore(storage, makeId);
     store.saveDeck(deck('x', 'X'));
     store.writeReviews('x', log);
-    store.writeSession('x', { mode: 'all', pool: ['x-c1'], order: ['x-c1'], position: 0, known: [], unknown: [] });
+    store.writeSession('x', { mode: 'all', tag: '', pool: ['x-c1'], order: ['x-c1'], position: 0, known: [], unknown: [] });
     expect(store.readSession('x')).not.toBeNull();
     store.deleteDeck('x');
     expect(storage.getItem(reviewsKey('x'))).toBeNull();

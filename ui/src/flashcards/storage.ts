@@ -4,7 +4,19 @@
 // Writes report a full quota as a message the screen shows, and never leave a half-written save.
 import * as v from 'valibot';
 import { isRecord, nonEmpty, orNull, parseOrNull, record, text } from '../lib/schema';
-import { CardSchema, DECK_VERSION, DeckMetaSchema, defaultMeta, metaEntries, metaOf, moveToFront, type Card, type Deck, type DeckMeta } from './deck';
+import {
+  CardSchema,
+  DECK_VERSION,
+  DeckMetaSchema,
+  defaultMeta,
+  metaEntries,
+  metaOf,
+  moveToFront,
+  storedCards,
+  type Card,
+  type Deck,
+  type DeckMeta,
+} from './deck';
 import { announceLocalChange } from '../lib/localChanges';
 import { newId } from './uuid';
 import { emptyReviews, isEmptyReviews, parseReviews, toStored, type ReviewRecord } from './srs/reviewLog';
@@ -239,7 +251,7 @@ export function createDeckStore(storage: Storage | null, makeId: () => string = 
       let previous: string | null;
       try {
         previous = storage?.getItem(key) ?? null;
-        write(key, JSON.stringify(deck));
+        write(key, JSON.stringify(storedCards(deck)));
       } catch (error) {
         return { ok: false, error: describeWriteError(error, 'the deck') };
       }
@@ -258,7 +270,7 @@ export function createDeckStore(storage: Storage | null, makeId: () => string = 
       // deck:lastSaved is a convenience copy: when it does not fit, drop the stale one rather than
       // fail a save that is already complete.
       try {
-        write(LAST_SAVED_KEY, JSON.stringify(deck));
+        write(LAST_SAVED_KEY, JSON.stringify(storedCards(deck)));
       } catch {
         remove(LAST_SAVED_KEY);
       }
@@ -284,7 +296,10 @@ export function createDeckStore(storage: Storage | null, makeId: () => string = 
     },
     writeDraft(draft) {
       try {
-        write(draft.deckId === null ? DRAFT_KEY : deckDraftKey(draft.deckId), JSON.stringify({ type: 'deck-draft', version: DECK_VERSION, ...draft }));
+        write(
+          draft.deckId === null ? DRAFT_KEY : deckDraftKey(draft.deckId),
+          JSON.stringify({ type: 'deck-draft', version: DECK_VERSION, ...storedCards(draft) }),
+        );
         return { ok: true };
       } catch (error) {
         return { ok: false, error: describeWriteError(error, 'your latest changes') };
@@ -303,7 +318,7 @@ export function createDeckStore(storage: Storage | null, makeId: () => string = 
         for (const deck of decks) {
           const key = deckKey(deck.id);
           if (storage?.getItem(key) != null) throw new Error(`a deck with id ${deck.id} already exists`);
-          write(key, JSON.stringify(deck));
+          write(key, JSON.stringify(storedCards(deck)));
           written.push(key);
           const log = reviews[deck.id];
           if (log && !isEmptyReviews(log)) {

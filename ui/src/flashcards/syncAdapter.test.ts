@@ -3,7 +3,7 @@
 // the review log read back; defaults and versions come from the feature's constants.
 import { describe, expect, it } from 'vitest';
 import { MemoryStorage } from '../lib/memoryStorage';
-import { defaultMeta, emptyCard, normaliseForSave, type Deck } from './deck';
+import { defaultMeta, emptyCard, normaliseForSave, storedCards, type Deck } from './deck';
 import { createDeckStore, deckDraftKey, deckKey, INDEX_KEY, reviewsKey, sessionKey } from './storage';
 import { DEFAULT_NEW_PER_DAY, emptyReviews, recordMark, toStored } from './srs/reviewLog';
 import { createDecksSyncAdapter } from './syncAdapter';
@@ -29,9 +29,26 @@ describe('the decks adapter and the deck store agree', () => {
     store.saveDeck(deck('b', 'Birds', ['owl', 'jay']));
     const read = adapter.read();
     expect(read.order).toEqual(['b', 'a']);
-    expect(read.decks.a).toEqual({ ...store.readDeck('a') });
-    expect(read.decks.b).toEqual({ ...store.readDeck('b') });
+    const a = store.readDeck('a');
+    const b = store.readDeck('b');
+    expect(a && read.decks.a).toEqual(a && storedCards(a));
+    expect(b && read.decks.b).toEqual(b && storedCards(b));
     expect(adapter.readDeck('b')).toEqual(read.decks.b);
+  });
+
+  it('carries tags and suspended cards, and a deck without them as it was before they existed', () => {
+    const { store, adapter, storage } = setup();
+    const plain = deck('p', 'Plain');
+    store.saveDeck(plain);
+    expect(adapter.readDeck('p')?.cards).toEqual([{ id: 'p-c0', front: 'cat', back: 'cat!', pronunciation: '', gender: '', example: '' }]);
+    const tagged = { ...deck('t', 'Tagged'), cards: [{ ...emptyCard('t-c0'), front: 'cat', back: 'kat', tags: ['animals'], suspended: true }] };
+    store.saveDeck(tagged);
+    const carried = adapter.readDeck('t');
+    expect(carried?.cards).toEqual([{ id: 't-c0', front: 'cat', back: 'kat', pronunciation: '', gender: '', example: '', tags: ['animals'], suspended: true }]);
+    if (!carried) throw new Error('the tagged deck was not read');
+    storage.removeItem(deckKey('t'));
+    adapter.apply({ put: { t: carried }, remove: [], order: null, reviews: {} });
+    expect(store.readDeck('t')?.cards[0]).toMatchObject({ tags: ['animals'], suspended: true });
   });
 
   it('writes decks and the list the store then reads, and removes what the feature keeps with a deck', () => {

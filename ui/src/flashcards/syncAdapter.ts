@@ -4,7 +4,7 @@
 // sync; sync never names these keys. Beside storage.ts, the only flashcards code that touches
 // the browser's storage.
 import type { DeckPreview, DecksAdapter, DecksChange, SyncDeck, SyncedReviews } from '../lib/syncAdapters';
-import type { Deck } from './deck';
+import { storedCards, type Deck } from './deck';
 import { browserStorage, createDeckStore, deckDraftKey, deckKey, INDEX_KEY, parseDeck, reviewsKey, sessionKey } from './storage';
 import { emptyReviews, newPerDayOr, parseLog, parseMarks, parseReviews, toStored, type ReviewEntry } from './srs/reviewLog';
 import { newId } from './uuid';
@@ -18,8 +18,11 @@ export const stableCardIds = (deckId: string) => {
   return () => `${deckId}-card-${(n += 1)}`;
 };
 
-/** A deck as sync carries it (a plain object of the deck's own fields). */
-const synced = (deck: Deck): SyncDeck => ({ ...deck });
+/**
+ * A deck as sync carries it (a plain object of the deck's own fields), its cards as storage
+ * writes them: a deck without tags or suspended cards is the same as before they existed.
+ */
+const synced = (deck: Deck): SyncDeck => storedCards(deck);
 
 const markId = (mark: ReviewEntry) => `${mark[1]}\u0000${mark[0]}\u0000${mark[2]}`;
 
@@ -84,7 +87,7 @@ export function createDecksSyncAdapter(storage: Storage | null, makeId: () => st
       for (const [id, value] of Object.entries(change.put)) {
         // Checked again: nothing reaches storage that this feature would not read back.
         const deck = parseDeck(value, id, stableCardIds(id));
-        if (deck) write(deckKey(id), deck);
+        if (deck) write(deckKey(id), storedCards(deck));
       }
       for (const id of change.remove) {
         for (const key of [deckKey(id), reviewsKey(id), sessionKey(id), deckDraftKey(id)]) storage?.removeItem(key);

@@ -9,6 +9,8 @@ const card = (id: string, front: string, back: string, extra: Partial<Card> = {}
   pronunciation: '',
   gender: '',
   example: '',
+  tags: [],
+  suspended: false,
   ...extra,
 });
 
@@ -29,6 +31,16 @@ describe('writeAnki', () => {
     expect(lines[3]).toBe('"a\tb"\t"say ""hi"""\t\t\t"one');
     expect(lines[4]).toBe('two"');
     expect(lines[5]).toBe('"#1"\tfirst\t\t\t');
+  });
+
+  it('adds a Tags column, named in the header, only when a card has tags', () => {
+    const text = writeAnki([card('1', 'cat', 'chat', { tags: ['animals', 'nouns'] }), card('2', 'dog', 'chien')]);
+    expect(text).toBe(
+      '#separator:tab\n#html:false\n#columns:Front\tBack\tPronunciation\tGender\tExample\tTags\n#tags column:6\n' +
+        'cat\tchat\t\t\t\tanimals nouns\n' +
+        'dog\tchien\t\t\t\t\n',
+    );
+    expect(readAnki(text).cards.map((c) => c.tags)).toEqual([['animals', 'nouns'], []]);
   });
 
   it('reads back exactly the deck’s cards', () => {
@@ -58,8 +70,8 @@ describe('readAnki', () => {
     const text = '#separator:semicolon\n#html:false\n#columns:Back;Front;Example\n# a comment\nchat;cat;Le chat.\n\nchien;dog\n';
     const result = readAnki(text);
     expect(result.cards).toEqual([
-      { line: 5, front: 'cat', back: 'chat', pronunciation: '', gender: '', example: 'Le chat.' },
-      { line: 7, front: 'dog', back: 'chien', pronunciation: '', gender: '', example: '' },
+      { line: 5, front: 'cat', back: 'chat', pronunciation: '', gender: '', example: 'Le chat.', tags: [] },
+      { line: 7, front: 'dog', back: 'chien', pronunciation: '', gender: '', example: '', tags: [] },
     ]);
   });
 
@@ -68,9 +80,16 @@ describe('readAnki', () => {
     expect(readAnki('#separator:~~\ncat~~chat~~/ʃa/').cards[0]).toMatchObject({ back: 'chat', pronunciation: '/ʃa/' });
   });
 
-  it('reads columns positionally when the note type names its fields otherwise, skipping tags and guid columns', () => {
-    const text = '#separator:tab\n#html:true\n#guid column:1\n#notetype column:2\n#tags column:5\nabc\tBasic\tcat\tchat\tanimals\n';
-    expect(readAnki(text).cards).toEqual([{ line: 6, front: 'cat', back: 'chat', pronunciation: '', gender: '', example: '' }]);
+  it('reads columns positionally when the note type names its fields otherwise, skipping guid columns and reading the tags', () => {
+    const text = '#separator:tab\n#html:true\n#guid column:1\n#notetype column:2\n#tags column:5\nabc\tBasic\tcat\tchat\tanimals  nouns animals\n';
+    expect(readAnki(text).cards).toEqual([{ line: 6, front: 'cat', back: 'chat', pronunciation: '', gender: '', example: '', tags: ['animals', 'nouns'] }]);
+  });
+
+  it('keeps a cloze note without a Back Extra', () => {
+    const text = '#separator:tab\n#html:true\n#notetype column:1\n#tags column:4\nCloze\tThe {{c1::cat}} sleeps\t\tgrammar\nBasic\tdog\t\t\n';
+    const result = readAnki(text);
+    expect(result.cards).toEqual([{ line: 5, front: 'The {{c1::cat}} sleeps', back: '', pronunciation: '', gender: '', example: '', tags: ['grammar'] }]);
+    expect(result.problems).toHaveLength(1);
   });
 
   it('turns HTML fields into text when #html:true', () => {

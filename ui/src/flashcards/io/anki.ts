@@ -1,16 +1,23 @@
 // Anki's "Notes in Plain Text" format: written for a deck (tab-separated, with the #separator,
 // #html and #columns header lines) and read back, including files Anki itself exported.
 import type { Card, CardField } from '../deck';
-import { DEFAULT_COLUMNS, fieldForName, headerColumns, rowsToCards, type CardsResult } from './columns';
+import { formatTags } from '../tags';
+import { DEFAULT_COLUMNS, fieldForName, headerColumns, rowsToCards, type CardsResult, type ImportColumn } from './columns';
 import { ImportError, quoteField, stripBom, tokenize } from './delimited';
 
 export const ANKI_COLUMNS = ['Front', 'Back', 'Pronunciation', 'Gender', 'Example'] as const;
 
-/** The deck's cards as Anki plain text, one note per line, fields in ANKI_COLUMNS order. */
+/**
+ * The deck's cards as Anki plain text, one note per line, fields in ANKI_COLUMNS order; when any
+ * card has tags, a last Tags column (space-separated, as Anki writes them) named by `#tags column:`.
+ */
 export function writeAnki(cards: readonly Card[]): string {
-  const header = ['#separator:tab', '#html:false', `#columns:${ANKI_COLUMNS.join('\t')}`];
+  const tagged = cards.some((card) => card.tags.length > 0);
+  const columns = tagged ? [...ANKI_COLUMNS, 'Tags'] : ANKI_COLUMNS;
+  const header = ['#separator:tab', '#html:false', `#columns:${columns.join('\t')}`];
+  if (tagged) header.push(`#tags column:${columns.length}`);
   const lines = cards.map((card) =>
-    [card.front, card.back, card.pronunciation, card.gender, card.example]
+    [card.front, card.back, card.pronunciation, card.gender, card.example, ...(tagged ? [formatTags(card.tags)] : [])]
       // A record starting with # would read as a comment line: quote such a first field.
       .map((value, index) => quoteField(value, '\t', index === 0 ? (v) => v.startsWith('#') : undefined))
       .join('\t'),
@@ -72,8 +79,10 @@ export function readAnki(text: string, options: AnkiOptions = {}): CardsResult {
   let separator = options.fallbackSeparator ?? '\t';
   let html = false;
   let columnsValue: string | null = null;
-  // Columns Anki uses for other things than fields (1-based in the header lines).
+  // Columns Anki uses for other things than fields (1-based in the header lines); the tags column
+  // is read as the cards' tags.
   const special = new Set<number>();
+  let tagsColumn: number | null = null;
   let headerCount = 0;
   for (const [index, line] of lines.entries()) {
     const match = /^#([a-z ]+):(.*)$/i.exec(line);
@@ -92,35 +101,39 @@ export function readAnki(text: string, options: AnkiOptions = {}): CardsResult {
     else if (key === 'columns') columnsValue = value;
     else if (key.endsWith(' column')) {
       const column = Number.parseInt(value, 10);
-      if (Number.isInteger(column) && column > 0) special.add(column - 1);
+      if (Number.isInteger(column) && column > 0) {
+        special.add(column - 1);
+        if (key === 'tags column') tagsColumn = column - 1;
+      }
     }
   }
   // Columns are split with the separator, which may be declared after them.
   const names = columnsValue === null ? null : columnsValue.split(separator);
   const rows = tokenize(lines.slice(headerCount).join('\n'), separator, { comment: '#', firstLine: headerCount + 1 });
-  let columns: (CardField | null)[];
+  let columns: (ImportColumn | null)[];
   if (names) {
-    columns = names.map((name, index) => (special.has(index) ? null : fieldForName(name)));
+    columns = names.map((name, index) => (index === tagsColumn ? 'tags' : special.has(index) ? null : fieldForName(name)));
     if (!columns.includes('front') || !columns.includes('back')) {
       // Anki's own note types name their fields freely: read them in order, skipping special ones.
-      columns = positional(names.length, special);
+      columns = positional(names.length, special, tagsColumn);
     }
   } else {
     const first = rows[0];
     const header = first ? headerColumns(first.fields) : null;
     if (header) rows.shift();
-    columns = header ?? positional(Math.max(DEFAULT_COLUMNS.length + special.size, 0), special);
+    columns = header ?? positional(Math.max(DEFAULT_COLUMNS.length + special.size, 0), special, tagsColumn);
   }
   const result = rowsToCards(rows, columns);
   if (!html) return result;
   return { ...result, cards: result.cards.map((card) => ({ ...card, ...mapFields(card, htmlToText) })) };
 }
 
-function positional(count: number, special: ReadonlySet<number>): (CardField | null)[] {
-  const columns: (CardField | null)[] = [];
+function positional(count: number, special: ReadonlySet<number>, tagsColumn: number | null = null): (ImportColumn | null)[] {
+  const columns: (ImportColumn | null)[] = [];
   let next = 0;
-  for (let index = 0; index < count; index += 1) {
-    if (special.has(index)) columns.push(null);
+  for (let index = 0; index < Math.max(count, tagsColumn === null ? 0 : tagsColumn + 1); index += 1) {
+    if (index === tagsColumn) columns.push('tags');
+    else if (special.has(index)) columns.push(null);
     else columns.push(DEFAULT_COLUMNS[next++] ?? null);
   }
   return columns;

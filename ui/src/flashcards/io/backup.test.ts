@@ -13,8 +13,17 @@ const deck = (id: string, name: string): Deck =>
     id,
     { ...defaultMeta(), name, author: 'Ada', description: 'd', sourceLang: 'nl', targetLang: 'hu', bidirectional: true, genderField: false },
     [
-      { id: `${id}-c1`, front: 'kat', back: 'macska', pronunciation: '/ˈmɒt͡ʃkɒ/', gender: '', example: 'A macska alszik.' },
-      { id: `${id}-c2`, front: 'hond', back: 'kutya', pronunciation: '', gender: '', example: '' },
+      {
+        id: `${id}-c1`,
+        front: 'kat',
+        back: 'macska',
+        pronunciation: '/ˈmɒt͡ʃkɒ/',
+        gender: '',
+        example: 'A macska alszik.',
+        tags: ['animals', 'nouns'],
+        suspended: false,
+      },
+      { id: `${id}-c2`, front: 'hond', back: 'kutya', pronunciation: '', gender: '', example: '', tags: [], suspended: true },
     ],
     new Date('2025-03-04T05:06:07.000Z'),
   );
@@ -38,7 +47,7 @@ describe('JSON backup', () => {
     const record = { type: 'deck', version: 1, name: 'Sparse', cards: [{ front: 'x' }] };
     const [read] = readBackup(JSON.stringify(record), counter()).decks;
     expect(read).toMatchObject({ id: 'new-1', name: 'Sparse', sourceLang: 'en', targetLang: 'fr' });
-    expect(read?.cards).toEqual([{ id: 'new-2', front: 'x', back: '', pronunciation: '', gender: '', example: '' }]);
+    expect(read?.cards).toEqual([{ id: 'new-2', front: 'x', back: '', pronunciation: '', gender: '', example: '', tags: [], suspended: false }]);
   });
 
   it('says what is wrong with a record, naming it', () => {

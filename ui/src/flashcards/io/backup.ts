@@ -3,7 +3,7 @@
 // records. Reading validates the records and says which one is wrong and why. A backup also holds
 // the decks' review logs (reviews:{deckId}), keyed by deck id; an unreadable log is left out.
 import { isRecord } from '../../lib/schema';
-import { DECK_VERSION, isLanguage, type Deck } from '../deck';
+import { DECK_VERSION, isLanguage, storedCards, type Deck, type StoredCard } from '../deck';
 import { parseDeck } from '../storage';
 import { parseReviews, toStored, type ReviewRecord, type StoredReviews } from '../srs/reviewLog';
 import { ImportError, stripBom } from './delimited';
@@ -16,7 +16,7 @@ export interface Backup {
   type: typeof BACKUP_TYPE;
   version: 1;
   exportedAt: string;
-  decks: Deck[];
+  decks: (Omit<Deck, 'cards'> & { cards: StoredCard[] })[];
   /** Review logs by deck id; absent when no deck has one. */
   reviews?: Record<string, StoredReviews>;
 }
@@ -28,7 +28,7 @@ export function writeBackup(decks: readonly Deck[], now: Date, reviews: Readonly
     const log = reviews[deck.id];
     if (log) logs[deck.id] = toStored(log);
   }
-  const backup: Backup = { type: BACKUP_TYPE, version: 1, exportedAt: now.toISOString(), decks: [...decks] };
+  const backup: Backup = { type: BACKUP_TYPE, version: 1, exportedAt: now.toISOString(), decks: decks.map(storedCards) };
   const text = JSON.stringify(backup, null, 2);
   if (Object.keys(logs).length === 0) return `${text}\n`;
   // The logs are long lists of short tuples: on one line they keep the file small. The decks

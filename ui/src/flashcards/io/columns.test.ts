@@ -6,7 +6,8 @@ describe('columns', () => {
     expect(fieldForName(' Front ')).toBe('front');
     expect(fieldForName('TERM')).toBe('front');
     expect(fieldForName('Definition')).toBe('back');
-    expect(fieldForName('Tags')).toBeNull();
+    expect(fieldForName('Tags')).toBe('tags');
+    expect(fieldForName('Notes')).toBeNull();
   });
 
   it('recognises a header row only when every name is known and front and back are there', () => {
@@ -22,9 +23,20 @@ describe('columns', () => {
     ]);
     expect(result.problems).toEqual([]);
     expect(result.cards).toEqual([
-      { line: 1, front: 'cat', back: 'chat', pronunciation: '/ʃa/', gender: 'm', example: 'Le chat.' },
-      { line: 2, front: 'dog', back: 'chien', pronunciation: '', gender: '', example: '' },
+      { line: 1, front: 'cat', back: 'chat', pronunciation: '/ʃa/', gender: 'm', example: 'Le chat.', tags: [] },
+      { line: 2, front: 'dog', back: 'chien', pronunciation: '', gender: '', example: '', tags: [] },
     ]);
+  });
+
+  it('reads a tags column as space-separated tags', () => {
+    const result = rowsToCards([{ line: 1, fields: ['cat', 'chat', ' animals  nouns Animals '] }], ['front', 'back', 'tags']);
+    expect(result.cards[0]?.tags).toEqual(['animals', 'nouns']);
+  });
+
+  it('keeps a cloze row without a back', () => {
+    const result = rowsToCards([{ line: 1, fields: ['The {{c1::cat}} sleeps', ''] }]);
+    expect(result.problems).toEqual([]);
+    expect(result.cards[0]).toMatchObject({ front: 'The {{c1::cat}} sleeps', back: '' });
   });
 
   it('skips rows without a front or a back and says which line', () => {

@@ -45,7 +45,12 @@ describe('readDelimited', () => {
 
   it('uses a header row of column names', () => {
     const result = readDelimited('Front,Back,Gender,Example\ncat,chat,m,"Le chat, il dort."');
-    expect(result.cards).toEqual([{ line: 2, front: 'cat', back: 'chat', pronunciation: '', gender: 'm', example: 'Le chat, il dort.' }]);
+    expect(result.cards).toEqual([{ line: 2, front: 'cat', back: 'chat', pronunciation: '', gender: 'm', example: 'Le chat, il dort.', tags: [] }]);
+  });
+
+  it('reads a Tags column', () => {
+    const result = readDelimited('Front,Back,Tags\ncat,chat,animals nouns');
+    expect(result.cards[0]?.tags).toEqual(['animals', 'nouns']);
   });
 
   it('reads TSV and a chosen delimiter', () => {
@@ -96,7 +101,7 @@ describe('planImport', () => {
     const deck = normaliseForSave(
       'd1',
       { ...defaultMeta(), name: 'Saved' },
-      [{ id: 'c', front: 'a', back: 'b', pronunciation: '', gender: '', example: '' }],
+      [{ id: 'c', front: 'a', back: 'b', pronunciation: '', gender: '', example: '', tags: [], suspended: false }],
       NOW,
     );
     const plan = planImport(request(writeBackup([deck], NOW)), counter());
@@ -118,8 +123,8 @@ describe('decksToSave', () => {
       type: 'deck',
       version: 1,
       cards: [
-        { id: 'id-1', front: 'cat', back: 'chat', pronunciation: '/ʃa/', gender: 'm', example: 'Le chat.' },
-        { id: 'id-2', front: 'dog', back: 'chien', pronunciation: '', gender: '', example: '' },
+        { id: 'id-1', front: 'cat', back: 'chat', pronunciation: '/ʃa/', gender: 'm', example: 'Le chat.', tags: [], suspended: false },
+        { id: 'id-2', front: 'dog', back: 'chien', pronunciation: '', gender: '', example: '', tags: [], suspended: false },
       ],
     });
   });
@@ -128,7 +133,7 @@ describe('decksToSave', () => {
     const deck = normaliseForSave(
       'taken',
       { ...defaultMeta(), name: 'X' },
-      [{ id: 'c', front: 'a', back: 'b', pronunciation: '', gender: '', example: '' }],
+      [{ id: 'c', front: 'a', back: 'b', pronunciation: '', gender: '', example: '', tags: [], suspended: false }],
       NOW,
     );
     const plan = planImport(request(JSON.stringify([deck, { ...deck, id: 'free' }])), counter());

@@ -95,6 +95,8 @@ export function decksToSave(plan: ImportPlan, meta: DeckMeta, takenIds: Iterable
     pronunciation: card.pronunciation,
     gender: card.gender,
     example: card.example,
+    tags: card.tags,
+    suspended: false,
   }));
   const [deck] = withFreshIds([normaliseForSave(makeId(), meta, cards, now)], takenIds, makeId);
   return deck ? [{ ...deck, type: 'deck', version: DECK_VERSION }] : [];

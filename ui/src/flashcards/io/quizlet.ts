@@ -72,7 +72,7 @@ export function readQuizlet(text: string, options: QuizletOptions = QUIZLET_DEFA
       problems.push({ line, message: `the ${front === '' ? 'term' : 'definition'} is empty; the card is skipped` });
       continue;
     }
-    cards.push({ line, front, back, pronunciation: '', gender: '', example: '' });
+    cards.push({ line, front, back, pronunciation: '', gender: '', example: '', tags: [] });
   }
   return { cards, problems };
 }

@@ -7,9 +7,12 @@ import { addDays, startOfDay } from './days';
 import type { ReviewRecord } from './reviewLog';
 import { dueAt } from './schedule';
 
-/** The keys practice uses for a deck: complete cards, each twice when bidirectional. */
-export function deckKeys(deck: Pick<Deck, 'cards' | 'bidirectional'>): string[] {
-  return practiceItems(deck).map((item) => item.key);
+/**
+ * The keys practice uses for a deck (or its cards with `tag`): complete cards that are not
+ * suspended, each twice when bidirectional, a cloze card once per cloze number.
+ */
+export function deckKeys(deck: Pick<Deck, 'cards' | 'bidirectional'>, tag?: string): string[] {
+  return practiceItems(deck, tag).map((item) => item.key);
 }
 
 /** "N due": items never reviewed or whose due time has come. */

@@ -35,6 +35,19 @@ describe('practice session persistence', () => {
     expect(restored).toEqual({ ...state, flipped: false });
   });
 
+  it('restores a session only for the tag it was limited to', () => {
+    const state = markNext(createSession(items, fixed), 'known');
+    const saved = sessionToSave(state, 'all', 'verbs');
+    expect(saved?.tag).toBe('verbs');
+    if (!saved) return;
+    expect(restoreSession(saved, 'all', items, 'verbs')).not.toBeNull();
+    expect(restoreSession(saved, 'all', items)).toBeNull();
+    // Sessions stored before tags were for the whole deck.
+    const older: Record<string, unknown> = { ...toStoredSession(saved) };
+    delete older.tag;
+    expect(parseSession(older)?.tag).toBe('');
+  });
+
   it('stores nothing for a complete session', () => {
     let state = createSession(items, fixed);
     for (let i = 0; i < items.length; i += 1) state = markNext(state, 'known');

@@ -12,6 +12,8 @@ export type SessionMode = 'all' | 'due';
 
 export interface SavedSession {
   mode: SessionMode;
+  /** The tag the session is limited to; '' for the whole deck (and in sessions stored before tags). */
+  tag: string;
   /** The keys of the session's items (what Restart draws from); for 'all', every item of the deck. */
   pool: string[];
   order: string[];
@@ -26,6 +28,7 @@ const SessionSchema = record({
   type: v.literal('practice-session'),
   version: v.literal(SESSION_VERSION),
   mode: v.picklist(['all', 'due']),
+  tag: v.fallback(v.string(), ''),
   pool: keys,
   order: keys,
   position: v.pipe(v.number(), v.integer(), v.minValue(0)),
@@ -40,14 +43,23 @@ export function toStoredSession(session: SavedSession) {
 export function parseSession(value: unknown): SavedSession | null {
   const stored = parseOrNull(SessionSchema, value);
   if (!stored) return null;
-  return { mode: stored.mode, pool: stored.pool, order: stored.order, position: stored.position, known: stored.known, unknown: stored.unknown };
+  return {
+    mode: stored.mode,
+    tag: stored.tag,
+    pool: stored.pool,
+    order: stored.order,
+    position: stored.position,
+    known: stored.known,
+    unknown: stored.unknown,
+  };
 }
 
 /** What to store for a session in progress; null once it is complete (nothing to come back to). */
-export function sessionToSave(state: PracticeState, mode: SessionMode): SavedSession | null {
+export function sessionToSave(state: PracticeState, mode: SessionMode, tag = ''): SavedSession | null {
   if (state.position >= state.order.length) return null;
   return {
     mode,
+    tag,
     pool: state.items.map((item) => item.key),
     order: [...state.order],
     position: state.position,
@@ -58,11 +70,11 @@ export function sessionToSave(state: PracticeState, mode: SessionMode): SavedSes
 
 /**
  * The practice state to continue with, or null when the stored session does not fit the deck as
- * it is now: the mode differs, an item is gone, the results do not match the cards already marked,
+ * it is now: the mode or the tag differs, an item is gone, the results do not match the cards already marked,
  * or it was complete. The card comes back front-up.
  */
-export function restoreSession(saved: SavedSession, mode: SessionMode, deckItems: readonly PracticeItem[]): PracticeState | null {
-  if (saved.mode !== mode) return null;
+export function restoreSession(saved: SavedSession, mode: SessionMode, deckItems: readonly PracticeItem[], tag = ''): PracticeState | null {
+  if (saved.mode !== mode || saved.tag !== tag) return null;
   const byKey = new Map(deckItems.map((item) => [item.key, item]));
   const items: PracticeItem[] = [];
   for (const key of saved.pool) {
