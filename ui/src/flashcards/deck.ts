@@ -2,6 +2,7 @@
 // save normalisation and the order of the deck list. Pure: ids and clocks come from the caller.
 import * as v from 'valibot';
 import { flag, record, text } from '../lib/schema';
+import { isLanguageTag } from './languages';
 
 export const LANGUAGES = [
   { code: 'en', name: 'English' },
@@ -10,14 +11,14 @@ export const LANGUAGES = [
   { code: 'hu', name: 'Hungarian' },
 ] as const;
 
-export type Language = (typeof LANGUAGES)[number]['code'];
+/** A deck language: the spec's four, or any well-formed language tag (languages.ts). */
+export type Language = string;
 
 export const DEFAULT_SOURCE: Language = 'en';
 export const DEFAULT_TARGET: Language = 'fr';
 
-export function isLanguage(value: unknown): value is Language {
-  return LANGUAGES.some((language) => language.code === value);
-}
+/** A language a deck can carry; decks stored with the spec's four read as before. */
+export const isLanguage = isLanguageTag;
 
 /** One card as stored; a missing or non-text field is ''. Storage gives cards without an id one. */
 export const CardSchema = record({
@@ -107,8 +108,8 @@ export function isDeckValid(name: string, cards: readonly Card[]): boolean {
   return !isBlank(name) && cards.some(isCompleteCard);
 }
 
-/** 'EN', 'FR': how the screens show a language code. */
-export const langLabel = (code: Language) => code.toUpperCase();
+/** 'EN', 'DE', 'PT-BR': how the screens show a language code. */
+export { langLabel } from './languages';
 
 /** The name a screen shows: 'Untitled deck' when the deck has none. */
 export const displayName = (name: string) => (isBlank(name) ? 'Untitled deck' : name.trim());
