@@ -18,6 +18,7 @@ import { exportAllDecks, exportDeckAnki, exportDeckJson } from './exportFiles';
 import { ImportDialog, type ImportDialogHandle } from './ImportDialog';
 import { backupReminder } from './io/reminder';
 import { deckStore } from './storage';
+import { StorageNotice } from './StorageNotice';
 import { deckKeys, dueCount, reviewDueCount } from './srs/due';
 
 /** What another screen can pass when it sends the visitor here (e.g. after a delete). */
@@ -229,6 +230,7 @@ export function DeckListPage() {
           )}
         </>
       )}
+      <StorageNotice deckCount={decks.length} onExport={exportAll} />
       <ImportDialog
         ref={importDialog}
         onImported={(imported) => {

@@ -10,6 +10,7 @@ import { NumberField } from '../lib/NumberField';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
 import { displayName, langLabel, type Deck } from './deck';
 import { deckStore } from './storage';
+import { StorageUsed } from './StorageUsed';
 import { deckKeys, describeNextDue, nextDue, reviewDueCount } from './srs/due';
 import { MAX_NEW_PER_DAY, withNewPerDay, type ReviewRecord } from './srs/reviewLog';
 import { deckProgress, heatLevel, HEATMAP_WEEKS, RETENTION_DAYS, type HeatmapDay } from './srs/stats';
@@ -98,6 +99,7 @@ function Progress({ deck }: { deck: Deck }) {
           return result.ok ? null : result.error;
         }}
       />
+      <StorageUsed />
     </section>
   );
 }
