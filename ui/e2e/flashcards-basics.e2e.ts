@@ -59,15 +59,15 @@ describe('flashcards: any language, decks kept, reloads that go', () => {
     await expect(target.locator('option').count()).resolves.toBe(183);
 
     // Typing in the search picks the best match and says so; the list narrows to the matches.
-    await page.getByRole('searchbox', { name: 'Search source languages' }).fill('germ');
+    await page.getByRole('group', { name: 'Source language' }).getByRole('searchbox', { name: 'Search languages' }).fill('germ');
     await expect(page.getByRole('combobox', { name: 'Source language' }).inputValue()).resolves.toBe('de');
     await page.getByText('German chosen. 1 language matches.').waitFor({ state: 'attached' });
     // Its own name finds it too; Enter takes the best match, and ArrowDown goes to the list.
-    await page.getByRole('searchbox', { name: 'Search target languages' }).fill('日本');
+    await page.getByRole('group', { name: 'Target language' }).getByRole('searchbox', { name: 'Search languages' }).fill('日本');
     await expect(target.inputValue()).resolves.toBe('ja');
-    await page.getByRole('searchbox', { name: 'Search target languages' }).fill('ja');
+    await page.getByRole('group', { name: 'Target language' }).getByRole('searchbox', { name: 'Search languages' }).fill('ja');
     await expect(target.locator('option').first().textContent()).resolves.toBe('Japanese');
-    await page.getByRole('searchbox', { name: 'Search target languages' }).press('ArrowDown');
+    await page.getByRole('group', { name: 'Target language' }).getByRole('searchbox', { name: 'Search languages' }).press('ArrowDown');
     await expect(target.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
     await target.selectOption({ label: 'Japanese' });
     await page.getByRole('columnheader', { name: 'DE (Front)' }).waitFor();
@@ -160,7 +160,7 @@ describe('flashcards: any language, decks kept, reloads that go', () => {
 
           // The editor's language fields, narrowed by a search.
           await page.goto(url('/flashcards/deck-french/edit'));
-          await page.getByRole('searchbox', { name: 'Search target languages' }).fill('ja');
+          await page.getByRole('group', { name: 'Target language' }).getByRole('searchbox', { name: 'Search languages' }).fill('ja');
           expect(describeViolations(`editor (${device.name}, ${scheme})`, await axe(page))).toEqual([]);
         } finally {
           await context.close();

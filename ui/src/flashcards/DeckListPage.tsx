@@ -19,7 +19,7 @@ import { ImportDialog, type ImportDialogHandle } from './ImportDialog';
 import { backupReminder } from './io/reminder';
 import { deckStore } from './storage';
 import { StorageNotice } from './StorageNotice';
-import { deckKeys, dueCount, reviewDueCount } from './srs/due';
+import { createDueCache } from './srs/dueCache';
 
 /** What another screen can pass when it sends the visitor here (e.g. after a delete). */
 export interface DeckListNotice {
@@ -249,12 +249,11 @@ export function DeckListPage() {
   );
 }
 
+// Kept across visits: the store hands out the same deck and log while their stored text holds.
+const countsFor = createDueCache();
+
 function loadDecks(now = Date.now()): ListedDeck[] {
-  return sortNewestFirst(deckStore.listDecks()).map((deck) => {
-    const keys = deckKeys(deck);
-    const reviews = deckStore.readReviews(deck.id);
-    return { ...deck, due: dueCount(keys, reviews, now), reviewDue: reviewDueCount(keys, reviews, now) };
-  });
+  return sortNewestFirst(deckStore.listDecks()).map((deck) => ({ ...deck, ...countsFor(deck, deckStore.readReviews(deck.id), now) }));
 }
 
 function reminderFor(decks: readonly Deck[]): number | null {

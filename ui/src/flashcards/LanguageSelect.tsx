@@ -2,7 +2,7 @@
 // first) with a search box beside it that narrows the list. Typing picks the best match when the
 // chosen language no longer matches, Enter picks the best match, ArrowDown moves to the list, and a
 // polite live region says what changed. A native select keeps the phone's own picker and every
-// screen reader's select behaviour; the label names the select, the search box has its own name.
+// screen reader's select behaviour; the legend names the select and the group the search box is in.
 import './LanguageSelect.css';
 import { useId, useMemo, useState, type KeyboardEvent } from 'react';
 import { Search } from 'lucide-react';
@@ -54,15 +54,19 @@ export function LanguageSelect({ label, value, onChange }: Props) {
   };
 
   return (
-    <div className="field language-field">
-      <label htmlFor={`${id}-select`}>{label}</label>
+    // A fieldset: its legend names the select and gives the search box its context, without the
+    // search box's own name repeating the label.
+    <fieldset className="field language-field">
+      <legend id={`${id}-label`} className="language-field__legend">
+        {label}
+      </legend>
       <div className="language-field__row">
         <span className="language-field__search">
           <Search aria-hidden="true" size={16} className="language-field__icon" />
           <input
             className="input language-field__filter"
             type="search"
-            aria-label={`Search ${label.toLowerCase()}s`}
+            aria-label="Search languages"
             aria-describedby={`${id}-status`}
             aria-controls={`${id}-select`}
             placeholder="Search"
@@ -73,7 +77,13 @@ export function LanguageSelect({ label, value, onChange }: Props) {
             onKeyDown={onSearchKey}
           />
         </span>
-        <select id={`${id}-select`} className="select language-field__select" value={value} onChange={(event) => choose(event.target.value)}>
+        <select
+          id={`${id}-select`}
+          aria-labelledby={`${id}-label`}
+          className="select language-field__select"
+          value={value}
+          onChange={(event) => choose(event.target.value)}
+        >
           {shown.map((language) => (
             <option key={language.code} value={language.code}>
               {language.name === language.code ? language.code : language.name}
@@ -84,6 +94,6 @@ export function LanguageSelect({ label, value, onChange }: Props) {
       <span id={`${id}-status`} className="visually-hidden" aria-live="polite">
         {status}
       </span>
-    </div>
+    </fieldset>
   );
 }
