@@ -213,7 +213,7 @@ export function createDeckStore(storage: Storage | null, makeId: () => string = 
   // the deck; the objects are never changed in place by anyone.
   const parsed = new Map<string, { raw: string; value: unknown }>();
   const readParsed = <T>(key: string, parse: (value: unknown) => T): T => {
-    let raw: string | null = null;
+    let raw: string | null;
     try {
       raw = storage?.getItem(key) ?? null;
     } catch {
