@@ -241,8 +241,8 @@ describe('occurrences judged one by one', () => {
   it('is on for a new calendar and off (absent) for one saved before', () => {
     expect(newCalendarOptions().occurrences).toBe('each');
     expect(emptyOptions().occurrences).toBeUndefined();
-    expect(buildConfig({}, newCalendarOptions()).occurrences).toBe('each');
-    expect('occurrences' in buildConfig({}, emptyOptions())).toBe(false);
+    expect(buildConfig(defaultMapping(), newCalendarOptions()).occurrences).toBe('each');
+    expect('occurrences' in buildConfig(defaultMapping(), emptyOptions())).toBe(false);
   });
 
   it('is switched by the reducer, the key leaving when off', () => {

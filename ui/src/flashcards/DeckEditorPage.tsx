@@ -13,6 +13,7 @@ import { canSave, editorReducer, filledCount, isDirty, saveBlocker, type EditorS
 import {
   canUndo,
   editorStart,
+  mustAskBeforeUnload,
   removalOf,
   restoredMessage,
   restoreRemoved,
@@ -205,8 +206,9 @@ function DeckEditor({ routeId, onCreated }: { routeId: string | null; onCreated:
   const blocker = saveBlocker(state);
   const dirty = isDirty(state);
 
-  // Leaving with unsaved changes: in-app navigation asks (the draft is kept either way), closing
-  // or reloading the tab gets the browser's own question.
+  // Leaving with unsaved changes: in-app navigation asks (the draft is kept either way, and the
+  // question offers to save); closing or reloading the tab writes the draft at once and gets the
+  // browser's own question only when that write fails, as then the changes would be lost.
   const guard = useBlocker(({ currentLocation, nextLocation }) =>
     shouldConfirmLeave({
       dirty: isDirty(latest.current),
@@ -216,13 +218,15 @@ function DeckEditor({ routeId, onCreated }: { routeId: string | null; onCreated:
     }),
   );
   useEffect(() => {
-    if (!dirty) return;
     const onBeforeUnload = (event: BeforeUnloadEvent) => {
-      event.preventDefault();
+      const current = latest.current;
+      if (discarded.current || !isDirty(current)) return;
+      const draftKept = deckStore.writeDraft(draftOf(current)).ok;
+      if (mustAskBeforeUnload({ dirty: true, draftKept })) event.preventDefault();
     };
     window.addEventListener('beforeunload', onBeforeUnload);
     return () => window.removeEventListener('beforeunload', onBeforeUnload);
-  }, [dirty]);
+  }, []);
 
   const discardChanges = () => {
     const stored = state.deckId === null ? null : deckStore.readDeck(state.deckId);

@@ -18,8 +18,9 @@ import { exportAllDecks, exportDeckAnki, exportDeckJson } from './exportFiles';
 import { ImportDialog, type ImportDialogHandle } from './ImportDialog';
 import { backupReminder } from './io/reminder';
 import { deckStore } from './storage';
-import { deckKeys, dueCount, reviewDueCount } from './srs/due';
 import { deckTags, tagQuery } from './tags';
+import { StorageNotice } from './StorageNotice';
+import { createDueCache } from './srs/dueCache';
 
 /** Tags linked on a deck card; the rest are on its progress page. */
 const TAGS_ON_CARD = 6;
@@ -264,6 +265,7 @@ export function DeckListPage() {
           )}
         </>
       )}
+      <StorageNotice deckCount={decks.length} onExport={exportAll} />
       <ImportDialog
         ref={importDialog}
         onImported={(imported) => {
@@ -282,12 +284,15 @@ export function DeckListPage() {
   );
 }
 
+// Kept across visits: the store hands out the same deck and log while their stored text holds.
+const countsFor = createDueCache();
+
 function loadDecks(now = Date.now()): ListedDeck[] {
-  return sortNewestFirst(deckStore.listDecks()).map((deck) => {
-    const keys = deckKeys(deck);
-    const reviews = deckStore.readReviews(deck.id);
-    return { ...deck, due: dueCount(keys, reviews, now), reviewDue: reviewDueCount(keys, reviews, now), tags: deckTags(deck.cards) };
-  });
+  return sortNewestFirst(deckStore.listDecks()).map((deck) => ({
+    ...deck,
+    ...countsFor(deck, deckStore.readReviews(deck.id), now),
+    tags: deckTags(deck.cards),
+  }));
 }
 
 function reminderFor(decks: readonly Deck[]): number | null {

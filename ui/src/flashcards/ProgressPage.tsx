@@ -14,6 +14,7 @@ import { faces, keysByTag, practiceItems } from './practice';
 import { tagQuery } from './tags';
 import { LEECH_LAPSES, troubleCards, withSuspended } from './srs/leeches';
 import { deckStore } from './storage';
+import { StorageUsed } from './StorageUsed';
 import { deckKeys, describeNextDue, nextDue, reviewDueCount } from './srs/due';
 import { MAX_NEW_PER_DAY, withNewPerDay, type ReviewRecord } from './srs/reviewLog';
 import { deckProgress, heatLevel, HEATMAP_WEEKS, RETENTION_DAYS, type HeatmapDay } from './srs/stats';
@@ -119,6 +120,7 @@ function Progress({ deck: storedDeck }: { deck: Deck }) {
           return result.ok ? null : result.error;
         }}
       />
+      <StorageUsed />
     </section>
   );
 }

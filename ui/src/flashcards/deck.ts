@@ -4,6 +4,7 @@ import * as v from 'valibot';
 import { flag, record, text } from '../lib/schema';
 import { isClozeFront } from './cloze';
 import { normaliseTags } from './tags';
+import { isLanguageTag } from './languages';
 
 export const LANGUAGES = [
   { code: 'en', name: 'English' },
@@ -12,14 +13,14 @@ export const LANGUAGES = [
   { code: 'hu', name: 'Hungarian' },
 ] as const;
 
-export type Language = (typeof LANGUAGES)[number]['code'];
+/** A deck language: the spec's four, or any well-formed language tag (languages.ts). */
+export type Language = string;
 
 export const DEFAULT_SOURCE: Language = 'en';
 export const DEFAULT_TARGET: Language = 'fr';
 
-export function isLanguage(value: unknown): value is Language {
-  return LANGUAGES.some((language) => language.code === value);
-}
+/** A language a deck can carry; decks stored with the spec's four read as before. */
+export const isLanguage = isLanguageTag;
 
 /**
  * A card's tags as stored: a list of non-empty texts without spaces (as Anki's tags are). A text
@@ -131,8 +132,8 @@ export function isDeckValid(name: string, cards: readonly Card[]): boolean {
   return !isBlank(name) && cards.some(isCompleteCard);
 }
 
-/** 'EN', 'FR': how the screens show a language code. */
-export const langLabel = (code: Language) => code.toUpperCase();
+/** 'EN', 'DE', 'PT-BR': how the screens show a language code. */
+export { langLabel } from './languages';
 
 /** The name a screen shows: 'Untitled deck' when the deck has none. */
 export const displayName = (name: string) => (isBlank(name) ? 'Untitled deck' : name.trim());

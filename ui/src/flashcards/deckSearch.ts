@@ -1,16 +1,14 @@
 // The deck list's search: every word typed must appear in the deck's name, author, description or
 // languages (code or English name), ignoring case and accents, so "francais" finds "Français".
-import { LANGUAGES, type Deck } from './deck';
+import type { Deck } from './deck';
+import { languageName } from './languages';
 
 /** Lower case without accents: what a search compares. */
 export function fold(value: string): string {
   return value.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
 }
 
-const languageWords = (code: string) => {
-  const language = LANGUAGES.find((entry) => entry.code === code);
-  return language ? `${language.code} ${language.name}` : code;
-};
+const languageWords = (code: string) => `${code} ${languageName(code)}`;
 
 /** The words a deck can be found by. */
 export function searchText(deck: Pick<Deck, 'name' | 'author' | 'description' | 'sourceLang' | 'targetLang'>): string {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { defaultMeta, emptyCard, type Card, type Deck } from './deck';
 import { isDirty } from './editor';
-import { canUndo, editorStart, removalOf, restoredMessage, restoreRemoved, shouldConfirmLeave, UNDO_MS } from './editorSession';
+import { canUndo, editorStart, mustAskBeforeUnload, removalOf, restoredMessage, restoreRemoved, shouldConfirmLeave, UNDO_MS } from './editorSession';
 import type { Draft } from './storage';
 
 const card = (id: string, front = id): Card => ({ ...emptyCard(id), front, back: `${front}!` });
@@ -68,6 +68,18 @@ describe('shouldConfirmLeave', () => {
     expect(shouldConfirmLeave({ ...base, dirty: false })).toBe(false);
     expect(shouldConfirmLeave({ ...base, allowed: true })).toBe(false);
     expect(shouldConfirmLeave({ ...base, to: base.from })).toBe(false);
+  });
+});
+
+describe('mustAskBeforeUnload', () => {
+  it('lets a reload or a closed tab go when the draft keeps the changes', () => {
+    expect(mustAskBeforeUnload({ dirty: true, draftKept: true })).toBe(false);
+    expect(mustAskBeforeUnload({ dirty: false, draftKept: true })).toBe(false);
+    expect(mustAskBeforeUnload({ dirty: false, draftKept: false })).toBe(false);
+  });
+
+  it('asks when unsaved changes could not be written as a draft', () => {
+    expect(mustAskBeforeUnload({ dirty: true, draftKept: false })).toBe(true);
   });
 });
 

@@ -57,6 +57,15 @@ export function shouldConfirmLeave({ dirty, allowed, from, to }: LeaveRequest): 
   return dirty && !allowed && from !== to;
 }
 
+/**
+ * Closing or reloading the tab asks (the browser's "Leave site?") only when leaving would lose
+ * something: unsaved changes whose draft could not be written (a full quota, storage disabled).
+ * A kept draft comes back on return (SPEC.md 4), so asking then would only stop the reload.
+ */
+export function mustAskBeforeUnload({ dirty, draftKept }: { dirty: boolean; draftKept: boolean }): boolean {
+  return dirty && !draftKept;
+}
+
 /** How long "Card removed. Undo" stays offered. */
 export const UNDO_MS = 10_000;
 

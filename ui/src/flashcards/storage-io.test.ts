@@ -141,3 +141,26 @@ describe('deck store: review logs and sessions', () => {
     expect(store.readPracticeOptions()).toEqual({ typing: true, strict: true });
   });
 });
+
+describe('deck store: reading again what did not change', () => {
+  it('gives the same deck and log while their stored text is unchanged, and a new one once it changes', () => {
+    const storage = new MemoryStorage();
+    const store = createDeckStore(storage, () => 'gen');
+    const deck = normaliseForSave('a', { ...defaultMeta(), name: 'A' }, [{ ...emptyCard('c'), front: 'x', back: 'y' }], new Date(0));
+    store.saveDeck(deck);
+    store.writeReviews('a', recordMark(emptyReviews(), 'c', 'good', 1000));
+    const first = store.readDeck('a');
+    const log = store.readReviews('a');
+    expect(store.readDeck('a')).toBe(first);
+    expect(store.readReviews('a')).toBe(log);
+    // A write by anyone (sync writes the storage itself) is seen.
+    storage.setItem(deckKey('a'), JSON.stringify({ ...deck, name: 'B' }));
+    expect(store.readDeck('a')?.name).toBe('B');
+    store.writeReviews('a', recordMark(log, 'c', 'again', 2000));
+    expect(store.readReviews('a')).not.toBe(log);
+    expect(store.readReviews('a').log).toHaveLength(2);
+    store.deleteDeck('a');
+    expect(store.readDeck('a')).toBeNull();
+    expect(store.readReviews('a').log).toEqual([]);
+  });
+});

@@ -43,7 +43,7 @@ describe('deck store: reading', () => {
       deckKey('p'),
       JSON.stringify({
         name: 'Partial',
-        sourceLang: 'de',
+        sourceLang: 'not a language',
         targetLang: 'hu',
         genderField: 'yes',
         cards: [{ front: 'cat' }, { id: 'k', back: 'chien', example: 7 }, 'junk', null, { id: 'k', front: 'dup' }],

@@ -219,7 +219,30 @@ export function createDeckStore(storage: Storage | null, makeId: () => string = 
     return [...new Set(ids)];
   };
 
-  const readDeck = (id: string) => parseDeck(read(deckKey(id)), id, makeId);
+  // What was parsed, by the text it was parsed from: reading a deck or a log whose stored text has
+  // not changed since gives the same object without parsing it again (the deck list reads every
+  // deck and log on each visit). One entry per deck, replaced when its text changes, dropped with
+  // the deck; the objects are never changed in place by anyone.
+  const parsed = new Map<string, { raw: string; value: unknown }>();
+  const readParsed = <T>(key: string, parse: (value: unknown) => T): T => {
+    let raw: string | null;
+    try {
+      raw = storage?.getItem(key) ?? null;
+    } catch {
+      raw = null;
+    }
+    if (raw === null) {
+      parsed.delete(key);
+      return parse(undefined);
+    }
+    const cached = parsed.get(key);
+    if (cached && cached.raw === raw) return cached.value as T;
+    const value = parse(parseJson(raw));
+    parsed.set(key, { raw, value });
+    return value;
+  };
+
+  const readDeck = (id: string) => readParsed(deckKey(id), (value) => parseDeck(value, id, makeId));
 
   const readTime = (key: string): string | null => {
     const value = read(key);
@@ -284,6 +307,8 @@ export function createDeckStore(storage: Storage | null, makeId: () => string = 
         storage.removeItem(reviewsKey(id));
         storage.removeItem(sessionKey(id));
         storage.removeItem(deckDraftKey(id));
+        parsed.delete(deckKey(id));
+        parsed.delete(reviewsKey(id));
         write(INDEX_KEY, JSON.stringify(readIndex().filter((other) => other !== id)));
         announceLocalChange();
         return { ok: true };
@@ -335,7 +360,7 @@ export function createDeckStore(storage: Storage | null, makeId: () => string = 
         return { ok: false, error: describeWriteError(error, decks.length === 1 ? 'the deck' : 'the decks') };
       }
     },
-    readReviews: (deckId) => parseReviews(read(reviewsKey(deckId))) ?? emptyReviews(),
+    readReviews: (deckId) => readParsed(reviewsKey(deckId), (value) => parseReviews(value) ?? emptyReviews()),
     readAllReviews(deckIds) {
       const all: Record<string, ReviewRecord> = {};
       for (const id of deckIds) {

@@ -76,6 +76,22 @@ describe('the decks adapter and the deck store agree', () => {
     expect(adapter.read()).toEqual(read);
   });
 
+  it('round-trips decks in languages beyond the spec’s four', () => {
+    const { store, adapter } = setup();
+    const original = { ...deck('l', 'Kanji', ['a']), sourceLang: 'de', targetLang: 'ja' };
+    const tagged = { ...deck('t', 'Tagged', ['b']), sourceLang: 'pt-BR', targetLang: 'zh-Hant' };
+    store.saveDeck(original);
+    store.saveDeck(tagged);
+    const read = adapter.read();
+    const travelled = JSON.parse(JSON.stringify(read.decks)) as Record<string, unknown>;
+    const put = Object.fromEntries(Object.entries(travelled).map(([id, value]) => [id, adapter.parseDeck(value, id)]));
+    expect(put.l).toMatchObject({ sourceLang: 'de', targetLang: 'ja' });
+    expect(put.t).toMatchObject({ sourceLang: 'pt-BR', targetLang: 'zh-Hant' });
+    adapter.apply({ put: { l: put.l ?? null, t: put.t ?? null } as never, remove: [], order: read.order, reviews: {} });
+    expect(store.readDeck('l')).toEqual(original);
+    expect(store.readDeck('t')).toEqual(tagged);
+  });
+
   it('reads a deck stored without card ids the same way every time, so sync sees no change', () => {
     const { storage, adapter } = setup();
     storage.setItem(INDEX_KEY, JSON.stringify(['x']));

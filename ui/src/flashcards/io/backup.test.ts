@@ -67,11 +67,18 @@ describe('JSON backup', () => {
     expect(() => readBackup('{\n  "type": "deck",\n  "name": oops\n}', counter())).toThrow(/^Line 3: this is not valid JSON/);
   });
 
-  it('notes languages it does not offer', () => {
-    const record = { ...deck('a', 'German'), sourceLang: 'de' };
+  it('notes languages that are not language tags', () => {
+    const record = { ...deck('a', 'German'), sourceLang: 'German!' };
     const result = readBackup(JSON.stringify(record), counter());
     expect(result.decks[0]?.sourceLang).toBe('en');
-    expect(result.problems).toEqual([{ line: null, message: 'Deck 1 (“German”): the language "de" is not offered here; the default is used' }]);
+    expect(result.problems).toEqual([{ line: null, message: 'Deck 1 (“German”): the language "German!" is not a language tag; the default is used' }]);
+  });
+
+  it('keeps any language tag, beyond the spec’s four', () => {
+    const record = { ...deck('a', 'German'), sourceLang: 'de', targetLang: 'pt-BR' };
+    const result = readBackup(JSON.stringify(record), counter());
+    expect(result.decks[0]).toMatchObject({ sourceLang: 'de', targetLang: 'pt-BR' });
+    expect(result.problems).toEqual([]);
   });
 });
 

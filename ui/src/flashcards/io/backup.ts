@@ -100,7 +100,7 @@ export function readBackup(text: string, makeId: () => string): BackupResult {
     if (record.cards !== undefined && !Array.isArray(record.cards)) throw new ImportError(`${named}: its cards are not a list`);
     for (const side of ['sourceLang', 'targetLang'] as const) {
       if (record[side] !== undefined && !isLanguage(record[side])) {
-        problems.push({ line: null, message: `${named}: the language ${JSON.stringify(record[side])} is not offered here; the default is used` });
+        problems.push({ line: null, message: `${named}: the language ${JSON.stringify(record[side])} is not a language tag; the default is used` });
       }
     }
     const id = typeof record.id === 'string' && record.id !== '' ? record.id : makeId();
