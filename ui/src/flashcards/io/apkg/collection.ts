@@ -93,7 +93,13 @@ function legacyModels(query: Query): { notetypes: Map<number, AnkiNotetype>; dec
   const [models, decksJson, dconf] = (query('select models, decks, dconf from col')[0] ?? []).map(str);
   const notetypes = new Map<number, AnkiNotetype>();
   for (const raw of Object.values(parseJsonObject(models ?? ''))) {
-    const model = raw as { id?: unknown; name?: unknown; type?: unknown; flds?: { name?: unknown; ord?: unknown }[]; tmpls?: { qfmt?: unknown; ord?: unknown }[] };
+    const model = raw as {
+      id?: unknown;
+      name?: unknown;
+      type?: unknown;
+      flds?: { name?: unknown; ord?: unknown }[];
+      tmpls?: { qfmt?: unknown; ord?: unknown }[];
+    };
     const id = num(model.id);
     const fields = [...(model.flds ?? [])].sort((a, b) => num(a.ord) - num(b.ord)).map((field) => str(field.name));
     const questions = [...(model.tmpls ?? [])].sort((a, b) => num(a.ord) - num(b.ord)).map((template) => str(template.qfmt));
@@ -162,14 +168,17 @@ export function readCollection(query: Query): AnkiCollection {
   if (!hasTable(query, 'col') || !hasTable(query, 'cards') || !hasTable(query, 'notes')) throw new PackageError('The package holds no Anki collection.');
   const [ver, crt] = query('select ver, crt from col')[0] ?? [];
   const schema = num(ver);
-  if (schema > MAX_SCHEMA) throw new PackageError(`The collection was written by a newer Anki (schema ${schema}); export it again with "Support older Anki versions" ticked.`);
+  if (schema > MAX_SCHEMA)
+    throw new PackageError(`The collection was written by a newer Anki (schema ${schema}); export it again with "Support older Anki versions" ticked.`);
   if (schema < MIN_SCHEMA) throw new PackageError(`The collection is in an old format (schema ${schema}) this import does not read.`);
   const { notetypes, decks } = schema >= 15 && hasTable(query, 'notetypes') ? currentModels(query) : legacyModels(query);
   const notes = query('select id, mid, flds, tags from notes').map(([id, mid, flds, tags]) => ({
     id: num(id),
     notetype: num(mid),
     fields: str(flds).split('\x1f'),
-    tags: str(tags).split(/\s+/).filter((tag) => tag !== ''),
+    tags: str(tags)
+      .split(/\s+/)
+      .filter((tag) => tag !== ''),
   }));
   const cards = query('select id, nid, did, ord, type, queue, due, ivl, reps, lapses, odue, odid, data from cards order by nid, ord').map(cardOf);
   const reviews = query('select cid, id, ease from revlog order by id').map(([cid, id, ease]) => ({ card: num(cid), at: num(id), ease: num(ease) }));

@@ -14,7 +14,8 @@ self.onmessage = async (event: MessageEvent<WorkerRequest>) => {
     const result = await readPackage(new Uint8Array(bytes), openWithSqlJs, newId, new Date(now), (stage) => post({ type: 'stage', stage }));
     post({ type: 'done', result });
   } catch (error) {
-    const message = error instanceof PackageError ? error.message : `The package could not be read (${error instanceof Error ? error.message : String(error)}).`;
+    const message =
+      error instanceof PackageError ? error.message : `The package could not be read (${error instanceof Error ? error.message : String(error)}).`;
     post({ type: 'error', message });
   }
 };

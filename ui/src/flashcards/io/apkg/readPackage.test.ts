@@ -103,7 +103,9 @@ describe('files that are not decks', () => {
     const bytes = new Uint8Array(readFileSync(fixtures + 'current.apkg'));
     const small = { fileBytes: 1000, collectionBytes: 1e9, cards: 1e6 };
     await expect(readPackage(bytes, openDatabase, makeId, new Date(), undefined, small)).rejects.toThrow(/can be imported/);
-    await expect(readPackage(bytes, openDatabase, makeId, new Date(), undefined, { ...small, fileBytes: 1e9, collectionBytes: 1000 })).rejects.toThrow(/unpacked/);
+    await expect(readPackage(bytes, openDatabase, makeId, new Date(), undefined, { ...small, fileBytes: 1e9, collectionBytes: 1000 })).rejects.toThrow(
+      /unpacked/,
+    );
     await expect(readPackage(bytes, openDatabase, makeId, new Date(), undefined, { ...small, fileBytes: 1e9, cards: 10 })).rejects.toThrow(/56 cards/);
   });
 });
