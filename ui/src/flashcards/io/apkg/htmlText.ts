@@ -154,6 +154,8 @@ const SRC = /\bsrc\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))/i;
  * one space, lines are trimmed, and at most one empty line separates paragraphs.
  */
 export function fieldToText(field: string, media: FieldMedia = { images: [], sounds: [] }): string {
+  // Most fields of a large deck are plain words: no tag, entity, sound or NUL to look for.
+  if (!/[<&[\0\n\r\t\f]| {2}/.test(field)) return field.trim();
   const html = field.replaceAll('\0', '');
   const parts: string[] = [];
   const pushText = (raw: string) => {
