@@ -72,6 +72,30 @@ describe('flashcards: Anki package import', () => {
     await expect(dialog(page).getByRole('button', { name: 'Import', exact: true }).isDisabled()).resolves.toBe(true);
   });
 
+  it('moves nothing while the package is read and its decks listed', async () => {
+    const page = b.page;
+    const anki = facts('current.apkg');
+    await page.setViewportSize({ width: 360, height: 740 });
+    await page.addInitScript(() => {
+      const win = window as unknown as { shifts: { value: number; input: boolean; sources: string[] }[] };
+      win.shifts = [];
+      new PerformanceObserver((list) => {
+        for (const entry of list.getEntries() as unknown as { value: number; hadRecentInput: boolean; sources: { node?: Node }[] }[]) {
+          win.shifts.push({
+            value: entry.value,
+            input: entry.hadRecentInput,
+            sources: entry.sources.map((s) => (s.node as Element | undefined)?.className ?? '?'),
+          });
+        }
+      }).observe({ type: 'layout-shift', buffered: true });
+    });
+    await choosePackage(page, 'current.apkg', anki.now);
+    await dialog(page).getByText('decks to import:').waitFor();
+    await page.clock.runFor(1000);
+    const shifts = await page.evaluate(() => (window as unknown as { shifts: { value: number; input: boolean; sources: string[] }[] }).shifts);
+    expect(shifts.filter((shift) => !shift.input && shift.value > 0.001)).toEqual([]);
+  });
+
   it('has no axe violations with a package read, on a phone and a desktop, light and dark', async () => {
     const found: string[] = [];
     const anki = facts('current.apkg');

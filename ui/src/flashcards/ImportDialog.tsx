@@ -215,9 +215,7 @@ export function ImportDialog({ onImported, ref }: Props) {
                 <FileUp aria-hidden="true" size={16} />
                 Choose file…
               </label>
-              <span className="hint file-picker__name">
-                {fileName ? `Loaded ${fileName}` : 'JSON backup, Anki package (.apkg, .colpkg) or text, Quizlet or CSV'}
-              </span>
+              <span className="hint file-picker__name">{fileName ? `Loaded ${fileName}` : 'JSON backup, Anki (.apkg, .colpkg, text), Quizlet or CSV'}</span>
             </div>
             {fileError && <span className="error-text">{fileError}</span>}
           </div>
@@ -361,11 +359,10 @@ export function ImportDialog({ onImported, ref }: Props) {
           )}
 
           <div className="dialog__actions import-dialog__actions">
-            {blocker && (
-              <p id={`${id}-blocker`} className="import-dialog__blocker">
-                {blocker}
-              </p>
-            )}
+            {/* Always there, two lines high: the reason coming and going moves nothing. */}
+            <p id={`${id}-blocker`} className="import-dialog__blocker">
+              {blocker}
+            </p>
             <button type="button" className="button button--quiet" onClick={close}>
               Cancel
             </button>
