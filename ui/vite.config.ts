@@ -16,6 +16,9 @@ export default defineConfig({
       registerType: 'autoUpdate',
       injectManifest: {
         globPatterns: ['**/*.{js,css,svg,png,webmanifest}'],
+        // The Anki package reader's pure-JavaScript SQLite (1.4 MB) is fetched only where the
+        // page may not compile WebAssembly; it is not worth caching for every visitor.
+        globIgnores: ['**/sql-asm-*.js'],
       },
       manifest: {
         name: 'Hearth',
@@ -34,6 +37,8 @@ export default defineConfig({
       },
     }),
   ],
+  // The Anki package Worker loads sql.js lazily in chunks of its own (ES module workers).
+  worker: { format: 'es' },
   build: {
     outDir: 'dist',
     assetsDir: 'assets',

@@ -2,10 +2,13 @@
 // separators, see the first rows and any problem with its line, name the deck and pick its
 // languages, then confirm. Parsing is io/importPlan.ts; nothing is stored before Import is pressed.
 import './ImportDialog.css';
-import { useId, useImperativeHandle, useMemo, useRef, useState, type ChangeEvent, type Ref } from 'react';
+import { useEffect, useId, useImperativeHandle, useMemo, useRef, useState, type ChangeEvent, type Ref } from 'react';
 import { FileUp, X } from 'lucide-react';
 import { cardCount, defaultMeta, displayName, type Deck, type Language } from './deck';
 import { describeProblem } from './io/columns';
+import { importPackage, isAnkiPackageName, type PackageImport } from './io/apkg/importPackage';
+import { packagePlan, skippedInWords } from './io/apkg/packageSummary';
+import { STAGE_LABELS, STAGE_PROGRESS, type PackageResult, type Stage } from './io/apkg/readPackage';
 import {
   DEFAULT_REQUEST,
   DELIMITER_LABELS,
@@ -17,6 +20,7 @@ import {
   reviewsToSave,
   type DelimiterChoice,
   type FormatChoice,
+  type ImportPlan,
   type ImportRequest,
 } from './io/importPlan';
 import type { QuizletCardSeparator, QuizletTermSeparator } from './io/quizlet';
@@ -38,6 +42,9 @@ const PREVIEW_ROWS = 5;
 const reviewCount = (count: number) => (count === 1 ? '1 review' : `${count} reviews`);
 const PREVIEW_PROBLEMS = 5;
 
+/** An Anki package being read in the Worker, read, or refused. */
+type PackageState = { status: 'reading'; stage: Stage } | { status: 'ready'; result: PackageResult; plan: ImportPlan } | { status: 'error'; message: string };
+
 export function ImportDialog({ onImported, ref }: Props) {
   const dialog = useRef<HTMLDialogElement>(null);
   const textArea = useRef<HTMLTextAreaElement>(null);
@@ -50,8 +57,18 @@ export function ImportDialog({ onImported, ref }: Props) {
   const [targetLang, setTargetLang] = useState<Language>(defaultMeta().targetLang);
   const [saveError, setSaveError] = useState<string | null>(null);
   const [fileError, setFileError] = useState<string | null>(null);
+  const [pkg, setPkg] = useState<PackageState | null>(null);
+  const reading = useRef<PackageImport | null>(null);
+
+  const stopReading = () => {
+    reading.current?.cancel();
+    reading.current = null;
+  };
+  useEffect(() => stopReading, []);
 
   const reset = () => {
+    stopReading();
+    setPkg(null);
     setRequest(DEFAULT_REQUEST);
     setFileName(null);
     setTypedName(null);
@@ -67,7 +84,8 @@ export function ImportDialog({ onImported, ref }: Props) {
     },
   }));
 
-  const plan = useMemo(() => planImport(request, newId), [request]);
+  const textPlan = useMemo(() => planImport(request, newId), [request]);
+  const plan: ImportPlan = pkg?.status === 'ready' ? pkg.plan : pkg ? { status: 'empty' } : textPlan;
   const update = (change: Partial<ImportRequest>) => {
     setSaveError(null);
     setRequest((current) => ({ ...current, ...change }));
@@ -76,6 +94,29 @@ export function ImportDialog({ onImported, ref }: Props) {
   const onFile = async (event: ChangeEvent<HTMLInputElement>) => {
     const file = event.target.files?.[0];
     if (!file) return;
+    stopReading();
+    if (isAnkiPackageName(file.name)) {
+      setFileError(null);
+      setSaveError(null);
+      setFileName(file.name);
+      setPkg({ status: 'reading', stage: 'unpacking' });
+      const job = importPackage(file, (stage) => setPkg({ status: 'reading', stage }));
+      reading.current = job;
+      job.result.then(
+        (result) => {
+          if (reading.current !== job) return;
+          reading.current = null;
+          setPkg({ status: 'ready', result, plan: packagePlan(result) });
+        },
+        (error: unknown) => {
+          if (reading.current !== job) return;
+          reading.current = null;
+          setPkg({ status: 'error', message: error instanceof Error ? error.message : String(error) });
+        },
+      );
+      return;
+    }
+    setPkg(null);
     try {
       const text = await file.text();
       setFileError(null);
@@ -86,11 +127,15 @@ export function ImportDialog({ onImported, ref }: Props) {
     }
   };
 
-  const close = () => dialog.current?.close();
+  const close = () => {
+    stopReading();
+    dialog.current?.close();
+  };
 
   const name = typedName ?? suggestedDeckName(request.text, fileName);
   const needsName = plan.status === 'cards';
-  const blocker = importBlocker(plan, name);
+  const blocker =
+    pkg?.status === 'reading' ? 'Reading the Anki package…' : pkg?.status === 'error' ? 'Choose another file to import.' : importBlocker(plan, name);
   const canImport = blocker === null;
 
   const confirm = () => {
@@ -107,7 +152,7 @@ export function ImportDialog({ onImported, ref }: Props) {
   };
 
   const format: FormatChoice = request.format;
-  const resolved = plan.status === 'empty' ? null : plan.format;
+  const resolved = pkg || textPlan.status === 'empty' ? null : textPlan.format === 'apkg' ? null : textPlan.format;
   // The options of the chosen format show even before there is text to read.
   const shown = format === 'auto' ? resolved : format;
   const taken = new Set(plan.status === 'decks' ? deckStore.readIndex() : []);
@@ -147,6 +192,8 @@ export function ImportDialog({ onImported, ref }: Props) {
               placeholder={'cat\tchat\ndog\tchien'}
               spellCheck={false}
               onChange={(event) => {
+                stopReading();
+                setPkg(null);
                 setFileName(null);
                 update({ text: event.target.value });
               }}
@@ -161,14 +208,14 @@ export function ImportDialog({ onImported, ref }: Props) {
                 className="file-picker__input"
                 type="file"
                 aria-labelledby={`${id}-file`}
-                accept=".json,.txt,.csv,.tsv,text/plain,text/csv,application/json"
+                accept=".json,.txt,.csv,.tsv,.apkg,.colpkg,text/plain,text/csv,application/json"
                 onChange={(event) => void onFile(event)}
               />
               <label htmlFor={`${id}-file-input`} className="button file-picker__button" aria-hidden="true">
                 <FileUp aria-hidden="true" size={16} />
                 Choose file…
               </label>
-              <span className="hint file-picker__name">{fileName ? `Loaded ${fileName}` : 'JSON backup, Anki, Quizlet or CSV text'}</span>
+              <span className="hint file-picker__name">{fileName ? `Loaded ${fileName}` : 'JSON backup, Anki (.apkg, .colpkg, text), Quizlet or CSV'}</span>
             </div>
             {fileError && <span className="error-text">{fileError}</span>}
           </div>
@@ -226,6 +273,26 @@ export function ImportDialog({ onImported, ref }: Props) {
           </div>
 
           <div className="import-dialog__preview" aria-live="polite">
+            {pkg?.status === 'reading' && (
+              <div className="import-dialog__reading">
+                <label className="hint" htmlFor={`${id}-progress`}>
+                  {STAGE_LABELS[pkg.stage]}
+                </label>
+                <progress id={`${id}-progress`} className="import-dialog__progress" max={1} value={STAGE_PROGRESS[pkg.stage]} />
+              </div>
+            )}
+            {pkg?.status === 'error' && (
+              <p className="alert" role="alert">
+                {pkg.message}
+              </p>
+            )}
+            {pkg?.status === 'ready' && skippedInWords(pkg.result).length > 0 && (
+              <ul className="hint import-dialog__skipped">
+                {skippedInWords(pkg.result).map((line) => (
+                  <li key={line}>{line}</li>
+                ))}
+              </ul>
+            )}
             {plan.status === 'error' && (
               <p className="alert" role="alert">
                 {plan.error}
@@ -292,11 +359,10 @@ export function ImportDialog({ onImported, ref }: Props) {
           )}
 
           <div className="dialog__actions import-dialog__actions">
-            {blocker && (
-              <p id={`${id}-blocker`} className="import-dialog__blocker">
-                {blocker}
-              </p>
-            )}
+            {/* Always there, two lines high: the reason coming and going moves nothing. */}
+            <p id={`${id}-blocker`} className="import-dialog__blocker">
+              {blocker}
+            </p>
             <button type="button" className="button button--quiet" onClick={close}>
               Cancel
             </button>

@@ -34,7 +34,7 @@ export const DEFAULT_REQUEST: ImportRequest = { text: '', format: 'auto', delimi
 export type ImportPlan =
   | { status: 'empty' }
   | { status: 'error'; format: ImportFormat; error: string; problems: ImportProblem[] }
-  | { status: 'decks'; format: 'json'; decks: Deck[]; reviews: (ReviewRecord | null)[]; problems: ImportProblem[] }
+  | { status: 'decks'; format: 'json' | 'apkg'; decks: Deck[]; reviews: (ReviewRecord | null)[]; problems: ImportProblem[] }
   | { status: 'cards'; format: Exclude<ImportFormat, 'json'>; cards: ImportedCard[]; problems: ImportProblem[]; delimiter?: DetectedDelimiter };
 
 /** The format of a text when the user leaves it to us. Quizlet's export reads as TSV/CSV. */

@@ -1,0 +1,112 @@
+// The committed Anki packages (made by the official Anki library, e2e/fixtures/anki) read end to
+// end with sql.js, and the due counts compared with what Anki said about the same collection.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import initSqlJs from 'sql.js';
+import { zipSync } from 'fflate';
+import { describe, expect, it } from 'vitest';
+import { deckKeys, reviewDueCount } from '../../srs/due';
+import { dueAt } from '../../srs/schedule';
+import { PackageError } from './budgets';
+import { readPackage, type OpenDatabase } from './readPackage';
+import { openWith } from './sqlJsDatabase';
+
+const fixtures = fileURLToPath(new URL('../../../../e2e/fixtures/anki/', import.meta.url));
+
+const openDatabase: OpenDatabase = async (bytes) => {
+  return openWith(await initSqlJs(), bytes);
+};
+
+interface AnkiFacts {
+  now: number;
+  notes: number;
+  cards: number;
+  decks: Record<string, { cards: number; newCards: number; new: number; learn: number; review: number }>;
+}
+
+let counter = 0;
+const makeId = () => `id-${(counter += 1)}`;
+
+async function read(name: string) {
+  const bytes = new Uint8Array(readFileSync(fixtures + name));
+  const facts = JSON.parse(readFileSync(`${fixtures}${name}.json`, 'utf8')) as AnkiFacts;
+  return { facts, result: await readPackage(bytes, openDatabase, makeId, new Date(facts.now)) };
+}
+
+describe.each(['current.apkg', 'legacy.apkg', 'collection.colpkg'])('%s', (name) => {
+  it('has one deck per Anki deck, named as in Anki, with the due counts Anki shows', async () => {
+    const { facts, result } = await read(name);
+    expect(result.decks.map((deck) => deck.name).sort()).toEqual(Object.keys(facts.decks).sort());
+    expect(result.summary.notes).toBe(facts.notes);
+    expect(result.summary.cards).toBe(facts.cards);
+    result.decks.forEach((deck, index) => {
+      const anki = facts.decks[deck.name];
+      const reviews = result.reviews[index];
+      if (!anki || !reviews) throw new Error(`no facts for ${deck.name}`);
+      const keys = deckKeys(deck);
+      expect(keys.length, deck.name).toBe(anki.cards);
+      const fresh = keys.filter((key) => !reviews.items[key]).length;
+      const due = keys.filter((key) => reviews.items[key] && dueAt(reviews.items[key]) <= facts.now).length;
+      expect(fresh, `${deck.name} new`).toBe(anki.newCards);
+      expect(due, `${deck.name} learn + review`).toBe(anki.learn + anki.review);
+      expect(reviewDueCount(keys, reviews, facts.now), `${deck.name} Review due`).toBe(anki.new + anki.learn + anki.review);
+    });
+  });
+
+  it('maps note types, HTML, tags and media', async () => {
+    const { result } = await read(name);
+    const byName = new Map(result.decks.map((deck) => [deck.name, deck]));
+    expect(byName.get('Parent')?.bidirectional).toBe(true);
+    expect(byName.get('Spanish')?.bidirectional).toBe(false);
+    const spanish = byName.get('Spanish')?.cards ?? [];
+    expect(spanish.find((card) => card.front.startsWith('hola'))).toMatchObject({ front: 'hola & adiós\ntwo words', back: 'hello\n& goodbye' });
+    expect(spanish.find((card) => card.front === 'peligro')?.back).toBe('danger <script> été');
+    expect(spanish.find((card) => card.front === 'el gato' && card.back === 'the cat')).toBeDefined();
+    const cloze = byName.get('Cloze')?.cards ?? [];
+    expect(cloze.map((card) => card.front)).toContain('The {{c1::mitochondria::organelle}} is the powerhouse of the cell.');
+    // Back Extra is empty in the fixture: the flip reveals the deletions, nothing is repeated on the back.
+    expect(cloze.find((card) => card.front.startsWith('Paris'))?.back).toBe('');
+    expect(byName.get('Parent::Child')?.cards[0]).toMatchObject({ front: 'Haus', back: 'house' });
+    expect(result.summary).toMatchObject({ images: 1, sounds: 1, skippedCards: 0 });
+    expect(result.mediaFiles).toBe(2);
+    expect(result.reviews.reduce((sum, reviews) => sum + reviews.log.length, 0)).toBeGreaterThan(50);
+  });
+});
+
+describe('files that are not decks', () => {
+  const fails = async (bytes: Uint8Array) => {
+    try {
+      await readPackage(bytes, openDatabase, makeId, new Date());
+    } catch (error) {
+      expect(error).toBeInstanceOf(PackageError);
+      return (error as Error).message;
+    }
+    throw new Error('no error');
+  };
+
+  it('says a text file is not a zip', async () => {
+    expect(await fails(new TextEncoder().encode('front\tback\n'))).toMatch(/not an Anki package/);
+  });
+
+  it('says a zip without a collection holds none', async () => {
+    expect(await fails(zipSync({ 'notes.txt': new TextEncoder().encode('hi') }))).toMatch(/no Anki collection/);
+  });
+
+  it('says a package from a newer Anki is too new', async () => {
+    expect(await fails(zipSync({ meta: new Uint8Array([0x08, 0x09]), 'collection.anki2': new Uint8Array(10) }))).toMatch(/newer Anki/);
+  });
+
+  it('says a collection that is not a database cannot be opened', async () => {
+    expect(await fails(zipSync({ 'collection.anki21': new TextEncoder().encode('not sqlite') }))).toMatch(/not a database|no Anki collection/);
+  });
+
+  it('keeps the budgets', async () => {
+    const bytes = new Uint8Array(readFileSync(fixtures + 'current.apkg'));
+    const small = { fileBytes: 1000, collectionBytes: 1e9, cards: 1e6 };
+    await expect(readPackage(bytes, openDatabase, makeId, new Date(), undefined, small)).rejects.toThrow(/can be imported/);
+    await expect(readPackage(bytes, openDatabase, makeId, new Date(), undefined, { ...small, fileBytes: 1e9, collectionBytes: 1000 })).rejects.toThrow(
+      /unpacked/,
+    );
+    await expect(readPackage(bytes, openDatabase, makeId, new Date(), undefined, { ...small, fileBytes: 1e9, cards: 10 })).rejects.toThrow(/56 cards/);
+  });
+});
