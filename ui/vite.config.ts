@@ -16,9 +16,6 @@ export default defineConfig({
       registerType: 'autoUpdate',
       injectManifest: {
         globPatterns: ['**/*.{js,css,svg,png,webmanifest}'],
-        // The Anki package reader's pure-JavaScript SQLite (1.4 MB) is fetched only where the
-        // page may not compile WebAssembly; it is not worth caching for every visitor.
-        globIgnores: ['**/sql-asm-*.js'],
       },
       manifest: {
         name: 'Hearth',

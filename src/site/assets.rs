@@ -89,6 +89,8 @@ fn content_type(path: &str) -> &'static str {
         "ico" => "image/x-icon",
         "woff2" => "font/woff2",
         "woff" => "font/woff",
+        // Compiled where it streams in (the flashcards' Anki import: sql.js).
+        "wasm" => "application/wasm",
         "txt" => "text/plain; charset=utf-8",
         "xml" => "application/xml",
         _ => "application/octet-stream",
