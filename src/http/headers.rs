@@ -8,7 +8,8 @@ use crate::secret::Token;
 /// The page may load only its own scripts, styles and images; nothing may frame it. Its own
 /// scripts may compile WebAssembly (`'wasm-unsafe-eval'`, which allows no JavaScript eval): the
 /// flashcards' Anki import opens the package's SQLite database with sql.js.
-pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; \
+pub const CONTENT_SECURITY_POLICY: &str =
+    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; \
      style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; \
      manifest-src 'self'; worker-src 'self'; object-src 'none'; base-uri 'none'; \
      form-action 'self'; frame-ancestors 'none'";
