@@ -97,6 +97,7 @@ describe('calendars: filters and options', () => {
     expect(stored.find((c) => c.id === 'e2e-options-hide')?.options).toEqual({
       filters: [{ action: 'exclude', uid: 'two@hearth.test' }],
       timezones: 'repair',
+      occurrences: 'each',
     });
   });
 

@@ -362,7 +362,7 @@ describe('calendars: merged calendars (several feeds)', () => {
     const publish = page.waitForRequest((r) => r.url().endsWith('/api/calendars') && r.method() === 'POST');
     await page.getByRole('button', { name: 'Build & Host' }).click();
     const sent = JSON.parse((await publish).postData() ?? '{}') as Record<string, unknown>;
-    expect(Object.keys(sent)).toEqual(['id', 'name', 'url', 'mapping', 'timezones']);
+    expect(Object.keys(sent)).toEqual(['id', 'name', 'url', 'mapping', 'timezones', 'occurrences']);
     expect(sent.url).toBe(up().url('/work.ics'));
     await page.getByRole('region', { name: 'Hosted feed' }).waitFor();
     const [calendar] = await stored(page);

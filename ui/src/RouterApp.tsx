@@ -15,6 +15,7 @@ import { provideSyncAdapters } from './lib/syncAdapters';
 import { readVault, startBackgroundSync } from './sync/engine';
 import { ShareDeckButton } from './sync/ShareDeckButton';
 import { SyncBadge } from './sync/SyncBadge';
+import { SyncOffer } from './sync/SyncOffer';
 import { calendarRoutes } from './calendars/screens';
 import { flashcardRoutes, ownerRoutes, syncRoutes } from './screens';
 
@@ -25,7 +26,7 @@ const SyncRoutes = syncRoutes.Screen;
 const OwnerRoutes = ownerRoutes.Screen;
 
 // Sync's controls in the flashcard screens (the features do not import each other).
-const slots: Slots = { deckListActions: SyncBadge, deckEditorActions: ShareDeckButton };
+const slots: Slots = { deckListActions: SyncBadge, deckEditorActions: ShareDeckButton, syncOffer: SyncOffer };
 
 // What sync carries, each feature's own adapter; loaded when sync first needs them, so a calendar
 // screen does not download the flashcards' code for a sync that is not running.

@@ -5,7 +5,7 @@
 import './StorageNotice.css';
 import { useEffect, useState } from 'react';
 import { HardDrive } from 'lucide-react';
-import { Link } from 'react-router';
+import { SyncOfferSlot } from '../lib/slots';
 import { browserStorageManager, createKeeper, showKeepNotice, type KeepState } from './keepStorage';
 
 const keeper = createKeeper(browserStorageManager);
@@ -29,7 +29,7 @@ export function StorageNotice({ deckCount, onExport }: { deckCount: number; onEx
       <HardDrive aria-hidden="true" size={18} className="storage-notice__icon" />
       <p>
         Your decks are kept only in this browser, and it has not agreed to keep them: it may clear them when space runs short, and some browsers do after a week
-        without a visit. To keep a copy, turn on <Link to="/sync">Sync</Link> or{' '}
+        without a visit. To keep a copy, <SyncOfferSlot />
         <button type="button" className="storage-notice__export" onClick={onExport}>
           export a backup
         </button>

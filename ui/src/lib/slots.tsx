@@ -7,6 +7,8 @@ export interface Slots {
   deckListActions?: ComponentType;
   /** In the deck editor's toolbar, for a saved deck. */
   deckEditorActions?: ComponentType<{ deckId: string }>;
+  /** In the storage notice's sentence, before "export a backup": the offer to sync. */
+  syncOffer?: ComponentType;
 }
 
 export const SlotsContext = createContext<Slots>({});
@@ -19,4 +21,9 @@ export function DeckListActionsSlot() {
 export function DeckEditorActionsSlot({ deckId }: { deckId: string }) {
   const { deckEditorActions: Actions } = useContext(SlotsContext);
   return Actions ? <Actions deckId={deckId} /> : null;
+}
+
+export function SyncOfferSlot() {
+  const { syncOffer: Offer } = useContext(SlotsContext);
+  return Offer ? <Offer /> : null;
 }
