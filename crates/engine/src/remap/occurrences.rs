@@ -23,7 +23,8 @@ pub(crate) struct SeriesVerdict {
     pub exdates: Vec<DateTime>,
     /// The RRULE value that ends the series at the window's end, when it outlasts it.
     pub rrule: Option<String>,
-    /// Occurrences the filters drop (those removed, or those that would be when `whole`).
+    /// Occurrences the filters drop from the window's start on (those removed, or those that
+    /// would be when `whole`); those before it are left as they are, out of sight.
     pub dropped: usize,
     /// Too many occurrences to remove one by one: the series stays whole.
     pub whole: bool,
@@ -77,7 +78,6 @@ pub(crate) fn judge_series(
         .collect();
     let mut first_cause = None;
     let mut required = Vec::new();
-    let mut optional = Vec::new();
     let mut last_kept: Option<DateTime> = None;
     for &at in &expansion.starts {
         if overridden.contains(&at.seconds()) {
@@ -94,12 +94,11 @@ pub(crate) fn judge_series(
             None => last_kept = Some(at),
             Some(cause) => {
                 first_cause.get_or_insert(cause);
-                // Before the window: out of sight anyway, removed only if there is room.
+                // Before the window's start an occurrence is out of sight: an EXDATE for it
+                // would only make the feed larger (the window is there to make it smaller).
                 let before =
                     span.is_some_and(|(from, _)| at.seconds() + series.length + slack < from);
-                if before {
-                    optional.push(at);
-                } else {
+                if !before {
                     required.push(at);
                 }
             }
@@ -122,7 +121,7 @@ pub(crate) fn judge_series(
             ..SeriesVerdict::default()
         });
     };
-    let dropped = required.len() + optional.len();
+    let dropped = required.len();
     // Ending the series after its last kept occurrence needs the whole of it up to the window's
     // end. UNTIL goes just before the next occurrence (or at the limit, which the next one is
     // past), not on the last one: readers that compare a DATE UNTIL with a zoned start keep it.
@@ -150,9 +149,6 @@ pub(crate) fn judge_series(
     let mut exdates = Vec::new();
     if !whole {
         exdates = required;
-        if exdates.len() + optional.len() <= MAX_ADDED_EXDATES {
-            exdates.extend(optional);
-        }
         exdates.sort_by_key(DateTime::seconds);
     }
     Some(SeriesVerdict {
