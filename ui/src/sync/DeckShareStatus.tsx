@@ -99,6 +99,8 @@ function CopyStatus({ deckId }: { deckId: string }) {
 
 /** The slot's component: nothing for a deck that neither was shared here nor came from a link. */
 export function DeckShareStatus({ deckId }: { deckId: string }) {
+  // A link made or taken down on this screen shows at once.
+  useShareUpdates();
   if (shareOf(deckId)) return <SharerStatus deckId={deckId} />;
   if (isSharedCopy(deckId)) return <CopyStatus deckId={deckId} />;
   return null;

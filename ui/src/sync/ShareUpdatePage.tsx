@@ -10,7 +10,7 @@ import { useDocumentTitle } from '../lib/useDocumentTitle';
 import { checkCopy, copyState, isSharedCopy, takeCopyUpdate } from './shareUpdates';
 import { useBusyAction } from './useBusyAction';
 import { useShareUpdates } from './useShareUpdates';
-import { shareGoneText, updateSummary } from './words';
+import { cards, shareGoneText, updateSummary } from './words';
 import { useSyncInfo } from './useSync';
 
 /** The rule, as README's sync section says it. */
@@ -36,10 +36,10 @@ function CardList({ title, cards }: { title: string; cards: readonly CardText[] 
 function Review({ plan }: { plan: ShareUpdatePlan }) {
   return (
     <>
-      <CardList title={`${plan.added.length} cards added`} cards={plan.added} />
+      <CardList title={`${cards(plan.added.length)} added`} cards={plan.added} />
       {plan.changed.length > 0 && (
-        <section className="share-update__group" aria-label={`${plan.changed.length} cards changed`}>
-          <h2>{plan.changed.length} cards changed</h2>
+        <section className="share-update__group" aria-label={`${cards(plan.changed.length)} changed`}>
+          <h2>{cards(plan.changed.length)} changed</h2>
           <ul className="share-update__cards">
             {plan.changed.map(({ before, after }, index) => (
               <li key={index}>
@@ -55,8 +55,8 @@ function Review({ plan }: { plan: ShareUpdatePlan }) {
           </ul>
         </section>
       )}
-      <CardList title={`${plan.removed.length} cards removed`} cards={plan.removed} />
-      <CardList title={`${plan.kept.length} cards keep your edit`} cards={plan.kept} />
+      <CardList title={`${cards(plan.removed.length)} removed`} cards={plan.removed} />
+      <CardList title={`${cards(plan.kept.length)} kept as you edited them`} cards={plan.kept} />
       {plan.detailsChanged && <p>The deck’s name, description or options change where you have not changed them.</p>}
     </>
   );

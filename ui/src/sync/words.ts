@@ -60,7 +60,8 @@ export function badgeText(syncing: boolean, status: SyncStatus): string {
   }
 }
 
-const cards = (n: number) => (n === 1 ? '1 card' : `${n} cards`);
+/** "1 card", "3 cards". */
+export const cards = (n: number) => (n === 1 ? '1 card' : `${n} cards`);
 
 /** After a shared deck's update was taken: what it did, and that progress stayed. */
 export function updateSummary(plan: Pick<ShareUpdatePlan, 'name' | 'added' | 'changed' | 'removed' | 'kept'>): string {
