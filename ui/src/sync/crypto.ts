@@ -98,7 +98,7 @@ export async function inflate(bytes: Uint8Array<ArrayBuffer>, maxBytes: number, 
     }
   } catch (error) {
     if (error instanceof Error && error.message.startsWith(`This ${what} is larger`)) throw error;
-    throw new Error('The stored data is damaged.');
+    throw new Error('The stored data is damaged.', { cause: error });
   }
   const out = new Uint8Array(total);
   let at = 0;
@@ -144,8 +144,8 @@ export async function parseInflated(plain: Uint8Array<ArrayBuffer>, maxBytes: nu
   const text = new TextDecoder().decode(await inflate(plain, maxBytes, what));
   try {
     return JSON.parse(text) as unknown;
-  } catch {
-    throw new Error('The stored data is damaged.');
+  } catch (error) {
+    throw new Error('The stored data is damaged.', { cause: error });
   }
 }
 

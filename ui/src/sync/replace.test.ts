@@ -218,7 +218,11 @@ describe('bound shared decks', () => {
     stored.version = 2;
     await expect(shares.openShare(share)).rejects.toThrow(/not written as version 2 of this shared deck/);
     // A newer version seen here, then the server goes back to version 1.
-    stored.body = await seal({ type: 'hearth-shared-deck', version: 1, deck: deck('a', 'Verbs 2', 3_000) }, share.key, { kind: 'shares', id: share.id, version: 2 });
+    stored.body = await seal({ type: 'hearth-shared-deck', version: 1, deck: deck('a', 'Verbs 2', 3_000) }, share.key, {
+      kind: 'shares',
+      id: share.id,
+      version: 2,
+    });
     expect((await shares.openShare(share))?.deck).toMatchObject({ name: 'Verbs 2' });
     stored.version = 1;
     await expect(shares.openShare(share)).rejects.toThrow(/older version of this shared deck \(version 1\) than this device has already seen \(version 2\)/);

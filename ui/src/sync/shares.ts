@@ -34,12 +34,20 @@ export async function shareDeck(deckId: string): Promise<MadeShare | null> {
   if (!deck) throw new Error('Save the deck first: only a saved deck can be shared.');
   const kept = syncStore.shares()[deckId];
   const pending =
-    kept && !kept.id ? { key: kept.key, token: kept.token, chosenId: kept.chosenId ?? newBlobId() } : { key: await newKey(), token: newToken(), chosenId: newBlobId() };
+    kept && !kept.id
+      ? { key: kept.key, token: kept.token, chosenId: kept.chosenId ?? newBlobId() }
+      : { key: await newKey(), token: newToken(), chosenId: newBlobId() };
   syncStore.setShare(deckId, pending);
   const place = { kind: 'shares', id: pending.chosenId, version: 1 } as const;
-  const created = await createBlob('shares', await seal({ type: SHARE_TYPE, version: SHARE_VERSION, deck }, pending.key, place), pending.token, pending.chosenId);
+  const created = await createBlob(
+    'shares',
+    await seal({ type: SHARE_TYPE, version: SHARE_VERSION, deck }, pending.key, place),
+    pending.token,
+    pending.chosenId,
+  );
   if (!created) return null;
-  if (!created.replayed && created.id !== pending.chosenId) throw new Error('This server does not keep the deck under the id this page chose: reload the page.');
+  if (!created.replayed && created.id !== pending.chosenId)
+    throw new Error('This server does not keep the deck under the id this page chose: reload the page.');
   const share: MadeShare = { id: created.id, key: pending.key, token: created.token };
   syncStore.setShare(deckId, share);
   return share;

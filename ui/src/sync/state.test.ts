@@ -42,7 +42,16 @@ describe("sync's stored state", () => {
   it('reads a vault from before "gone" and a missing version as the app now reads them', () => {
     const storage = new MemoryStorage();
     storage.setItem(VAULT_KEY, JSON.stringify({ id, key: 'k', token: 't', lastSyncedAt: null }));
-    expect(createSyncStore(storage).vault()).toEqual({ id, key: 'k', token: 't', version: 0, lastSyncedAt: null, gone: false, seenVersion: 0, boundSeen: false });
+    expect(createSyncStore(storage).vault()).toEqual({
+      id,
+      key: 'k',
+      token: 't',
+      version: 0,
+      lastSyncedAt: null,
+      gone: false,
+      seenVersion: 0,
+      boundSeen: false,
+    });
   });
 
   it('reads values without their shape as absent, and drops bad entries', () => {
