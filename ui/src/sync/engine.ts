@@ -191,7 +191,9 @@ async function syncOnce(): Promise<void> {
     if (!vault || vault.gone) return;
     const snapshot = readLocal(adapters);
     const local = localState(snapshot, syncStore.base(), Date.now());
-    const pulled = await readBlob('vaults', vault.id, vault.version || undefined);
+    // Until a bound body was seen here, read the vault whole (no 304) so one sealed before binding
+    // is opened and written back bound at this first sync.
+    const pulled = await readBlob('vaults', vault.id, vault.boundSeen ? vault.version || undefined : undefined);
     if (pulled.kind === 'gone') return gone(vault);
     let remote: VaultState | null = null;
     let version = vault.version;

@@ -131,6 +131,31 @@ describe('bound vaults', () => {
     await engine.syncNow();
     expect(engine.currentStatus().error).toMatch(/old unprotected copy of this vault/);
   });
+
+  it('converts a vault this device synced before binding at its first sync, even with nothing new here', async () => {
+    const { newKey, newToken } = await import('./crypto');
+    const { createBlob } = await import('./api');
+    const key = await newKey();
+    const token = newToken();
+    const made = await createBlob('vaults', await seal({ type: 'hearth-vault', version: 1, decks: {}, reviews: {} }, key), token);
+    if (!made) throw new Error('not made');
+    await engine.joinVault({ id: made.id, key, token });
+    // As an older version of the app left it: synced at version 2, no memory of versions or binding.
+    const stored = server.blobs.get(made.id);
+    if (!stored) throw new Error('gone');
+    stored.body = await seal({ type: 'hearth-vault', version: 1, decks: {}, reviews: {} }, key);
+    storage.setItem('sync:vault', JSON.stringify({ id: made.id, key, token, version: 2, lastSyncedAt: null, gone: false }));
+    const puts = server.sent('PUT').length;
+    await engine.syncNow();
+    expect(server.sent('PUT').length).toBe(puts + 1);
+    expect(stored.version).toBe(3);
+    expect(await open(stored.body, key, vaultAt(made.id, 3))).toMatchObject({ type: 'hearth-vault' });
+    expect(engine.readVault()).toMatchObject({ version: 3, seenVersion: 3, boundSeen: true });
+    // From then on an unchanged vault costs a 304 again.
+    await engine.syncNow();
+    expect(server.sent('PUT').length).toBe(puts + 1);
+    expect(server.sent('GET').at(-1)?.headers.get('If-None-Match')).toBe('"v3"');
+  });
 });
 
 describe('replacing the sync link', () => {
