@@ -118,8 +118,11 @@ async function removeRetired(): Promise<void> {
     try {
       await removeBlob('vaults', old.id, old.token);
       syncStore.setRetired(syncStore.retired().filter((kept) => kept.id !== old.id));
-    } catch {
-      // Tried again at the next sync.
+    } catch (error) {
+      // Refused for good (a token the server does not take): nothing more to do. Anything else
+      // (no answer, 429, 5xx) is tried again at the next sync.
+      const refused = error instanceof SyncApiError && error.status >= 400 && error.status < 500 && error.status !== 429;
+      if (refused) syncStore.setRetired(syncStore.retired().filter((kept) => kept.id !== old.id));
     }
   }
 }
@@ -169,17 +172,28 @@ export async function joinVault(link: VaultLink): Promise<void> {
   await syncNow();
 }
 
+/**
+ * Stores what a sync learnt of `vault`, unless this browser moved to another vault meanwhile (a
+ * link replaced or joined in another tab): it is not this browser's vault any more then. Whether
+ * it was stored.
+ */
+function keep(vault: VaultRecord): boolean {
+  if (readVault()?.id !== vault.id) return false;
+  syncStore.setVault(vault);
+  return true;
+}
+
 function finish(vault: VaultRecord, version: number) {
   const lastSyncedAt = new Date().toISOString();
-  syncStore.setVault({ ...vault, version, lastSyncedAt });
-  status = { phase: 'idle', error: null, lastSyncedAt, retryAt: null };
+  const kept = keep({ ...vault, version, lastSyncedAt });
+  status = { phase: 'idle', error: null, lastSyncedAt: kept ? lastSyncedAt : (readVault()?.lastSyncedAt ?? null), retryAt: null };
   emit();
 }
 
 /** The server has no such vault any more: say so, and stop asking until the learner starts again. */
 function gone(vault: VaultRecord) {
-  syncStore.setVault({ ...vault, gone: true });
-  status = { ...status, phase: 'gone', error: null, retryAt: null };
+  const kept = keep({ ...vault, gone: true });
+  status = { ...status, phase: kept ? 'gone' : 'idle', error: null, retryAt: null };
   emit();
 }
 
@@ -207,7 +221,7 @@ async function syncOnce(): Promise<void> {
       version = pulled.version;
       unbound = opened.unbound;
       vault = { ...vault, ...opened.seen };
-      syncStore.setVault(vault);
+      if (!keep(vault)) continue;
     }
     // Unchanged since the last merge: this browser's state already contains the vault's.
     const merged = remote ? merge(remote, local) : local;
@@ -225,7 +239,7 @@ async function syncOnce(): Promise<void> {
       const written = await writeBlob('vaults', vault.id, vault.token, version, body);
       if (written.kind === 'gone') return gone(vault);
       if (written.kind === 'conflict') {
-        syncStore.setVault({ ...vault, version });
+        keep({ ...vault, version });
         continue;
       }
       next = written.version;
