@@ -1,16 +1,17 @@
 // /sync: "Sync this browser" (make a vault, show its link and QR code), joining from a vault's
-// link (#v=…&k=…&t=…, which the server never sees), the state of this browser's sync, and
-// starting again when the server no longer has the vault.
+// link (#v=…&k=…&t=…, which the server never sees), the state of this browser's sync, replacing
+// the link (after a confirmation), and what to do when the server no longer has the vault.
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
-import { RefreshCw } from 'lucide-react';
+import { KeyRound, RefreshCw } from 'lucide-react';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
-import { createVault, forgetVault, hasPendingVault, joinVault, readVault, startBackgroundSync, syncNow } from './engine';
+import { createVault, forgetVault, hasPendingVault, hasRetiredVault, joinVault, readVault, replaceVault, startBackgroundSync, syncNow } from './engine';
 import { parseVaultHash, vaultUrl, type VaultLink } from './links';
 import { LinkBox } from './LinkBox';
+import { ReplaceLinkDialog } from './ReplaceLinkDialog';
 import { useBusyAction } from './useBusyAction';
 import { useSyncInfo, useSyncStatus } from './useSync';
-import { retryText, syncedWhen, vaultExpiryText, vaultGoneText } from './words';
+import { retryText, syncedWhen, VAULT_GONE_NEXT, vaultExpiryText, vaultGoneText } from './words';
 
 async function startSyncing() {
   if (await createVault()) startBackgroundSync();
@@ -27,6 +28,8 @@ export function SyncPage() {
   }, []);
   const [vault, setVault] = useState(readVault);
   const { busy, error, run } = useBusyAction(() => setVault(readVault()));
+  const [confirmingReplace, setConfirmingReplace] = useState(false);
+  const [replaced, setReplaced] = useState(false);
   // The engine finds the vault gone (or syncs it) after this page read it.
   const gone = status.phase === 'gone' || vault?.gone === true;
 
@@ -77,7 +80,7 @@ export function SyncPage() {
           <p role="status" className="sync-status" data-sync-phase="gone">
             {vaultGoneText(info.vaultExpiryDays)}
           </p>
-          <p>Start again to make a new vault from the decks in this browser, then open its new link on your other devices.</p>
+          <p>{VAULT_GONE_NEXT}</p>
           <div className="sync-card__actions">
             <button type="button" className="button button--primary" disabled={busy} onClick={() => void run(startSyncing)}>
               {busy ? 'Creating…' : 'Start syncing this browser again'}
@@ -110,12 +113,22 @@ export function SyncPage() {
               {status.retryAt !== null && ` ${retryText(status.retryAt)}`}
             </p>
           )}
+          {replaced && (
+            <p className="notice" role="status">
+              The sync link was replaced: open the new link below on your other devices to keep them syncing.
+              {hasRetiredVault() && ' The old link is removed as soon as the server answers.'}
+            </p>
+          )}
           <p>Open this link (or scan the code) on your other device to sync it too. Keep it private: it opens your decks.</p>
           <LinkBox url={vaultUrl(window.location.origin, vault)} label="Sync link" qrLabel="QR code of the sync link" />
           <div className="sync-card__actions">
             <button type="button" className="button" disabled={busy || waiting} onClick={() => void run(syncNow)}>
               <RefreshCw aria-hidden="true" size={16} />
               Sync now
+            </button>
+            <button type="button" className="button" disabled={busy || waiting} onClick={() => setConfirmingReplace(true)}>
+              <KeyRound aria-hidden="true" size={16} />
+              {busy && confirmingReplace ? 'Replacing…' : 'Replace the sync link'}
             </button>
             <button
               type="button"
@@ -144,6 +157,17 @@ export function SyncPage() {
         <p className="alert alert--warning" role="alert">
           {error}
         </p>
+      )}
+      {confirmingReplace && !busy && (
+        <ReplaceLinkDialog
+          onKeep={() => setConfirmingReplace(false)}
+          onReplace={() => {
+            setReplaced(false);
+            void run(async () => {
+              if (await replaceVault()) setReplaced(true);
+            }).finally(() => setConfirmingReplace(false));
+          }}
+        />
       )}
       <Link to="/flashcards">Back to decks</Link>
     </section>

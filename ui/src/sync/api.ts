@@ -2,7 +2,9 @@
 // application/octet-stream, only ciphertext. A create carries the write token this browser made
 // (Authorization: Bearer) and, when the site wants it, the site's key (X-Sync-Key, asked for as
 // lib/siteKey.ts says); a change or removal carries the token alone, and the version it starts
-// from in If-Match. A 404 means the blob is gone (never made, revoked, or expired unread); 429 and
+// from in If-Match. A create names the blob's id (X-Blob-Id, made here), so the body can be sealed
+// for its place before it is sent; the same token again gets the blob it made, another token asking
+// for a taken id a 409. A 404 means the blob is gone (never made, revoked, or expired unread); 429 and
 // 503 say in Retry-After how long to wait.
 import * as v from 'valibot';
 import { isRecord, parseJsonText } from '../lib/json';
@@ -126,14 +128,16 @@ export interface Created {
 }
 
 /**
- * Makes a blob with the write token `token` (made and kept by the caller before this is called).
- * Sent again with the same token after a lost answer, it gets the same blob. Null when the site
- * wants its key and the visitor cancelled the prompt.
+ * Makes a blob with the write token `token` (made and kept by the caller before this is called),
+ * under the id `id` (32 lowercase hex digits, made and kept with it) when given. Sent again with
+ * the same token after a lost answer, it gets the same blob. Null when the site wants its key and
+ * the visitor cancelled the prompt.
  */
-export async function createBlob(kind: BlobKind, body: Uint8Array<ArrayBuffer>, token: string): Promise<Created | null> {
+export async function createBlob(kind: BlobKind, body: Uint8Array<ArrayBuffer>, token: string, id?: string): Promise<Created | null> {
   const outcome = await withSiteKey(async (key) => {
     const headers: Record<string, string> = { 'Content-Type': OCTETS, Authorization: `Bearer ${token}` };
     if (key) headers['X-Sync-Key'] = key;
+    if (id) headers['X-Blob-Id'] = id;
     const response = await fetch(`/api/sync/${kind}`, { method: 'POST', headers, body });
     if (!response.ok) throw await errorOf(response);
     const created = parseOrNull(CreatedSchema, await response.json());

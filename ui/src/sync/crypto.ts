@@ -1,6 +1,9 @@
 // End-to-end encryption of vaults and shared decks (the excalidraw pattern): a random AES-GCM 256
 // key made in this browser, carried only in the link's fragment (which browsers never send), and
-// the server given nothing but IV + ciphertext of the gzipped JSON.
+// the server given nothing but IV + ciphertext of the gzipped JSON. The ciphertext is bound to its
+// place (kind, id, version) through AES-GCM's additional data, so the server (or anyone holding the
+// write token) cannot store one version's body as another's or move it to another blob; opening
+// inflates in chunks and stops at a bound, so no body can fill the tab's memory.
 
 const IV_BYTES = 12;
 
@@ -47,33 +50,108 @@ async function importKey(text: string): Promise<CryptoKey> {
   return crypto.subtle.importKey('raw', raw, { name: 'AES-GCM' }, false, ['encrypt', 'decrypt']);
 }
 
-async function pipe(bytes: Uint8Array<ArrayBuffer>, stream: CompressionStream | DecompressionStream): Promise<Uint8Array<ArrayBuffer>> {
-  const out = new Blob([bytes]).stream().pipeThrough(stream);
+/** Where a sealed body belongs: its kind, its id, and the version it is stored as. */
+export interface Place {
+  kind: 'vaults' | 'shares';
+  id: string;
+  version: number;
+}
+
+/** The additional data a body for `place` is sealed with: UTF-8 of `hearth-sync/1\n{kind}\n{id}\nv{version}`. */
+export function placeLabel(place: Place): Uint8Array<ArrayBuffer> {
+  return new TextEncoder().encode(`hearth-sync/1\n${place.kind}\n${place.id}\nv${place.version}`);
+}
+
+/** A fresh blob id as the server makes them: 16 random bytes as 32 lowercase hex digits. */
+export function newBlobId(): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+/** Most bytes a body may inflate to (64 MiB): a larger one is refused, not opened. */
+export const MAX_UNPACKED_BYTES = 64 * 1024 * 1024;
+
+const mib = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`;
+
+async function gzip(bytes: Uint8Array<ArrayBuffer>): Promise<Uint8Array<ArrayBuffer>> {
+  const out = new Blob([bytes]).stream().pipeThrough(new CompressionStream('gzip'));
   return new Uint8Array(await new Response(out).arrayBuffer());
 }
 
-/** `value` as JSON, gzipped, then encrypted with a fresh IV: IV ‖ ciphertext. */
-export async function seal(value: unknown, keyText: string): Promise<Uint8Array<ArrayBuffer>> {
+/**
+ * The inflated bytes, read chunk by chunk; past `maxBytes` the stream is cancelled and `what`
+ * ("vault", "shared deck") is named in the refusal.
+ */
+export async function inflate(bytes: Uint8Array<ArrayBuffer>, maxBytes: number, what: string): Promise<Uint8Array<ArrayBuffer>> {
+  const reader = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip')).getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.length;
+      if (total > maxBytes) {
+        await reader.cancel().catch(() => undefined);
+        throw new Error(`This ${what} is larger than this app opens (${mib(maxBytes)} unpacked).`);
+      }
+      chunks.push(value);
+    }
+  } catch (error) {
+    if (error instanceof Error && error.message.startsWith(`This ${what} is larger`)) throw error;
+    throw new Error('The stored data is damaged.', { cause: error });
+  }
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.length;
+  }
+  return out;
+}
+
+/** `value` as JSON, gzipped, then encrypted with a fresh IV (bound to `place` when given): IV ‖ ciphertext. */
+export async function seal(value: unknown, keyText: string, place?: Place): Promise<Uint8Array<ArrayBuffer>> {
   const key = await importKey(keyText);
-  const plain = await pipe(new TextEncoder().encode(JSON.stringify(value)), new CompressionStream('gzip'));
+  const plain = await gzip(new TextEncoder().encode(JSON.stringify(value)));
   const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
-  const cipher = new Uint8Array(await crypto.subtle.encrypt({ name: 'AES-GCM', iv }, key, plain));
+  const params: AesGcmParams = place ? { name: 'AES-GCM', iv, additionalData: placeLabel(place) } : { name: 'AES-GCM', iv };
+  const cipher = new Uint8Array(await crypto.subtle.encrypt(params, key, plain));
   const sealed = new Uint8Array(IV_BYTES + cipher.length);
   sealed.set(iv, 0);
   sealed.set(cipher, IV_BYTES);
   return sealed;
 }
 
-/** The value `seal` sealed; throws when the key is wrong or the bytes were changed. */
-export async function open(sealed: Uint8Array<ArrayBuffer>, keyText: string): Promise<unknown> {
+/**
+ * The gzipped plain bytes of a sealed body, decrypted as bound to `place` (or as sealed without
+ * additional data, as bodies were before binding, when `place` is null); null when the key or the
+ * place does not match (AES-GCM cannot tell which), or the bytes were changed.
+ */
+export async function decrypt(sealed: Uint8Array<ArrayBuffer>, keyText: string, place: Place | null): Promise<Uint8Array<ArrayBuffer> | null> {
   const key = await importKey(keyText);
   if (sealed.length <= IV_BYTES) throw new Error('The stored data is damaged.');
-  let plain: ArrayBuffer;
+  const iv = sealed.slice(0, IV_BYTES);
+  const params: AesGcmParams = place ? { name: 'AES-GCM', iv, additionalData: placeLabel(place) } : { name: 'AES-GCM', iv };
   try {
-    plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: sealed.slice(0, IV_BYTES) }, key, sealed.slice(IV_BYTES));
+    return new Uint8Array(await crypto.subtle.decrypt(params, key, sealed.slice(IV_BYTES)));
   } catch {
-    throw new Error('This link’s key does not open the stored data: copy the whole link again.');
+    return null;
   }
-  const json = new TextDecoder().decode(await pipe(new Uint8Array(plain), new DecompressionStream('gzip')));
-  return JSON.parse(json) as unknown;
+}
+
+/** JSON out of gzipped bytes, inflating at most `maxBytes` first. */
+export async function parseInflated(plain: Uint8Array<ArrayBuffer>, maxBytes: number, what: string): Promise<unknown> {
+  const text = new TextDecoder().decode(await inflate(plain, maxBytes, what));
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new Error('The stored data is damaged.', { cause: error });
+  }
+}
+
+/** The value `seal` sealed (for `place`, if it was); throws when the key or place is wrong or the bytes were changed. */
+export async function open(sealed: Uint8Array<ArrayBuffer>, keyText: string, place: Place | null = null, maxBytes = MAX_UNPACKED_BYTES): Promise<unknown> {
+  const plain = await decrypt(sealed, keyText, place);
+  if (!plain) throw new Error('This link’s key does not open the stored data: copy the whole link again.');
+  return parseInflated(plain, maxBytes, 'data');
 }

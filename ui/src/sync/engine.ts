@@ -5,14 +5,19 @@
 // the connection returns, and every few seconds while the page is visible and online. A server
 // that says to wait (429, 503 with Retry-After) is left alone that long; a vault the server no
 // longer has (404: removed, or expired unread) stops the syncing until the learner starts again.
+// Every body is sealed for its place (vault id and version, binding.ts) and a read older than one
+// seen here, or sealed for another place, is refused before anything is merged or written.
+// "Replace the sync link" moves this browser to a new vault (new key, token and id) holding
+// everything, then removes the old one, retrying until the server has answered.
 import { announceSynced, onLocalChange } from '../lib/localChanges';
 import { syncAdapters } from '../lib/syncAdapters';
-import { createBlob, readBlob, SyncApiError, writeBlob } from './api';
-import { newKey, newToken, open, seal } from './crypto';
+import { createBlob, readBlob, removeBlob, SyncApiError, writeBlob } from './api';
+import { openPlaced } from './binding';
+import { newBlobId, newKey, newToken, seal, type Place } from './crypto';
 import type { VaultLink } from './links';
 import { applyState, baseOf, emptyBase, localState, parseVault, readLocal, toVault } from './local';
 import { canonical, merge, sameState, type VaultState } from './merge';
-import { syncStore, VAULT_KEY, type VaultRecord } from './state';
+import { syncStore, VAULT_KEY, type PendingCreate, type VaultRecord } from './state';
 
 export type { VaultRecord };
 
@@ -47,60 +52,148 @@ export function forgetVault() {
   emit();
 }
 
+const vaultPlace = (id: string, version: number): Place => ({ kind: 'vaults', id, version });
+
+/**
+ * Makes the vault kept in `pending` holding `state` (bound to its chosen id, version 1): the new
+ * vault record, or null when the site wants its key and the visitor cancelled. Sent again after a
+ * lost answer the server answers with the vault the first try made; then this state is merged
+ * with it from scratch (version 0, no base) at the next sync.
+ */
+async function createFrom(pending: Required<PendingCreate>, state: VaultState): Promise<VaultRecord | null> {
+  const created = await createBlob('vaults', await seal(toVault(state), pending.key, vaultPlace(pending.id, 1)), pending.token, pending.id);
+  if (!created) return null;
+  if (!created.replayed && created.id !== pending.id) throw new Error('This server does not keep the vault under the id this page chose: reload the page.');
+  const replayed = created.replayed;
+  return {
+    id: created.id,
+    key: pending.key,
+    token: created.token,
+    version: replayed ? 0 : created.version,
+    lastSyncedAt: new Date().toISOString(),
+    gone: false,
+    seenVersion: replayed ? 0 : created.version,
+    boundSeen: !replayed,
+  };
+}
+
+/** The create under way, or a new one (key, write token, id), kept before any request goes. */
+async function keptPending(): Promise<Required<PendingCreate>> {
+  const kept = syncStore.pendingVault();
+  const pending = { key: kept?.key ?? (await newKey()), token: kept?.token ?? newToken(), id: kept?.id ?? newBlobId() };
+  syncStore.setPendingVault(pending);
+  return pending;
+}
+
+/** After a create: this browser syncs with `vault` now, the base is `state` (or none after a replayed create). */
+function switchTo(vault: VaultRecord, state: VaultState) {
+  syncStore.setVault(vault);
+  if (vault.version === 0) syncStore.clearBase();
+  else writeBase(state);
+  syncStore.setPendingVault(null);
+  waitUntil = 0;
+  status = { phase: 'idle', error: null, lastSyncedAt: vault.lastSyncedAt, retryAt: null };
+  emit();
+  if (vault.version === 0) void syncNow();
+}
+
 /**
  * "Sync this browser" (and starting again after the vault was removed): a new vault holding
- * everything here. Its key and write token are kept before the request goes, so a create whose
+ * everything here. Its key, write token and id are kept before the request goes, so a create whose
  * answer was lost is finished by calling this again: the server answers with the same vault. Null
  * when the site wants its key and the visitor cancelled.
  */
 export async function createVault(): Promise<VaultRecord | null> {
   const adapters = await syncAdapters();
-  const pending = syncStore.pendingVault() ?? { key: await newKey(), token: newToken() };
-  syncStore.setPendingVault(pending);
+  const pending = await keptPending();
   const state = localState(readLocal(adapters), emptyBase(), Date.now());
-  const created = await createBlob('vaults', await seal(toVault(state), pending.key), pending.token);
-  if (!created) return null;
-  const lastSyncedAt = new Date().toISOString();
-  // Sent again after a lost answer, the vault holds what the first try sent, not this state:
-  // merge with it from scratch (version 0, no base) at the next sync.
-  const vault: VaultRecord = {
-    id: created.id,
-    key: pending.key,
-    token: created.token,
-    version: created.replayed ? 0 : created.version,
-    lastSyncedAt,
-    gone: false,
-  };
-  syncStore.setVault(vault);
-  if (created.replayed) syncStore.clearBase();
-  else writeBase(state);
-  syncStore.setPendingVault(null);
-  waitUntil = 0;
-  status = { phase: 'idle', error: null, lastSyncedAt, retryAt: null };
-  emit();
-  if (created.replayed) void syncNow();
+  const vault = await createFrom(pending, state);
+  if (vault) switchTo(vault, state);
   return vault;
+}
+
+/** Removes the vaults a link replacement left behind; those the server did not answer for stay listed. */
+async function removeRetired(): Promise<void> {
+  for (const old of syncStore.retired()) {
+    try {
+      await removeBlob('vaults', old.id, old.token);
+      syncStore.setRetired(syncStore.retired().filter((kept) => kept.id !== old.id));
+    } catch (error) {
+      // Refused for good (a token the server does not take): nothing more to do. Anything else
+      // (no answer, 429, 5xx) is tried again at the next sync.
+      const refused = error instanceof SyncApiError && error.status >= 400 && error.status < 500 && error.status !== 429;
+      if (refused) syncStore.setRetired(syncStore.retired().filter((kept) => kept.id !== old.id));
+    }
+  }
+}
+
+/** Whether an old vault's removal is still waiting for the server. */
+export const hasRetiredVault = (): boolean => syncStore.retired().length > 0;
+
+/**
+ * "Replace the sync link": syncs first, then makes a new vault (new key, write token and id)
+ * holding everything here, moves this browser to it and removes the old vault with its token, so
+ * the old link can neither read nor write. The old vault stays listed until the server answered
+ * its removal (retried at every sync after a lost answer). A create whose answer was lost is
+ * finished by calling this again. False when the site wants its key and the visitor cancelled.
+ */
+export async function replaceVault(): Promise<boolean> {
+  const before = readVault();
+  if (!before || before.gone) throw new Error('This browser does not sync with a vault the server has: there is no link to replace.');
+  await syncNow();
+  if (status.phase === 'offline') throw new Error('This browser is offline: the link can be replaced once it is online again.');
+  if (status.phase !== 'idle') throw new Error(status.error ?? 'This browser could not sync, so the link was not replaced. Try again.');
+  // No background sync of the old vault while this browser moves to the new one.
+  replacing = true;
+  let vault: VaultRecord | null;
+  try {
+    while (running) await running;
+    const adapters = await syncAdapters();
+    const pending = await keptPending();
+    const state = localState(readLocal(adapters), syncStore.base(), Date.now());
+    vault = await createFrom(pending, state);
+    if (!vault) return false;
+    syncStore.setRetired([...syncStore.retired().filter((old) => old.id !== before.id), { id: before.id, token: before.token }]);
+    switchTo(vault, state);
+  } finally {
+    replacing = false;
+  }
+  if (vault.version === 0) void syncNow();
+  await removeRetired();
+  if (hasRetiredVault()) await removeRetired();
+  return true;
 }
 
 /** Opening a vault's link: everything here is merged with the vault at the first sync. */
 export async function joinVault(link: VaultLink): Promise<void> {
   syncStore.forget();
-  syncStore.setVault({ ...link, version: 0, lastSyncedAt: null, gone: false });
+  syncStore.setVault({ ...link, version: 0, lastSyncedAt: null, gone: false, seenVersion: 0, boundSeen: false });
   status = { phase: 'idle', error: null, lastSyncedAt: null, retryAt: null };
   await syncNow();
 }
 
+/**
+ * Stores what a sync learnt of `vault`, unless this browser moved to another vault meanwhile (a
+ * link replaced or joined in another tab): it is not this browser's vault any more then. Whether
+ * it was stored.
+ */
+function keep(vault: VaultRecord): boolean {
+  if (readVault()?.id !== vault.id) return false;
+  syncStore.setVault(vault);
+  return true;
+}
+
 function finish(vault: VaultRecord, version: number) {
   const lastSyncedAt = new Date().toISOString();
-  syncStore.setVault({ ...vault, version, lastSyncedAt });
-  status = { phase: 'idle', error: null, lastSyncedAt, retryAt: null };
+  const kept = keep({ ...vault, version, lastSyncedAt });
+  status = { phase: 'idle', error: null, lastSyncedAt: kept ? lastSyncedAt : (readVault()?.lastSyncedAt ?? null), retryAt: null };
   emit();
 }
 
 /** The server has no such vault any more: say so, and stop asking until the learner starts again. */
 function gone(vault: VaultRecord) {
-  syncStore.setVault({ ...vault, gone: true });
-  status = { ...status, phase: 'gone', error: null, retryAt: null };
+  const kept = keep({ ...vault, gone: true });
+  status = { ...status, phase: kept ? 'gone' : 'idle', error: null, retryAt: null };
   emit();
 }
 
@@ -108,18 +201,27 @@ function gone(vault: VaultRecord) {
 async function syncOnce(): Promise<void> {
   const adapters = await syncAdapters();
   for (let round = 0; round < MAX_ROUNDS; round += 1) {
-    const vault = readVault();
+    let vault = readVault();
     if (!vault || vault.gone) return;
     const snapshot = readLocal(adapters);
     const local = localState(snapshot, syncStore.base(), Date.now());
-    const pulled = await readBlob('vaults', vault.id, vault.version || undefined);
+    // Until a bound body was seen here, read the vault whole (no 304) so one sealed before binding
+    // is opened and written back bound at this first sync.
+    const pulled = await readBlob('vaults', vault.id, vault.boundSeen ? vault.version || undefined : undefined);
     if (pulled.kind === 'gone') return gone(vault);
     let remote: VaultState | null = null;
     let version = vault.version;
+    // A vault sealed before binding: written back bound even when nothing changed.
+    let unbound = false;
     if (pulled.kind === 'blob') {
-      remote = parseVault(await open(pulled.body, vault.key), adapters);
+      // Refused (older than seen here, or sealed for another place): nothing is merged or written.
+      const opened = await openPlaced(pulled.body, vault.key, vaultPlace(vault.id, pulled.version), vault);
+      remote = parseVault(opened.value, adapters);
       if (!remote) throw new Error('The vault holds data this version of the app does not read.');
       version = pulled.version;
+      unbound = opened.unbound;
+      vault = { ...vault, ...opened.seen };
+      if (!keep(vault)) continue;
     }
     // Unchanged since the last merge: this browser's state already contains the vault's.
     const merged = remote ? merge(remote, local) : local;
@@ -132,14 +234,16 @@ async function syncOnce(): Promise<void> {
     if (applyState(adapters, merged, snapshot)) announceSynced();
     writeBase(merged);
     let next = version;
-    if (!remote || !sameState(remote, merged)) {
-      const written = await writeBlob('vaults', vault.id, vault.token, version, await seal(toVault(merged), vault.key));
+    if (!remote || unbound || !sameState(remote, merged)) {
+      const body = await seal(toVault(merged), vault.key, vaultPlace(vault.id, version + 1));
+      const written = await writeBlob('vaults', vault.id, vault.token, version, body);
       if (written.kind === 'gone') return gone(vault);
       if (written.kind === 'conflict') {
-        syncStore.setVault({ ...vault, version });
+        keep({ ...vault, version });
         continue;
       }
       next = written.version;
+      vault = { ...vault, seenVersion: Math.max(vault.seenVersion, next), boundSeen: true };
     }
     finish(vault, next);
     return;
@@ -186,6 +290,8 @@ export function subscribe(listener: () => void): () => void {
 export const currentStatus = () => status;
 
 let running: Promise<void> | null = null;
+/** A link replacement is moving this browser to its new vault: no sync starts meanwhile. */
+let replacing = false;
 let again = false;
 /** Until when (epoch ms) the server asked not to be asked; 0 when it did not. */
 let waitUntil = 0;
@@ -214,7 +320,7 @@ export function syncNow(): Promise<void> {
     again = true;
     return running;
   }
-  if (Date.now() < waitUntil) return Promise.resolve();
+  if (Date.now() < waitUntil || replacing) return Promise.resolve();
   running = (async () => {
     do {
       again = false;
@@ -228,6 +334,7 @@ export function syncNow(): Promise<void> {
       status = { ...status, phase: 'syncing', retryAt: null };
       emit();
       try {
+        if (hasRetiredVault()) await removeRetired();
         await syncOnce();
       } catch (error) {
         const wait = backOffMs(error);

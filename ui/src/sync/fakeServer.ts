@@ -1,7 +1,8 @@
 // Test support (imported by unit tests only): an in-memory stand-in for the server's sync API as
-// the contract fixes it (creates with the browser's write token, the same blob again for the same
-// token, octet-stream bodies only, the site's key on creates only, versions, 304, 409, 404 for what
-// is gone), which records every request with what the browser had stored when it was sent, and
+// the contract fixes it (creates with the browser's write token and, when sent, the id it chose
+// in X-Blob-Id; the same blob again for the same token; 409 for an id another token took;
+// octet-stream bodies only, the site's key on creates only, versions, 304, 409, 404 for what is
+// gone), which records every request with what the browser had stored when it was sent, and
 // answers as a test scripts it (a lost answer, a 429 with Retry-After). Also in-memory adapters
 // standing in for the features' data.
 import type { CalendarsAdapter, DecksAdapter, SyncAdapters, SyncDeck, SyncedReviews } from '../lib/syncAdapters';
@@ -59,7 +60,10 @@ export class FakeSyncServer {
       for (const [known, blob] of this.blobs) {
         if (blob.token === bearer && blob.kind === kind) return json(200, { id: known, token: bearer, version: blob.version });
       }
-      const made = (this.next += 1).toString(16).padStart(32, '0');
+      const asked = headers.get('X-Blob-Id');
+      if (asked !== null && !/^[0-9a-f]{32}$/.test(asked)) return json(400, { error: 'a blob id is 32 lowercase hex digits' });
+      if (asked !== null && this.blobs.has(asked)) return json(409, { error: 'that id is taken' });
+      const made = asked ?? (this.next += 1).toString(16).padStart(32, '0');
       this.blobs.set(made, { kind: kind ?? '', token: bearer, version: 1, body });
       return json(201, { id: made, token: bearer, version: 1 });
     }

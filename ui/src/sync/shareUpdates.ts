@@ -10,7 +10,8 @@
 import { onLocalChange, onSynced } from '../lib/localChanges';
 import { syncAdapters, type ShareUpdatePlan, type SyncDeck } from '../lib/syncAdapters';
 import { readBlob, SyncApiError, writeBlob } from './api';
-import { open, seal } from './crypto';
+import { NOTHING_SEEN, openPlaced } from './binding';
+import { seal } from './crypto';
 import { backOffMs, fingerprint } from './engine';
 import type { ShareLink } from './links';
 import { SHARE_TYPE, SHARE_VERSION, type SharedDeck } from './shares';
@@ -83,8 +84,9 @@ const waiting = () => Date.now() < waitUntil;
 /** What a shared deck's copy is compared by: the deck without its save time (a save of the same deck changes nothing). */
 const deckPrint = (deck: SyncDeck) => fingerprint(JSON.stringify({ ...deck, createdAt: '' }));
 
-/** The sealed body of a shared deck (the version it is for: the server's next). */
-const sealShare = (deck: SyncDeck, key: string) => seal({ type: SHARE_TYPE, version: SHARE_VERSION, deck }, key);
+/** The sealed body of a shared deck, bound to its place: the link's id and the version it will be (the server's next). */
+const sealShare = (deck: SyncDeck, key: string, id: string, version: number) =>
+  seal({ type: SHARE_TYPE, version: SHARE_VERSION, deck }, key, { kind: 'shares', id, version });
 
 /** After "Create share link": the link holds the deck as saved now. */
 export async function noteShareMade(deckId: string): Promise<void> {
@@ -141,7 +143,7 @@ async function updateOnce(deckId: string, force: boolean): Promise<void> {
   try {
     let base = share.version ?? (await serverVersion(share.id));
     for (let round = 0; round < ROUNDS && base !== null; round += 1) {
-      const written = await writeBlob('shares', share.id, share.token, base, await sealShare(deck, share.key));
+      const written = await writeBlob('shares', share.id, share.token, base, await sealShare(deck, share.key, share.id, base + 1));
       if (written.kind === 'written') {
         syncStore.setShare(deckId, { ...share, version: written.version, sent });
         setFollow(deckId, { phase: 'current', updatedAt: Date.now() });
@@ -236,7 +238,10 @@ async function checkOnce(deckId: string): Promise<void> {
       if (known.phase !== 'available') setCopyState(deckId, { phase: 'current' });
       return;
     }
-    const value = await open(pulled.body, record.key);
+    const place = { kind: 'shares', id: record.shareId, version: pulled.version } as const;
+    const opened = await openPlaced(pulled.body, record.key, place, syncStore.shareSeen(record.shareId) ?? NOTHING_SEEN);
+    syncStore.setShareSeen(record.shareId, opened.seen);
+    const value = opened.value;
     const incoming =
       typeof value === 'object' && value !== null && 'type' in value && value.type === SHARE_TYPE && 'deck' in value
         ? decks.parseDeck(value.deck, record.shareId)

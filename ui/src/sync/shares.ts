@@ -1,12 +1,14 @@
 // Shared decks: a read-only copy of one deck sealed with its own key, the links this browser made
 // (kept so it can show and revoke them; a link being made is kept with its key and write token
 // before the request goes, so trying again after a lost answer gets the same link), and reading
-// one from its link. The deck is read, checked and added to the learner's decks through the
+// one from its link. A shared deck is sealed for its place (binding.ts: kind, the id chosen here,
+// version) and a reader refuses one older than it has seen or sealed for another place. The deck is read, checked and added to the learner's decks through the
 // flashcards' adapter (lib/syncAdapters.ts).
 import { isRecord } from '../lib/json';
 import { syncAdapters, type DeckPreview, type SyncDeck } from '../lib/syncAdapters';
 import { createBlob, readBlob, removeBlob } from './api';
-import { newKey, newToken, open, seal } from './crypto';
+import { NOTHING_SEEN, openPlaced } from './binding';
+import { newBlobId, newKey, newToken, seal } from './crypto';
 import type { ShareLink } from './links';
 import { syncStore } from './state';
 
@@ -31,10 +33,21 @@ export async function shareDeck(deckId: string): Promise<MadeShare | null> {
   const deck = (await syncAdapters()).decks.readDeck(deckId);
   if (!deck) throw new Error('Save the deck first: only a saved deck can be shared.');
   const kept = syncStore.shares()[deckId];
-  const pending = kept && !kept.id ? { key: kept.key, token: kept.token } : { key: await newKey(), token: newToken() };
+  const pending =
+    kept && !kept.id
+      ? { key: kept.key, token: kept.token, chosenId: kept.chosenId ?? newBlobId() }
+      : { key: await newKey(), token: newToken(), chosenId: newBlobId() };
   syncStore.setShare(deckId, pending);
-  const created = await createBlob('shares', await seal({ type: SHARE_TYPE, version: SHARE_VERSION, deck }, pending.key), pending.token);
+  const place = { kind: 'shares', id: pending.chosenId, version: 1 } as const;
+  const created = await createBlob(
+    'shares',
+    await seal({ type: SHARE_TYPE, version: SHARE_VERSION, deck }, pending.key, place),
+    pending.token,
+    pending.chosenId,
+  );
   if (!created) return null;
+  if (!created.replayed && created.id !== pending.chosenId)
+    throw new Error('This server does not keep the deck under the id this page chose: reload the page.');
   const share: MadeShare = { id: created.id, key: pending.key, token: created.token };
   syncStore.setShare(deckId, share);
   return share;
@@ -59,10 +72,17 @@ export interface SharedDeck {
 export async function openShare(link: ShareLink): Promise<SharedDeck | null> {
   const pulled = await readBlob('shares', link.id);
   if (pulled.kind !== 'blob') return null;
-  const value = await open(pulled.body, link.key);
+  const place = { kind: 'shares', id: link.id, version: pulled.version } as const;
+  const opened = await openPlaced(pulled.body, link.key, place, syncStore.shareSeen(link.id) ?? NOTHING_SEEN);
+  const value = opened.value;
   const { decks } = await syncAdapters();
   const deck = isRecord(value) && value.type === SHARE_TYPE ? decks.parseDeck(value.deck, link.id) : null;
   if (!deck) throw new Error('This link does not hold a deck this app can read.');
+  try {
+    syncStore.setShareSeen(link.id, opened.seen);
+  } catch {
+    // A full storage: the deck still opens; the next opening is checked against less.
+  }
   return { deck, preview: decks.preview(deck), version: pulled.version };
 }
 

@@ -1,18 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryStorage } from '../lib/memoryStorage';
 import { emptyBase } from './local';
-import { BASE_KEY, createSyncStore, PENDING_VAULT_KEY, SHARES_KEY, VAULT_KEY } from './state';
+import { BASE_KEY, createSyncStore, PENDING_VAULT_KEY, RETIRED_KEY, SHARES_KEY, SHARES_SEEN_KEY, VAULT_KEY } from './state';
 
 const id = '0123456789abcdef0123456789abcdef';
 
 describe("sync's stored state", () => {
   it('reads back what it wrote', () => {
     const store = createSyncStore(new MemoryStorage());
-    const vault = { id, key: 'k-1', token: 't_2', version: 3, lastSyncedAt: '2026-01-01T00:00:00.000Z', gone: false };
+    const vault = { id, key: 'k-1', token: 't_2', version: 3, lastSyncedAt: '2026-01-01T00:00:00.000Z', gone: false, seenVersion: 4, boundSeen: true };
     store.setVault(vault);
     expect(store.vault()).toEqual(vault);
     store.setPendingVault({ key: 'k', token: 't' });
     expect(store.pendingVault()).toEqual({ key: 'k', token: 't' });
+    store.setPendingVault({ key: 'k', token: 't', id });
+    expect(store.pendingVault()).toEqual({ key: 'k', token: 't', id });
     const base = {
       decks: { a: { savedAt: 2, baseAt: 1 }, b: { savedAt: 3, baseAt: 2, deleted: true as const } },
       newPerDay: { a: { value: 5, setAt: 1 } },
@@ -26,12 +28,30 @@ describe("sync's stored state", () => {
     store.setShare('other', { id, key: 'k', token: 't' });
     store.setShare('deck', null);
     expect(store.shares()).toEqual({ other: { id, key: 'k', token: 't' } });
+    store.setShare('made', { key: 'k', token: 't', chosenId: id });
+    expect(store.shares().made).toEqual({ key: 'k', token: 't', chosenId: id });
+    expect(store.shareSeen(id)).toBeNull();
+    store.setShareSeen(id, { seenVersion: 2, boundSeen: true });
+    expect(store.shareSeen(id)).toEqual({ seenVersion: 2, boundSeen: true });
+    store.setRetired([{ id, token: 't' }]);
+    expect(store.retired()).toEqual([{ id, token: 't' }]);
+    store.setRetired([]);
+    expect(store.retired()).toEqual([]);
   });
 
   it('reads a vault from before "gone" and a missing version as the app now reads them', () => {
     const storage = new MemoryStorage();
     storage.setItem(VAULT_KEY, JSON.stringify({ id, key: 'k', token: 't', lastSyncedAt: null }));
-    expect(createSyncStore(storage).vault()).toEqual({ id, key: 'k', token: 't', version: 0, lastSyncedAt: null, gone: false });
+    expect(createSyncStore(storage).vault()).toEqual({
+      id,
+      key: 'k',
+      token: 't',
+      version: 0,
+      lastSyncedAt: null,
+      gone: false,
+      seenVersion: 0,
+      boundSeen: false,
+    });
   });
 
   it('reads values without their shape as absent, and drops bad entries', () => {
@@ -51,15 +71,17 @@ describe("sync's stored state", () => {
     expect(store.shares()).toEqual({ b: { key: 'k', token: 't' } });
   });
 
-  it('forgets the vault, the base and a create under way, but not the share links', () => {
+  it('forgets the vault, the base and a create under way, but not the share links, what was seen of shares, or old vaults to remove', () => {
     const storage = new MemoryStorage();
     const store = createSyncStore(storage);
-    store.setVault({ id, key: 'k', token: 't', version: 1, lastSyncedAt: null, gone: false });
+    store.setVault({ id, key: 'k', token: 't', version: 1, lastSyncedAt: null, gone: false, seenVersion: 1, boundSeen: true });
+    store.setShareSeen(id, { seenVersion: 1, boundSeen: true });
+    store.setRetired([{ id, token: 't' }]);
     store.setPendingVault({ key: 'k', token: 't' });
     store.setBase(emptyBase(), 'h');
     store.setShare('a', { id, key: 'k', token: 't' });
     store.forget();
-    expect([...storage.data.keys()]).toEqual([SHARES_KEY]);
+    expect([...storage.data.keys()].sort()).toEqual([RETIRED_KEY, SHARES_KEY, SHARES_SEEN_KEY].sort());
     expect(store.syncedHash()).toBeNull();
   });
 

@@ -2,10 +2,12 @@
 // browser's vault (id, key, write token, version, when it last synced, whether the server still
 // has it), a create under way (its key and write token, kept before the request is sent, so a
 // retry after a lost answer gets the same vault instead of a second one), the base of the last
-// merge and its hash, and the share links this browser made or is making. Read through schemas
+// merge and its hash, the share links this browser made or is making, what this browser has seen of
+// each blob it opened (the highest version, and whether a body bound to its place came: see
+// binding.ts), and old vaults a link replacement still has to remove from the server. Read through schemas
 // like every other stored shape: a value without its shape reads as absent.
 import * as v from 'valibot';
-import { count, entriesOf, nonEmpty, orNull, parseOrNull, record } from '../lib/schema';
+import { count, entriesOf, listOf, nonEmpty, orNull, parseOrNull, record } from '../lib/schema';
 import { emptyBase, type Base } from './local';
 
 export const VAULT_KEY = 'sync:vault';
@@ -16,6 +18,10 @@ export const SYNCED_HASH_KEY = 'sync:syncedHash';
 export const SHARES_KEY = 'sync:shares';
 /** The decks added from a share link, with where they came from, so they can follow it. */
 export const COPIES_KEY = 'sync:copies';
+/** What this browser has seen of shared decks it opened, by share id. */
+export const SHARES_SEEN_KEY = 'sync:sharesSeen';
+/** Vaults a link replacement left behind, to remove from the server (retried until it answers). */
+export const RETIRED_KEY = 'sync:retiredVaults';
 
 /** A blob's id as the server makes them. */
 const BlobId = v.pipe(v.string(), v.regex(/^[0-9a-f]{32}$/));
@@ -32,12 +38,16 @@ const VaultSchema = record({
   lastSyncedAt: orNull(nonEmpty),
   /** The server answered 404: the vault was removed or expired. */
   gone: v.fallback(v.boolean(), false),
+  /** The highest vault version opened or written here (refused: anything older). */
+  seenVersion: v.fallback(v.pipe(v.number(), v.integer(), v.minValue(0)), 0),
+  /** A body bound to this vault's place was opened or written here (refused from then on: unbound ones). */
+  boundSeen: v.fallback(v.boolean(), false),
 });
 
 export type VaultRecord = v.InferOutput<typeof VaultSchema>;
 
-/** The key and write token of a create whose answer has not come (yet). */
-const PendingSchema = record({ key: Secret, token: Secret });
+/** The key, write token and chosen id of a create whose answer has not come (yet). */
+const PendingSchema = record({ key: Secret, token: Secret, id: v.optional(BlobId) });
 
 export type PendingCreate = v.InferOutput<typeof PendingSchema>;
 
@@ -56,15 +66,17 @@ const BaseSchema = record({
 const Version = v.pipe(v.number(), v.integer(), v.minValue(0));
 
 /**
- * A share link this browser made (with its id), or is making (without: the answer has not come).
- * `version` and `sent` (a fingerprint of the deck it holds) say what the server has, so a save
- * of the deck updates the shared copy only when it changed; links made before they existed have
- * neither (the version is then read from the server).
+ * A share link this browser made (with its id), or is making (without: the answer has not come;
+ * `chosenId` is the id its create asks for). `version` and `sent` (a fingerprint of the deck it
+ * holds) say what the server has, so a save of the deck updates the shared copy only when it
+ * changed; links made before they existed have neither (the version is then read from the
+ * server).
  */
 const ShareSchema = record({
   id: v.optional(BlobId),
   key: Secret,
   token: Secret,
+  chosenId: v.optional(BlobId),
   version: v.fallback(v.optional(Version), undefined),
   sent: v.fallback(v.optional(v.string()), undefined),
 });
@@ -78,6 +90,18 @@ export type ShareRecord = v.InferOutput<typeof ShareSchema>;
 const CopySchema = record({ shareId: BlobId, key: Secret, version: Version, base: v.unknown() });
 
 export type CopyRecord = v.InferOutput<typeof CopySchema>;
+
+const SeenSchema = record({
+  seenVersion: v.fallback(Version, 0),
+  boundSeen: v.fallback(v.boolean(), false),
+});
+
+export type SeenRecord = v.InferOutput<typeof SeenSchema>;
+
+/** An old vault to remove, with the token that may. */
+const RetiredSchema = record({ id: BlobId, token: Secret });
+
+export type RetiredVault = v.InferOutput<typeof RetiredSchema>;
 
 export interface SyncStore {
   vault(): VaultRecord | null;
@@ -101,6 +125,13 @@ export interface SyncStore {
   copies(): Record<string, CopyRecord>;
   /** Throws when storage refuses. */
   setCopy(deckId: string, copy: CopyRecord | null): void;
+  /** What this browser has seen of the shared deck `shareId` (null: never opened). */
+  shareSeen(shareId: string): SeenRecord | null;
+  setShareSeen(shareId: string, seen: SeenRecord): void;
+  /** Old vaults still to remove from the server. */
+  retired(): RetiredVault[];
+  /** Throws when storage refuses: a replacement must not go ahead with its old vault forgotten. */
+  setRetired(list: RetiredVault[]): void;
 }
 
 export function createSyncStore(storage: Storage | null): SyncStore {
@@ -125,6 +156,7 @@ export function createSyncStore(storage: Storage | null): SyncStore {
   };
   const shares = () => read(SHARES_KEY, entriesOf(ShareSchema)) ?? {};
   const copies = () => read(COPIES_KEY, entriesOf(CopySchema)) ?? {};
+  const sharesSeen = () => read(SHARES_SEEN_KEY, entriesOf(SeenSchema)) ?? {};
   return {
     vault: () => read(VAULT_KEY, VaultSchema),
     setVault: (vault) => write(VAULT_KEY, vault),
@@ -155,6 +187,10 @@ export function createSyncStore(storage: Storage | null): SyncStore {
       const rest = Object.fromEntries(Object.entries(copies()).filter(([id]) => id !== deckId));
       write(COPIES_KEY, copy ? { ...rest, [deckId]: copy } : rest);
     },
+    shareSeen: (shareId) => sharesSeen()[shareId] ?? null,
+    setShareSeen: (shareId, seen) => write(SHARES_SEEN_KEY, { ...sharesSeen(), [shareId]: seen }),
+    retired: () => read(RETIRED_KEY, listOf(RetiredSchema)) ?? [],
+    setRetired: (list) => (list.length > 0 ? write(RETIRED_KEY, list) : remove(RETIRED_KEY)),
   };
 }
 

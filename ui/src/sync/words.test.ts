@@ -15,9 +15,9 @@ describe("the server's expiry in words", () => {
 
   it('says why a vault or shared deck is gone, with the days when known', () => {
     expect(vaultGoneText(180)).toBe(
-      "The server no longer has this browser's sync vault: it was removed, or nobody opened it for 180 days. Your decks are still here, in this browser.",
+      "The server no longer has this browser's sync vault: it was removed, or its link was replaced on another device, or nobody opened it for 180 days. Your decks are still here, in this browser.",
     );
-    expect(vaultGoneText(undefined)).toMatch(/removed, or it expired\. Your decks are still here/);
+    expect(vaultGoneText(undefined)).toMatch(/removed, or its link was replaced on another device, or it expired\. Your decks are still here/);
     expect(shareGoneText(90)).toBe('This shared deck’s link was revoked, or it expired after 90 days without being opened.');
     expect(shareGoneText(undefined)).toBe('This shared deck’s link was revoked or has expired.');
   });

@@ -1,5 +1,6 @@
 // What the sync screens say about the server's side: how long it keeps what nobody opens, that
-// a vault or shared deck is gone, when syncing tries again, and the deck list's one-line status.
+// a vault or shared deck is gone (and what to do then), when syncing tries again, and the deck
+// list's one-line status.
 // The day counts are the server's (GET /api/sync); without them the sentences leave them out.
 import type { ShareUpdatePlan } from '../lib/syncAdapters';
 import type { SyncStatus } from './engine';
@@ -18,9 +19,14 @@ export function shareExpiryText(shareDays: number | undefined): string | null {
 
 /** The sync page when the server no longer has this browser's vault (it answered 404). */
 export function vaultGoneText(vaultDays: number | undefined): string {
-  const why = vaultDays === undefined ? 'it was removed, or it expired' : `it was removed, or nobody opened it for ${days(vaultDays)}`;
+  const removed = 'it was removed, or its link was replaced on another device';
+  const why = vaultDays === undefined ? `${removed}, or it expired` : `${removed}, or nobody opened it for ${days(vaultDays)}`;
   return `The server no longer has this browser's sync vault: ${why}. Your decks are still here, in this browser.`;
 }
+
+/** The sync page's next steps once the vault is gone: the replaced link's new one, or a new vault. */
+export const VAULT_GONE_NEXT =
+  'If another device replaced the sync link, open the new link on this device to continue syncing: the decks here are merged with it. Otherwise, start again to make a new vault from the decks in this browser, then open its new link on your other devices.';
 
 /** A shared deck's page when the server no longer has it. */
 export function shareGoneText(shareDays: number | undefined): string {
