@@ -69,7 +69,10 @@ export function unpack(bytes: Uint8Array, budgets: Budgets = BUDGETS): UnpackedP
   let media: string[] = [];
   if (files.media) {
     try {
-      media = mediaNames(files.media.length > 0 && files.media[0] === 0x28 ? decompressWithin(files.media, budgets.collectionBytes) : files.media, current !== undefined);
+      media = mediaNames(
+        files.media.length > 0 && files.media[0] === 0x28 ? decompressWithin(files.media, budgets.collectionBytes) : files.media,
+        current !== undefined,
+      );
     } catch {
       media = [];
     }
