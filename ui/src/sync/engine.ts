@@ -10,8 +10,9 @@ import { syncAdapters } from '../lib/syncAdapters';
 import { createBlob, readBlob, SyncApiError, writeBlob } from './api';
 import { newKey, newToken, open, seal } from './crypto';
 import type { VaultLink } from './links';
+import { createClock, type Clock } from './hlc';
 import { applyState, baseOf, emptyBase, localState, parseVault, readLocal, toVault } from './local';
-import { canonical, merge, sameState, type VaultState } from './merge';
+import { canonical, merge, sameState, stateStamp, type VaultState } from './merge';
 import { syncStore, VAULT_KEY, type VaultRecord } from './state';
 
 export type { VaultRecord };
@@ -37,6 +38,10 @@ export function fingerprint(text: string): string {
   return `${(a >>> 0).toString(16)}${(b >>> 0).toString(16)}`;
 }
 
+let clock: Clock | null = null;
+/** This browser's hybrid logical clock (kept by state.ts), made at its first use. */
+const theClock = (): Clock => (clock ??= createClock(syncStore));
+
 const writeBase = (state: VaultState) => syncStore.setBase(baseOf(state), fingerprint(canonical(state)));
 
 /** Stops syncing this browser; its data stays, the vault stays for the other devices. */
@@ -57,7 +62,7 @@ export async function createVault(): Promise<VaultRecord | null> {
   const adapters = await syncAdapters();
   const pending = syncStore.pendingVault() ?? { key: await newKey(), token: newToken() };
   syncStore.setPendingVault(pending);
-  const state = localState(readLocal(adapters), emptyBase(), Date.now());
+  const state = localState(readLocal(adapters), emptyBase(), theClock(), adapters.decks);
   const created = await createBlob('vaults', await seal(toVault(state), pending.key), pending.token);
   if (!created) return null;
   const lastSyncedAt = new Date().toISOString();
@@ -111,7 +116,7 @@ async function syncOnce(): Promise<void> {
     const vault = readVault();
     if (!vault || vault.gone) return;
     const snapshot = readLocal(adapters);
-    const local = localState(snapshot, syncStore.base(), Date.now());
+    const local = localState(snapshot, syncStore.base(), theClock(), adapters.decks);
     const pulled = await readBlob('vaults', vault.id, vault.version || undefined);
     if (pulled.kind === 'gone') return gone(vault);
     let remote: VaultState | null = null;
@@ -119,6 +124,8 @@ async function syncOnce(): Promise<void> {
     if (pulled.kind === 'blob') {
       remote = parseVault(await open(pulled.body, vault.key), adapters);
       if (!remote) throw new Error('The vault holds data this version of the app does not read.');
+      // An edit made here after this read is later than everything in it.
+      theClock().receive(stateStamp(remote));
       version = pulled.version;
     }
     // Unchanged since the last merge: this browser's state already contains the vault's.
