@@ -138,7 +138,18 @@ export function normaliseField(versions: readonly Version[], gone: readonly Stam
   return { versions: live, gone: [...goneSet].sort(byText) };
 }
 
-export const mergeField = (a: FieldDoc, b: FieldDoc): FieldDoc => normaliseField([...a.versions, ...b.versions], sortedUnion(a.gone, b.gone));
+const sameVersion = (x: Version, y: Version | undefined) =>
+  y !== undefined && x.at === y.at && x.base === y.base && (x.v === y.v || canonical(x.v) === canonical(y.v));
+
+/** Two fields as normaliseField leaves them that hold the same (the common case: nothing changed). */
+const sameField = (a: FieldDoc, b: FieldDoc) =>
+  a.versions.length === b.versions.length &&
+  a.gone.length === b.gone.length &&
+  a.gone.every((stamp, i) => stamp === b.gone[i]) &&
+  a.versions.every((version, i) => sameVersion(version, b.versions[i]));
+
+export const mergeField = (a: FieldDoc, b: FieldDoc): FieldDoc =>
+  a === b || sameField(a, b) ? a : normaliseField([...a.versions, ...b.versions], sortedUnion(a.gone, b.gone));
 
 function mergeDeletion(a: Deletion | undefined, b: Deletion | undefined): Deletion | undefined {
   if (!a || !b) return a ?? b;
@@ -157,11 +168,13 @@ function mergeRecords<T>(a: Readonly<Record<string, T>>, b: Readonly<Record<stri
 }
 
 export function mergeCard(a: CardDoc, b: CardDoc): CardDoc {
+  if (a === b) return a;
   const deleted = mergeDeletion(a.deleted, b.deleted);
   return { fields: mergeRecords(a.fields, b.fields, mergeField), pos: mergeRegister(a.pos, b.pos), ...(deleted ? { deleted } : {}) };
 }
 
 export function mergeDeck(a: DeckDoc, b: DeckDoc): DeckDoc {
+  if (a === b) return a;
   const deleted = mergeDeletion(a.deleted, b.deleted);
   return { meta: mergeRecords(a.meta, b.meta, mergeRegister), cards: mergeRecords(a.cards, b.cards, mergeCard), ...(deleted ? { deleted } : {}) };
 }
