@@ -1,7 +1,7 @@
 //! The sync API against the real server: blobs only with their write token, compare-and-swap on
 //! the version, the size limit, the count quotas and the storage budget with each client's share
 //! and the room kept for newcomers, allowances per vault and per client, creates that can be
-//! retried, expiry on the server's clock, the sync and publish keys, admission before the body,
+//! retried (and may name the id they sealed for), expiry on the server's clock, the sync and publish keys, admission before the body,
 //! `--no-sync`, and `hearth backup` carrying the vaults.
 
 mod common;
@@ -470,6 +470,57 @@ async fn a_create_retried_with_its_token_finds_the_vault_instead_of_making_anoth
         .await
         .expect("sent");
     assert_eq!(short.status(), StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn a_create_may_name_the_id_it_sealed_for_and_only_one_blob_gets_it() {
+    let server = TestServer::start(|c| c.sync.max_vaults = 8).await;
+    let id = "0123456789abcdef0123456789abcdef";
+    let send = |kind: &'static str, token: &'static str, id: &'static str| {
+        server
+            .client
+            .post(server.url(&format!("/api/sync/{kind}")))
+            .header(CONTENT_TYPE, OCTETS)
+            .header(AUTHORIZATION, format!("Bearer {token}"))
+            .header("X-Blob-Id", id)
+            .body(b"sealed for this id".to_vec())
+            .send()
+    };
+    let mine = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+    let first = send("vaults", mine, id).await.expect("sent");
+    assert_eq!(first.status(), StatusCode::CREATED);
+    let first: Value = first.json().await.expect("json");
+    assert_eq!(
+        (first["id"].as_str(), first["version"].as_i64()),
+        (Some(id), Some(1))
+    );
+    let (status, body) = bytes_of(&server, &format!("/api/sync/vaults/{id}")).await;
+    assert_eq!(
+        (status, body.as_slice()),
+        (StatusCode::OK, &b"sealed for this id"[..])
+    );
+    // The same create again (its answer was lost) finds it.
+    let again = send("vaults", mine, id).await.expect("sent");
+    assert_eq!(again.status(), StatusCode::OK);
+    // Another token cannot take the id, in either kind, and nothing is made.
+    let other = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+    for kind in ["vaults", "shares"] {
+        let taken = send(kind, other, id).await.expect("sent");
+        assert_eq!(taken.status(), StatusCode::CONFLICT, "{kind}");
+        assert!(error_text(taken).await.contains("exists already"));
+    }
+    // Upper case, short or not hex: refused in words.
+    for bad in [
+        "0123456789ABCDEF0123456789ABCDEF",
+        "0123",
+        "0123456789abcdef0123456789abcdeg",
+    ] {
+        let refused = send("vaults", other, bad).await.expect("sent");
+        assert_eq!(refused.status(), StatusCode::BAD_REQUEST);
+        assert!(error_text(refused).await.contains("X-Blob-Id"));
+    }
+    let (status, _) = bytes_of(&server, "/api/sync/vaults/0123456789ABCDEF0123456789ABCDEF").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
 }
 
 #[tokio::test]

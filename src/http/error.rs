@@ -25,6 +25,9 @@ pub enum AppError {
     NotFound(String),
     #[error("{0}")]
     MethodNotAllowed(String),
+    /// 409: the request clashes with what is stored.
+    #[error("{0}")]
+    Conflict(String),
     /// 410: it was here and will not be again.
     #[error("{0}")]
     Gone(String),
@@ -72,6 +75,7 @@ impl AppError {
             AppError::Forbidden(_) => StatusCode::FORBIDDEN,
             AppError::NotFound(_) => StatusCode::NOT_FOUND,
             AppError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
+            AppError::Conflict(_) => StatusCode::CONFLICT,
             AppError::Gone(_) => StatusCode::GONE,
             AppError::RequestTimeout(_) => StatusCode::REQUEST_TIMEOUT,
             AppError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,

@@ -1,5 +1,6 @@
 //! The sync API: `GET /api/sync` (on, its limits and expiries), `POST /api/sync/{vaults|shares}`
-//! (store a new encrypted blob under the write token the client made; answers its id), and
+//! (store a new encrypted blob under the write token, and the id when it sends one, that the
+//! client made; answers its id), and
 //! `GET|PUT|DELETE /api/sync/{kind}/{id}` (read by id; replace with the token and
 //! `If-Match: "v{version}"`; remove with the token). Bodies are ciphertext as
 //! `application/octet-stream`: nothing here can or tries to read them. Every handler admits
@@ -27,6 +28,9 @@ use crate::http::limits::{Action, BlobAction};
 use crate::secret::Token;
 
 const DAY_SECONDS: u64 = 24 * 60 * 60;
+
+/// The header that carries the id a client made for a new blob.
+const BLOB_ID_HEADER: &str = "x-blob-id";
 
 /// What `GET /api/sync` answers, or `None` with `--no-sync`; `key_required`: making a vault
 /// needs the site's sync or publish key. The index page carries the same value, so the app
@@ -153,7 +157,8 @@ fn parse_version(value: &str) -> Option<i64> {
 }
 
 /// `POST /api/sync/{kind}`, with `Authorization: Bearer TOKEN` carrying the write token the
-/// client made (a client that sends none gets one made here). Sending the same token again
+/// client made (a client that sends none gets one made here) and, optionally, `X-Blob-Id`
+/// the id it made (409 when another blob has it). Sending the same token again
 /// answers the blob it made (200) instead of making another: a create whose answer was lost
 /// is retried without leaving a blob nobody can remove.
 pub async fn create(
@@ -177,8 +182,14 @@ pub async fn create(
         Some(given) => Token::made_by_client(given.as_str()).ok_or(RouteError::BadToken)?,
         None => Token::generate(),
     };
+    let chosen = chosen_id(&headers)?;
     if let Some(made) = state.blobs.made_with(kind, &token).await? {
         return Ok(created_answer(StatusCode::OK, made, &token));
+    }
+    if let Some(id) = &chosen {
+        if state.blobs.id_taken(id.clone()).await? {
+            return Err(super::quotas::SyncError::IdTaken.into());
+        }
     }
     let declared = body::declared_length(&headers).map_or(1, |n| n as usize);
     state
@@ -192,6 +203,7 @@ pub async fn create(
             kind,
             client.key(),
             token.clone(),
+            chosen,
             upload.bytes,
             caller.owner,
         )
@@ -202,6 +214,21 @@ pub async fn create(
         StatusCode::OK
     };
     Ok(created_answer(status, made, &token))
+}
+
+/// The id the client made for its new blob (`X-Blob-Id`), so that it can seal the first body
+/// for it: 32 lowercase hex digits, as the server makes them.
+fn chosen_id(headers: &HeaderMap) -> Result<Option<String>, AppError> {
+    let Some(value) = headers.get(BLOB_ID_HEADER) else {
+        return Ok(None);
+    };
+    let id = value.to_str().map_err(|_| RouteError::BadId)?;
+    let lower_hex = |b: u8| b.is_ascii_digit() || (b'a'..=b'f').contains(&b);
+    if id.len() == 32 && id.bytes().all(lower_hex) {
+        Ok(Some(id.to_owned()))
+    } else {
+        Err(RouteError::BadId.into())
+    }
 }
 
 fn created_answer(status: StatusCode, made: blobs::Created, token: &Token) -> Response {

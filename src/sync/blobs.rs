@@ -183,14 +183,29 @@ impl Blobs {
             .await?
     }
 
+    /// Whether a blob (of either kind, live or not yet expired away) has the id `id`.
+    pub async fn id_taken(&self, id: String) -> Result<bool, StoreError> {
+        self.db
+            .read(move |conn| {
+                Ok(conn
+                    .query_row("SELECT 1 FROM sync_blobs WHERE id = ?1", [&id], |_| Ok(()))
+                    .optional()?
+                    .is_some())
+            })
+            .await
+    }
+
     /// Stores a new blob at version 1 under `token`, or finds the one already made with it.
-    /// The quotas are checked in the write transaction, so concurrent creates cannot pass
-    /// them together; expired blobs are removed first.
+    /// Its id is `chosen` when the client made one (so it could seal the first body for that
+    /// id), refused when another blob has it; else a new random one. The quotas are checked in
+    /// the write transaction, so concurrent creates cannot pass them together; expired blobs
+    /// are removed first.
     pub async fn create(
         &self,
         kind: Kind,
         client: ClientKey,
         token: Token,
+        chosen: Option<String>,
         body: Vec<u8>,
         owner: bool,
     ) -> Result<Created, SyncError> {
@@ -221,7 +236,19 @@ impl Blobs {
                 if let Err(e) = check_create(kind, held, body.len(), &quotas, owner) {
                     return Ok(Err(e));
                 }
-                let id = new_id();
+                let id = match chosen {
+                    Some(id) => {
+                        let taken = tx
+                            .query_row("SELECT 1 FROM sync_blobs WHERE id = ?1", [&id], |_| Ok(()))
+                            .optional()?
+                            .is_some();
+                        if taken {
+                            return Ok(Err(SyncError::IdTaken));
+                        }
+                        id
+                    }
+                    None => new_id(),
+                };
                 tx.execute(
                     "INSERT INTO sync_blobs
                        (id, kind, token_hash, version, body, created_at, updated_at, read_at, client)
@@ -512,6 +539,7 @@ mod tests {
                 Kind::Vault,
                 client(1),
                 token.clone(),
+                None,
                 b"one".to_vec(),
                 false,
             )
@@ -573,11 +601,25 @@ mod tests {
         let (_dir, blobs, _) = blobs().await;
         let token = Token::generate();
         let first = blobs
-            .create(Kind::Vault, client(1), token.clone(), b"a".to_vec(), false)
+            .create(
+                Kind::Vault,
+                client(1),
+                token.clone(),
+                None,
+                b"a".to_vec(),
+                false,
+            )
             .await
             .expect("created");
         let again = blobs
-            .create(Kind::Vault, client(1), token.clone(), b"a".to_vec(), false)
+            .create(
+                Kind::Vault,
+                client(1),
+                token.clone(),
+                None,
+                b"a".to_vec(),
+                false,
+            )
             .await
             .expect("found");
         assert_eq!((again.id.as_str(), again.new), (first.id.as_str(), false));
@@ -599,6 +641,7 @@ mod tests {
                 Kind::Vault,
                 client(n),
                 Token::generate(),
+                None,
                 b"v".to_vec(),
                 false,
             )
@@ -637,6 +680,7 @@ mod tests {
                     Kind::Vault,
                     client(1),
                     Token::generate(),
+                    None,
                     b"v".to_vec(),
                     false,
                 )
@@ -648,6 +692,7 @@ mod tests {
                 Kind::Vault,
                 client(1),
                 Token::generate(),
+                None,
                 b"v".to_vec(),
                 false,
             )

@@ -1,5 +1,6 @@
 //! How sync's errors reach HTTP, decided here and nowhere else: quotas and shares are 507 (room
-//! must be made first), an oversized upload 413, what the routes refuse themselves as below.
+//! must be made first), an oversized upload 413, an id another blob has 409, what the routes
+//! refuse themselves as below.
 
 use super::quotas::SyncError;
 use crate::http::error::AppError;
@@ -22,6 +23,8 @@ pub enum RouteError {
     Empty,
     #[error("the write token must be 32 to 128 letters, digits, '-' or '_'")]
     BadToken,
+    #[error("X-Blob-Id must be 32 lowercase hexadecimal digits")]
+    BadId,
     #[error("send the version this write starts from as If-Match: \"v{{version}}\"")]
     NoBase,
     /// Written or removed between reading its version and its body: the client asks again.
@@ -41,7 +44,7 @@ impl From<RouteError> for AppError {
                 AppError::NotFound(message)
             }
             RouteError::NotOctets => AppError::UnsupportedMediaType(message),
-            RouteError::Empty | RouteError::BadToken | RouteError::NoBase => {
+            RouteError::Empty | RouteError::BadToken | RouteError::BadId | RouteError::NoBase => {
                 AppError::BadRequest(message)
             }
             RouteError::ChangedWhileRead => AppError::Busy {
@@ -62,6 +65,7 @@ impl From<SyncError> for AppError {
             too_large @ SyncError::TooLarge { .. } => {
                 AppError::PayloadTooLarge(too_large.to_string())
             }
+            taken @ SyncError::IdTaken => AppError::Conflict(taken.to_string()),
             other => AppError::InsufficientStorage(other.to_string()),
         }
     }

@@ -13,7 +13,9 @@ import { RouteFocus } from './lib/routeFocus';
 import { SlotsContext, type Slots } from './lib/slots';
 import { provideSyncAdapters } from './lib/syncAdapters';
 import { readVault, startBackgroundSync } from './sync/engine';
+import { DeckShareStatus } from './sync/DeckShareStatus';
 import { ShareDeckButton } from './sync/ShareDeckButton';
+import { startShareFollowing } from './sync/shareUpdates';
 import { SyncBadge } from './sync/SyncBadge';
 import { SyncOffer } from './sync/SyncOffer';
 import { calendarRoutes } from './calendars/screens';
@@ -26,7 +28,7 @@ const SyncRoutes = syncRoutes.Screen;
 const OwnerRoutes = ownerRoutes.Screen;
 
 // Sync's controls in the flashcard screens (the features do not import each other).
-const slots: Slots = { deckListActions: SyncBadge, deckEditorActions: ShareDeckButton, syncOffer: SyncOffer };
+const slots: Slots = { deckListActions: SyncBadge, deckEditorActions: ShareDeckButton, deckShareStatus: DeckShareStatus, syncOffer: SyncOffer };
 
 // What sync carries, each feature's own adapter; loaded when sync first needs them, so a calendar
 // screen does not download the flashcards' code for a sync that is not running.
@@ -41,6 +43,8 @@ function RoutedLayout() {
   useEffect(() => {
     // A browser that syncs keeps syncing in the background on every screen.
     if (readVault()) startBackgroundSync();
+    // A deck shared from here follows its saves (nothing runs while no link was made here).
+    startShareFollowing();
   }, []);
   return (
     <NavigationContext.Provider value={{ path: location.pathname, navigate: (to) => void navigate(to) }}>

@@ -5,7 +5,7 @@ import './DeckEditorPage.css';
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState, type ReactNode } from 'react';
 import { useBlocker, useNavigate, useParams } from 'react-router';
 import { Plus, Save, Trash2, Undo2, X } from 'lucide-react';
-import { DeckEditorActionsSlot } from '../lib/slots';
+import { DeckEditorActionsSlot, DeckShareStatusSlot } from '../lib/slots';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
 import { CardTable, type CardTableHandle, type Columns } from './CardTable';
 import { cardCount, defaultMeta, emptyCard, langLabel, metaOf, normaliseForSave, type DeckMeta } from './deck';
@@ -306,6 +306,7 @@ function DeckEditor({ routeId, onCreated }: { routeId: string | null; onCreated:
           )}
         </div>
       </div>
+      {isExisting && <DeckShareStatusSlot deckId={deckId} />}
       {restored && (
         <div className="notice draft-notice" role="status">
           <p>{restoredMessage(restored.savedAt)}</p>

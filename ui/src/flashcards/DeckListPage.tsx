@@ -9,7 +9,7 @@ import { useLocation } from 'react-router';
 import { ChartColumn, Download, FileBraces, FileText, CalendarClock, Pencil, Play, Plus, Search, Tag, Upload, X } from 'lucide-react';
 import { ButtonLink } from '../lib/ButtonLink';
 import { onSynced } from '../lib/localChanges';
-import { DeckListActionsSlot } from '../lib/slots';
+import { DeckListActionsSlot, DeckShareStatusSlot } from '../lib/slots';
 import { COMPACT_FROM, filterDecks } from './deckSearch';
 import { MenuButton } from './MenuButton';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
@@ -66,6 +66,7 @@ function DeckCard({ deck }: { deck: ListedDeck }) {
         {/* Not one of the spec's pills: a badge of its own, from the review log. */}
         <span className={deck.due > 0 ? 'due-badge due-badge--due' : 'due-badge'}>{deck.due} due</span>
       </div>
+      <DeckShareStatusSlot deckId={deck.id} />
       {deck.description.trim() !== '' && <p className="deck-card__description">{deck.description}</p>}
       {deck.tags.length > 0 && (
         <ul className="deck-card__tags" aria-label={`Practice ${name} by tag`}>

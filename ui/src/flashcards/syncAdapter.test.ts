@@ -218,3 +218,52 @@ describe('a shared deck', () => {
     });
   });
 });
+
+describe('a copy taking a shared deck’s update', () => {
+  it('keeps the copy’s id, its card ids and its review log; adds, fixes and removes the sharer’s cards', () => {
+    const { store, adapter, storage } = setup();
+    const first = adapter.parseDeck(deck('theirs', 'Theirs', ['tre', 'bush', 'moss']), 'theirs');
+    if (!first) throw new Error('no deck');
+    const id = adapter.addCopy(first, T);
+    const base = adapter.shareBase(first);
+    store.writeReviews(id, recordMark(emptyReviews(), 'theirs-c0', 'good', T.getTime()));
+    const progress = storage.getItem(reviewsKey(id));
+
+    const fixed = { ...deck('theirs', 'Theirs', ['tree', 'bush']), cards: [] as Deck['cards'] };
+    fixed.cards = [
+      { ...emptyCard('theirs-c0'), front: 'tree', back: 'tre!' },
+      { ...emptyCard('theirs-c1'), front: 'bush', back: 'bush!' },
+      { ...emptyCard('new-card'), front: 'fern', back: 'fern!' },
+    ];
+    const incoming = adapter.parseDeck(storedCards(fixed), 'theirs');
+    if (!incoming) throw new Error('no deck');
+    const plan = adapter.planUpdate(id, incoming, base);
+    expect(plan && [plan.added.length, plan.changed.length, plan.removed.length, plan.kept.length, plan.worthShowing]).toEqual([1, 1, 1, 0, true]);
+    // Planning writes nothing.
+    expect(store.readDeck(id)?.cards.map((card) => card.front)).toEqual(['tre', 'bush', 'moss']);
+
+    const later = new Date('2026-04-01T00:00:00.000Z');
+    const taken = adapter.takeUpdate(id, incoming, base, later);
+    expect(taken?.removed).toEqual([{ front: 'moss', back: 'moss!' }]);
+    const copy = store.readDeck(id);
+    expect(copy?.cards.map((card) => [card.id, card.front])).toEqual([
+      ['theirs-c0', 'tree'],
+      ['theirs-c1', 'bush'],
+      ['new-card', 'fern'],
+    ]);
+    expect(copy?.createdAt).toBe(later.toISOString());
+    expect(storage.getItem(reviewsKey(id))).toBe(progress);
+    // Taken again with the base it left: nothing more to take.
+    expect(adapter.planUpdate(id, incoming, taken?.base)?.worthShowing).toBe(false);
+  });
+
+  it('plans nothing for a copy, a deck or a base it cannot read', () => {
+    const { adapter } = setup();
+    const shared = adapter.parseDeck(deck('s', 'S'), 's');
+    if (!shared) throw new Error('no deck');
+    expect(adapter.planUpdate('missing', shared, adapter.shareBase(shared))).toBeNull();
+    const id = adapter.addCopy(shared, T);
+    expect(adapter.planUpdate(id, shared, { cards: 'no' })).toBeNull();
+    expect(adapter.takeUpdate(id, shared, null, T)).toBeNull();
+  });
+});

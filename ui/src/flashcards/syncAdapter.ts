@@ -3,10 +3,11 @@
 // the list, their review logs, and "Add to my decks" for a shared deck. RouterApp hands it to
 // sync; sync never names these keys. Beside storage.ts, the only flashcards code that touches
 // the browser's storage.
-import type { DeckPreview, DecksAdapter, DecksChange, SyncDeck, SyncedReviews } from '../lib/syncAdapters';
+import type { DeckPreview, DecksAdapter, DecksChange, ShareUpdatePlan, SyncDeck, SyncedReviews } from '../lib/syncAdapters';
 import { storedCards, type Deck } from './deck';
 import { browserStorage, createDeckStore, deckDraftKey, deckKey, INDEX_KEY, parseDeck, reviewsKey, sessionKey } from './storage';
 import { emptyReviews, newPerDayOr, parseLog, parseMarks, parseReviews, toStored, type ReviewEntry } from './srs/reviewLog';
+import { hasChanges, parseShareBase, planShareUpdate, shareBaseOf, type ShareUpdate } from './shareUpdate';
 import { newId } from './uuid';
 
 /**
@@ -23,6 +24,17 @@ export const stableCardIds = (deckId: string) => {
  * writes them: a deck without tags or suspended cards is the same as before they existed.
  */
 const synced = (deck: Deck): SyncDeck => storedCards(deck);
+
+const planOf = (update: ShareUpdate): ShareUpdatePlan => ({
+  name: update.deck.name,
+  added: update.added,
+  changed: update.changed,
+  removed: update.removed,
+  kept: update.kept,
+  detailsChanged: update.detailsChanged,
+  worthShowing: hasChanges(update),
+  base: update.base,
+});
 
 const markId = (mark: ReviewEntry) => `${mark[1]}\u0000${mark[0]}\u0000${mark[2]}`;
 
@@ -58,6 +70,14 @@ export function createDecksSyncAdapter(storage: Storage | null, makeId: () => st
     const items = Object.fromEntries(Object.entries(current.items).filter(([key]) => !touched.has(key)));
     const record = parseReviews(toStored({ newPerDay: newPerDayOr(merged.newPerDay), items, log })) ?? emptyReviews();
     return toStored(record);
+  };
+
+  /** A shared deck's update planned against the stored copy, now. */
+  const updateOf = (copyId: string, value: SyncDeck, baseValue: unknown, now: Date): ShareUpdate | null => {
+    const copy = readDeck(copyId);
+    const incoming = parseDeck(value, value.id, stableCardIds(value.id));
+    const base = parseShareBase(baseValue);
+    return copy && incoming && base ? planShareUpdate(copy, base, incoming, now) : null;
   };
 
   return {
@@ -102,6 +122,24 @@ export function createDecksSyncAdapter(storage: Storage | null, makeId: () => st
       const saved = store.importDecks([{ ...deck, id, createdAt: now.toISOString() }]);
       if (!saved.ok) throw new Error(saved.error);
       return id;
+    },
+    shareBase(value) {
+      const deck = parseDeck(value, value.id, stableCardIds(value.id));
+      return deck && shareBaseOf(deck);
+    },
+    planUpdate(copyId, incoming, base) {
+      const update = updateOf(copyId, incoming, base, new Date());
+      return update && planOf(update);
+    },
+    takeUpdate(copyId, incoming, base, now) {
+      const update = updateOf(copyId, incoming, base, now);
+      if (!update) return null;
+      // Only a change of the deck is saved (a save: the deck moves to the front of the list).
+      if (update.deckChanged) {
+        const saved = store.saveDeck(update.deck);
+        if (!saved.ok) throw new Error(saved.error);
+      }
+      return planOf(update);
     },
     preview(value): DeckPreview {
       const deck = parseDeck(value, value.id, stableCardIds(value.id));

@@ -7,6 +7,8 @@ export interface Slots {
   deckListActions?: ComponentType;
   /** In the deck editor's toolbar, for a saved deck. */
   deckEditorActions?: ComponentType<{ deckId: string }>;
+  /** Under a saved deck's pills in the list and under the editor's toolbar: whether it follows a share link. */
+  deckShareStatus?: ComponentType<{ deckId: string }>;
   /** In the storage notice's sentence, before "export a backup": the offer to sync. */
   syncOffer?: ComponentType;
 }
@@ -26,4 +28,9 @@ export function DeckEditorActionsSlot({ deckId }: { deckId: string }) {
 export function SyncOfferSlot() {
   const { syncOffer: Offer } = useContext(SlotsContext);
   return Offer ? <Offer /> : null;
+}
+
+export function DeckShareStatusSlot({ deckId }: { deckId: string }) {
+  const { deckShareStatus: Status } = useContext(SlotsContext);
+  return Status ? <Status deckId={deckId} /> : null;
 }

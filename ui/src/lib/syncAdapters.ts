@@ -53,6 +53,32 @@ export interface DeckPreview {
   cards: readonly { front: string; back: string }[];
 }
 
+/** A card as the review of a shared deck's update lists it. */
+export interface CardText {
+  front: string;
+  back: string;
+}
+
+/**
+ * What taking a shared deck's newer version does to the learner's copy of it (the feature holds
+ * the rule: ids and progress kept, the learner's edits win), and what to remember afterwards.
+ */
+export interface ShareUpdatePlan {
+  /** The copy's name as it is now. */
+  name: string;
+  added: readonly CardText[];
+  changed: readonly { before: CardText; after: CardText }[];
+  removed: readonly CardText[];
+  /** Cards the sharer changed or removed that keep the learner's edit. */
+  kept: readonly CardText[];
+  /** The deck's name, description or options change. */
+  detailsChanged: boolean;
+  /** Whether there is anything to show (else the update is taken without asking). */
+  worthShowing: boolean;
+  /** What to remember of the new version (the feature's own JSON shape; sync keeps it opaque). */
+  base: unknown;
+}
+
 export interface DecksAdapter {
   read(): DecksSnapshot;
   /** One stored deck, or null when there is none or it cannot be read. */
@@ -66,6 +92,12 @@ export interface DecksAdapter {
   /** "Add to my decks": a copy with a new id, saved now and first in the list; its id. Throws with words when it cannot be saved. */
   addCopy(deck: SyncDeck, now: Date): string;
   preview(deck: SyncDeck): DeckPreview;
+  /** What to remember of a shared deck a copy was made from (the feature's own JSON shape). */
+  shareBase(deck: SyncDeck): unknown;
+  /** What taking `incoming` would do to the copy `copyId`, last given `base`; null when the copy, the deck or the base cannot be read. */
+  planUpdate(copyId: string, incoming: SyncDeck, base: unknown): ShareUpdatePlan | null;
+  /** Takes it: saves the copy (a local change) and says what it did; null as for planUpdate. Throws with words when storage refuses. */
+  takeUpdate(copyId: string, incoming: SyncDeck, base: unknown, now: Date): ShareUpdatePlan | null;
 }
 
 export interface CalendarsAdapter {

@@ -1,10 +1,14 @@
 // The deck editor's Share button: a read-only link to this deck (its own key), with a QR code,
-// and Revoke; the dialog says how long the server keeps a link nobody opens.
+// and Revoke; the dialog says how long the server keeps a link nobody opens, and whether the link
+// shows the deck as saved now (it follows each save by itself: shareUpdates.ts), with "Create a
+// new link" when the server no longer has it.
 import { useId, useRef, useState } from 'react';
 import { Share2, X } from 'lucide-react';
 import { shareUrl } from './links';
 import { LinkBox } from './LinkBox';
 import { revokeShare, shareDeck, shareOf, type MadeShare } from './shares';
+import { followState, forgetFollow, noteShareMade } from './shareUpdates';
+import { useShareUpdates } from './useShareUpdates';
 import { useBusyAction } from './useBusyAction';
 import { useSyncInfo } from './useSync';
 import { shareExpiryText } from './words';
@@ -15,7 +19,14 @@ export function ShareDeckButton({ deckId }: { deckId: string }) {
   const [share, setShare] = useState<MadeShare | null>(() => shareOf(deckId));
   const { busy, error, run } = useBusyAction();
   const id = useId();
+  useShareUpdates();
   if (!info) return null;
+  const gone = share !== null && followState(deckId).phase === 'gone';
+  const makeLink = async () => {
+    const made = await shareDeck(deckId);
+    if (made) await noteShareMade(deckId);
+    setShare(made);
+  };
   const expiry = shareExpiryText(info.shareExpiryDays);
 
   return (
@@ -33,11 +44,30 @@ export function ShareDeckButton({ deckId }: { deckId: string }) {
             </button>
           </div>
           <p>
-            Anyone with the link can see this deck as it is saved now and add a copy to their decks. The deck is encrypted in this browser; the key is in the
-            link, never on the server.
+            Anyone with the link can see this deck as you last saved it and add a copy to their decks. Each time you save the deck, the shared copy follows, and
+            those who added it are offered the update. The deck is encrypted in this browser; the key is in the link, never on the server.
             {expiry && ` ${expiry}`}
           </p>
-          {share ? (
+          {gone ? (
+            <>
+              <p className="alert alert--warning">This link no longer works: it was revoked or expired. Those who added the deck keep their copies.</p>
+              <button
+                type="button"
+                className="button button--primary"
+                disabled={busy}
+                onClick={() =>
+                  void run(async () => {
+                    await revokeShare(deckId);
+                    forgetFollow(deckId);
+                    setShare(null);
+                    await makeLink();
+                  })
+                }
+              >
+                {busy ? 'Creating link…' : 'Create a new link'}
+              </button>
+            </>
+          ) : share ? (
             <>
               <LinkBox url={shareUrl(window.location.origin, share)} label="Share link" qrLabel="QR code of the share link" />
               <button
@@ -47,6 +77,7 @@ export function ShareDeckButton({ deckId }: { deckId: string }) {
                 onClick={() =>
                   void run(async () => {
                     await revokeShare(deckId);
+                    forgetFollow(deckId);
                     setShare(null);
                   })
                 }
@@ -55,7 +86,7 @@ export function ShareDeckButton({ deckId }: { deckId: string }) {
               </button>
             </>
           ) : (
-            <button type="button" className="button button--primary" disabled={busy} onClick={() => void run(async () => setShare(await shareDeck(deckId)))}>
+            <button type="button" className="button button--primary" disabled={busy} onClick={() => void run(makeLink)}>
               {busy ? 'Creating link…' : 'Create share link'}
             </button>
           )}

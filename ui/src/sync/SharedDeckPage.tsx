@@ -1,12 +1,15 @@
-// /sync/deck#s=…&k=…: a deck someone shared, read-only, with "Add to my decks" (a copy with a new id).
+// /sync/deck#s=…&k=…: a deck someone shared, read-only, with "Add to my decks" (a copy with a new id,
+// which remembers the link so it is offered the sharer's later versions: shareUpdates.ts).
 // The link's key leaves the address bar once read and stays in this tab's session (sharedLink.ts).
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
 import { Plus } from 'lucide-react';
 import { ButtonLink } from '../lib/ButtonLink';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
+import type { ShareLink } from './links';
 import { keepSharedLink, readSharedLink } from './sharedLink';
-import { addToMyDecks, openShare, type SharedDeck } from './shares';
+import { openShare, type SharedDeck } from './shares';
+import { addFollowingCopy } from './shareUpdates';
 import { useBusyAction } from './useBusyAction';
 import { useSyncInfo } from './useSync';
 import { shareGoneText } from './words';
@@ -33,7 +36,7 @@ export function SharedDeckPage() {
   );
   const [added, setAdded] = useState<string | null>(null);
   const { busy, error, run } = useBusyAction();
-  const add = (shared: SharedDeck) => run(async () => setAdded(await addToMyDecks(shared)));
+  const add = (shared: SharedDeck, from: ShareLink) => run(async () => setAdded(await addFollowingCopy(from, shared)));
 
   useEffect(() => {
     if (!link) return;
@@ -74,7 +77,7 @@ export function SharedDeckPage() {
             Open my copy
           </ButtonLink>
         ) : (
-          <button type="button" className="button button--primary" disabled={busy} onClick={() => void add(loaded.deck)}>
+          <button type="button" className="button button--primary" disabled={busy} onClick={() => link && void add(loaded.deck, link)}>
             <Plus aria-hidden="true" size={16} />
             Add to my decks
           </button>
@@ -82,7 +85,7 @@ export function SharedDeckPage() {
       </div>
       {added && (
         <p role="status" className="notice">
-          Added “{name}” to your decks.
+          Added “{name}” to your decks. When the sharer saves a new version, your copy offers it, and your progress stays.
         </p>
       )}
       {error && (

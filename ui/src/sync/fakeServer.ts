@@ -120,6 +120,19 @@ export function memoryAdapters(): SyncAdapters & { decksHere: Map<string, SyncDe
       return id;
     },
     preview: (deck) => ({ name: deck.name, sourceLang: 'en', targetLang: 'fr', cards: [] }),
+    // A copy follows its share as a whole: the base is the deck's text without its save time.
+    shareBase: (deck) => JSON.stringify({ ...deck, id: '', createdAt: '' }),
+    planUpdate(copyId, incoming, base) {
+      const copy = decksHere.get(copyId);
+      if (!copy || typeof base !== 'string') return null;
+      const next = JSON.stringify({ ...incoming, id: '', createdAt: '' });
+      return { name: copy.name, added: [], changed: [], removed: [], kept: [], detailsChanged: next !== base, worthShowing: next !== base, base: next };
+    },
+    takeUpdate(copyId, incoming, base, now) {
+      const plan = decks.planUpdate(copyId, incoming, base);
+      if (plan?.worthShowing) decksHere.set(copyId, { ...incoming, id: copyId, createdAt: now.toISOString() });
+      return plan;
+    },
   };
   const calendars: CalendarsAdapter = {
     read: () => state.calendars,

@@ -10,8 +10,8 @@ import { newKey, newToken, open, seal } from './crypto';
 import type { ShareLink } from './links';
 import { syncStore } from './state';
 
-const SHARE_TYPE = 'hearth-shared-deck';
-const SHARE_VERSION = 1;
+export const SHARE_TYPE = 'hearth-shared-deck';
+export const SHARE_VERSION = 1;
 
 export interface MadeShare extends ShareLink {
   token: string;
@@ -51,6 +51,8 @@ export interface SharedDeck {
   deck: SyncDeck;
   /** What the page shows of it. */
   preview: DeckPreview;
+  /** The version the server holds (a copy remembers it, to ask later whether there is a newer one). */
+  version: number;
 }
 
 /** The shared deck behind a link; null when the server no longer has it (revoked, or expired unread). */
@@ -61,7 +63,7 @@ export async function openShare(link: ShareLink): Promise<SharedDeck | null> {
   const { decks } = await syncAdapters();
   const deck = isRecord(value) && value.type === SHARE_TYPE ? decks.parseDeck(value.deck, link.id) : null;
   if (!deck) throw new Error('This link does not hold a deck this app can read.');
-  return { deck, preview: decks.preview(deck) };
+  return { deck, preview: decks.preview(deck), version: pulled.version };
 }
 
 /** "Add to my decks": a copy with a new id, saved now, first in the list; its id. */

@@ -21,6 +21,8 @@ export const SYNCED_HASH_KEY = 'sync:syncedHash';
 export const SHARES_KEY = 'sync:shares';
 /** The hybrid logical clock of this browser: wall ms, counter, device id. */
 export const CLOCK_KEY = 'sync:clock';
+/** The decks added from a share link, with where they came from, so they can follow it. */
+export const COPIES_KEY = 'sync:copies';
 
 /** A blob's id as the server makes them. */
 const BlobId = v.pipe(v.string(), v.regex(/^[0-9a-f]{32}$/));
@@ -105,10 +107,31 @@ const ClockSchema = record({
   device: v.pipe(v.string(), v.regex(/^[0-9a-z]{1,16}$/)),
 });
 
-/** A share link this browser made (with its id), or is making (without: the answer has not come). */
-const ShareSchema = record({ id: v.optional(BlobId), key: Secret, token: Secret });
+const Version = v.pipe(v.number(), v.integer(), v.minValue(0));
+
+/**
+ * A share link this browser made (with its id), or is making (without: the answer has not come).
+ * `version` and `sent` (a fingerprint of the deck it holds) say what the server has, so a save
+ * of the deck updates the shared copy only when it changed; links made before they existed have
+ * neither (the version is then read from the server).
+ */
+const ShareSchema = record({
+  id: v.optional(BlobId),
+  key: Secret,
+  token: Secret,
+  version: v.fallback(v.optional(Version), undefined),
+  sent: v.fallback(v.optional(v.string()), undefined),
+});
 
 export type ShareRecord = v.InferOutput<typeof ShareSchema>;
+
+/**
+ * Where a deck added from a share link came from: the share, its key, the version the copy last
+ * took, and what the copy was given then (the flashcards' own shape, read by its adapter).
+ */
+const CopySchema = record({ shareId: BlobId, key: Secret, version: Version, base: v.unknown() });
+
+export type CopyRecord = v.InferOutput<typeof CopySchema>;
 
 export interface SyncStore {
   vault(): VaultRecord | null;
@@ -132,6 +155,10 @@ export interface SyncStore {
   clock(): ClockState | null;
   /** Throws when storage refuses. */
   setClock(state: ClockState): void;
+  /** The decks added from a share link, by the copy's deck id. */
+  copies(): Record<string, CopyRecord>;
+  /** Throws when storage refuses. */
+  setCopy(deckId: string, copy: CopyRecord | null): void;
 }
 
 export function createSyncStore(storage: Storage | null): SyncStore {
@@ -155,6 +182,7 @@ export function createSyncStore(storage: Storage | null): SyncStore {
     }
   };
   const shares = () => read(SHARES_KEY, entriesOf(ShareSchema)) ?? {};
+  const copies = () => read(COPIES_KEY, entriesOf(CopySchema)) ?? {};
   return {
     vault: () => read(VAULT_KEY, VaultSchema),
     setVault: (vault) => write(VAULT_KEY, vault),
@@ -182,6 +210,11 @@ export function createSyncStore(storage: Storage | null): SyncStore {
     },
     clock: () => read(CLOCK_KEY, ClockSchema),
     setClock: (state) => write(CLOCK_KEY, state),
+    copies,
+    setCopy(deckId, copy) {
+      const rest = Object.fromEntries(Object.entries(copies()).filter(([id]) => id !== deckId));
+      write(COPIES_KEY, copy ? { ...rest, [deckId]: copy } : rest);
+    },
   };
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SyncStatus } from './engine';
-import { badgeText, shareExpiryText, shareGoneText, vaultExpiryText, vaultGoneText } from './words';
+import { badgeText, shareExpiryText, shareGoneText, updateSummary, vaultExpiryText, vaultGoneText } from './words';
 
 const status = (change: Partial<SyncStatus>): SyncStatus => ({ phase: 'idle', error: null, lastSyncedAt: null, retryAt: null, ...change });
 
@@ -35,5 +35,17 @@ describe("the deck list's sync link", () => {
 
   it('says when the vault is gone, pointing to starting again', () => {
     expect(badgeText(true, status({ phase: 'gone' }))).toBe('Sync stopped: start again');
+  });
+});
+
+describe('a shared deck’s update in words', () => {
+  const card = { front: 'eat', back: 'manger' };
+  it('counts what the update did and says progress is kept', () => {
+    expect(updateSummary({ name: 'Verbs', added: [card, card], changed: [{ before: card, after: card }], removed: [card], kept: [] })).toBe(
+      'Updated “Verbs”: 2 cards added, 1 card changed, 1 card removed. Your progress is kept.',
+    );
+    expect(updateSummary({ name: ' ', added: [], changed: [], removed: [], kept: [card] })).toBe(
+      'Updated “Untitled deck”: 1 card kept as you edited them. Your progress is kept.',
+    );
   });
 });

@@ -1,6 +1,7 @@
 // What the sync screens say about the server's side: how long it keeps what nobody opens, that
 // a vault or shared deck is gone, when syncing tries again, and the deck list's one-line status.
 // The day counts are the server's (GET /api/sync); without them the sentences leave them out.
+import type { ShareUpdatePlan } from '../lib/syncAdapters';
 import type { SyncStatus } from './engine';
 
 const days = (n: number) => (n === 1 ? '1 day' : `${n} days`);
@@ -57,4 +58,19 @@ export function badgeText(syncing: boolean, status: SyncStatus): string {
     case 'idle':
       return `Synced ${syncedWhen(status.lastSyncedAt)}`;
   }
+}
+
+/** "1 card", "3 cards". */
+export const cards = (n: number) => (n === 1 ? '1 card' : `${n} cards`);
+
+/** After a shared deck's update was taken: what it did, and that progress stayed. */
+export function updateSummary(plan: Pick<ShareUpdatePlan, 'name' | 'added' | 'changed' | 'removed' | 'kept'>): string {
+  const parts = [
+    plan.added.length > 0 && `${cards(plan.added.length)} added`,
+    plan.changed.length > 0 && `${cards(plan.changed.length)} changed`,
+    plan.removed.length > 0 && `${cards(plan.removed.length)} removed`,
+    plan.kept.length > 0 && `${cards(plan.kept.length)} kept as you edited them`,
+  ].filter((part): part is string => part !== false);
+  const what = parts.length > 0 ? `: ${parts.join(', ')}` : '';
+  return `Updated “${plan.name.trim() || 'Untitled deck'}”${what}. Your progress is kept.`;
 }

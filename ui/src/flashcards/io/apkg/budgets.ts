@@ -29,6 +29,10 @@ export function checkCollectionSize(bytes: number, budgets: Budgets = BUDGETS): 
   }
 }
 
+/** A collection that grew past the budget while it was being decompressed (its size is not known). */
+export const collectionTooLarge = (budgets: Budgets = BUDGETS) =>
+  new PackageError(`The collection inside is larger than ${megabytes(budgets.collectionBytes)} unpacked; collections up to ${megabytes(budgets.collectionBytes)} can be imported.`);
+
 export function checkCardCount(cards: number, budgets: Budgets = BUDGETS): void {
   if (cards > budgets.cards) {
     throw new PackageError(`The collection has ${cards.toLocaleString('en')} cards; up to ${budgets.cards.toLocaleString('en')} can be imported at once.`);

@@ -3,17 +3,29 @@
 // compile WebAssembly with 'wasm-unsafe-eval', and serves it as application/wasm).
 import type { SqlJsStatic } from 'sql.js';
 import wasmUrl from 'sql.js/dist/sql-wasm-browser.wasm?url';
+import { PackageError } from './budgets';
 import type { OpenDatabase } from './readPackage';
 import { openWith } from './sqlJsDatabase';
 
 let engine: Promise<SqlJsStatic> | null = null;
 
 async function load(): Promise<SqlJsStatic> {
+  if (typeof WebAssembly === 'undefined') throw new PackageError(`${NO_WEBASSEMBLY}.`);
   const { default: init } = await import('sql.js/dist/sql-wasm-browser.js');
-  return init({ locateFile: () => wasmUrl });
+  try {
+    return await init({ locateFile: () => wasmUrl });
+  } catch (error) {
+    throw new PackageError(`${NO_WEBASSEMBLY} (${error instanceof Error ? error.message : String(error)}).`);
+  }
 }
 
+const NO_WEBASSEMBLY = 'Reading an Anki package needs WebAssembly, which this browser did not run';
+
 export const openWithSqlJs: OpenDatabase = async (bytes) => {
-  engine ??= load();
+  // A load that failed (offline, blocked) is tried again on the next import.
+  engine ??= load().catch((error: unknown) => {
+    engine = null;
+    throw error;
+  });
   return openWith(await engine, bytes);
 };

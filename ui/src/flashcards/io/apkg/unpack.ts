@@ -3,10 +3,10 @@
 // collection.anki21 or collection.anki2 in the legacy format), a "meta" version record and a
 // media list. Only these entries are unzipped; the media files themselves are never read.
 import { unzipSync } from 'fflate';
-import { decompress } from 'fzstd';
-import { checkCollectionSize, checkFileSize, PackageError, BUDGETS, type Budgets } from './budgets';
+import { checkCollectionSize, checkFileSize, collectionTooLarge, PackageError, BUDGETS, type Budgets } from './budgets';
 import { mediaNames } from './collection';
 import { numberField, readMessage } from './protobuf';
+import { decompressWithin, ZstdBudgetError } from './zstd';
 
 export interface UnpackedPackage {
   /** The SQLite database bytes. */
@@ -50,8 +50,9 @@ export function unpack(bytes: Uint8Array, budgets: Budgets = BUDGETS): UnpackedP
   let entry: UnpackedPackage['entry'];
   if (current) {
     try {
-      database = decompress(current);
-    } catch {
+      database = decompressWithin(current, budgets.collectionBytes);
+    } catch (error) {
+      if (error instanceof ZstdBudgetError) throw collectionTooLarge(budgets);
       throw new PackageError('The collection inside the package is damaged (it could not be decompressed).');
     }
     entry = 'collection.anki21b';
@@ -68,7 +69,7 @@ export function unpack(bytes: Uint8Array, budgets: Budgets = BUDGETS): UnpackedP
   let media: string[] = [];
   if (files.media) {
     try {
-      media = mediaNames(files.media.length > 0 && files.media[0] === 0x28 ? decompress(files.media) : files.media, current !== undefined);
+      media = mediaNames(files.media.length > 0 && files.media[0] === 0x28 ? decompressWithin(files.media, budgets.collectionBytes) : files.media, current !== undefined);
     } catch {
       media = [];
     }
