@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { BrowserContext } from 'playwright-core';
 import { axe, describeViolations } from './support/axe';
 import { useBrowser } from './support/browser';
-import { keyedSeedEntries, screens, seedEntries, useScreensSite } from './support/screens';
+import { keyedSeedEntries, screens, SEED_DECK_ID, seedEntries, useScreensSite } from './support/screens';
 
 const DEVICES = [
   { name: 'phone', options: { viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true } },
@@ -69,6 +69,17 @@ describe('accessibility: axe on every screen', () => {
               await page.goto(link);
               await page.getByRole('button', { name: 'Add to my decks' }).waitFor();
               await check('shared deck');
+              // A card another device changed at the same time: the note sync left on it.
+              await page.evaluate((id) => {
+                const key = `decks:${id}`;
+                const deck = JSON.parse(localStorage.getItem(key) ?? '{}') as { cards: { conflict?: string }[] };
+                const [card] = deck.cards;
+                if (card) card.conflict = 'back: written on the other device\nfront: and this';
+                localStorage.setItem(key, JSON.stringify(deck));
+              }, SEED_DECK_ID);
+              await page.goto(`${origin}/flashcards/${SEED_DECK_ID}/edit`);
+              await page.getByRole('button', { name: 'Dismiss the note on card 1' }).waitFor();
+              await check('deck edit (a conflict note)');
             }
             if (screen.name === 'sync') {
               // What a learner sees when the server no longer has their vault, or a shared deck.

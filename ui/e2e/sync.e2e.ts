@@ -1,6 +1,8 @@
 // Sync and shared decks in Chromium against the real binary: "Sync this browser" on one browser
 // context, joining from its link on a second, an edit on one seen on the other (the latency is
-// printed), offline edits on both merged when they reconnect (a concurrent edit kept as a copy),
+// printed), cards added offline on both merged into the one deck when they reconnect (never a
+// conflict copy), an edit made after seeing the edit of a browser whose clock is a day ahead
+// winning on both,
 // a shared deck added by a third context (its key gone from the address bar, a reload still
 // showing it) and revoked, a vault the server no longer has started again, and --no-sync hiding
 // it all. After syncing, the SQLite files and the server's output are searched for the deck's
@@ -15,7 +17,7 @@ import { readStorage, seed } from './flashcards-support/seed';
 
 const NAME = 'Zanzibar verbs';
 const RENAMED = 'Zanzibar verbs, revised';
-const SECRETS = [NAME, RENAMED, 'xylophone', 'quetzal', 'offline-from-a', 'offline-from-b', 'Zanzibar'];
+const SECRETS = [NAME, RENAMED, 'xylophone', 'quetzal', 'offline-from-a', 'offline-from-b', 'ahead-by-a-day', 'later-on-b', 'Zanzibar'];
 
 interface StoredDeck {
   id: string;
@@ -44,7 +46,7 @@ async function until(page: Page, what: string, check: (decks: StoredDeck[]) => b
 }
 
 /** Through the deck list and the editor, as a learner does (works offline: no page load). */
-async function editDeck(page: Page, name: string, change: { rename?: string; addCard?: [string, string] }) {
+async function editDeck(page: Page, name: string, change: { rename?: string; addCard?: [string, string]; setBack?: [number, string] }) {
   await page.getByRole('link', { name: 'Flashcards' }).first().click();
   await page.getByRole('link', { name: `Edit ${name}`, exact: true }).click();
   await page.getByRole('textbox', { name: 'Deck name' }).waitFor();
@@ -55,6 +57,7 @@ async function editDeck(page: Page, name: string, change: { rename?: string; add
     await page.getByRole('textbox', { name: `Card ${rows} front`, exact: true }).fill(change.addCard[0]);
     await page.getByRole('textbox', { name: `Card ${rows} back`, exact: true }).fill(change.addCard[1]);
   }
+  if (change.setBack) await page.getByRole('textbox', { name: `Card ${change.setBack[0]} back`, exact: true }).fill(change.setBack[1]);
   await page.getByRole('button', { name: 'Save Deck' }).click();
   await page.locator('#save-toast').waitFor();
 }
@@ -118,7 +121,7 @@ describe('sync: two browsers, one vault', () => {
     expect(latency).toBeLessThan(15_000);
   });
 
-  it('offline edits on both browsers merge when they reconnect, keeping both versions', async () => {
+  it('cards added offline to one deck on both browsers end in that one deck, no conflict copy', async () => {
     const [ca, cb] = contexts;
     if (!ca || !cb) throw new Error('no contexts');
     await ca.setOffline(true);
@@ -129,12 +132,38 @@ describe('sync: two browsers, one vault', () => {
     await cb.setOffline(false);
     const merged = (decks: StoredDeck[]) => {
       const fronts = decks.flatMap((deck) => deck.cards.map((card) => card.front));
-      return fronts.includes('offline-from-a') && fronts.includes('offline-from-b') && decks.some((deck) => deck.name.endsWith('(conflict copy)'));
+      return fronts.includes('offline-from-a') && fronts.includes('offline-from-b');
     };
-    await until(a, 'both offline edits on A', merged);
-    await until(b, 'both offline edits on B', merged);
-    const names = (decks: StoredDeck[]) => decks.map((deck) => deck.name).sort();
-    expect(names(await decksIn(a))).toEqual(names(await decksIn(b)));
+    await until(a, 'both offline cards on A', merged);
+    await until(b, 'both offline cards on B', merged);
+    expect(await decksIn(a)).toEqual(await decksIn(b));
+    for (const page of [a, b]) {
+      const decks = await decksIn(page);
+      expect(decks.map((deck) => deck.name)).toEqual([RENAMED]);
+      // Both added after the first card: their order is the same on both browsers.
+      expect(decks[0]?.cards.map((card) => card.front).sort()).toEqual(['offline-from-a', 'offline-from-b', 'xylophone']);
+      expect(decks[0]?.cards[0]?.front).toBe('xylophone');
+    }
+  });
+
+  it('an edit made after seeing the edit of a browser whose clock is a day ahead wins on both', async () => {
+    const [ca] = contexts;
+    if (!ca) throw new Error('no context');
+    await ca.addInitScript(() => {
+      const real = Date.now.bind(Date);
+      Date.now = () => real() + 24 * 60 * 60 * 1000;
+    });
+    await a.reload();
+    await editDeck(a, RENAMED, { setBack: [1, 'ahead-by-a-day'] });
+    const hasBack = (back: string) => (decks: StoredDeck[]) => decks[0]?.cards[0]?.back === back;
+    await until(b, 'the edit of the browser a day ahead on B', hasBack('ahead-by-a-day'));
+    await editDeck(b, RENAMED, { setBack: [1, 'later-on-b'] });
+    await until(a, 'the later edit on A', hasBack('later-on-b'));
+    await until(b, 'the later edit staying on B', hasBack('later-on-b'));
+    for (const page of [a, b]) {
+      const [card] = (await decksIn(page))[0]?.cards ?? [];
+      expect(card).not.toHaveProperty('conflict');
+    }
   });
 
   it('the server holds only ciphertext: no deck name or card text in its files or its output', () => {

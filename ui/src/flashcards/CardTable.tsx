@@ -16,7 +16,7 @@ import {
   type KeyboardEvent,
   type Ref,
 } from 'react';
-import { ArrowDown, ArrowUp, Trash2 } from 'lucide-react';
+import { ArrowDown, ArrowUp, Trash2, X } from 'lucide-react';
 import { clozeNumbers, clozeText } from './cloze';
 import { emptyCard, type Card, type CardField } from './deck';
 import { formatTags, parseTagInput } from './tags';
@@ -105,6 +105,26 @@ function ClozePreview({ front, id }: { front: string; id: string }) {
   );
 }
 
+/** The texts another device wrote into this card at the same time (sync kept them), until dismissed. */
+function ConflictNote({ card, n, dispatch }: { card: Card; n: number; dispatch: Dispatch<EditorAction> }) {
+  if (!card.conflict) return null;
+  return (
+    <div role="cell" className="card-row__conflict">
+      <p className="card-row__conflict-text">
+        <strong>Also written on another device at the same time:</strong> {card.conflict}
+      </p>
+      <button
+        type="button"
+        className="button button--quiet card-row__conflict-dismiss"
+        aria-label={`Dismiss the note on card ${n}`}
+        onClick={() => dispatch({ type: 'dismissConflict', id: card.id })}
+      >
+        <X aria-hidden="true" size={16} /> Dismiss
+      </button>
+    </div>
+  );
+}
+
 const CardRow = memo(function CardRow({ card, index, isLast, columns, labels, dispatch, onMove, onRemove }: RowProps) {
   const n = index + 1;
   const previewId = `cloze-preview-${card.id}`;
@@ -174,6 +194,7 @@ const CardRow = memo(function CardRow({ card, index, isLast, columns, labels, di
           <Trash2 aria-hidden="true" size={16} />
         </button>
       </div>
+      <ConflictNote card={card} n={n} dispatch={dispatch} />
     </div>
   );
 });

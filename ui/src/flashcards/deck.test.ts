@@ -46,6 +46,17 @@ describe('tags and suspended cards', () => {
   });
 });
 
+describe('the conflict note sync leaves on a card', () => {
+  it('is optional: cards stored without it read and write as before; with it, it is kept through a save', () => {
+    expect(v.parse(CardSchema, { id: 'a', front: 'x' }).conflict).toBeUndefined();
+    expect(storedCard(v.parse(CardSchema, { id: 'a', front: 'x', conflict: 3 }))).not.toHaveProperty('conflict');
+    const card = v.parse(CardSchema, { id: 'a', front: 'x', back: 'y', conflict: 'back: z' });
+    expect(storedCard(card)).toMatchObject({ conflict: 'back: z' });
+    const saved = normaliseForSave('d', defaultMeta(), [card], new Date(0));
+    expect(saved.cards[0]?.conflict).toBe('back: z');
+  });
+});
+
 describe('defaults', () => {
   it('start with en to fr, one-way practice and every optional field on', () => {
     expect(defaultMeta()).toEqual({

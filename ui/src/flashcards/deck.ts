@@ -48,12 +48,17 @@ export const CardSchema = record({
   example: text,
   tags: tagList,
   suspended: flag(false),
+  /**
+   * Texts another device wrote into this card at the same time as this one (sync keeps the losing
+   * texts here, one per line); the editor shows them until the learner dismisses them. Missing: none.
+   */
+  conflict: v.fallback(v.optional(v.string()), undefined),
 });
 
 export type Card = v.InferOutput<typeof CardSchema>;
 
 /** The card's texts the editor's table edits. */
-export type CardField = Exclude<keyof Card, 'id' | 'tags' | 'suspended'>;
+export type CardField = Exclude<keyof Card, 'id' | 'tags' | 'suspended' | 'conflict'>;
 
 const language = (fallback: Language) => v.fallback(v.custom<Language>(isLanguage), fallback);
 
@@ -166,6 +171,8 @@ export function normaliseForSave(id: string, meta: DeckMeta, cards: readonly Car
       example: card.example.trim(),
       tags: normaliseTags(card.tags),
       suspended: card.suspended,
+      // A conflict note stays until the learner dismisses it.
+      ...(card.conflict ? { conflict: card.conflict } : {}),
     })),
     createdAt: now.toISOString(),
     type: 'deck',
@@ -181,8 +188,8 @@ export type StoredCard = Omit<Card, 'tags' | 'suspended'> & Partial<Pick<Card, '
  * written exactly as before tags existed, so stored decks, drafts and synced copies do not change.
  */
 export function storedCard(card: Card): StoredCard {
-  const { tags, suspended, ...rest } = card;
-  return { ...rest, ...(tags.length > 0 ? { tags } : {}), ...(suspended ? { suspended } : {}) };
+  const { tags, suspended, conflict, ...rest } = card;
+  return { ...rest, ...(tags.length > 0 ? { tags } : {}), ...(suspended ? { suspended } : {}), ...(conflict ? { conflict } : {}) };
 }
 
 /** A deck (or draft) with its cards as storedCard writes them. */

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultMeta, emptyCard, type Card } from './deck';
 import {
   addCard,
+  dismissConflict,
   canSave,
   editorReducer,
   filledCount,
@@ -138,5 +139,20 @@ describe('saveBlocker', () => {
     expect(saveBlocker(state('  ', [complete]))).toBe('To save, give the deck a name.');
     expect(saveBlocker(state('French', [{ ...complete, back: ' ' }]))).toBe('To save, fill in both the front and the back of at least one card.');
     expect(saveBlocker(state('French', [complete]))).toBeNull();
+  });
+});
+
+describe('dismissing a conflict note', () => {
+  it('drops the note of that card only, and marks the deck changed', () => {
+    const cards: Card[] = [
+      { ...emptyCard('a'), front: 'x', conflict: 'back: y' },
+      { ...emptyCard('b'), front: 'z', conflict: 'front: w' },
+    ];
+    expect(dismissConflict(cards, 'a').map((card) => card.conflict)).toEqual([undefined, 'front: w']);
+    const once = dismissConflict(cards, 'a');
+    expect(dismissConflict(once, 'a')).toBe(once);
+    const state = editorReducer(initialEditorState('d', defaultMeta(), cards), { type: 'dismissConflict', id: 'b' });
+    expect(isDirty(state)).toBe(true);
+    expect(state.cards[1]?.conflict).toBeUndefined();
   });
 });

@@ -33,6 +33,12 @@ export function setCardTags(cards: readonly Card[], id: string, tags: readonly s
 }
 
 /** Moves the card at `from` to `to` (both clamped); the list is unchanged when they are equal. */
+/** The card without its conflict note (the texts another device wrote at the same time). */
+export function dismissConflict(cards: readonly Card[], id: string): readonly Card[] {
+  if (!cards.some((card) => card.id === id && card.conflict !== undefined)) return cards;
+  return cards.map((card) => (card.id === id ? { ...card, conflict: undefined } : card));
+}
+
 export function moveCardTo(cards: readonly Card[], from: number, to: number): readonly Card[] {
   const last = cards.length - 1;
   if (from < 0 || from > last) return cards;
@@ -69,6 +75,7 @@ export type EditorAction =
   | { type: 'removeCard'; id: string }
   | { type: 'updateCard'; id: string; field: CardField; value: string }
   | { type: 'setTags'; id: string; tags: readonly string[] }
+  | { type: 'dismissConflict'; id: string }
   | { type: 'replaceCards'; cards: readonly Card[] }
   | { type: 'moveCardBy'; id: string; delta: -1 | 1 }
   | { type: 'moveCardTo'; from: number; to: number }
@@ -97,6 +104,8 @@ export function editorReducer(state: EditorState, action: EditorAction): EditorS
       return withCards(state, updateCard(state.cards, action.id, action.field, action.value));
     case 'setTags':
       return withCards(state, setCardTags(state.cards, action.id, action.tags));
+    case 'dismissConflict':
+      return withCards(state, dismissConflict(state.cards, action.id));
     case 'replaceCards':
       return withCards(state, [...action.cards]);
     case 'moveCardBy':

@@ -114,6 +114,52 @@ describe('making a vault', () => {
   });
 });
 
+describe('the vault format', () => {
+  it('a v1 vault (whole decks) is merged into one state on first sync, and the device writes v2', async () => {
+    const { open, seal } = await import('./crypto');
+    const vault = await engine.createVault();
+    if (!vault) throw new Error('no vault');
+    const [id] = [...server.blobs.keys()];
+    const blob = id === undefined ? undefined : server.blobs.get(id);
+    if (!blob) throw new Error('no blob');
+    // Another device, still on the old app, wrote its decks as v1.
+    const v1 = {
+      type: 'hearth-vault',
+      version: 1,
+      decks: { b: { savedAt: 5_000, baseAt: 0, deck: deck('b', 'Nouns', 5_000) } },
+      reviews: {},
+      calendars: { savedAt: 0, list: [] },
+    };
+    // (Sealed for its place, as every app that binds bodies writes them.)
+    blob.body = await seal(v1, vault.key, { kind: 'vaults', id: vault.id, version: blob.version + 1 });
+    blob.version += 1;
+    await engine.syncNow();
+    expect(engine.currentStatus().error).toBeNull();
+    expect([...adapters.decksHere.keys()].sort()).toEqual(['a', 'b']);
+    const written = (await open(blob.body, vault.key, { kind: 'vaults', id: vault.id, version: blob.version })) as {
+      version: number;
+      decks: Record<string, unknown>;
+    };
+    expect(written.version).toBe(2);
+    expect(Object.keys(written.decks).sort()).toEqual(['a', 'b']);
+    // The clock received what it read: the next stamp is after the v1 deck's.
+    expect(JSON.parse(storage.getItem('sync:clock') ?? '{}')).toMatchObject({ wall: expect.any(Number) as number });
+  });
+
+  it('a vault of a newer format is refused in words, and nothing is written', async () => {
+    const { seal } = await import('./crypto');
+    const vault = await engine.createVault();
+    if (!vault) throw new Error('no vault');
+    const blob = [...server.blobs.values()][0];
+    if (!blob) throw new Error('no blob');
+    blob.body = await seal({ type: 'hearth-vault', version: 3, decks: {} }, vault.key, { kind: 'vaults', id: vault.id, version: blob.version + 1 });
+    blob.version += 1;
+    await engine.syncNow();
+    expect(engine.currentStatus().error).toBe('The vault holds data this version of the app does not read.');
+    expect(server.sent('PUT')).toHaveLength(0);
+  });
+});
+
 describe('syncing', () => {
   it('waits as long as a 429 says, without asking the server sooner', async () => {
     await engine.createVault();

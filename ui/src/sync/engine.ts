@@ -15,8 +15,9 @@ import { createBlob, readBlob, removeBlob, SyncApiError, writeBlob } from './api
 import { openPlaced } from './binding';
 import { newBlobId, newKey, newToken, seal, type Place } from './crypto';
 import type { VaultLink } from './links';
+import { createClock, type Clock } from './hlc';
 import { applyState, baseOf, emptyBase, localState, parseVault, readLocal, toVault } from './local';
-import { canonical, merge, sameState, type VaultState } from './merge';
+import { canonical, merge, sameState, stateStamp, type VaultState } from './merge';
 import { syncStore, VAULT_KEY, type PendingCreate, type VaultRecord } from './state';
 
 export type { VaultRecord };
@@ -41,6 +42,10 @@ export function fingerprint(text: string): string {
   }
   return `${(a >>> 0).toString(16)}${(b >>> 0).toString(16)}`;
 }
+
+let clock: Clock | null = null;
+/** This browser's hybrid logical clock (kept by state.ts), made at its first use. */
+const theClock = (): Clock => (clock ??= createClock(syncStore));
 
 const writeBase = (state: VaultState) => syncStore.setBase(baseOf(state), fingerprint(canonical(state)));
 
@@ -106,7 +111,7 @@ function switchTo(vault: VaultRecord, state: VaultState) {
 export async function createVault(): Promise<VaultRecord | null> {
   const adapters = await syncAdapters();
   const pending = await keptPending();
-  const state = localState(readLocal(adapters), emptyBase(), Date.now());
+  const state = localState(readLocal(adapters), emptyBase(), theClock(), adapters.decks);
   const vault = await createFrom(pending, state);
   if (vault) switchTo(vault, state);
   return vault;
@@ -150,7 +155,7 @@ export async function replaceVault(): Promise<boolean> {
     while (running) await running;
     const adapters = await syncAdapters();
     const pending = await keptPending();
-    const state = localState(readLocal(adapters), syncStore.base(), Date.now());
+    const state = localState(readLocal(adapters), syncStore.base(), theClock(), adapters.decks);
     vault = await createFrom(pending, state);
     if (!vault) return false;
     syncStore.setRetired([...syncStore.retired().filter((old) => old.id !== before.id), { id: before.id, token: before.token }]);
@@ -204,7 +209,7 @@ async function syncOnce(): Promise<void> {
     let vault = readVault();
     if (!vault || vault.gone) return;
     const snapshot = readLocal(adapters);
-    const local = localState(snapshot, syncStore.base(), Date.now());
+    const local = localState(snapshot, syncStore.base(), theClock(), adapters.decks);
     // Until a bound body was seen here, read the vault whole (no 304) so one sealed before binding
     // is opened and written back bound at this first sync.
     const pulled = await readBlob('vaults', vault.id, vault.boundSeen ? vault.version || undefined : undefined);
@@ -218,6 +223,8 @@ async function syncOnce(): Promise<void> {
       const opened = await openPlaced(pulled.body, vault.key, vaultPlace(vault.id, pulled.version), vault);
       remote = parseVault(opened.value, adapters);
       if (!remote) throw new Error('The vault holds data this version of the app does not read.');
+      // An edit made here after this read is later than everything in it.
+      theClock().receive(stateStamp(remote));
       version = pulled.version;
       unbound = opened.unbound;
       vault = { ...vault, ...opened.seen };

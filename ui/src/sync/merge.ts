@@ -1,59 +1,95 @@
-// The deterministic merge of two copies of a learner's data (this browser's and the vault's).
-// Per deck the later save wins; a deletion is a tombstone that wins over the versions it saw; a
-// version that the winner never saw (a concurrent edit) is kept as a copy named '(conflict copy)',
-// so no card is ever lost; review logs are united mark by mark; the calendar list is one value,
-// the later one wins. merge(a, b) = merge(b, a), merge(a, a) = a, merge(merge(a, b), b) =
-// merge(a, b): every device that syncs through the vault ends with the same state. Decks and
-// marks are the features' own (lib/syncAdapters.ts): the merge reads a deck's id, name and
-// createdAt, and carries the rest.
-import type { SyncDeck, SyncMark } from '../lib/syncAdapters';
+// The deterministic merge of two copies of a learner's data (this browser's and the vault's), per
+// card and per field. Every deck is a document of its own: its metadata fields (name, languages,
+// the rest) each hold one value with the hybrid-logical-clock stamp (hlc.ts) of the edit that set
+// it, the later stamp wins; its cards are merged card by card and field by field. A card field
+// holds versions ({value, stamp, base}: base is the stamp of the value the edit replaced) and the
+// stamps known to be replaced ("gone": every version's base, and what the learner dismissed). The
+// versions no other version replaced are concurrent edits (neither device saw the other's): the
+// one with the later stamp is the field's value and the other texts stay on the card as its
+// conflict note (`conflict`, shown by the flashcards editor until the learner dismisses it), so
+// no text is lost and there is never a second deck. A field whose value is no text (`suspended`)
+// shows its latest value: an edit of it replaces every version the editing device held. A card's position is one value (later stamp wins); cards are in
+// position order, then by id.
+// Deletions: a deleted card or deck keeps a tombstone {at, seen}, seen being the newest stamp the
+// deleting device held for it. It stays deleted unless it holds a change stamped after `seen`: an
+// edit the deleting device never saw (a concurrent edit, or one made after the deletion by a
+// device that had not seen it) brings it back whole, so no text is lost; everything the deleting
+// device had seen stays deleted. A deleted deck's content stays in the vault so that revival is
+// whole. Review logs are united mark by mark; the daily cap and the calendar list are one value
+// each, the later stamp wins. merge is commutative, associative and idempotent: every device that
+// syncs through the vault ends with the same state. Decks and cards are the features' own
+// (lib/syncAdapters.ts): the merge knows a deck's `id`, `cards` and `createdAt` and a card's `id`
+// and `conflict`, and carries every other field as it is.
+import type { SyncMark } from '../lib/syncAdapters';
+import { maxStamp, NO_STAMP, type Stamp } from './hlc';
 
-/** A saved deck as its feature stores it; `deck.createdAt` is the ISO form of `savedAt`. */
-export interface LiveEntry {
-  savedAt: number;
-  /** The savedAt of the version this one was edited from (0 for a new deck). */
-  baseAt: number;
-  deck: SyncDeck;
+/** One value of a card field: what it is, when it was set, and the stamp of the value it replaced. */
+export interface Version {
+  v: unknown;
+  at: Stamp;
+  base: Stamp;
 }
 
-export interface Tombstone {
-  savedAt: number;
-  baseAt: number;
-  deleted: true;
+/** A card field: its versions no edit replaced (latest first) and the stamps replaced (sorted). */
+export interface FieldDoc {
+  versions: readonly Version[];
+  gone: readonly Stamp[];
 }
 
-export type DeckEntry = LiveEntry | Tombstone;
+/** One value with the stamp that set it: the later stamp wins. */
+export interface Register {
+  v: unknown;
+  at: Stamp;
+}
+
+/** A deletion: when, and the newest stamp the deleting device held for what it deleted. */
+export interface Deletion {
+  at: Stamp;
+  seen: Stamp;
+}
+
+export interface CardDoc {
+  fields: Readonly<Record<string, FieldDoc>>;
+  pos: Register;
+  deleted?: Deletion;
+}
+
+export interface DeckDoc {
+  meta: Readonly<Record<string, Register>>;
+  cards: Readonly<Record<string, CardDoc>>;
+  deleted?: Deletion;
+}
 
 /** One review mark as the review log stores it: item key, epoch ms, grade. */
 export type Mark = SyncMark;
 
 export interface DeckReviews {
   newPerDay: number;
-  /** When newPerDay was last changed (epoch ms). */
-  setAt: number;
+  /** The stamp of the edit that set newPerDay ('' for never). */
+  setAt: Stamp;
   /** Oldest first. */
   log: readonly Mark[];
 }
 
 /** The calendars feature's saved list, one value. */
 export interface CalendarList {
-  savedAt: number;
+  savedAt: Stamp;
   list: readonly unknown[];
 }
 
 export interface VaultState {
-  decks: Readonly<Record<string, DeckEntry>>;
+  decks: Readonly<Record<string, DeckDoc>>;
   reviews: Readonly<Record<string, DeckReviews>>;
   calendars: CalendarList;
 }
 
 /** The review log keeps this many marks per deck, dropping the oldest (as the review log does). */
 export const MAX_MARKS = 20_000;
-export const CONFLICT_SUFFIX = ' (conflict copy)';
 
-export const emptyState = (): VaultState => ({ decks: {}, reviews: {}, calendars: { savedAt: 0, list: [] } });
+/** The card field sync writes the conflict note into (the flashcards card schema reads it). */
+export const CONFLICT_FIELD = 'conflict';
 
-export const isLive = (entry: DeckEntry): entry is LiveEntry => !('deleted' in entry);
+export const emptyState = (): VaultState => ({ decks: {}, reviews: {}, calendars: { savedAt: NO_STAMP, list: [] } });
 
 /** JSON with object keys sorted, so equal values give equal text whatever their key order. */
 export function canonical(value: unknown): string {
@@ -69,44 +105,103 @@ export function canonical(value: unknown): string {
   return text ?? 'null';
 }
 
-/** What a deck says, leaving out when it was saved. */
-function content(entry: LiveEntry): string {
-  return canonical(Object.fromEntries(Object.entries(entry.deck).filter(([key]) => key !== 'createdAt')));
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Whether a value is text a conflict note can keep (a text, or a list of texts such as tags). */
+export const isText = (value: unknown): value is string | readonly string[] =>
+  typeof value === 'string' || (Array.isArray(value) && value.every((item) => typeof item === 'string'));
+
+/** The later of two registers; at the same stamp (one edit) the larger value, so the order is total. */
+export function mergeRegister(a: Register, b: Register): Register {
+  if (a.at !== b.at) return a.at > b.at ? a : b;
+  return canonical(a.v) >= canonical(b.v) ? a : b;
 }
 
-const entryText = (entry: DeckEntry) => (isLive(entry) ? `1${canonical(entry.deck)}` : '0');
-
-/** A total order: later save, then a deletion over a save at the same time, then the text. */
-function compareEntries(a: DeckEntry, b: DeckEntry): number {
-  if (a.savedAt !== b.savedAt) return a.savedAt - b.savedAt;
-  const deletedA = isLive(a) ? 0 : 1;
-  const deletedB = isLive(b) ? 0 : 1;
-  if (deletedA !== deletedB) return deletedA - deletedB;
-  const ta = entryText(a);
-  const tb = entryText(b);
-  if (ta !== tb) return ta < tb ? -1 : 1;
-  return a.baseAt - b.baseAt;
+function sortedUnion(a: readonly Stamp[], b: readonly Stamp[]): Stamp[] {
+  return [...new Set([...a, ...b])].sort(byText);
 }
 
-/** The id of the copy that keeps `loser` of deck `id`: the same on every device. */
-export const conflictId = (id: string, loser: LiveEntry) => `${id}-conflict-${loser.savedAt.toString(36)}`;
-
-function conflictCopy(id: string, loser: LiveEntry): [string, LiveEntry] {
-  const copyId = conflictId(id, loser);
-  const name = loser.deck.name;
-  const named = name.endsWith(CONFLICT_SUFFIX) ? name : `${name}${CONFLICT_SUFFIX}`;
-  return [copyId, { savedAt: loser.savedAt, baseAt: loser.savedAt, deck: { ...loser.deck, id: copyId, name: named } }];
+/**
+ * A field from versions and gone stamps: the versions no base or dismissal replaced, latest
+ * first. (A union filtered by a union: the merge is commutative, associative and idempotent.)
+ */
+export function normaliseField(versions: readonly Version[], gone: readonly Stamp[]): FieldDoc {
+  const goneSet = new Set(gone);
+  for (const version of versions) if (version.base !== NO_STAMP) goneSet.add(version.base);
+  const byAt = new Map<Stamp, Version>();
+  for (const version of versions) {
+    if (goneSet.has(version.at)) continue;
+    const known = byAt.get(version.at);
+    byAt.set(version.at, known && canonical(known) >= canonical(version) ? known : version);
+  }
+  const live = [...byAt.values()].sort((x, y) => byText(y.at, x.at));
+  return { versions: live, gone: [...goneSet].sort(byText) };
 }
 
-/** The winner of two entries of one deck, and the copy of the loser when the winner never saw it. */
-function mergeEntry(id: string, a: DeckEntry, b: DeckEntry): { winner: DeckEntry; copy: [string, LiveEntry] | null } {
-  const order = compareEntries(a, b);
-  if (order === 0) return { winner: a, copy: null };
-  const [winner, loser] = order > 0 ? [a, b] : [b, a];
-  if (!isLive(loser) || winner.baseAt >= loser.savedAt) return { winner, copy: null };
-  const differs = !isLive(winner) || content(winner) !== content(loser);
-  return { winner, copy: differs ? conflictCopy(id, loser) : null };
+const sameVersion = (x: Version, y: Version | undefined) =>
+  y !== undefined && x.at === y.at && x.base === y.base && (x.v === y.v || canonical(x.v) === canonical(y.v));
+
+/** Two fields as normaliseField leaves them that hold the same (the common case: nothing changed). */
+const sameField = (a: FieldDoc, b: FieldDoc) =>
+  a.versions.length === b.versions.length &&
+  a.gone.length === b.gone.length &&
+  a.gone.every((stamp, i) => stamp === b.gone[i]) &&
+  a.versions.every((version, i) => sameVersion(version, b.versions[i]));
+
+export const mergeField = (a: FieldDoc, b: FieldDoc): FieldDoc =>
+  a === b || sameField(a, b) ? a : normaliseField([...a.versions, ...b.versions], sortedUnion(a.gone, b.gone));
+
+function mergeDeletion(a: Deletion | undefined, b: Deletion | undefined): Deletion | undefined {
+  if (!a || !b) return a ?? b;
+  return { at: maxStamp(a.at, b.at), seen: maxStamp(a.seen, b.seen) };
 }
+
+function mergeRecords<T>(a: Readonly<Record<string, T>>, b: Readonly<Record<string, T>>, join: (x: T, y: T) => T): Record<string, T> {
+  const out: Record<string, T> = {};
+  for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
+    const x = a[key];
+    const y = b[key];
+    const value = x !== undefined && y !== undefined ? join(x, y) : (x ?? y);
+    if (value !== undefined) out[key] = value;
+  }
+  return out;
+}
+
+export function mergeCard(a: CardDoc, b: CardDoc): CardDoc {
+  if (a === b) return a;
+  const deleted = mergeDeletion(a.deleted, b.deleted);
+  return { fields: mergeRecords(a.fields, b.fields, mergeField), pos: mergeRegister(a.pos, b.pos), ...(deleted ? { deleted } : {}) };
+}
+
+export function mergeDeck(a: DeckDoc, b: DeckDoc): DeckDoc {
+  if (a === b) return a;
+  const deleted = mergeDeletion(a.deleted, b.deleted);
+  return { meta: mergeRecords(a.meta, b.meta, mergeRegister), cards: mergeRecords(a.cards, b.cards, mergeCard), ...(deleted ? { deleted } : {}) };
+}
+
+/** The newest stamp of a card's content (its values and position). */
+export function cardStamp(card: CardDoc): Stamp {
+  let newest = card.pos.at;
+  for (const field of Object.values(card.fields)) for (const version of field.versions) newest = maxStamp(newest, version.at);
+  return newest;
+}
+
+/** The newest stamp of a deck's content (metadata, cards, card deletions). */
+export function deckStamp(deck: DeckDoc): Stamp {
+  let newest = NO_STAMP;
+  for (const register of Object.values(deck.meta)) newest = maxStamp(newest, register.at);
+  for (const card of Object.values(deck.cards)) {
+    newest = maxStamp(newest, cardStamp(card));
+    if (card.deleted) newest = maxStamp(newest, card.deleted.at);
+  }
+  return newest;
+}
+
+/** Whether a card shows: never deleted, or changed after what its deletion saw. */
+export const cardLive = (card: CardDoc) => !card.deleted || cardStamp(card) > card.deleted.seen;
+
+/** Whether a deck shows: never deleted, or changed after what its deletion saw. */
+export const deckLive = (deck: DeckDoc) => !deck.deleted || deckStamp(deck) > deck.deleted.seen;
 
 const markId = (mark: Mark) => `${mark[1]}\u0000${mark[0]}\u0000${mark[2]}`;
 
@@ -127,8 +222,7 @@ export function unionLogs(a: readonly Mark[], b: readonly Mark[]): Mark[] {
   return merged.length > MAX_MARKS ? merged.slice(merged.length - MAX_MARKS) : merged;
 }
 
-function mergeReviews(a: DeckReviews | undefined, b: DeckReviews | undefined): DeckReviews | undefined {
-  if (!a || !b) return a ?? b;
+function mergeReviews(a: DeckReviews, b: DeckReviews): DeckReviews {
   const setting = a.setAt !== b.setAt ? (a.setAt > b.setAt ? a : b) : a.newPerDay >= b.newPerDay ? a : b;
   return { newPerDay: setting.newPerDay, setAt: setting.setAt, log: unionLogs(a.log, b.log) };
 }
@@ -139,35 +233,23 @@ function mergeCalendars(a: CalendarList, b: CalendarList): CalendarList {
 }
 
 export function merge(a: VaultState, b: VaultState): VaultState {
-  const decks: Record<string, DeckEntry> = {};
-  const copies: [string, LiveEntry][] = [];
-  for (const id of new Set([...Object.keys(a.decks), ...Object.keys(b.decks)])) {
-    const ea = a.decks[id];
-    const eb = b.decks[id];
-    if (!ea || !eb) {
-      const only = ea ?? eb;
-      if (only) decks[id] = only;
-      continue;
-    }
-    const { winner, copy } = mergeEntry(id, ea, eb);
-    decks[id] = winner;
-    if (copy) copies.push(copy);
+  return {
+    decks: mergeRecords(a.decks, b.decks, mergeDeck),
+    // A deleted deck's log stays with its content, so a deck brought back has its reviews.
+    reviews: mergeRecords(a.reviews, b.reviews, mergeReviews),
+    calendars: mergeCalendars(a.calendars, b.calendars),
+  };
+}
+
+/** The newest stamp anywhere in a state (what a device receives after reading it). */
+export function stateStamp(state: VaultState): Stamp {
+  let newest = state.calendars.savedAt;
+  for (const deck of Object.values(state.decks)) {
+    newest = maxStamp(newest, deckStamp(deck));
+    if (deck.deleted) newest = maxStamp(newest, deck.deleted.at);
   }
-  // A copy is a deck like any other: one already there (perhaps edited since) meets it by the same rule.
-  copies.sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
-  for (const [copyId, copy] of copies) {
-    const existing = decks[copyId];
-    decks[copyId] = existing ? mergeEntry(copyId, existing, copy).winner : copy;
-  }
-  const reviews: Record<string, DeckReviews> = {};
-  for (const id of new Set([...Object.keys(a.reviews), ...Object.keys(b.reviews)])) {
-    const entry = decks[id];
-    // The reviews of a deleted deck go with it.
-    if (entry && !isLive(entry)) continue;
-    const merged = mergeReviews(a.reviews[id], b.reviews[id]);
-    if (merged) reviews[id] = merged;
-  }
-  return { decks, reviews, calendars: mergeCalendars(a.calendars, b.calendars) };
+  for (const reviews of Object.values(state.reviews)) newest = maxStamp(newest, reviews.setAt);
+  return newest;
 }
 
 /** Whether two states hold the same data (for tests and to skip needless uploads). */

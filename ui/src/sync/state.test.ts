@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryStorage } from '../lib/memoryStorage';
-import { emptyBase } from './local';
+import { v1Stamp } from './deckDoc';
+import { makeStamp } from './hlc';
+import { emptyBase, type Base } from './local';
 import { BASE_KEY, createSyncStore, PENDING_VAULT_KEY, RETIRED_KEY, SHARES_KEY, SHARES_SEEN_KEY, VAULT_KEY } from './state';
 
 const id = '0123456789abcdef0123456789abcdef';
@@ -15,11 +17,17 @@ describe("sync's stored state", () => {
     expect(store.pendingVault()).toEqual({ key: 'k', token: 't' });
     store.setPendingVault({ key: 'k', token: 't', id });
     expect(store.pendingVault()).toEqual({ key: 'k', token: 't', id });
-    const base = {
-      decks: { a: { savedAt: 2, baseAt: 1 }, b: { savedAt: 3, baseAt: 2, deleted: true as const } },
-      newPerDay: { a: { value: 5, setAt: 1 } },
+    const at = makeStamp(2, 0, 'dev');
+    const base: Base = {
+      ...emptyBase(),
+      decks: {
+        a: { meta: { name: { v: 'Verbs', at } }, cards: { c: { fields: { front: { versions: [{ v: 'un', at, base: '' }], gone: [] } }, pos: { v: 0, at } } } },
+        b: { meta: {}, cards: {}, deleted: { at, seen: at } },
+      },
+      shown: { a: '1970-01-01T00:00:00.002Z' },
+      newPerDay: { a: { value: 5, setAt: at } },
       calendarsText: '[]',
-      calendarsAt: 4,
+      calendarsAt: at,
     };
     store.setBase(base, 'hash');
     expect(store.base()).toEqual(base);
@@ -64,11 +72,30 @@ describe("sync's stored state", () => {
     storage.setItem(PENDING_VAULT_KEY, '{"key":"k"}');
     expect(store.pendingVault()).toBeNull();
     storage.setItem(BASE_KEY, '{"decks":{"a":{"savedAt":"x"},"b":{"savedAt":1,"baseAt":0}},"newPerDay":[]}');
-    expect(store.base()).toEqual({ ...emptyBase(), decks: { b: { savedAt: 1, baseAt: 0 } } });
+    expect(store.base()).toEqual({ ...emptyBase(), legacy: { b: { savedAt: 1, baseAt: 0 } } });
     storage.setItem(BASE_KEY, 'null');
     expect(store.base()).toEqual(emptyBase());
     storage.setItem(SHARES_KEY, JSON.stringify({ a: { id: 'short', key: 'k', token: 't' }, b: { key: 'k', token: 't' }, c: 4 }));
     expect(store.shares()).toEqual({ b: { key: 'k', token: 't' } });
+  });
+
+  it('reads a v1 base (a savedAt per deck) as the legacy part of a v2 base, times as v1 stamps', () => {
+    const storage = new MemoryStorage();
+    storage.setItem(
+      BASE_KEY,
+      JSON.stringify({
+        decks: { a: { savedAt: 2, baseAt: 1 }, b: { savedAt: 3, baseAt: 2, deleted: true } },
+        newPerDay: { a: { value: 5, setAt: 1 } },
+        calendarsText: '[]',
+        calendarsAt: 4,
+      }),
+    );
+    expect(createSyncStore(storage).base()).toEqual({
+      ...emptyBase(),
+      legacy: { a: { savedAt: 2, baseAt: 1 }, b: { savedAt: 3, baseAt: 2, deleted: true } },
+      newPerDay: { a: { value: 5, setAt: v1Stamp(1) } },
+      calendarsAt: v1Stamp(4),
+    });
   });
 
   it('forgets the vault, the base and a create under way, but not the share links, what was seen of shares, or old vaults to remove', () => {

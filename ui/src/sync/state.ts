@@ -2,13 +2,18 @@
 // browser's vault (id, key, write token, version, when it last synced, whether the server still
 // has it), a create under way (its key and write token, kept before the request is sent, so a
 // retry after a lost answer gets the same vault instead of a second one), the base of the last
-// merge and its hash, the share links this browser made or is making, what this browser has seen of
-// each blob it opened (the highest version, and whether a body bound to its place came: see
-// binding.ts), and old vaults a link replacement still has to remove from the server. Read through schemas
-// like every other stored shape: a value without its shape reads as absent.
+// merge and its hash (a v1 base, from before documents per deck, is read as `legacy` and
+// converted at the next sync), the share links this browser made or is making, what this browser
+// has seen of each blob it opened (the highest version, and whether a body bound to its place
+// came: see binding.ts), old vaults a link replacement still has to remove from the server, and
+// the hybrid logical clock's state (hlc.ts). Read through schemas like every other stored shape:
+// a value without its shape reads as absent.
 import * as v from 'valibot';
 import { count, entriesOf, listOf, nonEmpty, orNull, parseOrNull, record } from '../lib/schema';
+import { parseDeckDoc, v1Stamp as v1StampOf } from './deckDoc';
+import { isStamp, NO_STAMP, type ClockState } from './hlc';
 import { emptyBase, type Base } from './local';
+import type { DeckDoc } from './merge';
 
 export const VAULT_KEY = 'sync:vault';
 export const PENDING_VAULT_KEY = 'sync:pendingVault';
@@ -16,6 +21,8 @@ export const BASE_KEY = 'sync:base';
 /** A hash of the state last synced, so a poll that finds the vault unchanged uploads nothing. */
 export const SYNCED_HASH_KEY = 'sync:syncedHash';
 export const SHARES_KEY = 'sync:shares';
+/** The hybrid logical clock of this browser: wall ms, counter, device id. */
+export const CLOCK_KEY = 'sync:clock';
 /** The decks added from a share link, with where they came from, so they can follow it. */
 export const COPIES_KEY = 'sync:copies';
 /** What this browser has seen of shared decks it opened, by share id. */
@@ -51,16 +58,63 @@ const PendingSchema = record({ key: Secret, token: Secret, id: v.optional(BlobId
 
 export type PendingCreate = v.InferOutput<typeof PendingSchema>;
 
-const DeckBaseSchema = v.pipe(
+const LegacyDeckSchema = v.pipe(
   record({ savedAt: Time, baseAt: Time, deleted: v.optional(v.literal(true)) }),
-  v.transform(({ savedAt, baseAt, deleted }): Base['decks'][string] => (deleted ? { savedAt, baseAt, deleted } : { savedAt, baseAt })),
+  v.transform(({ savedAt, baseAt, deleted }): Base['legacy'][string] => (deleted ? { savedAt, baseAt, deleted } : { savedAt, baseAt })),
 );
 
-const BaseSchema = record({
-  decks: entriesOf(DeckBaseSchema),
-  newPerDay: entriesOf(record({ value: Time, setAt: Time })),
+const StampSchema = v.fallback(v.custom<string>(isStamp), NO_STAMP);
+
+/** A v1 base: a savedAt per deck; times in epoch ms. */
+const LegacyBaseSchema = v.pipe(
+  record({
+    decks: entriesOf(LegacyDeckSchema),
+    newPerDay: entriesOf(record({ value: Time, setAt: Time })),
+    calendarsText: v.fallback(v.string(), '[]'),
+    calendarsAt: count,
+  }),
+  v.transform((old): Base => ({
+    ...emptyBase(),
+    legacy: old.decks,
+    newPerDay: Object.fromEntries(Object.entries(old.newPerDay).map(([id, { value, setAt }]) => [id, { value, setAt: v1StampOf(setAt) }])),
+    calendarsText: old.calendarsText,
+    calendarsAt: v1StampOf(old.calendarsAt),
+  })),
+);
+
+const DocSchema = v.pipe(
+  v.custom<DeckDoc>((value) => parseDeckDoc(value) !== null),
+  v.transform((value): DeckDoc => parseDeckDoc(value) ?? { meta: {}, cards: {} }),
+);
+
+const BaseV2Schema = record({
+  version: v.literal(2),
+  decks: entriesOf(DocSchema),
+  shown: entriesOf(v.string()),
+  newPerDay: entriesOf(record({ value: Time, setAt: StampSchema })),
   calendarsText: v.fallback(v.string(), '[]'),
-  calendarsAt: count,
+  calendarsAt: StampSchema,
+});
+
+const BaseSchema = v.union([
+  v.pipe(
+    BaseV2Schema,
+    v.transform((base): Base => ({
+      decks: base.decks,
+      shown: base.shown,
+      legacy: {},
+      newPerDay: base.newPerDay,
+      calendarsText: base.calendarsText,
+      calendarsAt: base.calendarsAt,
+    })),
+  ),
+  LegacyBaseSchema,
+]);
+
+const ClockSchema = record({
+  wall: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  counter: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  device: v.pipe(v.string(), v.regex(/^[0-9a-z]{1,16}$/)),
 });
 
 const Version = v.pipe(v.number(), v.integer(), v.minValue(0));
@@ -121,6 +175,10 @@ export interface SyncStore {
   /** The share links by deck id. */
   shares(): Record<string, ShareRecord>;
   setShare(deckId: string, share: ShareRecord | null): void;
+  /** The hybrid logical clock's state, or null before its first stamp. */
+  clock(): ClockState | null;
+  /** Throws when storage refuses. */
+  setClock(state: ClockState): void;
   /** The decks added from a share link, by the copy's deck id. */
   copies(): Record<string, CopyRecord>;
   /** Throws when storage refuses. */
@@ -171,7 +229,7 @@ export function createSyncStore(storage: Storage | null): SyncStore {
       }
     },
     setBase(base, hash) {
-      write(BASE_KEY, base);
+      write(BASE_KEY, { version: 2, ...base, legacy: undefined });
       if (!storage) return;
       storage.setItem(SYNCED_HASH_KEY, hash);
     },
@@ -182,6 +240,8 @@ export function createSyncStore(storage: Storage | null): SyncStore {
       const rest = Object.fromEntries(Object.entries(shares()).filter(([id]) => id !== deckId));
       write(SHARES_KEY, share ? { ...rest, [deckId]: share } : rest);
     },
+    clock: () => read(CLOCK_KEY, ClockSchema),
+    setClock: (state) => write(CLOCK_KEY, state),
     copies,
     setCopy(deckId, copy) {
       const rest = Object.fromEntries(Object.entries(copies()).filter(([id]) => id !== deckId));
