@@ -19,7 +19,7 @@ const leaveDialog = (page: Page) => page.getByRole('dialog', { name: 'Leave with
 /** Until the next page load, every draft write fails as with a full quota; other writes go on. */
 const failDraftWrites = (page: Page) =>
   page.evaluate(() => {
-    const setItem = Storage.prototype.setItem;
+    const setItem: (this: Storage, key: string, value: string) => void = Reflect.get(Storage.prototype, 'setItem');
     Storage.prototype.setItem = function (this: Storage, key: string, value: string) {
       if (key === 'deck:create:draft' || key.startsWith('deck:draft:')) throw new DOMException('full', 'QuotaExceededError');
       setItem.call(this, key, value);

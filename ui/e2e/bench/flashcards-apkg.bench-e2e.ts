@@ -61,9 +61,9 @@ describe.skipIf(!hasAnki)(`Anki package import, ${CARDS.toLocaleString('en')} ca
       // The page's JS heap, sampled until the import is done.
       const pageCdp = await page.context().newCDPSession(page);
       let heapPeak = 0;
-      let sampling = true;
+      const sampling = { on: true };
       const sampler = (async () => {
-        while (sampling) {
+        while (sampling.on) {
           const { usedSize } = await pageCdp.send('Runtime.getHeapUsage');
           heapPeak = Math.max(heapPeak, usedSize);
           await new Promise((resolve) => setTimeout(resolve, 25));
@@ -82,7 +82,7 @@ describe.skipIf(!hasAnki)(`Anki package import, ${CARDS.toLocaleString('en')} ca
       await dialog.waitFor({ state: 'hidden' });
       await page.getByRole('listitem', { name: 'Big deck', exact: true }).waitFor();
       const saved = Date.now() - saving;
-      sampling = false;
+      sampling.on = false;
       await sampler;
       const after = renderers.map(memoryOf);
       const heap = await page.evaluate(() => (performance as unknown as { memory?: { usedJSHeapSize: number } }).memory?.usedJSHeapSize ?? NaN);
