@@ -1,5 +1,5 @@
 // Issue 16, flashcards side, in Chromium against the real binary: edits are never lost (Unsaved
-// marker, the leave question, a saved deck's own draft restored and discarded, Undo for Remove
+// marker, the leave question where no draft can keep them, a saved deck's own draft restored and discarded, Undo for Remove
 // card), Save Deck in reach on a phone, its visible reason when disabled, the deck search, the
 // Export menu by keyboard, and an Import that names the deck and says why it waits.
 import { readFile } from 'node:fs/promises';
@@ -15,6 +15,16 @@ const HUNGARIAN: SeedDeck = { id: 'deck-hu', name: 'Magyar', targetLang: 'hu', c
 const front = (page: Page, n: number) => page.getByRole('textbox', { name: `Card ${n} front`, exact: true });
 const back = (page: Page, n: number) => page.getByRole('textbox', { name: `Card ${n} back`, exact: true });
 const leaveDialog = (page: Page) => page.getByRole('dialog', { name: 'Leave with unsaved changes?' });
+
+/** Until the next page load, every draft write fails as with a full quota; other writes go on. */
+const failDraftWrites = (page: Page) =>
+  page.evaluate(() => {
+    const setItem: (this: Storage, key: string, value: string) => void = Reflect.get(Storage.prototype, 'setItem');
+    Storage.prototype.setItem = function (this: Storage, key: string, value: string) {
+      if (key === 'deck:create:draft' || key.startsWith('deck:draft:')) throw new DOMException('full', 'QuotaExceededError');
+      setItem.call(this, key, value);
+    };
+  });
 
 /** Whether the whole element is inside the viewport and is what a tap at its centre reaches. */
 async function inView(page: Page, locator: Locator): Promise<boolean> {
@@ -37,7 +47,7 @@ describe('flashcards: nothing lost, in reach, said plainly', () => {
     b.page.setDefaultTimeout(10_000);
   });
 
-  it('marks unsaved changes, asks before leaving, and restores a saved deck’s draft until it is discarded', async () => {
+  it('marks unsaved changes, leaves them in a draft without asking, restores it until discarded, and asks when no draft can keep them', async () => {
     const page = b.page;
     await seed(page, url(), [FRENCH]);
     await page.goto(url('/flashcards/deck-french/edit'));
@@ -46,24 +56,12 @@ describe('flashcards: nothing lost, in reach, said plainly', () => {
     await page.getByLabel('Deck name').fill('French renamed');
     await page.getByText('Unsaved changes', { exact: true }).waitFor();
 
-    // The header link asks first; Keep editing stays with the edit in place.
+    // The header link leaves without a question: the saved deck is untouched, the edit waits in
+    // the deck's own draft (nothing is lost, so nothing is asked).
     await page.getByRole('link', { name: 'Flashcards' }).first().click();
-    await leaveDialog(page).waitFor();
-    await expect(
-      leaveDialog(page)
-        .getByRole('button', { name: 'Keep editing' })
-        .evaluate((el) => el === document.activeElement),
-    ).resolves.toBe(true);
-    await leaveDialog(page).getByRole('button', { name: 'Keep editing' }).click();
-    await leaveDialog(page).waitFor({ state: 'detached' });
-    expect(page.url()).toBe(url('/flashcards/deck-french/edit'));
-    await expect(page.getByLabel('Deck name').inputValue()).resolves.toBe('French renamed');
-
-    // Leave: the saved deck is untouched, the edit waits in the deck's own draft.
-    await page.getByRole('link', { name: 'Flashcards' }).first().click();
-    await leaveDialog(page).getByRole('button', { name: 'Leave', exact: true }).click();
     await page.waitForURL(url('/flashcards'));
     await page.getByRole('heading', { name: 'French basics' }).waitFor();
+    await expect(leaveDialog(page).count()).resolves.toBe(0);
     await expect(readStorage(page, 'deck:draft:deck-french')).resolves.toMatchObject({ deckId: 'deck-french', meta: { name: 'French renamed' } });
 
     // Back in the editor: the edit is there, and the screen says so.
@@ -81,12 +79,40 @@ describe('flashcards: nothing lost, in reach, said plainly', () => {
     await page.getByRole('link', { name: 'Flashcards' }).first().click();
     await page.waitForURL(url('/flashcards'));
     await expect(leaveDialog(page).count()).resolves.toBe(0);
+
+    // A draft that cannot be written would lose the edit: then the header link asks first, and
+    // Keep editing stays with the edit in place.
+    await page.getByRole('link', { name: 'Edit French basics' }).click();
+    await page.getByLabel('Deck name').waitFor();
+    await failDraftWrites(page);
+    await page.getByLabel('Deck name').fill('French lost');
+    await page.getByRole('link', { name: 'Flashcards' }).first().click();
+    await leaveDialog(page).waitFor();
+    await leaveDialog(page).getByText('could not keep them as a draft').waitFor();
+    await expect(
+      leaveDialog(page)
+        .getByRole('button', { name: 'Keep editing' })
+        .evaluate((el) => el === document.activeElement),
+    ).resolves.toBe(true);
+    await leaveDialog(page).getByRole('button', { name: 'Keep editing' }).click();
+    await leaveDialog(page).waitFor({ state: 'detached' });
+    expect(page.url()).toBe(url('/flashcards/deck-french/edit'));
+    await expect(page.getByLabel('Deck name').inputValue()).resolves.toBe('French lost');
+    // Leave: the edit goes, as the question said; the saved deck is untouched.
+    await page.getByRole('link', { name: 'Flashcards' }).first().click();
+    await leaveDialog(page).getByRole('button', { name: 'Leave', exact: true }).click();
+    await page.waitForURL(url('/flashcards'));
+    await page.getByRole('heading', { name: 'French basics' }).waitFor();
+    await expect(readStorage(page, 'deck:draft:deck-french')).resolves.toBeNull();
   });
 
   it('saves and leaves from the question, and a new deck’s restored draft says so and can be discarded', async () => {
     const page = b.page;
     await seed(page, url(), []);
     await page.goto(url('/flashcards/new'));
+    await page.getByLabel('Deck name').waitFor();
+    // The question comes only where no draft can keep the work.
+    await failDraftWrites(page);
     await page.getByLabel('Deck name').fill('Colours');
     await front(page, 1).fill('red');
     await back(page, 1).fill('rouge');
@@ -101,8 +127,8 @@ describe('flashcards: nothing lost, in reach, said plainly', () => {
     await page.getByLabel('Deck name').fill('Half a deck');
     await page.waitForFunction(() => localStorage.getItem('deck:create:draft')?.includes('Half a deck'));
     await page.getByRole('link', { name: 'Flashcards' }).first().click();
-    await leaveDialog(page).getByRole('button', { name: 'Leave', exact: true }).click();
     await page.waitForURL(url('/flashcards'));
+    await expect(leaveDialog(page).count()).resolves.toBe(0);
     await page.getByRole('link', { name: 'New Deck' }).first().click();
     await page.getByText(/^Restored your unsaved changes/).waitFor();
     await expect(page.getByLabel('Deck name').inputValue()).resolves.toBe('Half a deck');

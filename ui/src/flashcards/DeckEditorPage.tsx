@@ -206,8 +206,8 @@ function DeckEditor({ routeId, onCreated }: { routeId: string | null; onCreated:
   const blocker = saveBlocker(state);
   const dirty = isDirty(state);
 
-  // Leaving with unsaved changes: in-app navigation asks (the draft is kept either way, and the
-  // question offers to save); closing or reloading the tab writes the draft at once and gets the
+  // Leaving with unsaved changes writes the draft at once, and it comes back when the editor opens
+  // again: in-app navigation asks (offering to save) and closing or reloading the tab gets the
   // browser's own question only when that write fails, as then the changes would be lost.
   const guard = useBlocker(({ currentLocation, nextLocation }) =>
     shouldConfirmLeave({
@@ -215,6 +215,7 @@ function DeckEditor({ routeId, onCreated }: { routeId: string | null; onCreated:
       allowed: leaving.current || discarded.current,
       from: currentLocation.pathname,
       to: nextLocation.pathname,
+      keepDraft: () => deckStore.writeDraft(draftOf(latest.current)).ok,
     }),
   );
   useEffect(() => {

@@ -4,7 +4,7 @@
 // reminder when no backup was exported for 30 days; and from the review log, 'N due' per deck, a
 // 'Review due (N)' action beside Practice and a link to the deck's progress.
 import './DeckListPage.css';
-import { useEffect, useId, useRef, useState } from 'react';
+import { memo, useEffect, useId, useRef, useState } from 'react';
 import { useLocation } from 'react-router';
 import { ChartColumn, Download, FileBraces, FileText, CalendarClock, Pencil, Play, Plus, Search, Tag, Upload, X } from 'lucide-react';
 import { ButtonLink } from '../lib/ButtonLink';
@@ -13,14 +13,14 @@ import { DeckListActionsSlot, DeckShareStatusSlot } from '../lib/slots';
 import { COMPACT_FROM, filterDecks } from './deckSearch';
 import { MenuButton } from './MenuButton';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
-import { cardCount, displayName, langLabel, sortNewestFirst, type Deck } from './deck';
+import { cardCount, displayName, langLabel, sortNewestFirst } from './deck';
 import { exportAllDecks, exportDeckAnki, exportDeckJson } from './exportFiles';
 import { ImportDialog, type ImportDialogHandle } from './ImportDialog';
 import { backupReminder } from './io/reminder';
-import { deckStore } from './storage';
-import { deckTags, tagQuery } from './tags';
+import { deckStore, type ListedSummary } from './storage';
+import { tagQuery } from './tags';
 import { StorageNotice } from './StorageNotice';
-import { createDueCache } from './srs/dueCache';
+import { useRenderSlices } from './renderSlices';
 
 /** Tags linked on a deck card; the rest are on its progress page. */
 const TAGS_ON_CARD = 6;
@@ -35,15 +35,17 @@ function localDate(iso: string): string | null {
   return Number.isNaN(date.getTime()) ? null : date.toLocaleDateString();
 }
 
-/** A deck as the list shows it: with its due counts, taken once when the list is read. */
-interface ListedDeck extends Deck {
-  due: number;
-  reviewDue: number;
-  /** The cards' tags, each once, sorted. */
-  tags: string[];
+/** Exports the stored deck `id` with `exporter`; a deck gone meanwhile exports nothing. */
+function exportStored(id: string, exporter: typeof exportDeckJson | typeof exportDeckAnki) {
+  const deck = deckStore.readDeck(id);
+  if (deck) exporter(deck);
 }
 
-function DeckCard({ deck }: { deck: ListedDeck }) {
+/**
+ * A deck as the list shows it: its summary (storage.ts keeps one beside each deck, so the list
+ * never reads the cards) with its due counts, taken once when the list is read.
+ */
+const DeckCard = memo(function DeckCard({ deck }: { deck: ListedSummary }) {
   const name = displayName(deck.name);
   const created = localDate(deck.createdAt);
   const titleId = `deck-${deck.id}-title`;
@@ -61,7 +63,7 @@ function DeckCard({ deck }: { deck: ListedDeck }) {
         <span className="pill pill--accent">
           {langLabel(deck.sourceLang)} → {langLabel(deck.targetLang)}
         </span>
-        <span className="pill">{cardCount(deck.cards.length)}</span>
+        <span className="pill">{cardCount(deck.cardCount)}</span>
         {deck.author.trim() !== '' && <span className="pill">{deck.author}</span>}
         {/* Not one of the spec's pills: a badge of its own, from the review log. */}
         <span className={deck.due > 0 ? 'due-badge due-badge--due' : 'due-badge'}>{deck.due} due</span>
@@ -124,8 +126,8 @@ function DeckCard({ deck }: { deck: ListedDeck }) {
           <MenuButton
             label={`Export ${name}`}
             items={[
-              { label: 'Export as JSON', icon: <FileBraces aria-hidden="true" size={16} />, onSelect: () => exportDeckJson(deck) },
-              { label: 'Export as Anki text', icon: <FileText aria-hidden="true" size={16} />, onSelect: () => exportDeckAnki(deck) },
+              { label: 'Export as JSON', icon: <FileBraces aria-hidden="true" size={16} />, onSelect: () => exportStored(deck.id, exportDeckJson) },
+              { label: 'Export as Anki text', icon: <FileText aria-hidden="true" size={16} />, onSelect: () => exportStored(deck.id, exportDeckAnki) },
             ]}
           >
             <Download aria-hidden="true" size={18} />
@@ -134,7 +136,7 @@ function DeckCard({ deck }: { deck: ListedDeck }) {
       </div>
     </li>
   );
-}
+});
 
 export function DeckListPage() {
   useDocumentTitle('Your Decks');
@@ -151,9 +153,10 @@ export function DeckListPage() {
   const [query, setQuery] = useState('');
   const shown = filterDecks(decks, query);
   const compact = decks.length >= COMPACT_FROM;
+  const rendered = useRenderSlices(shown.length);
 
   const exportAll = () => {
-    exportAllDecks(decks);
+    exportAllDecks(sortNewestFirst(deckStore.listDecks()));
     setReminderDays(null);
   };
 
@@ -259,7 +262,7 @@ export function DeckListPage() {
             </div>
           ) : (
             <ul className={compact ? 'deck-grid deck-grid--compact' : 'deck-grid'} aria-label="Decks">
-              {shown.map((deck) => (
+              {shown.slice(0, rendered).map((deck) => (
                 <DeckCard key={deck.id} deck={deck} />
               ))}
             </ul>
@@ -285,18 +288,11 @@ export function DeckListPage() {
   );
 }
 
-// Kept across visits: the store hands out the same deck and log while their stored text holds.
-const countsFor = createDueCache();
-
-function loadDecks(now = Date.now()): ListedDeck[] {
-  return sortNewestFirst(deckStore.listDecks()).map((deck) => ({
-    ...deck,
-    ...countsFor(deck, deckStore.readReviews(deck.id), now),
-    tags: deckTags(deck.cards),
-  }));
+function loadDecks(now = Date.now()): ListedSummary[] {
+  return sortNewestFirst(deckStore.listSummaries(now));
 }
 
-function reminderFor(decks: readonly Deck[]): number | null {
+function reminderFor(decks: readonly ListedSummary[]): number | null {
   return backupReminder({
     deckCount: decks.length,
     lastExport: deckStore.readLastExport(),

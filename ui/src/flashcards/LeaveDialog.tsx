@@ -1,5 +1,6 @@
-// The question asked when the visitor leaves the deck editor with unsaved changes: keep editing,
-// leave (the changes stay as this deck's draft and come back on return) or save and leave.
+// The question asked when the visitor leaves the deck editor with unsaved changes that this
+// browser could not keep as a draft (a full quota, storage disabled): keep editing, leave (and
+// lose them) or save and leave. With a draft kept, leaving asks nothing (editorSession.ts).
 import './LeaveDialog.css';
 import { useEffect, useId, useRef } from 'react';
 import { displayName } from './deck';
@@ -40,7 +41,8 @@ export function LeaveDialog({ name, canSave, onStay, onLeave, onSave }: Props) {
       <div className="dialog__panel">
         <h2 id={`${id}-title`}>Leave with unsaved changes?</h2>
         <p id={`${id}-text`}>
-          Your changes to “{displayName(name)}” are not saved. If you leave, they stay on this device as a draft and come back when you open this deck again.
+          Your changes to “{displayName(name)}” are not saved, and this browser could not keep them as a draft: its storage is full or turned off. If you leave,
+          they are lost.
         </p>
         <div className="dialog__actions leave-dialog__actions">
           <button ref={stay} type="button" className="button" onClick={onStay}>

@@ -62,12 +62,27 @@ describe('editorStart', () => {
 });
 
 describe('shouldConfirmLeave', () => {
-  const base = { dirty: true, allowed: false, from: '/flashcards/d1/edit', to: '/flashcards' };
-  it('asks only with unsaved changes, when the editor is not leaving by itself, for another page', () => {
+  const failing = () => false;
+  const base = { dirty: true, allowed: false, from: '/flashcards/d1/edit', to: '/flashcards', keepDraft: failing };
+  it('asks only when unsaved changes would be lost: their draft could not be written', () => {
     expect(shouldConfirmLeave(base)).toBe(true);
     expect(shouldConfirmLeave({ ...base, dirty: false })).toBe(false);
     expect(shouldConfirmLeave({ ...base, allowed: true })).toBe(false);
     expect(shouldConfirmLeave({ ...base, to: base.from })).toBe(false);
+  });
+
+  it('lets the navigation go once the draft keeps the changes, and writes it only then', () => {
+    const writes: string[] = [];
+    const keepDraft = () => {
+      writes.push('draft');
+      return true;
+    };
+    expect(shouldConfirmLeave({ ...base, keepDraft })).toBe(false);
+    expect(writes).toEqual(['draft']);
+    expect(shouldConfirmLeave({ ...base, dirty: false, keepDraft })).toBe(false);
+    expect(shouldConfirmLeave({ ...base, allowed: true, keepDraft })).toBe(false);
+    expect(shouldConfirmLeave({ ...base, to: base.from, keepDraft })).toBe(false);
+    expect(writes).toEqual(['draft']);
   });
 });
 

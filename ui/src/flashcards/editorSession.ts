@@ -50,11 +50,18 @@ export interface LeaveRequest {
   allowed: boolean;
   from: string;
   to: string;
+  /** Writes the draft now; false when it could not be written (a full quota, storage disabled). */
+  keepDraft: () => boolean;
 }
 
-/** In-app navigation away from unsaved changes asks first; staying on the same page never does. */
-export function shouldConfirmLeave({ dirty, allowed, from, to }: LeaveRequest): boolean {
-  return dirty && !allowed && from !== to;
+/**
+ * In-app navigation away from unsaved changes asks first only when leaving would lose them: the
+ * draft is written on the way out and comes back when the editor opens again (SPEC.md 4), so the
+ * question is left for a draft that could not be written. Staying on the same page never asks,
+ * and the draft is written only when nothing else lets the navigation go.
+ */
+export function shouldConfirmLeave({ dirty, allowed, from, to, keepDraft }: LeaveRequest): boolean {
+  return dirty && !allowed && from !== to && !keepDraft();
 }
 
 /**

@@ -21,6 +21,7 @@ import { announceLocalChange } from '../lib/localChanges';
 import { newId } from './uuid';
 import { emptyReviews, isEmptyReviews, parseReviews, toStored, type ReviewRecord } from './srs/reviewLog';
 import { parseSession, toStoredSession, type SavedSession } from './srs/session';
+import { dueCountsAt, parseSummary, summarize, toStoredSummary, type DeckSummary, type DueCounts } from './deckSummary';
 
 export const INDEX_KEY = 'decks:index';
 export const DRAFT_KEY = 'deck:create:draft';
@@ -30,6 +31,8 @@ export const deckKey = (id: string) => `decks:${id}`;
 export const deckDraftKey = (id: string) => `deck:draft:${id}`;
 /** A deck's review log and schedule (srs/reviewLog.ts). */
 export const reviewsKey = (deckId: string) => `reviews:${deckId}`;
+/** What the deck list shows of a deck, kept beside it (deckSummary.ts). */
+export const summaryKey = (deckId: string) => `deck:summary:${deckId}`;
 /** A deck's unfinished practice session (srs/session.ts). */
 export const sessionKey = (deckId: string) => `practice:session:${deckId}`;
 /** The practice screen's options: typing mode and strict comparison. */
@@ -50,6 +53,9 @@ export interface Draft {
 
 export type WriteResult = { ok: true } | { ok: false; error: string };
 
+/** A deck of the list: its summary and its due counts at the time the list was read. */
+export type ListedSummary = DeckSummary & DueCounts;
+
 export interface PracticeOptions {
   /** Type the answer before flipping. */
   typing: boolean;
@@ -65,6 +71,14 @@ export interface DeckStore {
   readDeck(id: string): Deck | null;
   /** The readable decks of the index, in index order. */
   listDecks(): Deck[];
+  /**
+   * What the deck list shows of the readable decks of the index, in index order, with their due
+   * counts at `now`: from the stored summaries, each rebuilt (and stored again) from the deck and
+   * its log when absent, unreadable, made from other stored texts or from a later day.
+   */
+  listSummaries(now: number): ListedSummary[];
+  /** Drops the deck's summary, for a writer that changed its record or log (sync). */
+  forgetSummary(deckId: string): void;
   /** Writes the deck and moves its id to the front of the index; on failure nothing changes. */
   saveDeck(deck: Deck): WriteResult;
   deleteDeck(id: string): WriteResult;
@@ -243,6 +257,53 @@ export function createDeckStore(storage: Storage | null, makeId: () => string = 
   };
 
   const readDeck = (id: string) => readParsed(deckKey(id), (value) => parseDeck(value, id, makeId));
+  const readReviews = (deckId: string) => readParsed(reviewsKey(deckId), (value) => parseReviews(value) ?? emptyReviews());
+
+  /** The length of the text stored under `key`, -1 when there is none. */
+  const storedLength = (key: string): number => {
+    try {
+      return storage?.getItem(key)?.length ?? -1;
+    } catch {
+      return -1;
+    }
+  };
+
+  /**
+   * Stores the summary of `deck` as it is stored now. A summary that cannot be written is removed,
+   * so the list never trusts an old one: it then rebuilds it from the deck.
+   */
+  const writeSummary = (deck: Deck, now: number): DeckSummary => {
+    const summary = summarize(deck, readReviews(deck.id), now);
+    try {
+      write(summaryKey(deck.id), JSON.stringify(toStoredSummary(summary, storedLength(deckKey(deck.id)), storedLength(reviewsKey(deck.id)))));
+    } catch {
+      remove(summaryKey(deck.id));
+    }
+    return summary;
+  };
+
+  const refreshSummary = (deckId: string) => {
+    const deck = readDeck(deckId);
+    if (deck) writeSummary(deck, Date.now());
+    else remove(summaryKey(deckId));
+  };
+
+  const listedSummary = (id: string, now: number): ListedSummary | null => {
+    const deckLength = storedLength(deckKey(id));
+    if (deckLength < 0) return null;
+    const stored = parseSummary(read(summaryKey(id)), id);
+    if (stored && stored.deckLength === deckLength && stored.reviewsLength === storedLength(reviewsKey(id))) {
+      const counts = dueCountsAt(stored.schedule, now);
+      if (counts) {
+        return { ...stored, ...counts };
+      }
+    }
+    const deck = readDeck(id);
+    if (!deck) return null;
+    const summary = writeSummary(deck, now);
+    // A summary made now holds now.
+    return { ...summary, ...(dueCountsAt(summary.schedule, now) ?? { due: 0, reviewDue: 0 }) };
+  };
 
   const readTime = (key: string): string | null => {
     const value = read(key);
@@ -269,6 +330,15 @@ export function createDeckStore(storage: Storage | null, makeId: () => string = 
       }
       return decks;
     },
+    listSummaries(now) {
+      const listed: ListedSummary[] = [];
+      for (const id of readIndex()) {
+        const summary = listedSummary(id, now);
+        if (summary) listed.push(summary);
+      }
+      return listed;
+    },
+    forgetSummary: (deckId) => remove(summaryKey(deckId)),
     saveDeck(deck) {
       const key = deckKey(deck.id);
       let previous: string | null;
@@ -297,6 +367,7 @@ export function createDeckStore(storage: Storage | null, makeId: () => string = 
       } catch {
         remove(LAST_SAVED_KEY);
       }
+      refreshSummary(deck.id);
       announceLocalChange();
       return { ok: true };
     },
@@ -307,6 +378,7 @@ export function createDeckStore(storage: Storage | null, makeId: () => string = 
         storage.removeItem(reviewsKey(id));
         storage.removeItem(sessionKey(id));
         storage.removeItem(deckDraftKey(id));
+        storage.removeItem(summaryKey(id));
         parsed.delete(deckKey(id));
         parsed.delete(reviewsKey(id));
         write(INDEX_KEY, JSON.stringify(readIndex().filter((other) => other !== id)));
@@ -353,6 +425,7 @@ export function createDeckStore(storage: Storage | null, makeId: () => string = 
         }
         const ids = decks.map((deck) => deck.id);
         write(INDEX_KEY, JSON.stringify([...ids, ...readIndex().filter((id) => !ids.includes(id))]));
+        for (const deck of decks) refreshSummary(deck.id);
         announceLocalChange();
         return { ok: true };
       } catch (error) {
@@ -360,7 +433,7 @@ export function createDeckStore(storage: Storage | null, makeId: () => string = 
         return { ok: false, error: describeWriteError(error, decks.length === 1 ? 'the deck' : 'the decks') };
       }
     },
-    readReviews: (deckId) => readParsed(reviewsKey(deckId), (value) => parseReviews(value) ?? emptyReviews()),
+    readReviews,
     readAllReviews(deckIds) {
       const all: Record<string, ReviewRecord> = {};
       for (const id of deckIds) {
@@ -372,6 +445,7 @@ export function createDeckStore(storage: Storage | null, makeId: () => string = 
     writeReviews(deckId, reviews) {
       try {
         write(reviewsKey(deckId), JSON.stringify(toStored(reviews)));
+        refreshSummary(deckId);
         announceLocalChange();
         return { ok: true };
       } catch (error) {

@@ -5,7 +5,7 @@
 // the browser's storage.
 import type { DeckPreview, DecksAdapter, DecksChange, ShareUpdatePlan, SyncDeck, SyncedReviews } from '../lib/syncAdapters';
 import { storedCards, type Deck } from './deck';
-import { browserStorage, createDeckStore, deckDraftKey, deckKey, INDEX_KEY, parseDeck, reviewsKey, sessionKey } from './storage';
+import { browserStorage, createDeckStore, deckDraftKey, deckKey, INDEX_KEY, parseDeck, reviewsKey, sessionKey, summaryKey } from './storage';
 import { emptyReviews, newPerDayOr, parseLog, parseMarks, parseReviews, toStored, type ReviewEntry } from './srs/reviewLog';
 import { hasChanges, parseShareBase, planShareUpdate, shareBaseOf, type ShareUpdate } from './shareUpdate';
 import { newId } from './uuid';
@@ -108,12 +108,17 @@ export function createDecksSyncAdapter(storage: Storage | null, makeId: () => st
         // Checked again: nothing reaches storage that this feature would not read back.
         const deck = parseDeck(value, id, stableCardIds(id));
         if (deck) write(deckKey(id), storedCards(deck));
+        // The deck list's summary of it is rebuilt from the new record on its next visit.
+        store.forgetSummary(id);
       }
       for (const id of change.remove) {
-        for (const key of [deckKey(id), reviewsKey(id), sessionKey(id), deckDraftKey(id)]) storage?.removeItem(key);
+        for (const key of [deckKey(id), reviewsKey(id), sessionKey(id), deckDraftKey(id), summaryKey(id)]) storage?.removeItem(key);
       }
       if (change.order) write(INDEX_KEY, change.order);
-      for (const [id, merged] of Object.entries(change.reviews)) write(reviewsKey(id), mergedReviews(id, merged));
+      for (const [id, merged] of Object.entries(change.reviews)) {
+        write(reviewsKey(id), mergedReviews(id, merged));
+        store.forgetSummary(id);
+      }
     },
     addCopy(value, now) {
       const id = makeId();
