@@ -194,6 +194,16 @@ describe('a shared deck', () => {
     expect(store.readDeck(id)).toEqual({ ...deck('theirs', 'Theirs', ['tree']), id, createdAt: later.toISOString() });
   });
 
+  it('is shared without the conflict notes sync left on its cards (they are this learner’s own)', () => {
+    const { store, adapter } = setup();
+    const noted = deck('mine', 'Mine', ['cat', 'dog']);
+    store.saveDeck({ ...noted, cards: noted.cards.map((card, i) => (i === 0 ? { ...card, conflict: 'back: kat' } : card)) });
+    expect(adapter.readDeck('mine')?.cards).toEqual(expect.arrayContaining([expect.objectContaining({ conflict: 'back: kat' })]));
+    const shared = adapter.sharedDeck('mine');
+    expect(JSON.stringify(shared)).not.toContain('kat');
+    expect(shared).toEqual({ ...adapter.readDeck('mine'), cards: noted.cards.map((card) => storedCards({ ...noted, cards: [card] }).cards[0]) });
+  });
+
   it('says in words when the copy does not fit', () => {
     const storage = new MemoryStorage(50);
     const adapter = createDecksSyncAdapter(storage, makeId);

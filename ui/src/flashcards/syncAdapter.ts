@@ -98,6 +98,10 @@ export function createDecksSyncAdapter(storage: Storage | null, makeId: () => st
       const deck = readDeck(id);
       return deck && synced(deck);
     },
+    sharedDeck(id) {
+      const deck = readDeck(id);
+      return deck && synced({ ...deck, cards: deck.cards.map((card) => ({ ...card, conflict: undefined })) });
+    },
     parseDeck(value, id) {
       const deck = parseDeck(value, id, stableCardIds(id));
       return deck && synced(deck);

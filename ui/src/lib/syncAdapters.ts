@@ -83,6 +83,8 @@ export interface DecksAdapter {
   read(): DecksSnapshot;
   /** One stored deck, or null when there is none or it cannot be read. */
   readDeck(id: string): SyncDeck | null;
+  /** One stored deck as a share link carries it: without what is this learner's own (notes sync left on cards). */
+  sharedDeck(id: string): SyncDeck | null;
   /** A deck from a vault or a shared link, checked as the feature checks its own; null when it is none this app reads. */
   parseDeck(value: unknown, id: string): SyncDeck | null;
   /** A review log from a vault, checked as the feature checks its own (the cap's default included). */

@@ -103,6 +103,7 @@ export function memoryAdapters(): SyncAdapters & { decksHere: Map<string, SyncDe
   const decks: DecksAdapter = {
     read: () => ({ order: [...state.order], decks: Object.fromEntries(decksHere), reviews: Object.fromEntries(reviews) }),
     readDeck: (id) => decksHere.get(id) ?? null,
+    sharedDeck: (id) => decksHere.get(id) ?? null,
     parseDeck,
     parseReviews: (newPerDay, log) => ({
       newPerDay: typeof newPerDay === 'number' ? newPerDay : 20,

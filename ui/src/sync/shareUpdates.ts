@@ -91,7 +91,7 @@ const sealShare = (deck: SyncDeck, key: string, id: string, version: number) =>
 /** After "Create share link": the link holds the deck as saved now. */
 export async function noteShareMade(deckId: string): Promise<void> {
   const share = syncStore.shares()[deckId];
-  const deck = (await syncAdapters()).decks.readDeck(deckId);
+  const deck = (await syncAdapters()).decks.sharedDeck(deckId);
   if (!share?.id || !deck) return;
   syncStore.setShare(deckId, { ...share, sent: deckPrint(deck) });
   setFollow(deckId, { phase: 'current', updatedAt: null });
@@ -127,7 +127,7 @@ export function updateSharedCopy(deckId: string, force = false): Promise<void> {
 async function updateOnce(deckId: string, force: boolean): Promise<void> {
   const share = syncStore.shares()[deckId];
   if (!share?.id) return;
-  const deck = (await syncAdapters()).decks.readDeck(deckId);
+  const deck = (await syncAdapters()).decks.sharedDeck(deckId);
   // A deck deleted here keeps its link as it was; revoking it is the sharer's choice.
   if (!deck) return;
   const sent = deckPrint(deck);

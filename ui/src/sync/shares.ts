@@ -30,7 +30,7 @@ export function shareOf(deckId: string): MadeShare | null {
  * the version the first try sent). Null when the site wants its key and the visitor cancelled.
  */
 export async function shareDeck(deckId: string): Promise<MadeShare | null> {
-  const deck = (await syncAdapters()).decks.readDeck(deckId);
+  const deck = (await syncAdapters()).decks.sharedDeck(deckId);
   if (!deck) throw new Error('Save the deck first: only a saved deck can be shared.');
   const kept = syncStore.shares()[deckId];
   const pending =
