@@ -12,6 +12,7 @@ import { emptyReviews, recordMark, toStored } from '../../src/flashcards/srs/rev
 import { newKey, newToken, seal } from '../../src/sync/crypto';
 import { createClock, type ClockState } from '../../src/sync/hlc';
 import { baseOf, emptyBase, localState, readLocal, toVault } from '../../src/sync/local';
+import { packText } from '../../src/sync/packedText';
 import { editDeck, renderDeck } from '../../src/sync/deckDoc';
 import { createDecksSyncAdapter } from '../../src/flashcards/syncAdapter';
 import { createCalendarsSyncAdapter } from '../../src/calendars/syncAdapter';
@@ -104,6 +105,7 @@ describe('sync: vault size and cost at scale', () => {
     const diffMs = performance.now() - started;
     expect(JSON.stringify(edited.decks['deck-7'])).toContain('back seven');
     const baseChars = JSON.stringify(base).length;
+    const storedBaseChars = packText(JSON.stringify(base)).length;
     const json = JSON.stringify(toVault(state)).length;
     const key = await newKey();
     started = performance.now();
@@ -123,7 +125,7 @@ describe('sync: vault size and cost at scale', () => {
     console.log(
       [
         `sync vault v2, ${DECKS} decks, ${CARDS_IN_ALL} cards, ${marks} review marks:`,
-        `  in localStorage ${kib(stored)}; vault JSON ${kib(json)}; uploaded (gzip + AES-GCM) ${kib(sealed.length)}; sync base ${kib(baseChars)}`,
+        `  in localStorage ${kib(stored)}; vault JSON ${kib(json)}; uploaded (gzip + AES-GCM) ${kib(sealed.length)}; sync base ${kib(baseChars)} (stored deflated: ${kib(storedBaseChars)})`,
         `  build from storage ${buildMs.toFixed(0)} ms; merge with another device's copy (300 concurrent card edits, 300 cards added) ${mergeMs.toFixed(0)} ms;`,
         `  merge with itself ${selfMs.toFixed(0)} ms; one local save told apart from the base ${diffMs.toFixed(0)} ms; gzip + seal ${sealMs.toFixed(0)} ms (Node ${process.version})`,
       ].join('\n'),

@@ -2,7 +2,7 @@
 // browser's vault (id, key, write token, version, when it last synced, whether the server still
 // has it), a create under way (its key and write token, kept before the request is sent, so a
 // retry after a lost answer gets the same vault instead of a second one), the base of the last
-// merge and its hash (a v1 base, from before documents per deck, is read as `legacy` and
+// merge (deflated when large: packedText.ts) and its hash (a v1 base, from before documents per deck, is read as `legacy` and
 // converted at the next sync), the share links this browser made or is making, what this browser
 // has seen of each blob it opened (the highest version, and whether a body bound to its place
 // came: see binding.ts), old vaults a link replacement still has to remove from the server, and
@@ -14,6 +14,7 @@ import { parseDeckDoc, v1Stamp as v1StampOf } from './deckDoc';
 import { isStamp, NO_STAMP, type ClockState } from './hlc';
 import { emptyBase, type Base } from './local';
 import type { DeckDoc } from './merge';
+import { packText, unpackText } from './packedText';
 
 export const VAULT_KEY = 'sync:vault';
 export const PENDING_VAULT_KEY = 'sync:pendingVault';
@@ -220,7 +221,15 @@ export function createSyncStore(storage: Storage | null): SyncStore {
     setVault: (vault) => write(VAULT_KEY, vault),
     pendingVault: () => read(PENDING_VAULT_KEY, PendingSchema),
     setPendingVault: (pending) => (pending ? write(PENDING_VAULT_KEY, pending) : remove(PENDING_VAULT_KEY)),
-    base: () => read(BASE_KEY, BaseSchema) ?? emptyBase(),
+    base() {
+      try {
+        const raw = storage?.getItem(BASE_KEY) ?? null;
+        const text = raw === null ? null : unpackText(raw);
+        return (text === null ? null : parseOrNull(BaseSchema, JSON.parse(text))) ?? emptyBase();
+      } catch {
+        return emptyBase();
+      }
+    },
     syncedHash() {
       try {
         return storage?.getItem(SYNCED_HASH_KEY) ?? null;
@@ -229,8 +238,8 @@ export function createSyncStore(storage: Storage | null): SyncStore {
       }
     },
     setBase(base, hash) {
-      write(BASE_KEY, { version: 2, ...base, legacy: undefined });
-      if (!storage) return;
+      if (!storage) throw new Error('Browser storage is not available in this window.');
+      storage.setItem(BASE_KEY, packText(JSON.stringify({ version: 2, ...base, legacy: undefined })));
       storage.setItem(SYNCED_HASH_KEY, hash);
     },
     clearBase: () => remove(BASE_KEY, SYNCED_HASH_KEY),
