@@ -9,6 +9,7 @@
 // - whether a card is suspended is the learner's choice and is never taken from the sharer.
 // What the copy was last given (its "base") is remembered as a fingerprint of each card's text,
 // so telling an edit apart costs no second copy of the deck. Pure: the clock comes from the caller.
+import { fingerprint } from '../lib/fingerprint';
 import * as v from 'valibot';
 import { record } from '../lib/schema';
 import { metaOf, type Card, type Deck, type DeckMeta } from './deck';
@@ -30,21 +31,9 @@ export function parseShareBase(value: unknown): ShareBase | null {
   return parsed.success ? parsed.output : null;
 }
 
-/** FNV-1a, 32 bits twice (two primes): notices an edit; not a security measure. */
-function hash(text: string): string {
-  let a = 0x811c9dc5;
-  let b = 0x01000193 ^ 0x5bd1e995;
-  for (let i = 0; i < text.length; i += 1) {
-    const c = text.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x5bd1e995);
-  }
-  return `${(a >>> 0).toString(16)}${(b >>> 0).toString(16)}`;
-}
-
 /** A card's texts and tags: what an edit changes (suspension is the learner's, not compared). */
-const cardPrint = (card: Card) => hash(JSON.stringify([card.front, card.back, card.pronunciation, card.gender, card.example, card.tags]));
-const metaPrint = (value: unknown) => hash(JSON.stringify(value));
+const cardPrint = (card: Card) => fingerprint(JSON.stringify([card.front, card.back, card.pronunciation, card.gender, card.example, card.tags]));
+const metaPrint = (value: unknown) => fingerprint(JSON.stringify(value));
 
 export function shareBaseOf(deck: Deck): ShareBase {
   const cards: Record<string, string> = {};

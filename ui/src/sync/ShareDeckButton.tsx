@@ -27,6 +27,12 @@ export function ShareDeckButton({ deckId }: { deckId: string }) {
     if (made) await noteShareMade(deckId);
     setShare(made);
   };
+  /** "Revoke link", and the first step of a new link once the old one is gone. */
+  const takeDown = async () => {
+    await revokeShare(deckId);
+    forgetFollow(deckId);
+    setShare(null);
+  };
   const expiry = shareExpiryText(info.shareExpiryDays);
 
   return (
@@ -57,9 +63,7 @@ export function ShareDeckButton({ deckId }: { deckId: string }) {
                 disabled={busy}
                 onClick={() =>
                   void run(async () => {
-                    await revokeShare(deckId);
-                    forgetFollow(deckId);
-                    setShare(null);
+                    await takeDown();
                     await makeLink();
                   })
                 }
@@ -70,18 +74,7 @@ export function ShareDeckButton({ deckId }: { deckId: string }) {
           ) : share ? (
             <>
               <LinkBox url={shareUrl(window.location.origin, share)} label="Share link" qrLabel="QR code of the share link" />
-              <button
-                type="button"
-                className="button button--danger"
-                disabled={busy}
-                onClick={() =>
-                  void run(async () => {
-                    await revokeShare(deckId);
-                    forgetFollow(deckId);
-                    setShare(null);
-                  })
-                }
-              >
+              <button type="button" className="button button--danger" disabled={busy} onClick={() => void run(takeDown)}>
                 Revoke link
               </button>
             </>

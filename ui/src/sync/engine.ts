@@ -9,6 +9,7 @@
 // seen here, or sealed for another place, is refused before anything is merged or written.
 // "Replace the sync link" moves this browser to a new vault (new key, token and id) holding
 // everything, then removes the old one, retrying until the server has answered.
+import { fingerprint } from '../lib/fingerprint';
 import { announceSynced, onLocalChange } from '../lib/localChanges';
 import { syncAdapters } from '../lib/syncAdapters';
 import { createBlob, readBlob, removeBlob, SyncApiError, writeBlob } from './api';
@@ -31,17 +32,7 @@ export const readVault = (): VaultRecord | null => syncStore.vault();
 /** Whether a "Sync this browser" was sent and its answer never came (sending it again finishes it). */
 export const hasPendingVault = (): boolean => syncStore.pendingVault() !== null;
 
-/** FNV-1a, 32 bits twice (two seeds): enough to notice a change, not a security measure. */
-export function fingerprint(text: string): string {
-  let a = 0x811c9dc5;
-  let b = 0x01000193 ^ 0x5bd1e995;
-  for (let i = 0; i < text.length; i += 1) {
-    const c = text.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x5bd1e995);
-  }
-  return `${(a >>> 0).toString(16)}${(b >>> 0).toString(16)}`;
-}
+export { fingerprint };
 
 let clock: Clock | null = null;
 /** This browser's hybrid logical clock (kept by state.ts), made at its first use. */
