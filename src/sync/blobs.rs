@@ -64,6 +64,14 @@ pub fn valid_id(id: &str) -> bool {
     id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
+/// Whether a stored blob (of either kind) has the id `id`.
+fn id_in_use(conn: &Connection, id: &str) -> rusqlite::Result<bool> {
+    Ok(conn
+        .query_row("SELECT 1 FROM sync_blobs WHERE id = ?1", [id], |_| Ok(()))
+        .optional()?
+        .is_some())
+}
+
 fn millis(t: SystemTime) -> i64 {
     t.duration_since(UNIX_EPOCH)
         .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
@@ -185,14 +193,7 @@ impl Blobs {
 
     /// Whether a blob (of either kind, live or not yet expired away) has the id `id`.
     pub async fn id_taken(&self, id: String) -> Result<bool, StoreError> {
-        self.db
-            .read(move |conn| {
-                Ok(conn
-                    .query_row("SELECT 1 FROM sync_blobs WHERE id = ?1", [&id], |_| Ok(()))
-                    .optional()?
-                    .is_some())
-            })
-            .await
+        self.db.read(move |conn| Ok(id_in_use(conn, &id)?)).await
     }
 
     /// Stores a new blob at version 1 under `token`, or finds the one already made with it.
@@ -238,11 +239,7 @@ impl Blobs {
                 }
                 let id = match chosen {
                     Some(id) => {
-                        let taken = tx
-                            .query_row("SELECT 1 FROM sync_blobs WHERE id = ?1", [&id], |_| Ok(()))
-                            .optional()?
-                            .is_some();
-                        if taken {
+                        if id_in_use(&tx, &id)? {
                             return Ok(Err(SyncError::IdTaken));
                         }
                         id

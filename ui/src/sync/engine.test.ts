@@ -4,7 +4,7 @@
 // and a vault or shared deck the server no longer has.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryStorage } from '../lib/memoryStorage';
-import { FakeSyncServer, memoryAdapters } from './fakeServer';
+import { browserGlobals, FakeSyncServer, memoryAdapters } from './fakeServer';
 
 type Engine = typeof import('./engine');
 type Shares = typeof import('./shares');
@@ -25,19 +25,11 @@ beforeEach(async () => {
   server = new FakeSyncServer(() => storage.getItem('sync:pendingVault') ?? storage.getItem('sync:shares'));
   answers = [];
   questions = [];
-  vi.stubGlobal('localStorage', storage);
-  vi.stubGlobal('window', {
-    localStorage: storage,
-    prompt: (question: string) => {
-      questions.push(question);
-      return answers.shift() ?? null;
-    },
-    addEventListener: () => undefined,
-    removeEventListener: () => undefined,
-    dispatchEvent: () => true,
-  });
-  vi.stubGlobal('navigator', { onLine: true });
-  vi.stubGlobal('fetch', server.fetch);
+  const prompt = (question: string) => {
+    questions.push(question);
+    return answers.shift() ?? null;
+  };
+  for (const [name, value] of Object.entries(browserGlobals(storage, server, prompt))) vi.stubGlobal(name, value);
   adapters = memoryAdapters();
   adapters.decks.apply({ put: { a: deck('a', 'Verbs', 1_000) }, remove: [], order: ['a'], reviews: {} });
   (await import('../lib/syncAdapters')).provideSyncAdapters(() => Promise.resolve(adapters));

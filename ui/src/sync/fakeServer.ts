@@ -4,7 +4,7 @@
 // octet-stream bodies only, the site's key on creates only, versions, 304, 409, 404 for what is
 // gone), which records every request with what the browser had stored when it was sent, and
 // answers as a test scripts it (a lost answer, a 429 with Retry-After). Also in-memory adapters
-// standing in for the features' data.
+// standing in for the features' data, and the browser globals sync reads, for vi.stubGlobal.
 import type { CalendarsAdapter, DecksAdapter, SyncAdapters, SyncDeck, SyncedReviews } from '../lib/syncAdapters';
 
 interface StoredBlob {
@@ -88,6 +88,20 @@ export class FakeSyncServer {
   sent(method: string): SeenRequest[] {
     return this.requests.filter((request) => request.method === method);
   }
+}
+
+/**
+ * The browser sync runs in, by global name (each handed to vi.stubGlobal): `storage` as
+ * localStorage, online, `server` answering fetch, and a window whose prompt is `prompt`
+ * (cancelled when absent).
+ */
+export function browserGlobals(storage: Storage, server: FakeSyncServer, prompt: (question: string) => string | null = () => null): Record<string, unknown> {
+  return {
+    localStorage: storage,
+    window: { localStorage: storage, prompt, addEventListener: () => undefined, removeEventListener: () => undefined, dispatchEvent: () => true },
+    navigator: { onLine: true },
+    fetch: server.fetch,
+  };
 }
 
 /** Decks and calendars in memory, shaped as the features' adapters shape theirs. */

@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryStorage } from '../lib/memoryStorage';
 import { open, seal, type Place } from './crypto';
-import { FakeSyncServer, memoryAdapters } from './fakeServer';
+import { browserGlobals, FakeSyncServer, memoryAdapters } from './fakeServer';
 
 type Engine = typeof import('./engine');
 type Shares = typeof import('./shares');
@@ -24,16 +24,7 @@ beforeEach(async () => {
   vi.resetModules();
   storage = new MemoryStorage();
   server = new FakeSyncServer();
-  vi.stubGlobal('localStorage', storage);
-  vi.stubGlobal('window', {
-    localStorage: storage,
-    prompt: () => null,
-    addEventListener: () => undefined,
-    removeEventListener: () => undefined,
-    dispatchEvent: () => true,
-  });
-  vi.stubGlobal('navigator', { onLine: true });
-  vi.stubGlobal('fetch', server.fetch);
+  for (const [name, value] of Object.entries(browserGlobals(storage, server))) vi.stubGlobal(name, value);
   adapters = memoryAdapters();
   adapters.decks.apply({ put: { a: deck('a', 'Verbs', 1_000) }, remove: [], order: ['a'], reviews: {} });
   (await import('../lib/syncAdapters')).provideSyncAdapters(() => Promise.resolve(adapters));

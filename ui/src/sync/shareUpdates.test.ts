@@ -4,7 +4,7 @@
 // a copy remembers its link, finds a newer version with a cheap If-None-Match, and takes it.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryStorage } from '../lib/memoryStorage';
-import { FakeSyncServer, memoryAdapters } from './fakeServer';
+import { browserGlobals, FakeSyncServer, memoryAdapters } from './fakeServer';
 
 type Updates = typeof import('./shareUpdates');
 type Shares = typeof import('./shares');
@@ -23,10 +23,7 @@ beforeEach(async () => {
   vi.resetModules();
   storage = new MemoryStorage();
   server = new FakeSyncServer();
-  vi.stubGlobal('localStorage', storage);
-  vi.stubGlobal('window', { localStorage: storage, addEventListener: () => undefined, removeEventListener: () => undefined, dispatchEvent: () => true });
-  vi.stubGlobal('navigator', { onLine: true });
-  vi.stubGlobal('fetch', server.fetch);
+  for (const [name, value] of Object.entries(browserGlobals(storage, server))) vi.stubGlobal(name, value);
   adapters = memoryAdapters();
   save('Verbs', 1_000, ['eat']);
   (await import('../lib/syncAdapters')).provideSyncAdapters(() => Promise.resolve(adapters));
