@@ -32,8 +32,6 @@ export const readVault = (): VaultRecord | null => syncStore.vault();
 /** Whether a "Sync this browser" was sent and its answer never came (sending it again finishes it). */
 export const hasPendingVault = (): boolean => syncStore.pendingVault() !== null;
 
-export { fingerprint };
-
 let clock: Clock | null = null;
 /** This browser's hybrid logical clock (kept by state.ts), made at its first use. */
 const theClock = (): Clock => (clock ??= createClock(syncStore));

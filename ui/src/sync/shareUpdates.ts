@@ -7,14 +7,14 @@
 // version taken, and what it was given then, in sync's own state), asks cheaply whether the link
 // holds a newer version (If-None-Match: a 304 when not), and takes it through the flashcards'
 // adapter, which keeps card ids, progress and the learner's own edits.
+import { fingerprint } from '../lib/fingerprint';
 import { onLocalChange, onSynced } from '../lib/localChanges';
 import { syncAdapters, type ShareUpdatePlan, type SyncDeck } from '../lib/syncAdapters';
 import { readBlob, SyncApiError, writeBlob } from './api';
-import { NOTHING_SEEN, openPlaced } from './binding';
 import { seal } from './crypto';
-import { backOffMs, fingerprint } from './engine';
+import { backOffMs } from './engine';
 import type { ShareLink } from './links';
-import { SHARE_TYPE, SHARE_VERSION, type SharedDeck } from './shares';
+import { openSharedBody, SHARE_TYPE, SHARE_VERSION, type SharedDeck } from './shares';
 import { syncStore } from './state';
 
 // --- States that screens show -------------------------------------------------------------------
@@ -238,14 +238,7 @@ async function checkOnce(deckId: string): Promise<void> {
       if (known.phase !== 'available') setCopyState(deckId, { phase: 'current' });
       return;
     }
-    const place = { kind: 'shares', id: record.shareId, version: pulled.version } as const;
-    const opened = await openPlaced(pulled.body, record.key, place, syncStore.shareSeen(record.shareId) ?? NOTHING_SEEN);
-    syncStore.setShareSeen(record.shareId, opened.seen);
-    const value = opened.value;
-    const incoming =
-      typeof value === 'object' && value !== null && 'type' in value && value.type === SHARE_TYPE && 'deck' in value
-        ? decks.parseDeck(value.deck, record.shareId)
-        : null;
+    const incoming = await openSharedBody({ id: record.shareId, key: record.key }, pulled.version, pulled.body);
     const plan = incoming && decks.planUpdate(deckId, incoming, record.base);
     if (!incoming || !plan) return setCopyState(deckId, { phase: 'failed', error: 'The shared deck’s new version cannot be read by this version of the app.' });
     if (plan.worthShowing) return setCopyState(deckId, { phase: 'available', plan, incoming, version: pulled.version });

@@ -68,22 +68,30 @@ export interface SharedDeck {
   version: number;
 }
 
-/** The shared deck behind a link; null when the server no longer has it (revoked, or expired unread). */
-export async function openShare(link: ShareLink): Promise<SharedDeck | null> {
-  const pulled = await readBlob('shares', link.id);
-  if (pulled.kind !== 'blob') return null;
-  const place = { kind: 'shares', id: link.id, version: pulled.version } as const;
-  const opened = await openPlaced(pulled.body, link.key, place, syncStore.shareSeen(link.id) ?? NOTHING_SEEN);
-  const value = opened.value;
-  const { decks } = await syncAdapters();
-  const deck = isRecord(value) && value.type === SHARE_TYPE ? decks.parseDeck(value.deck, link.id) : null;
-  if (!deck) throw new Error('This link does not hold a deck this app can read.');
+/**
+ * The deck in a shared deck's body, read from the server as `version` of the link: opened for that
+ * place (binding.ts), remembered as seen, and checked by the flashcards' adapter; null when it
+ * holds no deck this app reads. Throws in words when the body is refused.
+ */
+export async function openSharedBody(link: ShareLink, version: number, body: Uint8Array<ArrayBuffer>): Promise<SyncDeck | null> {
+  const place = { kind: 'shares', id: link.id, version } as const;
+  const opened = await openPlaced(body, link.key, place, syncStore.shareSeen(link.id) ?? NOTHING_SEEN);
   try {
     syncStore.setShareSeen(link.id, opened.seen);
   } catch {
     // A full storage: the deck still opens; the next opening is checked against less.
   }
-  return { deck, preview: decks.preview(deck), version: pulled.version };
+  const value = opened.value;
+  return isRecord(value) && value.type === SHARE_TYPE ? (await syncAdapters()).decks.parseDeck(value.deck, link.id) : null;
+}
+
+/** The shared deck behind a link; null when the server no longer has it (revoked, or expired unread). */
+export async function openShare(link: ShareLink): Promise<SharedDeck | null> {
+  const pulled = await readBlob('shares', link.id);
+  if (pulled.kind !== 'blob') return null;
+  const deck = await openSharedBody(link, pulled.version, pulled.body);
+  if (!deck) throw new Error('This link does not hold a deck this app can read.');
+  return { deck, preview: (await syncAdapters()).decks.preview(deck), version: pulled.version };
 }
 
 /** "Add to my decks": a copy with a new id, saved now, first in the list; its id. */
