@@ -3,7 +3,9 @@
 // adapters), then gzipped and sealed (AES-GCM) as it is uploaded; figures: its JSON size, its
 // uploaded size, the time to build it, to merge it with another device's copy where every deck
 // had a card edited concurrently and a card added, to tell one local save apart from the base,
-// and to seal it, and the real server accepting it under the default --max-vault-size.
+// and to seal it, and the real server accepting it under the default --max-vault-size. Then the
+// bytes of each push in parts (vaultParts.ts) to the real server: the first (every part), one card
+// edited, ten reviews in one deck, and ten reviews spread over ten decks.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../support/server';
 import { deckRecord } from '../flashcards-support/seed';
@@ -17,6 +19,8 @@ import { editDeck, renderDeck } from '../../src/sync/deckDoc';
 import { createDecksSyncAdapter } from '../../src/flashcards/syncAdapter';
 import { createCalendarsSyncAdapter } from '../../src/calendars/syncAdapter';
 import { merge, type DeckDoc, type VaultState } from '../../src/sync/merge';
+import { framePush } from '../../src/sync/api';
+import { manifestOf, nameParts, partsOf, sealPart } from '../../src/sync/vaultParts';
 
 const DECKS = 300;
 const CARDS_IN_ALL = 10_000;
@@ -121,13 +125,62 @@ describe('sync: vault size and cost at scale', () => {
     });
     expect(response.status).toBe(201);
 
+    const created = (await response.json()) as { id: string; token: string };
+    const { token } = created;
+
+    // Pushes in parts: each sends the manifest and the parts the server does not hold.
+    let version = 1;
+    let held = new Set<string>();
+    const pushes: string[] = [];
+    const push = async (what: string, pushed: VaultState) => {
+      const begun = performance.now();
+      const parts = await nameParts(partsOf(pushed), key);
+      const names = parts.map((part) => part.name);
+      const manifest = await seal(manifestOf(pushed, names), key, { kind: 'vaults', id: created.id, version: version + 1 });
+      const sent = await Promise.all(
+        parts.filter((part) => !held.has(part.name)).map(async (part) => ({ name: part.name, body: await sealPart(part, key, created.id) })),
+      );
+      const body = framePush(manifest, sent);
+      const ms = performance.now() - begun;
+      const answer = await fetch(`${server.url}/api/sync/vaults/${created.id}`, {
+        method: 'PUT',
+        headers: { 'Content-Type': 'application/octet-stream', Authorization: `Bearer ${token}`, 'If-Match': `"v${version}"`, 'Sync-Parts': names.join(',') },
+        body,
+      });
+      expect(answer.status).toBe(200);
+      version += 1;
+      held = new Set(names);
+      pushes.push(`  ${what}: ${kib(body.length)} (${sent.length} of ${names.length} parts; named and sealed in ${ms.toFixed(0)} ms)`);
+    };
     const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
+    await push('first push in parts', state);
+    await push('one card edited', edited);
+    const reviewed = (ids: string[], count: number): VaultState => {
+      const reviews = { ...edited.reviews };
+      for (let i = 0; i < count; i += 1) {
+        const id = ids[i % ids.length] ?? 'deck-0';
+        const before = reviews[id];
+        if (before) reviews[id] = { ...before, log: [...before.log, [`${id}-card-${i}`, now + 60_000 + i, 'good']] };
+      }
+      return { ...edited, reviews };
+    };
+    await push('ten reviews in one deck', reviewed(['deck-11'], 10));
+    await push(
+      'ten reviews in ten decks',
+      reviewed(
+        Array.from({ length: 10 }, (_, i) => `deck-${20 + i * 7}`),
+        10,
+      ),
+    );
+
     console.log(
       [
         `sync vault v2, ${DECKS} decks, ${CARDS_IN_ALL} cards, ${marks} review marks:`,
         `  in localStorage ${kib(stored)}; vault JSON ${kib(json)}; uploaded (gzip + AES-GCM) ${kib(sealed.length)}; sync base ${kib(baseChars)} (stored deflated: ${kib(storedBaseChars)})`,
         `  build from storage ${buildMs.toFixed(0)} ms; merge with another device's copy (300 concurrent card edits, 300 cards added) ${mergeMs.toFixed(0)} ms;`,
         `  merge with itself ${selfMs.toFixed(0)} ms; one local save told apart from the base ${diffMs.toFixed(0)} ms; gzip + seal ${sealMs.toFixed(0)} ms (Node ${process.version})`,
+        'bytes per push in parts (vault v3: a manifest and 32 buckets of decks with their review logs):',
+        ...pushes,
       ].join('\n'),
     );
   });

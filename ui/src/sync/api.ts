@@ -4,7 +4,9 @@
 // lib/siteKey.ts says); a change or removal carries the token alone, and the version it starts
 // from in If-Match. A create names the blob's id (X-Blob-Id, made here), so the body can be sealed
 // for its place before it is sent; the same token again gets the blob it made, another token asking
-// for a taken id a 409. A 404 means the blob is gone (never made, revoked, or expired unread); 429 and
+// for a taken id a 409. A vault's write may carry parts (Sync-Parts names every part of the new
+// version; the body frames the manifest and the parts sent), read one by one at .../parts/{name}.
+// A 404 means the blob is gone (never made, revoked, or expired unread); 429 and
 // 503 say in Retry-After how long to wait.
 import * as v from 'valibot';
 import { isRecord, parseJsonText } from '../lib/json';
@@ -166,10 +168,17 @@ export async function readBlob(kind: BlobKind, id: string, known?: number): Prom
 export type WriteResult = { kind: 'written'; version: number } | { kind: 'conflict'; version: number } | { kind: 'gone' };
 
 /** Replaces the blob if it is still at `base`; the token alone authorises it (no site key). */
-export async function writeBlob(kind: BlobKind, id: string, token: string, base: number, body: Uint8Array<ArrayBuffer>): Promise<WriteResult> {
+export async function writeBlob(
+  kind: BlobKind,
+  id: string,
+  token: string,
+  base: number,
+  body: Uint8Array<ArrayBuffer>,
+  extra: Record<string, string> = {},
+): Promise<WriteResult> {
   const response = await fetch(`/api/sync/${kind}/${id}`, {
     method: 'PUT',
-    headers: { 'Content-Type': OCTETS, Authorization: `Bearer ${token}`, 'If-Match': `"v${base}"` },
+    headers: { ...extra, 'Content-Type': OCTETS, Authorization: `Bearer ${token}`, 'If-Match': `"v${base}"` },
     body,
   });
   if (response.status === 409) return { kind: 'conflict', version: versionOf(response) };
@@ -179,6 +188,59 @@ export async function writeBlob(kind: BlobKind, id: string, token: string, base:
   const version = isRecord(answer) && typeof answer.version === 'number' ? answer.version : null;
   if (version === null) throw new SyncApiError('The server sent an answer this page does not understand.', response.status);
   return { kind: 'written', version };
+}
+
+/** A part of a vault sent with its manifest: its name and its sealed bytes. */
+export interface SentPart {
+  name: string;
+  body: Uint8Array<ArrayBuffer>;
+}
+
+/**
+ * The body of a write with parts: the manifest, then each part sent, framed as the server reads
+ * them (big-endian): u32 manifest length, manifest; per part u8 name length, name, u32 length, bytes.
+ */
+export function framePush(manifest: Uint8Array<ArrayBuffer>, parts: readonly SentPart[]): Uint8Array<ArrayBuffer> {
+  const named = parts.map((part) => ({ name: new TextEncoder().encode(part.name), body: part.body }));
+  const size = named.reduce((sum, part) => sum + 1 + part.name.length + 4 + part.body.length, 4 + manifest.length);
+  const out = new Uint8Array(size);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, manifest.length);
+  out.set(manifest, 4);
+  let at = 4 + manifest.length;
+  for (const part of named) {
+    view.setUint8(at, part.name.length);
+    out.set(part.name, at + 1);
+    at += 1 + part.name.length;
+    view.setUint32(at, part.body.length);
+    out.set(part.body, at + 4);
+    at += 4 + part.body.length;
+  }
+  return out;
+}
+
+/**
+ * Replaces a vault if it is still at `base` with `manifest`, naming in `names` every part the new
+ * version holds and sending those the server does not have (`parts`); the server keeps the rest
+ * and drops the parts no longer named, in the same step.
+ */
+export async function writeVaultParts(
+  id: string,
+  token: string,
+  base: number,
+  manifest: Uint8Array<ArrayBuffer>,
+  names: readonly string[],
+  parts: readonly SentPart[],
+): Promise<WriteResult> {
+  return writeBlob('vaults', id, token, base, framePush(manifest, parts), { 'Sync-Parts': names.join(',') });
+}
+
+/** A part of a vault; null when the server has no such part (or no such vault). */
+export async function readPart(id: string, name: string): Promise<Uint8Array<ArrayBuffer> | null> {
+  const response = await fetch(`/api/sync/vaults/${id}/parts/${name}`, { cache: 'no-store' });
+  if (response.status === 404) return null;
+  if (!response.ok) throw await errorOf(response);
+  return new Uint8Array(await response.arrayBuffer());
 }
 
 /** Removes the blob; one already gone (404) counts as removed. */

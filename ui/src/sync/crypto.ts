@@ -50,16 +50,47 @@ async function importKey(text: string): Promise<CryptoKey> {
   return crypto.subtle.importKey('raw', raw, { name: 'AES-GCM' }, false, ['encrypt', 'decrypt']);
 }
 
-/** Where a sealed body belongs: its kind, its id, and the version it is stored as. */
+/**
+ * Where a sealed body belongs: its kind, its id, and the version it is stored as; or, for a part
+ * of a vault (vaultParts.ts), the part's name, which stays the same across versions.
+ */
 export interface Place {
   kind: 'vaults' | 'shares';
   id: string;
   version: number;
+  part?: string;
 }
 
-/** The additional data a body for `place` is sealed with: UTF-8 of `hearth-sync/1\n{kind}\n{id}\nv{version}`. */
+/**
+ * The additional data a body for `place` is sealed with: UTF-8 of
+ * `hearth-sync/1\n{kind}\n{id}\nv{version}`, or `hearth-sync/1\n{kind}\n{id}\npart\n{name}` for a part.
+ */
 export function placeLabel(place: Place): Uint8Array<ArrayBuffer> {
-  return new TextEncoder().encode(`hearth-sync/1\n${place.kind}\n${place.id}\nv${place.version}`);
+  const where = place.part === undefined ? `v${place.version}` : `part\n${place.part}`;
+  return new TextEncoder().encode(`hearth-sync/1\n${place.kind}\n${place.id}\n${where}`);
+}
+
+/** Characters of a part's name: 132 bits of its keyed hash, as base64url. */
+export const PART_NAME_LENGTH = 22;
+
+/**
+ * The namer of a vault's parts: a keyed hash (HMAC-SHA-256, its key derived from the vault's key
+ * with HKDF) of a part's canonical text, so the same content always has the same name (an
+ * unchanged part is not sent again), the server cannot tell content from names, and a part whose
+ * content does not hash to its name is refused.
+ */
+export async function partNamer(keyText: string): Promise<(text: string) => Promise<string>> {
+  const raw = fromBase64Url(keyText);
+  if (raw?.length !== 32) throw new Error('The link’s key is damaged: copy the whole link again.');
+  const base = await crypto.subtle.importKey('raw', raw, 'HKDF', false, ['deriveKey']);
+  const hmac = await crypto.subtle.deriveKey(
+    { name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(), info: new TextEncoder().encode('hearth-sync/1 part names') },
+    base,
+    { name: 'HMAC', hash: 'SHA-256', length: 256 },
+    false,
+    ['sign'],
+  );
+  return async (text) => toBase64Url(new Uint8Array(await crypto.subtle.sign('HMAC', hmac, new TextEncoder().encode(text)))).slice(0, PART_NAME_LENGTH);
 }
 
 /** A fresh blob id as the server makes them: 16 random bytes as 32 lowercase hex digits. */

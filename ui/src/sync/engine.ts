@@ -6,20 +6,23 @@
 // that says to wait (429, 503 with Retry-After) is left alone that long; a vault the server no
 // longer has (404: removed, or expired unread) stops the syncing until the learner starts again.
 // Every body is sealed for its place (vault id and version, binding.ts) and a read older than one
-// seen here, or sealed for another place, is refused before anything is merged or written.
+// seen here, or sealed for another place, is refused before anything is merged or written. The
+// vault travels in parts (vaultParts.ts): a push sends its manifest and the parts the server does
+// not hold, a pull fetches the parts the base of the last merge does not already hold.
 // "Replace the sync link" moves this browser to a new vault (new key, token and id) holding
 // everything, then removes the old one, retrying until the server has answered.
 import { fingerprint } from '../lib/fingerprint';
 import { announceSynced, onLocalChange } from '../lib/localChanges';
 import { syncAdapters } from '../lib/syncAdapters';
-import { createBlob, readBlob, removeBlob, SyncApiError, writeBlob } from './api';
+import { createBlob, readBlob, readPart, removeBlob, SyncApiError, writeVaultParts, type SentPart, type WriteResult } from './api';
 import { openPlaced } from './binding';
 import { newBlobId, newKey, newToken, seal, type Place } from './crypto';
 import type { VaultLink } from './links';
 import { createClock, type Clock } from './hlc';
-import { applyState, baseOf, emptyBase, localState, parseVault, readLocal, toVault } from './local';
+import { applyState, baseOf, emptyBase, localState, parseVault, readLocal, toVault, type Base } from './local';
 import { canonical, merge, sameState, stateStamp, type VaultState } from './merge';
 import { syncStore, VAULT_KEY, type PendingCreate, type VaultRecord } from './state';
+import { assemble, baseContent, manifestOf, manifestParts, nameParts, partsOf, sealPart, type NamedPart, type PartValue } from './vaultParts';
 
 export type { VaultRecord };
 
@@ -68,6 +71,8 @@ async function createFrom(pending: Required<PendingCreate>, state: VaultState): 
     gone: false,
     seenVersion: replayed ? 0 : created.version,
     boundSeen: !replayed,
+    // Made whole (one body): the server holds no parts of it yet.
+    ...(replayed ? {} : { parts: [] }),
   };
 }
 
@@ -191,6 +196,66 @@ function gone(vault: VaultRecord) {
   emit();
 }
 
+/** The parts of the last merge by name: their content is here, so they are not fetched again. */
+async function knownParts(base: Base, keyText: string): Promise<Map<string, PartValue>> {
+  const named = await nameParts(partsOf(baseContent(base)), keyText);
+  return new Map(named.map((part) => [part.name, part.value]));
+}
+
+/**
+ * The vault a pulled body stands for, as parseVault reads it, with the parts the server holds for
+ * it ([] for a vault of one body); null when the server no longer has a part its manifest names.
+ */
+async function wholeVault(vault: VaultRecord, opened: unknown): Promise<{ value: unknown; parts: string[] } | null> {
+  const names = manifestParts(opened);
+  if (!names) return { value: opened, parts: [] };
+  const whole = await assemble(opened as Record<string, unknown>, names, {
+    vaultId: vault.id,
+    keyText: vault.key,
+    known: await knownParts(syncStore.base(), vault.key),
+    fetchPart: (name) => readPart(vault.id, name),
+  });
+  return whole && { value: whole, parts: names };
+}
+
+const sealParts = (parts: readonly NamedPart[], vault: VaultRecord): Promise<SentPart[]> =>
+  Promise.all(parts.map(async (part) => ({ name: part.name, body: await sealPart(part, vault.key, vault.id) })));
+
+/**
+ * Writes `state` as version `version + 1`: its manifest, and the parts the server does not hold
+ * (`held`: the parts of `version`, or undefined when not known). Should the server lack one this
+ * browser thought it held (it refuses with a 400), every part is sent once more.
+ */
+async function push(
+  vault: VaultRecord,
+  version: number,
+  state: VaultState,
+  held: readonly string[] | undefined,
+): Promise<{ written: WriteResult; parts: string[] }> {
+  const parts = await nameParts(partsOf(state), vault.key);
+  const names = parts.map((part) => part.name);
+  const manifest = await seal(manifestOf(state, names), vault.key, vaultPlace(vault.id, version + 1));
+  const send = async (have: ReadonlySet<string>) =>
+    writeVaultParts(
+      vault.id,
+      vault.token,
+      version,
+      manifest,
+      names,
+      await sealParts(
+        parts.filter((part) => !have.has(part.name)),
+        vault,
+      ),
+    );
+  const have = new Set(held ?? []);
+  try {
+    return { written: await send(have), parts: names };
+  } catch (error) {
+    if (!(error instanceof SyncApiError && error.status === 400 && have.size > 0)) throw error;
+    return { written: await send(new Set()), parts: names };
+  }
+}
+
 /** One sync: pull, merge, apply, push; repeated when another device wrote in between. */
 async function syncOnce(): Promise<void> {
   const adapters = await syncAdapters();
@@ -207,22 +272,28 @@ async function syncOnce(): Promise<void> {
     let version = vault.version;
     // A vault sealed before binding: written back bound even when nothing changed.
     let unbound = false;
+    // The parts the server holds for `version`.
+    let held = vault.parts;
     if (pulled.kind === 'blob') {
       // Refused (older than seen here, or sealed for another place): nothing is merged or written.
       const opened = await openPlaced(pulled.body, vault.key, vaultPlace(vault.id, pulled.version), vault);
-      remote = parseVault(opened.value, adapters);
+      const whole = await wholeVault(vault, opened.value);
+      // A part named by the manifest is gone: another device wrote since; read again.
+      if (!whole) continue;
+      remote = parseVault(whole.value, adapters);
       if (!remote) throw new Error('The vault holds data this version of the app does not read.');
       // An edit made here after this read is later than everything in it.
       theClock().receive(stateStamp(remote));
       version = pulled.version;
       unbound = opened.unbound;
+      held = whole.parts;
       vault = { ...vault, ...opened.seen };
       if (!keep(vault)) continue;
     }
     // Unchanged since the last merge: this browser's state already contains the vault's.
     const merged = remote ? merge(remote, local) : local;
     if (!remote && fingerprint(canonical(local)) === syncStore.syncedHash()) {
-      finish(vault, version);
+      finish({ ...vault, parts: held }, version);
       return;
     }
     // Something saved here while the vault was on its way: start again from what is stored now.
@@ -231,17 +302,17 @@ async function syncOnce(): Promise<void> {
     writeBase(merged);
     let next = version;
     if (!remote || unbound || !sameState(remote, merged)) {
-      const body = await seal(toVault(merged), vault.key, vaultPlace(vault.id, version + 1));
-      const written = await writeBlob('vaults', vault.id, vault.token, version, body);
+      const { written, parts } = await push(vault, version, merged, held);
       if (written.kind === 'gone') return gone(vault);
       if (written.kind === 'conflict') {
-        keep({ ...vault, version });
+        keep({ ...vault, version, parts: held });
         continue;
       }
       next = written.version;
+      held = parts;
       vault = { ...vault, seenVersion: Math.max(vault.seenVersion, next), boundSeen: true };
     }
-    finish(vault, next);
+    finish({ ...vault, parts: held }, next);
     return;
   }
   throw new Error('Other devices kept writing; trying again shortly.');

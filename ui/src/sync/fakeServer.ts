@@ -2,16 +2,42 @@
 // the contract fixes it (creates with the browser's write token and, when sent, the id it chose
 // in X-Blob-Id; the same blob again for the same token; 409 for an id another token took;
 // octet-stream bodies only, the site's key on creates only, versions, 304, 409, 404 for what is
-// gone), which records every request with what the browser had stored when it was sent, and
+// gone; a vault's parts sent with Sync-Parts in a framed body, read at .../parts/{name}), which records every request with what the browser had stored when it was sent, and
 // answers as a test scripts it (a lost answer, a 429 with Retry-After). Also in-memory adapters
 // standing in for the features' data, and the browser globals sync reads, for vi.stubGlobal.
 import type { CalendarsAdapter, DecksAdapter, SyncAdapters, SyncDeck, SyncedReviews } from '../lib/syncAdapters';
+import { open } from './crypto';
+import { assemble, manifestParts } from './vaultParts';
 
 interface StoredBlob {
   kind: string;
   token: string;
   version: number;
   body: Uint8Array<ArrayBuffer>;
+  /** A vault's parts by name (sent with `Sync-Parts`). */
+  parts: Map<string, Uint8Array<ArrayBuffer>>;
+}
+
+/** The manifest and parts of a framed write (api.ts framePush); null when the frame is malformed. */
+export function unframe(body: Uint8Array<ArrayBuffer>): { manifest: Uint8Array<ArrayBuffer>; parts: Map<string, Uint8Array<ArrayBuffer>> } | null {
+  const view = new DataView(body.buffer, body.byteOffset, body.byteLength);
+  if (body.length < 4) return null;
+  const length = view.getUint32(0);
+  if (4 + length > body.length) return null;
+  const manifest = body.slice(4, 4 + length);
+  const parts = new Map<string, Uint8Array<ArrayBuffer>>();
+  let at = 4 + length;
+  while (at < body.length) {
+    const nameLength = view.getUint8(at);
+    if (at + 1 + nameLength + 4 > body.length) return null;
+    const name = new TextDecoder().decode(body.slice(at + 1, at + 1 + nameLength));
+    const size = view.getUint32(at + 1 + nameLength);
+    const start = at + 1 + nameLength + 4;
+    if (start + size > body.length || parts.has(name)) return null;
+    parts.set(name, body.slice(start, start + size));
+    at = start + size;
+  }
+  return { manifest, parts };
 }
 
 export interface SeenRequest {
@@ -20,6 +46,10 @@ export interface SeenRequest {
   headers: Headers;
   /** What `storageOf` held under its key when the request was sent. */
   stored: string | null;
+  /** The bytes sent (empty for none). */
+  body?: Uint8Array<ArrayBuffer>;
+  /** A write with parts: its manifest and the parts it carried. */
+  sent?: ReturnType<typeof unframe>;
 }
 
 /** What a script makes of a request: an answer, 'lose' (done on the server, the answer lost), or null (answer normally). */
@@ -41,11 +71,13 @@ export class FakeSyncServer {
 
   readonly fetch = (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
     const path = typeof input === 'string' ? input : input instanceof URL ? input.pathname : new URL(input.url).pathname;
-    const request: SeenRequest = { method: init.method ?? 'GET', path, headers: new Headers(init.headers), stored: this.watch() };
+    const body = init.body instanceof Uint8Array ? new Uint8Array(init.body) : new Uint8Array();
+    const headers = new Headers(init.headers);
+    const request: SeenRequest = { method: init.method ?? 'GET', path, headers, stored: this.watch(), body };
+    if (headers.has('Sync-Parts')) request.sent = unframe(body);
     this.requests.push(request);
     const scripted = this.script.shift()?.(request) ?? null;
     if (scripted instanceof Response) return Promise.resolve(scripted);
-    const body = init.body instanceof Uint8Array ? new Uint8Array(init.body) : new Uint8Array();
     const answer = this.answer(request, body);
     return scripted === 'lose' ? Promise.reject(new TypeError('Failed to fetch')) : Promise.resolve(answer);
   };
@@ -64,11 +96,15 @@ export class FakeSyncServer {
       if (asked !== null && !/^[0-9a-f]{32}$/.test(asked)) return json(400, { error: 'a blob id is 32 lowercase hex digits' });
       if (asked !== null && this.blobs.has(asked)) return json(409, { error: 'that id is taken' });
       const made = asked ?? (this.next += 1).toString(16).padStart(32, '0');
-      this.blobs.set(made, { kind: kind ?? '', token: bearer, version: 1, body });
+      this.blobs.set(made, { kind: kind ?? '', token: bearer, version: 1, body, parts: new Map() });
       return json(201, { id: made, token: bearer, version: 1 });
     }
     const blob = id ? this.blobs.get(id) : undefined;
     if (!id || !blob || blob.kind !== kind) return json(404, { error: 'not found' });
+    if (method === 'GET' && path.split('/')[6] !== undefined) {
+      const part = blob.parts.get(path.split('/')[6] ?? '');
+      return part ? new Response(part, { status: 200 }) : json(404, { error: 'this vault has no such part' });
+    }
     if (method === 'GET') {
       if (headers.get('If-None-Match') === `"v${blob.version}"`) return new Response(null, { status: 304 });
       return new Response(blob.body, { status: 200, headers: { ETag: `"v${blob.version}"` } });
@@ -79,8 +115,20 @@ export class FakeSyncServer {
       return new Response(null, { status: 204 });
     }
     if (headers.get('If-Match') !== `"v${blob.version}"`) return json(409, { error: 'changed', version: blob.version }, { ETag: `"v${blob.version}"` });
+    const named = headers.get('Sync-Parts');
+    if (named === null) {
+      blob.parts.clear();
+      blob.body = body;
+    } else {
+      const framed = unframe(body);
+      if (!framed) return json(400, { error: 'malformed frame' });
+      const names = named === '' ? [] : named.split(',').map((name) => name.trim());
+      const missing = names.find((name) => !framed.parts.has(name) && !blob.parts.has(name));
+      if (missing !== undefined) return json(400, { error: `missing part ${missing}` });
+      blob.parts = new Map(names.map((name) => [name, framed.parts.get(name) ?? blob.parts.get(name) ?? new Uint8Array()]));
+      blob.body = framed.manifest;
+    }
     blob.version += 1;
-    blob.body = body;
     return json(200, { version: blob.version });
   }
 
@@ -88,6 +136,26 @@ export class FakeSyncServer {
   sent(method: string): SeenRequest[] {
     return this.requests.filter((request) => request.method === method);
   }
+}
+
+/**
+ * What the server holds for vault `id` as one value (a manifest's parts assembled), opened with
+ * `key`: what any device reads of it.
+ */
+export async function readWholeVault(server: FakeSyncServer, id: string, key: string): Promise<Record<string, unknown>> {
+  const blob = server.blobs.get(id);
+  if (!blob) throw new Error(`no vault ${id}`);
+  const manifest = (await open(blob.body, key, { kind: 'vaults', id, version: blob.version })) as Record<string, unknown>;
+  const names = manifestParts(manifest);
+  if (!names) return manifest;
+  const whole = await assemble(manifest, names, {
+    vaultId: id,
+    keyText: key,
+    known: new Map(),
+    fetchPart: (name) => Promise.resolve(blob.parts.get(name) ?? null),
+  });
+  if (!whole) throw new Error('a part is missing');
+  return whole;
 }
 
 /**

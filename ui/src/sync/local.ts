@@ -10,7 +10,7 @@ import { isRecord } from '../lib/json';
 import type { CalendarsAdapter, DecksAdapter, DecksSnapshot, SyncAdapters, SyncDeck, SyncedReviews } from '../lib/syncAdapters';
 import { deckFromV1, deleteDeck, editDeck, parseDeckDoc, renderDeck, v1Stamp } from './deckDoc';
 import { isStamp, NO_STAMP, type Clock, type Stamp } from './hlc';
-import { canonical, deckLive, deckStamp, type CalendarList, type DeckDoc, type DeckReviews, type VaultState } from './merge';
+import { canonical, deckLive, deckStamp, type CalendarList, type DeckDoc, type DeckReviews, type Mark, type VaultState } from './merge';
 
 export const VAULT_TYPE = 'hearth-vault';
 export const VAULT_VERSION = 2;
@@ -37,11 +37,13 @@ export interface Base {
   /** A v1 base's decks, converted at the next sync. */
   legacy: Record<string, LegacyDeckBase>;
   newPerDay: Record<string, { value: number; setAt: Stamp }>;
+  /** The merged review logs, by deck id: with the documents, what the merge's vault parts held. */
+  logs: Record<string, readonly Mark[]>;
   calendarsText: string;
   calendarsAt: Stamp;
 }
 
-export const emptyBase = (): Base => ({ decks: {}, shown: {}, legacy: {}, newPerDay: {}, calendarsText: '[]', calendarsAt: NO_STAMP });
+export const emptyBase = (): Base => ({ decks: {}, shown: {}, legacy: {}, newPerDay: {}, logs: {}, calendarsText: '[]', calendarsAt: NO_STAMP });
 
 type Adapters = Pick<SyncAdapters, 'decks' | 'calendars'>;
 type DeckReader = Pick<DecksAdapter, 'parseDeck'>;
@@ -120,12 +122,17 @@ export function baseOf(state: VaultState): Base {
     if (deck) shown[id] = deck.createdAt;
   }
   const newPerDay: Base['newPerDay'] = {};
-  for (const [id, reviews] of Object.entries(state.reviews)) newPerDay[id] = { value: reviews.newPerDay, setAt: reviews.setAt };
+  const logs: Base['logs'] = {};
+  for (const [id, reviews] of Object.entries(state.reviews)) {
+    newPerDay[id] = { value: reviews.newPerDay, setAt: reviews.setAt };
+    logs[id] = reviews.log;
+  }
   return {
     decks: { ...state.decks },
     shown,
     legacy: {},
     newPerDay,
+    logs,
     calendarsText: canonical(state.calendars.list),
     calendarsAt: state.calendars.savedAt,
   };

@@ -13,7 +13,7 @@ import { count, entriesOf, listOf, nonEmpty, orNull, parseOrNull, record } from 
 import { parseDeckDoc, v1Stamp as v1StampOf } from './deckDoc';
 import { isStamp, NO_STAMP, type ClockState } from './hlc';
 import { emptyBase, type Base } from './local';
-import type { DeckDoc } from './merge';
+import type { DeckDoc, Mark } from './merge';
 import { packText, unpackText } from './packedText';
 
 export const VAULT_KEY = 'sync:vault';
@@ -50,6 +50,8 @@ const VaultSchema = record({
   seenVersion: v.fallback(v.pipe(v.number(), v.integer(), v.minValue(0)), 0),
   /** A body bound to this vault's place was opened or written here (refused from then on: unbound ones). */
   boundSeen: v.fallback(v.boolean(), false),
+  /** The parts the server holds for `version` (vaultParts.ts); absent when not known (then all are sent). */
+  parts: v.optional(v.fallback(v.array(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,43}$/))), [])),
 });
 
 export type VaultRecord = v.InferOutput<typeof VaultSchema>;
@@ -93,6 +95,8 @@ const BaseV2Schema = record({
   decks: entriesOf(DocSchema),
   shown: entriesOf(v.string()),
   newPerDay: entriesOf(record({ value: Time, setAt: StampSchema })),
+  /** Absent from bases written before vault parts: then every part is fetched once. */
+  logs: entriesOf(v.custom<Mark[]>(Array.isArray)),
   calendarsText: v.fallback(v.string(), '[]'),
   calendarsAt: StampSchema,
 });
@@ -105,6 +109,7 @@ const BaseSchema = v.union([
       shown: base.shown,
       legacy: {},
       newPerDay: base.newPerDay,
+      logs: base.logs,
       calendarsText: base.calendarsText,
       calendarsAt: base.calendarsAt,
     })),
