@@ -1,7 +1,7 @@
 // /sync: "Sync this browser" (make a vault, show its link and QR code), joining from a vault's
 // link (#v=…&k=…&t=…, which the server never sees), the state of this browser's sync, replacing
 // the link (after a confirmation), and what to do when the server no longer has the vault.
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { KeyRound, RefreshCw } from 'lucide-react';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
@@ -30,6 +30,16 @@ export function SyncPage() {
   const { busy, error, run } = useBusyAction(() => setVault(readVault()));
   const [confirmingReplace, setConfirmingReplace] = useState(false);
   const [replaced, setReplaced] = useState(false);
+  const replaceButton = useRef<HTMLButtonElement>(null);
+  const replacedNotice = useRef<HTMLParagraphElement>(null);
+  // Where the focus goes once a replacement is over: to what it did, or back to its button. (The
+  // closing dialog hands the focus to that button while it is still disabled, so it would be lost.)
+  const focusAfterReplace = useRef<'notice' | 'button' | null>(null);
+  useEffect(() => {
+    if (busy || confirmingReplace || focusAfterReplace.current === null) return;
+    (focusAfterReplace.current === 'notice' ? replacedNotice.current : replaceButton.current)?.focus();
+    focusAfterReplace.current = null;
+  }, [busy, confirmingReplace]);
   // The engine finds the vault gone (or syncs it) after this page read it.
   const gone = status.phase === 'gone' || vault?.gone === true;
 
@@ -114,7 +124,7 @@ export function SyncPage() {
             </p>
           )}
           {replaced && (
-            <p className="notice" role="status">
+            <p ref={replacedNotice} tabIndex={-1} className="notice" role="status">
               The sync link was replaced: open the new link below on your other devices to keep them syncing.
               {hasRetiredVault() && ' The old link is removed as soon as the server answers.'}
             </p>
@@ -126,7 +136,7 @@ export function SyncPage() {
               <RefreshCw aria-hidden="true" size={16} />
               Sync now
             </button>
-            <button type="button" className="button" disabled={busy || waiting} onClick={() => setConfirmingReplace(true)}>
+            <button ref={replaceButton} type="button" className="button" disabled={busy || waiting} onClick={() => setConfirmingReplace(true)}>
               <KeyRound aria-hidden="true" size={16} />
               {busy && confirmingReplace ? 'Replacing…' : 'Replace the sync link'}
             </button>
@@ -163,9 +173,14 @@ export function SyncPage() {
           onKeep={() => setConfirmingReplace(false)}
           onReplace={() => {
             setReplaced(false);
+            let done = false;
             void run(async () => {
-              if (await replaceVault()) setReplaced(true);
-            }).finally(() => setConfirmingReplace(false));
+              done = await replaceVault();
+              if (done) setReplaced(true);
+            }).finally(() => {
+              focusAfterReplace.current = done ? 'notice' : 'button';
+              setConfirmingReplace(false);
+            });
           }}
         />
       )}
