@@ -45,7 +45,10 @@ pub enum PartHead {
     NoVault,
     /// The vault lives but has no part of that name.
     NoPart,
-    Found { version: i64, size: usize },
+    Found {
+        version: i64,
+        size: usize,
+    },
 }
 
 /// The vault's size once `write` is done (its manifest of `manifest_len` bytes and every part
