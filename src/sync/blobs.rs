@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rusqlite::{params, Connection, OptionalExtension};
 
-use super::parts::{self, Upload, PARTS_SIZE};
+use super::parts::{self, PartHead, Upload, PARTS_SIZE};
 use super::quotas::{check_create, check_growth, Holdings, Kind, Quotas, SyncError};
 use crate::clock::Clock;
 use crate::http::client::ClientKey;
@@ -90,21 +90,21 @@ fn to_u64(n: i64) -> u64 {
 /// The blobs in the database, on the server's clock.
 #[derive(Clone)]
 pub struct Blobs {
-    pub(super) db: Db,
+    db: Db,
     clock: Clock,
     quotas: Quotas,
 }
 
 /// Times that decide what has expired, taken once per call.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Now {
+struct Now {
     now: i64,
     vault_cutoff: i64,
     share_cutoff: i64,
 }
 
 impl Now {
-    pub(super) fn cutoff(&self, kind: Kind) -> i64 {
+    fn cutoff(&self, kind: Kind) -> i64 {
         match kind {
             Kind::Vault => self.vault_cutoff,
             Kind::Share => self.share_cutoff,
@@ -113,7 +113,7 @@ impl Now {
 }
 
 /// A blob is alive while it was read or written within its kind's expiry.
-pub(super) const ALIVE: &str = "max(read_at, updated_at) >= ?";
+const ALIVE: &str = "max(read_at, updated_at) >= ?";
 
 impl Blobs {
     pub fn new(db: Db, clock: Clock, quotas: Quotas) -> Blobs {
@@ -124,7 +124,7 @@ impl Blobs {
         &self.quotas
     }
 
-    pub(super) fn now(&self) -> Now {
+    fn now(&self) -> Now {
         let wall = self.clock.wall();
         let cutoff = |d: Duration| millis(wall.checked_sub(d).unwrap_or(UNIX_EPOCH));
         Now {
@@ -348,6 +348,41 @@ impl Blobs {
                     )
                     .optional()?)
             })
+            .await
+    }
+
+    /// Whether the live vault `id` has the part `name`: its version and the part's size.
+    pub async fn part_head(&self, id: String, name: String) -> Result<PartHead, StoreError> {
+        let now = self.now();
+        self.db
+            .read(move |conn| {
+                let Some((_, version, ..)) = stored_for_write(conn, &id, Kind::Vault, now)? else {
+                    return Ok(PartHead::NoVault);
+                };
+                Ok(match parts::size_of(conn, &id, &name)? {
+                    None => PartHead::NoPart,
+                    Some(size) => PartHead::Found { version, size },
+                })
+            })
+            .await
+    }
+
+    /// The part `name` of the live vault `id` at `version` (`None` when the vault is gone, has
+    /// moved on, or no longer has the part).
+    pub async fn part_body(
+        &self,
+        id: String,
+        name: String,
+        version: i64,
+    ) -> Result<Option<Vec<u8>>, StoreError> {
+        let now = self.now();
+        self.db
+            .read(
+                move |conn| match stored_for_write(conn, &id, Kind::Vault, now)? {
+                    None => Ok(None),
+                    Some(_) => parts::body_of(conn, &id, &name, version),
+                },
+            )
             .await
     }
 

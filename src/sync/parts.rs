@@ -9,8 +9,6 @@ use std::collections::{HashMap, HashSet};
 
 use rusqlite::{params, Connection, OptionalExtension};
 
-use super::blobs::{Blobs, ALIVE};
-use super::quotas::Kind;
 use crate::store::StoreError;
 
 /// The bytes of a blob's parts, as an SQL expression over a row of `sync_blobs` (unaliased).
@@ -122,67 +120,36 @@ pub(super) fn replace(
     Ok(())
 }
 
-impl Blobs {
-    /// Whether the live vault `id` has the part `name`, and its version and the part's size.
-    pub async fn part_head(&self, id: String, name: String) -> Result<PartHead, StoreError> {
-        let cutoff = self.now().cutoff(Kind::Vault);
-        self.db
-            .read(move |conn| {
-                let version: Option<i64> = conn
-                    .query_row(
-                        &format!(
-                            "SELECT version FROM sync_blobs WHERE id = ?1 AND kind = 'vault' AND {}",
-                            ALIVE.replace('?', "?2")
-                        ),
-                        params![id, cutoff],
-                        |r| r.get(0),
-                    )
-                    .optional()?;
-                let Some(version) = version else {
-                    return Ok(PartHead::NoVault);
-                };
-                let size: Option<i64> = conn
-                    .query_row(
-                        "SELECT length(body) FROM sync_parts WHERE blob_id = ?1 AND name = ?2",
-                        params![id, name],
-                        |r| r.get(0),
-                    )
-                    .optional()?;
-                Ok(match size {
-                    None => PartHead::NoPart,
-                    Some(size) => PartHead::Found {
-                        version,
-                        size: usize::try_from(size).unwrap_or(0),
-                    },
-                })
-            })
-            .await
-    }
+/// The size of the part `name` of blob `id`, if it has one.
+pub(super) fn size_of(
+    conn: &Connection,
+    id: &str,
+    name: &str,
+) -> Result<Option<usize>, StoreError> {
+    let size: Option<i64> = conn
+        .query_row(
+            "SELECT length(body) FROM sync_parts WHERE blob_id = ?1 AND name = ?2",
+            params![id, name],
+            |r| r.get(0),
+        )
+        .optional()?;
+    Ok(size.map(|n| usize::try_from(n).unwrap_or(0)))
+}
 
-    /// The part `name` of the live vault `id` at `version` (`None` when the vault is gone, has
-    /// moved on, or no longer has the part).
-    pub async fn part_body(
-        &self,
-        id: String,
-        name: String,
-        version: i64,
-    ) -> Result<Option<Vec<u8>>, StoreError> {
-        let cutoff = self.now().cutoff(Kind::Vault);
-        self.db
-            .read(move |conn| {
-                Ok(conn
-                    .query_row(
-                        &format!(
-                            "SELECT p.body FROM sync_parts p JOIN sync_blobs b ON b.id = p.blob_id
-                             WHERE b.id = ?1 AND b.kind = 'vault' AND b.version = ?2
-                               AND p.name = ?3 AND {}",
-                            ALIVE.replace('?', "?4")
-                        ),
-                        params![id, version, name, cutoff],
-                        |r| r.get(0),
-                    )
-                    .optional()?)
-            })
-            .await
-    }
+/// The part `name` of blob `id` while the blob is at `version` (one query, so the part is the
+/// one that version references).
+pub(super) fn body_of(
+    conn: &Connection,
+    id: &str,
+    name: &str,
+    version: i64,
+) -> Result<Option<Vec<u8>>, StoreError> {
+    Ok(conn
+        .query_row(
+            "SELECT p.body FROM sync_parts p JOIN sync_blobs b ON b.id = p.blob_id
+             WHERE b.id = ?1 AND b.version = ?2 AND p.name = ?3",
+            params![id, version, name],
+            |r| r.get(0),
+        )
+        .optional()?)
 }
