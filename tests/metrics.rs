@@ -134,6 +134,32 @@ async fn counters_move_with_real_requests_and_the_state_is_read_at_each_scrape()
         .await
         .expect("sent");
     assert_eq!(vault.status(), StatusCode::CREATED);
+    let made: serde_json::Value = vault.json().await.expect("json");
+    // Written again in parts: a 10-byte manifest and one part of 3,000 bytes.
+    let mut framed = 10u32.to_be_bytes().to_vec();
+    framed.extend_from_slice(&[1u8; 10]);
+    framed.push(1);
+    framed.extend_from_slice(b"a");
+    framed.extend_from_slice(&3000u32.to_be_bytes());
+    framed.extend_from_slice(&[2u8; 3000]);
+    let written = server
+        .client
+        .put(server.url(&format!(
+            "/api/sync/vaults/{}",
+            made["id"].as_str().expect("id")
+        )))
+        .header("content-type", "application/octet-stream")
+        .header(
+            "authorization",
+            format!("Bearer {}", made["token"].as_str().expect("token")),
+        )
+        .header("if-match", "\"v1\"")
+        .header("sync-parts", "a")
+        .body(framed)
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(written.status(), StatusCode::OK);
     let after = scrape(metrics).await;
     assert_eq!(value(&after, "hearth_feed_polls_total", &google), Some(2.0));
     assert_eq!(
@@ -141,7 +167,11 @@ async fn counters_move_with_real_requests_and_the_state_is_read_at_each_scrape()
         Some(1.0)
     );
     assert_eq!(value(&after, "hearth_sync_vaults", &[]), Some(1.0));
-    assert!(value(&after, "hearth_sync_stored_bytes", &[]) >= Some(1000.0));
+    assert_eq!(
+        value(&after, "hearth_sync_stored_bytes", &[]),
+        Some(3010.0),
+        "the manifest and its part"
+    );
 
     // The public listener has no metrics.
     let public = server.get("/metrics").await.text().await.expect("text");

@@ -797,3 +797,350 @@ async fn a_backup_carries_the_vaults_and_shares() {
     let response = put(&server, &path, Some(&vault.token), Some(1), b"next").await;
     assert_eq!(response.status(), StatusCode::OK);
 }
+
+/// A body as a write in parts sends it: the manifest, then each part sent (big-endian).
+fn framed(manifest: &[u8], parts: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut body = (manifest.len() as u32).to_be_bytes().to_vec();
+    body.extend_from_slice(manifest);
+    for (name, part) in parts {
+        body.push(name.len() as u8);
+        body.extend_from_slice(name.as_bytes());
+        body.extend_from_slice(&(part.len() as u32).to_be_bytes());
+        body.extend_from_slice(part);
+    }
+    body
+}
+
+/// A write of `vault` from `base` naming the parts `names` (`Sync-Parts`).
+async fn put_parts(
+    server: &TestServer,
+    vault: &Made,
+    base: i64,
+    names: &str,
+    body: Vec<u8>,
+) -> reqwest::Response {
+    server
+        .client
+        .put(server.url(&format!("/api/sync/vaults/{}", vault.id)))
+        .header(CONTENT_TYPE, OCTETS)
+        .header(AUTHORIZATION, format!("Bearer {}", vault.token))
+        .header(IF_MATCH, format!("\"v{base}\""))
+        .header("Sync-Parts", names)
+        .body(body)
+        .send()
+        .await
+        .expect("sent")
+}
+
+fn part_path(vault: &Made, name: &str) -> String {
+    format!("/api/sync/vaults/{}/parts/{name}", vault.id)
+}
+
+/// The parts stored for blob `id`, by name, read from the database itself.
+fn stored_parts(server: &TestServer, id: &str) -> Vec<(String, Vec<u8>)> {
+    let db = rusqlite::Connection::open(server.data_dir.path().join("hearth.db")).expect("opens");
+    let mut statement = db
+        .prepare("SELECT name, body FROM sync_parts WHERE blob_id = ?1 ORDER BY name")
+        .expect("prepared");
+    let rows = statement
+        .query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .expect("read");
+    rows.collect::<Result<_, _>>().expect("rows")
+}
+
+/// A vault written in parts a, b and c (version 2, manifest `m1`).
+async fn vault_in_parts(server: &TestServer) -> Made {
+    let vault = made(server, "vaults", b"whole").await;
+    let body = framed(
+        b"m1",
+        &[("a", b"part a"), ("b", b"part b"), ("c", b"part c")],
+    );
+    let response = put_parts(server, &vault, 1, "a,b,c", body).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(response.headers()[ETAG], "\"v2\"");
+    assert_eq!(response.json::<Value>().await.expect("json")["version"], 2);
+    vault
+}
+
+#[tokio::test]
+async fn a_push_in_parts_sends_only_the_parts_that_changed() {
+    let server = TestServer::start(|_| {}).await;
+    let vault = vault_in_parts(&server).await;
+    let path = format!("/api/sync/vaults/{}", vault.id);
+    assert_eq!(
+        bytes_of(&server, &path).await.1,
+        b"m1",
+        "the body is the manifest"
+    );
+    let response = server.get(&part_path(&vault, "b")).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(response.headers()[CONTENT_TYPE], OCTETS);
+    assert_eq!(response.headers()["cache-control"], "no-store");
+    assert_eq!(response.bytes().await.expect("body").to_vec(), b"part b");
+    // The next push sends the manifest and b (changed) and d (new); a is kept, c dropped.
+    let body = framed(b"m2", &[("b", b"part b, changed"), ("d", b"part d")]);
+    let response = put_parts(&server, &vault, 2, " a , b,d ", body).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(bytes_of(&server, &path).await.1, b"m2");
+    for (name, body) in [
+        ("a", &b"part a"[..]),
+        ("b", b"part b, changed"),
+        ("d", b"part d"),
+    ] {
+        assert_eq!(
+            bytes_of(&server, &part_path(&vault, name)).await,
+            (StatusCode::OK, body.to_vec()),
+            "{name}"
+        );
+    }
+    let dropped = server.get(&part_path(&vault, "c")).await;
+    assert_eq!(dropped.status(), StatusCode::NOT_FOUND);
+    assert_eq!(error_text(dropped).await, "this vault has no part c");
+    let names: Vec<String> = stored_parts(&server, &vault.id)
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect();
+    assert_eq!(names, ["a", "b", "d"]);
+    // The manifest alone, naming no part, leaves none.
+    let response = put_parts(&server, &vault, 3, "", framed(b"m3", &[])).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert!(stored_parts(&server, &vault.id).is_empty());
+}
+
+#[tokio::test]
+async fn a_write_naming_a_part_it_neither_sends_nor_has_changes_nothing() {
+    let server = TestServer::start(|_| {}).await;
+    let vault = vault_in_parts(&server).await;
+    let before = stored_parts(&server, &vault.id);
+    let body = framed(b"m2", &[("b", b"part b, changed")]);
+    let response = put_parts(&server, &vault, 2, "a,b,x", body).await;
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    assert!(error_text(response).await.contains("missing part x"));
+    let path = format!("/api/sync/vaults/{}", vault.id);
+    let read = server.get(&path).await;
+    assert_eq!(read.headers()[ETAG], "\"v2\"", "the version is unchanged");
+    assert_eq!(read.bytes().await.expect("body").to_vec(), b"m1");
+    assert_eq!(stored_parts(&server, &vault.id), before, "the parts too");
+    // A stale write in parts is the same 409 as a whole one, and changes nothing either.
+    let stale = put_parts(&server, &vault, 1, "a", framed(b"m", &[])).await;
+    assert_eq!(stale.status(), StatusCode::CONFLICT);
+    assert_eq!(json_error(stale).await["version"], 2);
+    assert_eq!(stored_parts(&server, &vault.id), before);
+}
+
+#[tokio::test]
+async fn a_whole_write_drops_the_parts_and_removing_the_vault_removes_them() {
+    let server = TestServer::start(|_| {}).await;
+    let vault = vault_in_parts(&server).await;
+    let path = format!("/api/sync/vaults/{}", vault.id);
+    let response = put(&server, &path, Some(&vault.token), Some(2), b"whole again").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert!(stored_parts(&server, &vault.id).is_empty());
+    assert_eq!(
+        server.get(&part_path(&vault, "a")).await.status(),
+        StatusCode::NOT_FOUND
+    );
+    let other = vault_in_parts(&server).await;
+    let removed = server
+        .client
+        .delete(server.url(&format!("/api/sync/vaults/{}", other.id)))
+        .header(AUTHORIZATION, format!("Bearer {}", other.token))
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(removed.status(), StatusCode::NO_CONTENT);
+    assert!(stored_parts(&server, &other.id).is_empty());
+    // The vault is gone: its parts answer as the vault does.
+    let gone = server.get(&part_path(&other, "a")).await;
+    assert_eq!(gone.status(), StatusCode::NOT_FOUND);
+    assert!(error_text(gone).await.contains("expired"));
+}
+
+#[tokio::test]
+async fn malformed_part_lists_frames_and_names_are_400s() {
+    let server = TestServer::start(|_| {}).await;
+    let vault = vault_in_parts(&server).await;
+    let ok = framed(b"m", &[("a", b"x")]);
+    let mut truncated = ok.clone();
+    truncated.pop();
+    let mut overlong = ok.clone();
+    overlong[..4].copy_from_slice(&1000u32.to_be_bytes());
+    let sixty_five: Vec<String> = (0..65).map(|n| format!("p{n}")).collect();
+    let cases: Vec<(String, Vec<u8>, &str)> = vec![
+        ("a".into(), truncated, "ends inside"),
+        ("a".into(), overlong, "ends inside"),
+        ("a".into(), framed(b"", &[]), "manifest is empty"),
+        ("a".into(), framed(b"m", &[("a", b"")]), "part a is empty"),
+        ("a".into(), framed(b"m", &[("z", b"x")]), "does not name"),
+        (
+            "a".into(),
+            framed(b"m", &[("a", b"x"), ("a", b"x")]),
+            "twice",
+        ),
+        ("a,,b".into(), ok.clone(), "letters, digits"),
+        ("a/b".into(), ok.clone(), "letters, digits"),
+        ("a,b,a".into(), ok.clone(), "twice"),
+        (sixty_five.join(","), ok.clone(), "at most 64"),
+    ];
+    for (names, body, says) in cases {
+        let response = put_parts(&server, &vault, 2, &names, body).await;
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{names} {says}");
+        let text = error_text(response).await;
+        assert!(text.contains(says), "{names}: {text}");
+    }
+    let path = format!("/api/sync/vaults/{}", vault.id);
+    assert_eq!(server.get(&path).await.headers()[ETAG], "\"v2\"");
+    // Shared decks have no parts, and a new vault is sent whole.
+    let share = made(&server, "shares", b"deck").await;
+    let response = server
+        .client
+        .put(server.url(&format!("/api/sync/shares/{}", share.id)))
+        .header(CONTENT_TYPE, OCTETS)
+        .header(AUTHORIZATION, format!("Bearer {}", share.token))
+        .header(IF_MATCH, "\"v1\"")
+        .header("Sync-Parts", "a")
+        .body(framed(b"m", &[("a", b"x")]))
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    assert!(error_text(response)
+        .await
+        .contains("shared decks have no parts"));
+    let response = server
+        .client
+        .post(server.url("/api/sync/vaults"))
+        .header(CONTENT_TYPE, OCTETS)
+        .header("Sync-Parts", "a")
+        .body(framed(b"m", &[("a", b"x")]))
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    json_error(response).await;
+    // Reading a part: a bad name is a 400; shares and unknown vaults are 404s.
+    let bad = server.get(&part_path(&vault, "a.b")).await;
+    assert_eq!(bad.status(), StatusCode::BAD_REQUEST);
+    json_error(bad).await;
+    let long = server.get(&part_path(&vault, &"x".repeat(44))).await;
+    assert_eq!(long.status(), StatusCode::BAD_REQUEST);
+    for path in [
+        format!("/api/sync/shares/{}/parts/a", share.id),
+        "/api/sync/vaults/0123456789abcdef0123456789abcdef/parts/a".to_owned(),
+        "/api/sync/vaults/x/parts/a".to_owned(),
+    ] {
+        let response = server.get(&path).await;
+        assert_eq!(response.status(), StatusCode::NOT_FOUND, "{path}");
+        json_error(response).await;
+    }
+}
+
+#[tokio::test]
+async fn parts_count_toward_the_vault_size_and_the_storage() {
+    let server = TestServer::start(|c| {
+        c.sync.max_vault_size = 2048;
+        c.sync.max_sync_storage = 6000;
+    })
+    .await;
+    let vault = made(&server, "vaults", b"v").await;
+    let response = put_parts(
+        &server,
+        &vault,
+        1,
+        "a",
+        framed(b"m", &[("a", &[1u8; 1500])]),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::OK);
+    // Each upload is within --max-vault-size; the vault with both parts would not be.
+    let body = framed(b"m", &[("b", &[2u8; 1000])]);
+    let response = put_parts(&server, &vault, 2, "a,b", body).await;
+    assert_eq!(response.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    let text = error_text(response).await;
+    assert!(
+        text.contains("with its parts") && text.contains("--max-vault-size"),
+        "{text}"
+    );
+    assert_eq!(stored_parts(&server, &vault.id).len(), 1);
+    // The storage counts the parts: this address's share is 2,048 bytes (the vault size, more
+    // than an eighth of 6,000), and its vault holds 1,501 of them.
+    let refused = create(&server, "shares", &[0u8; 600]).await;
+    assert_eq!(refused.status(), StatusCode::INSUFFICIENT_STORAGE);
+    assert!(error_text(refused)
+        .await
+        .contains("share of this server's storage"));
+    // Without the parts it fits.
+    let path = format!("/api/sync/vaults/{}", vault.id);
+    let response = put(&server, &path, Some(&vault.token), Some(2), b"small").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    made(&server, "shares", &[0u8; 600]).await;
+}
+
+#[tokio::test]
+async fn reading_a_part_counts_as_reading_the_vault_and_keeps_it_alive() {
+    let clock = Clock::manual();
+    let server = TestServer::start({
+        let clock = clock.clone();
+        move |c| {
+            c.clock = clock;
+            c.sync.vault_expiry = 10 * DAY;
+            c.edge.rate_limits = RateLimits {
+                sync_read: RateLimit {
+                    burst: 3,
+                    every: Duration::from_secs(3600),
+                },
+                ..RateLimits::all(RateLimit {
+                    burst: 1000,
+                    every: Duration::from_millis(1),
+                })
+            };
+        }
+    })
+    .await;
+    let vault = vault_in_parts(&server).await;
+    let left = vault_in_parts(&server).await;
+    clock.advance(6 * DAY);
+    assert_eq!(
+        server.get(&part_path(&vault, "a")).await.status(),
+        StatusCode::OK
+    );
+    clock.advance(6 * DAY);
+    let path = format!("/api/sync/vaults/{}", vault.id);
+    assert_eq!(server.get(&path).await.status(), StatusCode::OK);
+    assert_eq!(
+        server.get(&part_path(&vault, "b")).await.status(),
+        StatusCode::OK
+    );
+    assert_eq!(
+        server.get(&part_path(&vault, "c")).await.status(),
+        StatusCode::OK
+    );
+    // Parts share the vault's allowance of reads (three, since the clock moved on).
+    let throttled = server.get(&part_path(&vault, "a")).await;
+    assert_eq!(throttled.status(), StatusCode::TOO_MANY_REQUESTS);
+    // The vault nobody read expired, and the next create swept it with its parts.
+    let gone = server.get(&part_path(&left, "a")).await;
+    assert_eq!(gone.status(), StatusCode::NOT_FOUND);
+    assert!(error_text(gone).await.contains("expired"));
+    assert_eq!(stored_parts(&server, &left.id).len(), 3);
+    made(&server, "vaults", b"new").await;
+    assert!(stored_parts(&server, &left.id).is_empty());
+    assert_eq!(stored_parts(&server, &vault.id).len(), 3);
+}
+
+#[tokio::test]
+async fn a_backup_carries_the_parts() {
+    let server = TestServer::start(|_| {}).await;
+    let vault = vault_in_parts(&server).await;
+    let target = server.data_dir.path().join("backup.db");
+    hearth::store::backup_to(server.data_dir.path(), &target).expect("backed up");
+    let restored = tempfile::tempdir().expect("tempdir");
+    std::fs::copy(&target, restored.path().join("hearth.db")).expect("restore");
+    let server = TestServer::start_in(restored, |_| {}).await;
+    assert_eq!(
+        bytes_of(&server, &part_path(&vault, "c")).await,
+        (StatusCode::OK, b"part c".to_vec())
+    );
+    let response = put_parts(&server, &vault, 2, "a,b,c", framed(b"m2", &[])).await;
+    assert_eq!(response.status(), StatusCode::OK);
+}

@@ -109,6 +109,14 @@ const MIGRATIONS: &[&str] = &[
         SELECT c.id, json_extract(s.value, '$.url')
         FROM calendars c, json_each(c.options, '$.sources') s
         WHERE json_extract(s.value, '$.url') IS NOT NULL;",
+    // 8: a vault written in parts (src/sync/parts.rs): its manifest is the blob's body, its
+    // encrypted parts (named by the client, at most 64) live here and go with the blob.
+    "CREATE TABLE sync_parts (
+        blob_id TEXT NOT NULL REFERENCES sync_blobs (id) ON DELETE CASCADE,
+        name    TEXT NOT NULL,
+        body    BLOB NOT NULL,
+        PRIMARY KEY (blob_id, name)
+    ) STRICT, WITHOUT ROWID;",
 ];
 
 /// The schema version this binary writes.

@@ -2,7 +2,8 @@
 //! (store a new encrypted blob under the write token, and the id when it sends one, that the
 //! client made; answers its id), and
 //! `GET|PUT|DELETE /api/sync/{kind}/{id}` (read by id; replace with the token and
-//! `If-Match: "v{version}"`; remove with the token). Bodies are ciphertext as
+//! `If-Match: "v{version}"`, a vault maybe in parts named by `Sync-Parts`; remove with the
+//! token), and `GET /api/sync/vaults/{id}/parts/{name}` (one part). Bodies are ciphertext as
 //! `application/octet-stream`: nothing here can or tries to read them. Every handler admits
 //! first (who, key, allowances, quotas) and reads a body only then.
 
@@ -13,8 +14,12 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
 
+use std::future::Future;
+
 use super::blobs::{self, DeleteOutcome, UpdateOutcome};
 use super::errors::RouteError;
+use super::frame::{self, FrameError};
+use super::parts::{PartHead, PartWrite, Upload};
 use super::quotas::Kind;
 use super::SyncState;
 use crate::config::SyncSettings;
@@ -26,11 +31,15 @@ use crate::http::error::AppError;
 use crate::http::headers::bearer_token;
 use crate::http::limits::{Action, BlobAction};
 use crate::secret::Token;
+use crate::store::StoreError;
 
 const DAY_SECONDS: u64 = 24 * 60 * 60;
 
 /// The header that carries the id a client made for a new blob.
 const BLOB_ID_HEADER: &str = "x-blob-id";
+
+/// The header that names every part a vault's new version references (`frame.rs`).
+const PARTS_HEADER: &str = "sync-parts";
 
 /// What `GET /api/sync` answers, or `None` with `--no-sync`; `key_required`: making a vault
 /// needs the site's sync or publish key. The index page carries the same value, so the app
@@ -170,6 +179,9 @@ pub async fn create(
 ) -> Result<Response, AppError> {
     let kind = kind_of(&segment)?;
     let client = caller.client;
+    if headers.contains_key(PARTS_HEADER) {
+        return Err(RouteError::PartsOnCreate.into());
+    }
     if !caller.owner {
         let allowance = match kind {
             Kind::Vault => Action::VaultCreate,
@@ -263,25 +275,45 @@ pub async fn read(
             head.version,
         ));
     }
-    let body: Bytes = match state.copies.shared(&id, head.version) {
-        Some(shared) => shared,
-        None => {
-            // Readers arriving together load it once: the later ones find that copy.
-            let _turn = state.copies.load_turn(&id).await;
-            match state.copies.shared(&id, head.version) {
-                Some(shared) => shared,
-                None => {
-                    let reservation = state.copies.reserve(client.key(), head.size)?;
-                    let Some(loaded) = state.blobs.body(kind, id.clone(), head.version).await?
-                    else {
-                        // Written or removed since the head was read: the client asks again.
-                        return Err(RouteError::ChangedWhileRead.into());
-                    };
-                    state.copies.keep(&id, head.version, loaded, reservation)
-                }
-            }
-        }
+    let body = copy_of(&state, client, &id, head.version, head.size, || {
+        state.blobs.body(kind, id.clone(), head.version)
+    })
+    .await?;
+    Ok(with_version(octets(body), head.version))
+}
+
+/// The bytes of what is stored under `key` at `version` (`size` bytes), from the copy being
+/// sent already or loaded by `load` into the byte budget.
+async fn copy_of<F, Fut>(
+    state: &SyncState,
+    client: ClientAddr,
+    key: &str,
+    version: i64,
+    size: usize,
+    load: F,
+) -> Result<Bytes, AppError>
+where
+    F: FnOnce() -> Fut,
+    Fut: Future<Output = Result<Option<Vec<u8>>, StoreError>>,
+{
+    if let Some(shared) = state.copies.shared(key, version) {
+        return Ok(shared);
+    }
+    // Readers arriving together load it once: the later ones find that copy.
+    let _turn = state.copies.load_turn(key).await;
+    if let Some(shared) = state.copies.shared(key, version) {
+        return Ok(shared);
+    }
+    let reservation = state.copies.reserve(client.key(), size)?;
+    let Some(loaded) = load().await? else {
+        // Written or removed since the head was read: the client asks again.
+        return Err(RouteError::ChangedWhileRead.into());
     };
+    Ok(state.copies.keep(key, version, loaded, reservation))
+}
+
+/// Ciphertext as an answer.
+fn octets(body: Bytes) -> Response {
     let mut response = Body::from(body).into_response();
     let h = response.headers_mut();
     h.insert(
@@ -290,7 +322,71 @@ pub async fn read(
     );
     // Each poll must reach the server; nothing in between needs a copy of it.
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    Ok(with_version(response, head.version))
+    response
+}
+
+/// `GET /api/sync/vaults/{id}/parts/{name}`: one part of a vault written in parts. Counted
+/// against the vault's read allowance, and keeps the vault alive as a read does. A vault that
+/// is not there is a miss; a vault without that part is a 404 that is not.
+pub async fn read_part(
+    State(state): State<SyncState>,
+    caller: Caller<UsingBlobs>,
+    Path((segment, id, name)): Path<(String, String, String)>,
+) -> Result<Response, AppError> {
+    if kind_of(&segment)? != Kind::Vault {
+        return Err(RouteError::NoRoute(format!("{segment}/{id}/parts/{name}")).into());
+    }
+    let client = caller.client;
+    let id = existing_id(&state, client, &id)?;
+    if !frame::valid_name(&name) {
+        return Err(FrameError::BadName.into());
+    }
+    state.admission.limits.check_blob(BlobAction::Read, &id)?;
+    let (version, size) = match state.blobs.part_head(id.clone(), name.clone()).await? {
+        PartHead::NoVault => return Err(missing(&state, client)),
+        PartHead::NoPart => return Err(RouteError::NoSuchPart(name).into()),
+        PartHead::Found { version, size } => (version, size),
+    };
+    state.blobs.touch(Kind::Vault, id.clone()).await?;
+    let key = format!("{id}/parts/{name}");
+    let body = copy_of(&state, client, &key, version, size, || {
+        state.blobs.part_body(id.clone(), name.clone(), version)
+    })
+    .await?;
+    Ok(octets(body))
+}
+
+/// The parts a write names in `Sync-Parts` (`None` without the header: a body written whole).
+/// Only vaults have parts. Read before the body, so a bad list is refused before it is sent.
+fn listed_parts(kind: Kind, headers: &HeaderMap) -> Result<Option<Vec<String>>, AppError> {
+    let mut values = headers.get_all(PARTS_HEADER).iter().peekable();
+    if values.peek().is_none() {
+        return Ok(None);
+    }
+    if kind != Kind::Vault {
+        return Err(RouteError::PartsOnShare.into());
+    }
+    // Repeated, the header's lists are one list (RFC 9110, 5.3).
+    let mut joined = Vec::new();
+    for value in values {
+        joined.push(value.to_str().map_err(|_| FrameError::BadName)?);
+    }
+    Ok(Some(frame::parse_names(&joined.join(","))?))
+}
+
+/// The body of a write: whole, or framed as the manifest and the parts sent.
+fn upload_of(bytes: Vec<u8>, listed: Option<Vec<String>>) -> Result<Upload, AppError> {
+    let Some(names) = listed else {
+        return Ok(Upload::whole(bytes));
+    };
+    let framed = frame::split(&bytes, &names)?;
+    Ok(Upload {
+        body: framed.manifest,
+        parts: Some(PartWrite {
+            names,
+            sent: framed.parts,
+        }),
+    })
 }
 
 /// `PUT /api/sync/{kind}/{id}` with `Authorization: Bearer <token>` and
@@ -314,6 +410,7 @@ pub async fn update(
         .and_then(parse_version)
         .ok_or(RouteError::NoBase)?;
     require_octets(&headers)?;
+    let listed = listed_parts(kind, &headers)?;
     let token = bearer_token(&headers);
     let refused = state
         .blobs
@@ -324,9 +421,10 @@ pub async fn update(
         None => {
             let upload = read_upload(&state, client, &headers, raw).await?;
             let body::ReadBody { bytes, reservation } = upload;
+            let upload = upload_of(bytes, listed)?;
             let outcome = state
                 .blobs
-                .update(kind, id, token, base, bytes, caller.owner)
+                .update(kind, id, token, base, upload, caller.owner)
                 .await?;
             drop(reservation);
             outcome
@@ -352,6 +450,7 @@ pub async fn update(
         )),
         UpdateOutcome::NotFound => Err(missing(&state, client)),
         UpdateOutcome::Forbidden => Err(RouteError::WriteNeedsToken.into()),
+        UpdateOutcome::MissingPart { name } => Err(RouteError::MissingPart(name).into()),
     }
 }
 

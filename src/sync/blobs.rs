@@ -8,6 +8,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rusqlite::{params, Connection, OptionalExtension};
 
+use super::parts::{self, PartHead, Upload, PARTS_SIZE};
 use super::quotas::{check_create, check_growth, Holdings, Kind, Quotas, SyncError};
 use crate::clock::Clock;
 use crate::http::client::ClientKey;
@@ -45,6 +46,10 @@ pub enum UpdateOutcome {
     },
     NotFound,
     Forbidden,
+    /// The write names a part it does not send and the vault does not have.
+    MissingPart {
+        name: String,
+    },
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -346,6 +351,41 @@ impl Blobs {
             .await
     }
 
+    /// Whether the live vault `id` has the part `name`: its version and the part's size.
+    pub async fn part_head(&self, id: String, name: String) -> Result<PartHead, StoreError> {
+        let now = self.now();
+        self.db
+            .read(move |conn| {
+                let Some((_, version, ..)) = stored_for_write(conn, &id, Kind::Vault, now)? else {
+                    return Ok(PartHead::NoVault);
+                };
+                Ok(match parts::size_of(conn, &id, &name)? {
+                    None => PartHead::NoPart,
+                    Some(size) => PartHead::Found { version, size },
+                })
+            })
+            .await
+    }
+
+    /// The part `name` of the live vault `id` at `version` (`None` when the vault is gone, has
+    /// moved on, or no longer has the part).
+    pub async fn part_body(
+        &self,
+        id: String,
+        name: String,
+        version: i64,
+    ) -> Result<Option<Vec<u8>>, StoreError> {
+        let now = self.now();
+        self.db
+            .read(
+                move |conn| match stored_for_write(conn, &id, Kind::Vault, now)? {
+                    None => Ok(None),
+                    Some(_) => parts::body_of(conn, &id, &name, version),
+                },
+            )
+            .await
+    }
+
     /// What an update would meet, before its body is read: the outcome it would have if it
     /// cannot succeed, else `None`.
     pub async fn refuses_update(
@@ -372,15 +412,16 @@ impl Blobs {
             .await
     }
 
-    /// Replaces the body when `token` is the blob's and `base` is the version stored now; the
-    /// version then rises by one. Otherwise nothing changes and the outcome says why.
+    /// Replaces the body (and the parts, `parts::replace`) when `token` is the blob's and `base`
+    /// is the version stored now; the version then rises by one. Otherwise nothing changes and
+    /// the outcome says why. The size checked is the vault's with its parts.
     pub async fn update(
         &self,
         kind: Kind,
         id: String,
         token: Option<Token>,
         base: i64,
-        body: Vec<u8>,
+        upload: Upload,
         owner: bool,
     ) -> Result<UpdateOutcome, SyncError> {
         let now = self.now();
@@ -398,8 +439,22 @@ impl Blobs {
                 if current != base {
                     return Ok(Ok(UpdateOutcome::Conflict { current }));
                 }
+                let Upload { body, parts } = upload;
+                let new_size = match &parts {
+                    None => body.len(),
+                    Some(write) => match parts::planned_size(&tx, &id, body.len(), write)? {
+                        Ok(size) if size > quotas.max_blob_bytes => {
+                            return Ok(Err(SyncError::VaultTooLarge {
+                                size,
+                                limit: quotas.max_blob_bytes,
+                            }))
+                        }
+                        Ok(size) => size,
+                        Err(name) => return Ok(Ok(UpdateOutcome::MissingPart { name })),
+                    },
+                };
                 let held = holdings(&tx, kind, &tag, now)?;
-                if let Err(e) = check_growth(held, old_size, body.len(), &quotas, owner) {
+                if let Err(e) = check_growth(held, old_size, new_size, &quotas, owner) {
                     return Ok(Err(e));
                 }
                 let version = current + 1;
@@ -408,6 +463,7 @@ impl Blobs {
                      WHERE id = ?1",
                     params![id, body, version, now.now],
                 )?;
+                parts::replace(&tx, &id, parts.as_ref())?;
                 tx.commit()?;
                 Ok(Ok(UpdateOutcome::Updated { version }))
             })
@@ -439,7 +495,7 @@ impl Blobs {
     }
 }
 
-/// A live blob's token hash, version, size and maker.
+/// A live blob's token hash, version, size (with its parts) and maker.
 fn stored_for_write(
     conn: &Connection,
     id: &str,
@@ -449,7 +505,7 @@ fn stored_for_write(
     Ok(conn
         .query_row(
             &format!(
-                "SELECT token_hash, version, length(body), client FROM sync_blobs
+                "SELECT token_hash, version, length(body) + {PARTS_SIZE}, client FROM sync_blobs
                  WHERE id = ?1 AND kind = ?2 AND {}",
                 ALIVE.replace('?', "?3")
             ),
@@ -475,7 +531,8 @@ fn expire_in(conn: &Connection, now: Now) -> Result<usize, StoreError> {
     )?)
 }
 
-/// What is stored now, all together and by the client tagged `tag` (live blobs only).
+/// What is stored now, all together and by the client tagged `tag` (live blobs only, with
+/// their parts).
 fn holdings(conn: &Connection, kind: Kind, tag: &str, now: Now) -> Result<Holdings, StoreError> {
     let alive = "((kind = 'vault' AND max(read_at, updated_at) >= ?1)
                   OR (kind = 'share' AND max(read_at, updated_at) >= ?2))";
@@ -484,8 +541,8 @@ fn holdings(conn: &Connection, kind: Kind, tag: &str, now: Now) -> Result<Holdin
             "SELECT
                coalesce(sum(kind = ?3), 0),
                coalesce(sum(kind = ?3 AND client = ?4), 0),
-               coalesce(sum(length(body)), 0),
-               coalesce(sum(CASE WHEN client = ?4 THEN length(body) ELSE 0 END), 0)
+               coalesce(sum(length(body) + {PARTS_SIZE}), 0),
+               coalesce(sum(CASE WHEN client = ?4 THEN length(body) + {PARTS_SIZE} ELSE 0 END), 0)
              FROM sync_blobs WHERE {alive}"
         ),
         params![now.vault_cutoff, now.share_cutoff, kind.as_str(), tag],
@@ -549,7 +606,7 @@ mod tests {
                 created.id.clone(),
                 t.cloned(),
                 base,
-                body.to_vec(),
+                Upload::whole(body.to_vec()),
                 false,
             )
         };

@@ -1,7 +1,8 @@
 //! How sync's errors reach HTTP, decided here and nowhere else: quotas and shares are 507 (room
-//! must be made first), an oversized upload 413, an id another blob has 409, what the routes
-//! refuse themselves as below.
+//! must be made first), an oversized upload or vault 413, an id another blob has 409, a bad
+//! `Sync-Parts` header or frame 400, what the routes refuse themselves as below.
 
+use super::frame::FrameError;
 use super::quotas::SyncError;
 use crate::http::error::AppError;
 
@@ -34,19 +35,33 @@ pub enum RouteError {
     WriteNeedsToken,
     #[error("removing needs the write token given when this was made (Authorization: Bearer)")]
     RemoveNeedsToken,
+    #[error("shared decks have no parts: send a shared deck whole, without Sync-Parts")]
+    PartsOnShare,
+    #[error("a new vault is sent whole: send parts with a write (PUT) of the vault it made")]
+    PartsOnCreate,
+    /// Named in `Sync-Parts`, neither sent nor stored: nothing was written.
+    #[error("missing part {0}: Sync-Parts names it, the body does not send it and this vault does not have it; send it")]
+    MissingPart(String),
+    #[error("this vault has no part {0}")]
+    NoSuchPart(String),
 }
 
 impl From<RouteError> for AppError {
     fn from(error: RouteError) -> AppError {
         let message = error.to_string();
         match error {
-            RouteError::TurnedOff | RouteError::NoRoute(_) | RouteError::Missing => {
-                AppError::NotFound(message)
-            }
+            RouteError::TurnedOff
+            | RouteError::NoRoute(_)
+            | RouteError::Missing
+            | RouteError::NoSuchPart(_) => AppError::NotFound(message),
             RouteError::NotOctets => AppError::UnsupportedMediaType(message),
-            RouteError::Empty | RouteError::BadToken | RouteError::BadId | RouteError::NoBase => {
-                AppError::BadRequest(message)
-            }
+            RouteError::Empty
+            | RouteError::BadToken
+            | RouteError::BadId
+            | RouteError::NoBase
+            | RouteError::PartsOnShare
+            | RouteError::PartsOnCreate
+            | RouteError::MissingPart(_) => AppError::BadRequest(message),
             RouteError::ChangedWhileRead => AppError::Busy {
                 message,
                 retry_after: 1,
@@ -62,11 +77,18 @@ impl From<SyncError> for AppError {
     fn from(error: SyncError) -> AppError {
         match error {
             SyncError::Store(e) => AppError::Store(e),
-            too_large @ SyncError::TooLarge { .. } => {
+            too_large @ (SyncError::TooLarge { .. } | SyncError::VaultTooLarge { .. }) => {
                 AppError::PayloadTooLarge(too_large.to_string())
             }
             taken @ SyncError::IdTaken => AppError::Conflict(taken.to_string()),
             other => AppError::InsufficientStorage(other.to_string()),
         }
+    }
+}
+
+/// A bad `Sync-Parts` header, part name or framed body: the client sent something malformed.
+impl From<FrameError> for AppError {
+    fn from(error: FrameError) -> AppError {
+        AppError::BadRequest(error.to_string())
     }
 }

@@ -6,6 +6,8 @@ pub mod api;
 pub mod blobs;
 mod copies;
 mod errors;
+pub mod frame;
+pub mod parts;
 pub mod quotas;
 
 use std::sync::Arc;

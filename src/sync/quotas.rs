@@ -138,6 +138,9 @@ pub enum SyncError {
     StorageKeptForNewcomers,
     #[error("the upload is {size} bytes, more than the {limit} bytes this server accepts (--max-vault-size)")]
     TooLarge { size: usize, limit: usize },
+    /// A write in parts whose vault, manifest and parts together, would be too large.
+    #[error("the vault with its parts would be {size} bytes, more than the {limit} bytes this server accepts (--max-vault-size)")]
+    VaultTooLarge { size: usize, limit: usize },
     /// The id the client chose for a new blob belongs to another one.
     #[error("a vault or shared deck with this id exists already: make a new id and send the create again")]
     IdTaken,

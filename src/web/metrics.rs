@@ -159,7 +159,7 @@ async fn scrape(State(state): State<AppState>) -> Response {
     }
 }
 
-/// Sync's stored blobs: (vaults, shares, bytes of both).
+/// Sync's stored blobs: (vaults, shares, bytes of both with the vaults' parts).
 pub(super) async fn sync_holdings(state: &AppState) -> Result<(u64, u64, u64), StoreError> {
     state
         .db
@@ -180,6 +180,12 @@ pub(super) async fn sync_holdings(state: &AppState) -> Result<(u64, u64, u64), S
                 }
                 bytes += u64::try_from(size).unwrap_or(0);
             }
+            let parts: i64 = conn.query_row(
+                "SELECT coalesce(sum(length(body)), 0) FROM sync_parts",
+                [],
+                |r| r.get(0),
+            )?;
+            bytes += u64::try_from(parts).unwrap_or(0);
             Ok((vaults, shares, bytes))
         })
         .await

@@ -272,6 +272,7 @@ fn sync_routes(enabled: bool) -> Router<AppState> {
                 .put(sync_api::update)
                 .delete(sync_api::remove),
         )
+        .route("/sync/{kind}/{id}/parts/{name}", get(sync_api::read_part))
 }
 
 async fn method_not_allowed(method: Method, OriginalUri(uri): OriginalUri) -> AppError {
