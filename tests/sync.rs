@@ -217,24 +217,17 @@ async fn vaults_and_shares_have_their_own_count_quotas() {
         StatusCode::INSUFFICIENT_STORAGE
     );
     // Revoking a share makes room for another; removing a vault likewise.
-    let revoke = server
-        .client
-        .delete(server.url(&format!("/api/sync/shares/{}", share.id)))
-        .header(AUTHORIZATION, format!("Bearer {}", share.token))
-        .send()
-        .await
-        .expect("sent");
+    let revoke = remove(
+        &server,
+        &format!("/api/sync/shares/{}", share.id),
+        &share.token,
+    )
+    .await;
     assert_eq!(revoke.status(), StatusCode::NO_CONTENT);
     made(&server, "shares", b"deck3").await;
     let id = second["id"].as_str().expect("id");
     let token = second["token"].as_str().expect("token");
-    let removed = server
-        .client
-        .delete(server.url(&format!("/api/sync/vaults/{id}")))
-        .header(AUTHORIZATION, format!("Bearer {token}"))
-        .send()
-        .await
-        .expect("sent");
+    let removed = remove(&server, &format!("/api/sync/vaults/{id}"), token).await;
     assert_eq!(removed.status(), StatusCode::NO_CONTENT);
     assert_eq!(
         create_from(&server, "198.51.100.3", "vaults", b"c")
@@ -281,22 +274,10 @@ async fn a_revoked_share_is_gone_and_only_its_token_revokes_it() {
             .status(),
         StatusCode::NOT_FOUND
     );
-    let forbidden = server
-        .client
-        .delete(server.url(&path))
-        .header(AUTHORIZATION, "Bearer guess")
-        .send()
-        .await
-        .expect("sent");
+    let forbidden = remove(&server, &path, "guess").await;
     assert_eq!(forbidden.status(), StatusCode::FORBIDDEN);
     assert_eq!(bytes_of(&server, &path).await.0, StatusCode::OK);
-    let revoked = server
-        .client
-        .delete(server.url(&path))
-        .header(AUTHORIZATION, format!("Bearer {}", share.token))
-        .send()
-        .await
-        .expect("sent");
+    let revoked = remove(&server, &path, &share.token).await;
     assert_eq!(revoked.status(), StatusCode::NO_CONTENT);
     let gone = server.get(&path).await;
     assert_eq!(gone.status(), StatusCode::NOT_FOUND);
@@ -452,13 +433,7 @@ async fn a_create_retried_with_its_token_finds_the_vault_instead_of_making_anoth
     assert_eq!(again["id"], first["id"]);
     // The vault is the client's to remove: nothing is left that nobody can delete.
     let id = first["id"].as_str().expect("id");
-    let removed = server
-        .client
-        .delete(server.url(&format!("/api/sync/vaults/{id}")))
-        .header(AUTHORIZATION, format!("Bearer {token}"))
-        .send()
-        .await
-        .expect("sent");
+    let removed = remove(&server, &format!("/api/sync/vaults/{id}"), token).await;
     assert_eq!(removed.status(), StatusCode::NO_CONTENT);
     let short = server
         .client
@@ -798,6 +773,17 @@ async fn a_backup_carries_the_vaults_and_shares() {
     assert_eq!(response.status(), StatusCode::OK);
 }
 
+/// `DELETE` of the blob at `path` with the write token `token`.
+async fn remove(server: &TestServer, path: &str, token: &str) -> reqwest::Response {
+    server
+        .client
+        .delete(server.url(path))
+        .header(AUTHORIZATION, format!("Bearer {token}"))
+        .send()
+        .await
+        .expect("sent")
+}
+
 /// A body as a write in parts sends it: the manifest, then each part sent (big-endian).
 fn framed(manifest: &[u8], parts: &[(&str, &[u8])]) -> Vec<u8> {
     let mut body = (manifest.len() as u32).to_be_bytes().to_vec();
@@ -941,13 +927,12 @@ async fn a_whole_write_drops_the_parts_and_removing_the_vault_removes_them() {
         StatusCode::NOT_FOUND
     );
     let other = vault_in_parts(&server).await;
-    let removed = server
-        .client
-        .delete(server.url(&format!("/api/sync/vaults/{}", other.id)))
-        .header(AUTHORIZATION, format!("Bearer {}", other.token))
-        .send()
-        .await
-        .expect("sent");
+    let removed = remove(
+        &server,
+        &format!("/api/sync/vaults/{}", other.id),
+        &other.token,
+    )
+    .await;
     assert_eq!(removed.status(), StatusCode::NO_CONTENT);
     assert!(stored_parts(&server, &other.id).is_empty());
     // The vault is gone: its parts answer as the vault does.
