@@ -150,6 +150,30 @@ describe('the vault format', () => {
   });
 });
 
+describe('pacing pushes', () => {
+  it('pushes a save a moment later, but never sooner than 2 s after the last write', () => {
+    // Nothing written for a while: a quarter of a second, so saves in a row go together.
+    expect(engine.pushDelay(60_000, 0)).toBe(engine.PUSH_DELAY_MS);
+    expect(engine.pushDelay(60_000, 57_000)).toBe(engine.PUSH_DELAY_MS);
+    // A write went 0.5 s ago: the next waits for the rest of the 2 s.
+    expect(engine.pushDelay(60_000, 59_500)).toBe(1_500);
+    expect(engine.pushDelay(60_000, 60_000)).toBe(engine.PUSH_GAP_MS);
+    // Grading a card every second from a write at 0: pushes at 2 s, 4 s, 6 s… one every PUSH_GAP_MS,
+    // which is the pace the server's write allowance per vault refills at.
+    let lastWrite = 0;
+    const writes: number[] = [];
+    for (let now = 1_000; now <= 60_000; now += 1_000) {
+      const at = now + engine.pushDelay(now, lastWrite);
+      if (at <= now + 1_000) {
+        writes.push(at);
+        lastWrite = at;
+      }
+    }
+    expect(writes.length).toBeLessThanOrEqual(30);
+    for (const [i, at] of writes.entries()) if (i > 0) expect(at - (writes[i - 1] ?? 0)).toBeGreaterThanOrEqual(engine.PUSH_GAP_MS);
+  });
+});
+
 describe('syncing', () => {
   it('waits as long as a 429 says, without asking the server sooner', async () => {
     await engine.createVault();

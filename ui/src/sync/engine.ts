@@ -28,6 +28,19 @@ export type { VaultRecord };
 
 /** How often a visible page asks whether another device wrote (a 304 when not). */
 export const POLL_MS = 3000;
+/** A save is pushed this long after it (saves in a row go together)… */
+export const PUSH_DELAY_MS = 250;
+/**
+ * …but never sooner than this after the last write, so a learner grading card after card pushes
+ * once every 2 s at most: the server's write allowance per vault refills at that pace.
+ */
+export const PUSH_GAP_MS = 2000;
+
+/** How long after a save, at `now`, to push it, when the last write went at `lastWriteAt` (epoch ms). */
+export const pushDelay = (now: number, lastWriteAt: number): number => Math.max(PUSH_DELAY_MS, lastWriteAt + PUSH_GAP_MS - now);
+
+/** When this page last sent a write of its vault (epoch ms; 0: none yet). */
+let lastWriteAt = 0;
 const MAX_ROUNDS = 4;
 
 export const readVault = (): VaultRecord | null => syncStore.vault();
@@ -235,18 +248,14 @@ async function push(
   const parts = await nameParts(partsOf(state), vault.key);
   const names = parts.map((part) => part.name);
   const manifest = await seal(manifestOf(state, names), vault.key, vaultPlace(vault.id, version + 1));
-  const send = async (have: ReadonlySet<string>) =>
-    writeVaultParts(
-      vault.id,
-      vault.token,
-      version,
-      manifest,
-      names,
-      await sealParts(
-        parts.filter((part) => !have.has(part.name)),
-        vault,
-      ),
+  const send = async (have: ReadonlySet<string>) => {
+    const sent = await sealParts(
+      parts.filter((part) => !have.has(part.name)),
+      vault,
     );
+    lastWriteAt = Date.now();
+    return writeVaultParts(vault.id, vault.token, version, manifest, names, sent);
+  };
   const have = new Set(held ?? []);
   try {
     return { written: await send(have), parts: names };
@@ -429,9 +438,19 @@ export function startBackgroundSync() {
   if (started) return;
   started = true;
   let pushTimer: ReturnType<typeof setTimeout> | undefined;
+  // A save waiting for its push: the poll leaves the vault alone until then, so saves in a row
+  // (grading cards) are written once every PUSH_GAP_MS at most.
+  let pushWaiting = false;
   onLocalChange(() => {
     clearTimeout(pushTimer);
-    pushTimer = setTimeout(() => void syncNow(), 250);
+    pushWaiting = true;
+    pushTimer = setTimeout(
+      () => {
+        pushWaiting = false;
+        void syncNow();
+      },
+      pushDelay(Date.now(), lastWriteAt),
+    );
   });
   const whenVisible = () => {
     if (document.visibilityState === 'visible') void syncNow();
@@ -452,7 +471,7 @@ export function startBackgroundSync() {
     }
   });
   setInterval(() => {
-    if (document.visibilityState === 'visible' && navigator.onLine && readVault()) void syncNow();
+    if (!pushWaiting && document.visibilityState === 'visible' && navigator.onLine && readVault()) void syncNow();
   }, POLL_MS);
   void syncNow();
 }
