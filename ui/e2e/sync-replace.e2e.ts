@@ -120,7 +120,7 @@ describe('sync: replacing the link', () => {
     await a.getByRole('dialog').getByRole('button', { name: 'Replace the link' }).click();
     await a.getByText(/The sync link was replaced/).waitFor();
     // The focus is not lost with the closed dialog: it is on what the replacement did.
-    await a.waitForFunction(() => document.activeElement?.textContent?.startsWith('The sync link was replaced') === true);
+    await a.waitForFunction(() => document.activeElement?.textContent.startsWith('The sync link was replaced') === true);
     newLink = await a.getByRole('textbox', { name: 'Sync link' }).inputValue();
     const [before, after] = [fieldsOf(oldLink), fieldsOf(newLink)];
     expect(after.get('v')).toMatch(/^[0-9a-f]{32}$/);
