@@ -4,7 +4,7 @@
 // and a vault or shared deck the server no longer has.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryStorage } from '../lib/memoryStorage';
-import { browserGlobals, FakeSyncServer, memoryAdapters, readWholeVault } from './fakeServer';
+import { enterBrowser, FakeSyncServer, type memoryAdapters, readWholeVault } from './fakeServer';
 
 type Engine = typeof import('./engine');
 type Shares = typeof import('./shares');
@@ -20,7 +20,6 @@ let questions: string[];
 const deck = (id: string, name: string, at: number) => ({ id, name, createdAt: new Date(at).toISOString(), cards: [] });
 
 beforeEach(async () => {
-  vi.resetModules();
   storage = new MemoryStorage();
   server = new FakeSyncServer(() => storage.getItem('sync:pendingVault') ?? storage.getItem('sync:shares'));
   answers = [];
@@ -29,10 +28,8 @@ beforeEach(async () => {
     questions.push(question);
     return answers.shift() ?? null;
   };
-  for (const [name, value] of Object.entries(browserGlobals(storage, server, prompt))) vi.stubGlobal(name, value);
-  adapters = memoryAdapters();
+  adapters = await enterBrowser(storage, server, prompt);
   adapters.decks.apply({ put: { a: deck('a', 'Verbs', 1_000) }, remove: [], order: ['a'], reviews: {} });
-  (await import('../lib/syncAdapters')).provideSyncAdapters(() => Promise.resolve(adapters));
   engine = await import('./engine');
   shares = await import('./shares');
 });

@@ -2,9 +2,11 @@
 // the contract fixes it (creates with the browser's write token and, when sent, the id it chose
 // in X-Blob-Id; the same blob again for the same token; 409 for an id another token took;
 // octet-stream bodies only, the site's key on creates only, versions, 304, 409, 404 for what is
-// gone; a vault's parts sent with Sync-Parts in a framed body, read at .../parts/{name}), which records every request with what the browser had stored when it was sent, and
-// answers as a test scripts it (a lost answer, a 429 with Retry-After). Also in-memory adapters
-// standing in for the features' data, and the browser globals sync reads, for vi.stubGlobal.
+// gone; a vault's parts sent with Sync-Parts in a framed body, read at .../parts/{name}), which
+// records every request with what the browser had stored when it was sent, and answers as a test
+// scripts it (a lost answer, a 429 with Retry-After). Also in-memory adapters standing in for the
+// features' data, and a fresh browser (globals and adapters) for sync's modules to run in.
+import { vi } from 'vitest';
 import type { CalendarsAdapter, DecksAdapter, SyncAdapters, SyncDeck, SyncedReviews } from '../lib/syncAdapters';
 import { open } from './crypto';
 import { assemble, manifestParts } from './vaultParts';
@@ -159,17 +161,27 @@ export async function readWholeVault(server: FakeSyncServer, id: string, key: st
 }
 
 /**
- * The browser sync runs in, by global name (each handed to vi.stubGlobal): `storage` as
- * localStorage, online, `server` answering fetch, and a window whose prompt is `prompt`
- * (cancelled when absent).
+ * A fresh browser for sync's modules: the module registry reset, then the globals sync reads
+ * stubbed (`storage` as localStorage, online, `server` answering fetch, a window whose prompt is
+ * `prompt`, cancelled when absent) and in-memory adapters provided for the features' data. The
+ * sync modules a test imports after this bind this browser (its storage, its adapters).
  */
-export function browserGlobals(storage: Storage, server: FakeSyncServer, prompt: (question: string) => string | null = () => null): Record<string, unknown> {
-  return {
+export async function enterBrowser(
+  storage: Storage,
+  server: FakeSyncServer,
+  prompt: (question: string) => string | null = () => null,
+): Promise<ReturnType<typeof memoryAdapters>> {
+  vi.resetModules();
+  const globals = {
     localStorage: storage,
     window: { localStorage: storage, prompt, addEventListener: () => undefined, removeEventListener: () => undefined, dispatchEvent: () => true },
     navigator: { onLine: true },
     fetch: server.fetch,
   };
+  for (const [name, value] of Object.entries(globals)) vi.stubGlobal(name, value);
+  const adapters = memoryAdapters();
+  (await import('../lib/syncAdapters')).provideSyncAdapters(() => Promise.resolve(adapters));
+  return adapters;
 }
 
 /** Decks and calendars in memory, shaped as the features' adapters shape theirs. */

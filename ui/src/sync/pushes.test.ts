@@ -4,7 +4,7 @@
 // next change; a server that lost a part this browser thought it held gets every part again.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryStorage } from '../lib/memoryStorage';
-import { browserGlobals, FakeSyncServer, memoryAdapters, readWholeVault } from './fakeServer';
+import { enterBrowser, FakeSyncServer, type memoryAdapters, readWholeVault } from './fakeServer';
 
 type Engine = typeof import('./engine');
 
@@ -27,13 +27,9 @@ const deck = (id: string, name: string, at: number) => ({
 
 /** A browser with its own storage, adapters and engine, all talking to `server`. */
 async function device(decks: number): Promise<Device> {
-  vi.resetModules();
-  const storage = new MemoryStorage();
-  for (const [name, value] of Object.entries(browserGlobals(storage, server))) vi.stubGlobal(name, value);
-  const adapters = memoryAdapters();
+  const adapters = await enterBrowser(new MemoryStorage(), server);
   const put = Object.fromEntries(Array.from({ length: decks }, (_, i) => [`d${i}`, deck(`d${i}`, `Deck ${i}`, 1_000 + i)]));
   adapters.decks.apply({ put, remove: [], order: Object.keys(put), reviews: {} });
-  (await import('../lib/syncAdapters')).provideSyncAdapters(() => Promise.resolve(adapters));
   return { engine: await import('./engine'), adapters };
 }
 

@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryStorage } from '../lib/memoryStorage';
 import { open, seal, type Place } from './crypto';
-import { browserGlobals, FakeSyncServer, memoryAdapters } from './fakeServer';
+import { enterBrowser, FakeSyncServer, type memoryAdapters } from './fakeServer';
 
 type Engine = typeof import('./engine');
 type Shares = typeof import('./shares');
@@ -21,13 +21,10 @@ const deck = (id: string, name: string, at: number) => ({ id, name, createdAt: n
 const vaultAt = (id: string, version: number): Place => ({ kind: 'vaults', id, version });
 
 beforeEach(async () => {
-  vi.resetModules();
   storage = new MemoryStorage();
   server = new FakeSyncServer();
-  for (const [name, value] of Object.entries(browserGlobals(storage, server))) vi.stubGlobal(name, value);
-  adapters = memoryAdapters();
+  adapters = await enterBrowser(storage, server);
   adapters.decks.apply({ put: { a: deck('a', 'Verbs', 1_000) }, remove: [], order: ['a'], reviews: {} });
-  (await import('../lib/syncAdapters')).provideSyncAdapters(() => Promise.resolve(adapters));
   engine = await import('./engine');
   shares = await import('./shares');
 });

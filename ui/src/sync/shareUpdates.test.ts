@@ -4,7 +4,7 @@
 // a copy remembers its link, finds a newer version with a cheap If-None-Match, and takes it.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryStorage } from '../lib/memoryStorage';
-import { browserGlobals, FakeSyncServer, memoryAdapters } from './fakeServer';
+import { enterBrowser, FakeSyncServer, type memoryAdapters } from './fakeServer';
 
 type Updates = typeof import('./shareUpdates');
 type Shares = typeof import('./shares');
@@ -20,13 +20,10 @@ const save = (name: string, at: number, cards: string[] = []) =>
   adapters.decks.apply({ put: { a: deck(name, at, cards) }, remove: [], order: ['a'], reviews: {} });
 
 beforeEach(async () => {
-  vi.resetModules();
   storage = new MemoryStorage();
   server = new FakeSyncServer();
-  for (const [name, value] of Object.entries(browserGlobals(storage, server))) vi.stubGlobal(name, value);
-  adapters = memoryAdapters();
+  adapters = await enterBrowser(storage, server);
   save('Verbs', 1_000, ['eat']);
-  (await import('../lib/syncAdapters')).provideSyncAdapters(() => Promise.resolve(adapters));
   updates = await import('./shareUpdates');
   shares = await import('./shares');
 });
