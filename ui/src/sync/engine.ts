@@ -218,14 +218,15 @@ async function knownParts(base: Base, keyText: string): Promise<Map<string, Part
 /**
  * The vault a pulled body stands for, as parseVault reads it, with the parts the server holds for
  * it ([] for a vault of one body); null when the server no longer has a part its manifest names.
+ * The parts of `base` (the last merge) are taken from it, not fetched.
  */
-async function wholeVault(vault: VaultRecord, opened: unknown): Promise<{ value: unknown; parts: string[] } | null> {
+async function wholeVault(vault: VaultRecord, opened: unknown, base: Base): Promise<{ value: unknown; parts: string[] } | null> {
   const names = manifestParts(opened);
   if (!names) return { value: opened, parts: [] };
   const whole = await assemble(opened as Record<string, unknown>, names, {
     vaultId: vault.id,
     keyText: vault.key,
-    known: await knownParts(syncStore.base(), vault.key),
+    known: await knownParts(base, vault.key),
     fetchPart: (name) => readPart(vault.id, name),
   });
   return whole && { value: whole, parts: names };
@@ -272,7 +273,8 @@ async function syncOnce(): Promise<void> {
     let vault = readVault();
     if (!vault || vault.gone) return;
     const snapshot = readLocal(adapters);
-    const local = localState(snapshot, syncStore.base(), theClock(), adapters.decks);
+    const base = syncStore.base();
+    const local = localState(snapshot, base, theClock(), adapters.decks);
     // Until a bound body was seen here, read the vault whole (no 304) so one sealed before binding
     // is opened and written back bound at this first sync.
     const pulled = await readBlob('vaults', vault.id, vault.boundSeen ? vault.version || undefined : undefined);
@@ -286,7 +288,7 @@ async function syncOnce(): Promise<void> {
     if (pulled.kind === 'blob') {
       // Refused (older than seen here, or sealed for another place): nothing is merged or written.
       const opened = await openPlaced(pulled.body, vault.key, vaultPlace(vault.id, pulled.version), vault);
-      const whole = await wholeVault(vault, opened.value);
+      const whole = await wholeVault(vault, opened.value, base);
       // A part named by the manifest is gone: another device wrote since; read again.
       if (!whole) continue;
       remote = parseVault(whole.value, adapters);
