@@ -1111,6 +1111,16 @@ async fn reading_a_part_counts_as_reading_the_vault_and_keeps_it_alive() {
     made(&server, "vaults", b"new").await;
     assert!(stored_parts(&server, &left.id).is_empty());
     assert_eq!(stored_parts(&server, &vault.id).len(), 3);
+    // The throttled vault's reader holds only its own vault back: another vault is answered.
+    let other = vault_in_parts(&server).await;
+    assert_eq!(
+        server.get(&part_path(&other, "a")).await.status(),
+        StatusCode::OK
+    );
+    assert_eq!(
+        server.get(&part_path(&vault, "b")).await.status(),
+        StatusCode::TOO_MANY_REQUESTS
+    );
 }
 
 #[tokio::test]
