@@ -8,6 +8,7 @@ pub mod backups;
 pub mod clock;
 pub mod config;
 pub mod doctor;
+pub mod fair;
 pub mod hex;
 pub mod http;
 pub mod lock;
@@ -64,7 +65,6 @@ where
     let settings = web::conn::ConnectionSettings {
         max_connections: config.edge.max_connections,
         max_per_client: config.edge.max_connections_per_address,
-        max_per_network: config.edge.max_connections_per_address.saturating_mul(2),
         header_read_timeout: config.edge.header_read_timeout,
         write: config.edge.write_rules,
         proxies: http::client::TrustedProxies::new(

@@ -24,7 +24,21 @@ struct Nginx {
 }
 
 impl Drop for Nginx {
+    /// A fast shutdown through the master (SIGTERM), which takes its workers with it: killing
+    /// the master alone left them running, holding the ports and every file the test run had
+    /// open.
     fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(self.child.id().to_string())
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }

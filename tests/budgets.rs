@@ -371,7 +371,7 @@ async fn publisher_with(
     let mut config = Config::defaults(dir).expect("defaults");
     config.calendars.allow_private_feeds = true;
     configure(&mut config);
-    let bytes = hearth::http::budget::ByteBudget::new(64 << 20, 16 << 20);
+    let bytes = hearth::http::budget::ByteBudget::split(64 << 20, 16 << 20);
     let publisher = Arc::new(
         Publisher::new(
             db.clone(),
@@ -712,19 +712,41 @@ async fn a_preview_stops_at_its_engine_time_and_the_time_is_charged_to_its_visit
 
 #[tokio::test]
 async fn an_upstream_body_counts_against_its_visitors_bytes_in_flight() {
+    use tokio::io::AsyncWriteExt;
     let upstream = Upstream::start().await;
-    upstream.set_body(feed_with_descriptions(500, 400));
+    upstream.set_body(feed_with_descriptions(100, 400));
     let server = TestServer::calendars(|c| {
-        // A visitor's share of bytes in flight (a quarter: 100 KiB) is less than this feed
-        // (about 250 KiB): its body is refused as it arrives, not buffered.
+        // A visitor's share of bytes in flight is the largest body: 100 KiB.
         c.edge.max_bytes_in_flight = 400 * 1024;
+        c.calendars.feed_max_size = 100 * 1024;
+        c.sync.max_vault_size = 100 * 1024;
     })
     .await;
-    let response = server
-        .get(&format!("/api/feed?url={}", upstream.url("/a.ics")))
-        .await;
-    assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
-    assert!(response.headers().contains_key("retry-after"));
-    assert!(error_of(response).await.contains("busy"));
+    // The visitor's upload has sent 90 KiB of a vault and holds its share with the window.
+    let mut upload = tokio::net::TcpStream::connect(server.addr)
+        .await
+        .expect("connect");
+    let head = "POST /api/sync/vaults HTTP/1.1\r\nHost: localhost\r\n\
+                Content-Type: application/octet-stream\r\nX-Forwarded-For: 198.51.100.7\r\n\
+                Content-Length: 102400\r\n\r\n";
+    upload.write_all(head.as_bytes()).await.expect("head");
+    upload.write_all(&[1u8; 90 * 1024]).await.expect("body");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let read = |from: &'static str| {
+        server
+            .client
+            .get(server.url(&format!("/api/feed?url={}", upstream.url("/a.ics"))))
+            .header("X-Forwarded-For", from)
+            .send()
+    };
+    // Its feed (about 45 KiB) does not fit what is left of its share: refused as it arrives.
+    let refused = read("198.51.100.7").await.expect("sent");
+    assert_eq!(refused.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert!(refused.headers().contains_key("retry-after"));
+    error_of(refused).await;
+    // Another visitor reads the same feed.
+    let other = read("198.51.100.8").await.expect("sent");
+    assert_eq!(other.status(), StatusCode::OK);
+    drop(upload);
     server.stop().await;
 }

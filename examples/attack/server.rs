@@ -59,7 +59,10 @@ impl Server {
                 cmd.env_remove(key);
             }
         }
+        // The attacks come through "the proxy on this machine" (X-Forwarded-For from loopback)
+        // unless an attack says otherwise with `--trust-loopback false`.
         cmd.env("HEARTH_LOG", "info")
+            .env("HEARTH_TRUST_LOOPBACK", "true")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());

@@ -276,13 +276,14 @@ pub struct ServeArgs {
     )]
     pub trusted_proxies: Vec<IpRange>,
 
-    /// Believe X-Forwarded-For/Forwarded from loopback peers (a reverse proxy on this
-    /// machine). Turn it off when nothing on this machine forwards visitors to Hearth, so that
-    /// every loopback connection counts as one client.
+    /// Believe X-Forwarded-For/Forwarded from loopback peers: say so when a reverse proxy on
+    /// this machine (Caddy, nginx) forwards visitors to Hearth. Off by default, so a forwarder
+    /// that passes headers through (ssh -L, socat) cannot let its clients pick their address:
+    /// every loopback connection then counts as one client.
     #[arg(
         long,
         env = "HEARTH_TRUST_LOOPBACK",
-        default_value_t = true,
+        default_value_t = false,
         value_name = "BOOL",
         action = clap::ArgAction::Set,
         value_parser = clap::builder::BoolishValueParser::new()

@@ -430,7 +430,10 @@ mod tests {
         );
         assert_eq!(config.edge.max_connections, 512);
         assert_eq!(config.edge.max_bytes_in_flight, 48 * 1024 * 1024);
-        assert!(config.edge.trust_loopback);
+        assert!(
+            !config.edge.trust_loopback,
+            "a proxy on this machine is said, not assumed"
+        );
         assert_eq!(config.site.owner_name, "Your Name");
     }
 }

@@ -173,11 +173,8 @@ mod tests {
             proxies: Arc::new(TrustedProxies::default()),
             keys,
             limits: RateLimiters::new(&RateLimits::all(limit), &Clock::manual()),
-            inflight: InFlight::new(InFlightLimits {
-                per_client: 4,
-                per_network: 8,
-            }),
-            bytes: ByteBudget::new(1 << 20, 1 << 18),
+            inflight: InFlight::new(InFlightLimits { per_client: 4 }),
+            bytes: ByteBudget::split(1 << 20, 1 << 18),
             body: BodyRules::default(),
         }
     }

@@ -1,18 +1,17 @@
-//! Reading a request body, only once the request was admitted: against the byte budget (a
-//! declared length is reserved before a byte is read, a body without one as it arrives), within
-//! the route's size limit, with a deadline on every chunk and a minimum rate overall, so a client
-//! that trickles its upload is dropped and its memory freed.
+//! Reading a request body, only once the request was admitted: within the route's size limit (a
+//! declared length past it is refused before a byte is read), against the byte budget as it
+//! arrives (what has arrived plus a small window, never the declared length, so a slow sender
+//! holds little), with a deadline on every chunk and a minimum rate overall, so a client that
+//! trickles its upload is dropped and its memory freed. A body whose room the budget takes back
+//! for a lighter holder stops at once.
 
 use axum::body::{Body, HttpBody};
 use axum::http::{header, HeaderMap};
 use tokio::time::Instant;
 
-use super::budget::{BudgetRefusal, Reservation};
+use super::budget::{BudgetRefusal, Reservation, WINDOW};
 use super::error::AppError;
 pub use super::pace::BodyRules;
-
-/// Bodies without a declared length are reserved in steps of this many bytes as they arrive.
-const STEP: usize = 64 * 1024;
 
 #[derive(Debug, thiserror::Error)]
 pub enum BodyError {
@@ -55,7 +54,7 @@ pub fn declared_length(headers: &HeaderMap) -> Option<u64> {
 }
 
 /// Reads `body` (of a request with `headers`) into memory, at most `limit` bytes, spending from
-/// `reservation` (which may start empty: it grows as the body needs).
+/// `reservation` (which may start empty: it grows as the body arrives).
 pub async fn read(
     mut body: Body,
     headers: &HeaderMap,
@@ -69,19 +68,17 @@ pub async fn read(
             return Err(BodyError::TooLarge { limit });
         }
     }
-    let expected = declared.map_or(0, |n| n as usize);
-    if reservation.bytes() < expected {
-        reservation.grow(expected - reservation.bytes())?;
-    }
-    let mut bytes = Vec::with_capacity(expected);
+    let mut bytes = Vec::new();
     let started = Instant::now();
     loop {
-        let frame = tokio::time::timeout(
+        let next = tokio::time::timeout(
             rules.stall,
             std::future::poll_fn(|cx| std::pin::Pin::new(&mut body).poll_frame(cx)),
-        )
-        .await
-        .map_err(|_| BodyError::TooSlow)?;
+        );
+        let frame = tokio::select! {
+            frame = next => frame.map_err(|_| BodyError::TooSlow)?,
+            () = reservation.until_evicted() => return Err(BudgetRefusal::Evicted.into()),
+        };
         let Some(frame) = frame else {
             break;
         };
@@ -94,9 +91,11 @@ pub async fn read(
         }
         let needed = bytes.len() + data.len();
         if needed > reservation.bytes() {
-            let step = (needed - reservation.bytes()).max(STEP);
-            let step = step.min(limit.saturating_sub(reservation.bytes()));
-            reservation.grow(step.max(needed - reservation.bytes()))?;
+            // What arrived and a window for what comes next, never past the limit.
+            let want = (needed + WINDOW).min(limit).max(needed);
+            let more = want - reservation.bytes();
+            reservation.grow(more)?;
+            bytes.reserve_exact(want - bytes.len());
         }
         bytes.extend_from_slice(&data);
         let elapsed = started.elapsed();
@@ -113,12 +112,22 @@ pub async fn read(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fair::{ClientKey, Shares};
     use crate::http::budget::ByteBudget;
-    use crate::http::client::ClientKey;
     use axum::body::Bytes;
     use axum::http::HeaderValue;
+    use std::sync::Arc;
     use std::time::Duration;
     use tokio::sync::mpsc;
+
+    fn budget(total: u64, per_client: u64) -> Arc<ByteBudget> {
+        ByteBudget::new(Shares {
+            total,
+            per_client,
+            newcomers: 0,
+            server: 0,
+        })
+    }
 
     fn client() -> ClientKey {
         ClientKey::of("198.51.100.1".parse().expect("ip"))
@@ -153,7 +162,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_declared_length_past_the_limit_is_refused_before_reading() {
-        let budget = ByteBudget::new(1000, 500);
+        let budget = budget(1000, 500);
         let reservation = budget.reserve(client(), 0).expect("empty");
         let err = read(
             Body::from(vec![b'x'; 10]),
@@ -169,38 +178,92 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn the_declared_length_is_reserved_first_and_held_with_the_bytes() {
-        let budget = ByteBudget::new(1000, 500);
-        let reservation = budget.reserve(client(), 0).expect("empty");
-        let read_body = read(
-            Body::from(vec![b'x'; 300]),
-            &length(300),
-            400,
-            reservation,
-            &BodyRules::default(),
-        )
-        .await
-        .expect("read");
-        assert_eq!(read_body.bytes.len(), 300);
-        assert_eq!(budget.used(), 300);
+    async fn what_arrived_is_held_with_the_bytes_not_the_declared_length() {
+        let budget = budget(1 << 20, 1 << 19);
+        let (tx, body) = channel_body();
+        let reading = tokio::spawn({
+            let reservation = budget.reserve(client(), 0).expect("empty");
+            async move {
+                read(
+                    body,
+                    &length(400_000),
+                    1 << 19,
+                    reservation,
+                    &BodyRules::default(),
+                )
+                .await
+            }
+        });
+        tx.send(Ok(Bytes::from(vec![b'x'; 1000])))
+            .await
+            .expect("sent");
+        // The reader has taken the chunk: it holds it and a window, not 400,000 bytes.
+        while budget.used() == 0 {
+            tokio::task::yield_now().await;
+        }
+        assert_eq!(budget.used(), 1000 + WINDOW);
+        tx.send(Ok(Bytes::from(vec![b'x'; 399_000])))
+            .await
+            .expect("sent");
+        drop(tx);
+        let read_body = reading.await.expect("joins").expect("read");
+        assert_eq!(read_body.bytes.len(), 400_000);
+        assert_eq!(budget.used(), read_body.reservation.bytes());
         drop(read_body);
         assert_eq!(budget.used(), 0);
+    }
+
+    #[tokio::test]
+    async fn a_body_past_the_clients_share_is_refused() {
+        let budget = budget(1 << 20, 100_000);
         let reservation = budget.reserve(client(), 0).expect("empty");
         let err = read(
-            Body::from(vec![b'x'; 10]),
-            &length(501),
-            1000,
+            Body::from(vec![b'x'; 200_000]),
+            &HeaderMap::new(),
+            1 << 20,
             reservation,
             &BodyRules::default(),
         )
         .await
         .expect_err("past the client's share");
         assert!(matches!(err, BodyError::Refused(BudgetRefusal::Client)));
+        assert_eq!(budget.used(), 0);
+    }
+
+    #[tokio::test]
+    async fn a_body_whose_room_is_taken_back_stops_at_once() {
+        let budget = budget(200_000, 200_000);
+        let (tx, body) = channel_body();
+        let reading = tokio::spawn({
+            let reservation = budget.reserve(client(), 0).expect("empty");
+            async move {
+                read(
+                    body,
+                    &HeaderMap::new(),
+                    1 << 20,
+                    reservation,
+                    &BodyRules::default(),
+                )
+                .await
+            }
+        });
+        tx.send(Ok(Bytes::from(vec![b'x'; 100_000])))
+            .await
+            .expect("sent");
+        while budget.used() == 0 {
+            tokio::task::yield_now().await;
+        }
+        // A newcomer needs room: the only (and so heaviest) holder gives it back.
+        let other = ClientKey::of("198.51.100.2".parse().expect("ip"));
+        let _newcomer = budget.reserve(other, 100_000).expect("room made");
+        let err = reading.await.expect("joins").expect_err("evicted");
+        assert!(matches!(err, BodyError::Refused(BudgetRefusal::Evicted)));
+        drop(tx);
     }
 
     #[tokio::test(start_paused = true)]
     async fn a_body_that_stops_arriving_is_dropped_at_the_stall_deadline() {
-        let budget = ByteBudget::new(1 << 20, 1 << 20);
+        let budget = budget(1 << 20, 1 << 20);
         let (tx, body) = channel_body();
         tx.send(Ok(Bytes::from_static(b"start")))
             .await
@@ -219,7 +282,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_trickle_below_the_minimum_rate_is_dropped_after_the_grace() {
-        let budget = ByteBudget::new(1 << 20, 1 << 20);
+        let budget = budget(1 << 20, 1 << 20);
         let (tx, body) = channel_body();
         let rules = BodyRules {
             stall: Duration::from_secs(5),
@@ -246,7 +309,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_body_without_a_length_is_reserved_as_it_arrives_and_cut_at_the_limit() {
-        let budget = ByteBudget::new(1 << 20, 1 << 20);
+        let budget = budget(1 << 20, 1 << 20);
         let (tx, body) = channel_body();
         let reading = tokio::spawn({
             let reservation = budget.reserve(client(), 0).expect("empty");

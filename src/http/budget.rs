@@ -1,13 +1,18 @@
-//! Bytes in flight: one global budget for request bodies being read and large answers being
-//! written from memory, with a per-client share of it. A reservation is taken before the bytes
-//! exist (before a body is read, before a vault is loaded) and given back when they are gone, so
-//! what does not fit is refused at once with a 429 or 503 instead of being buffered.
+//! Bytes in flight: one global budget for request bodies being read, upstream feeds being
+//! fetched and large answers being written from memory, shared by the one fairness rule
+//! (`fair`): a client may hold a small share, the top is kept for clients holding none, the
+//! server's own fetches have room of their own, and when it is full the heaviest holder loses
+//! its oldest claim to the newcomer. Claims follow use: a body or a fetch holds what has arrived
+//! (plus a small window), never what it declares, so slow senders hold little; what they hold
+//! can be taken back. Answers already in memory are held whole and never taken back.
 
-use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::client::ClientKey;
+use tokio::sync::Notify;
+
 use super::error::AppError;
+use crate::fair::{ClaimId, Holder, Ledger, Refusal, Shares};
 use crate::lock::lock;
 
 /// Why a reservation was refused.
@@ -21,13 +26,18 @@ pub enum BudgetRefusal {
     /// Everyone together has the whole budget in flight.
     #[error("the server is receiving and sending too much at once: try again in a few seconds")]
     Server,
+    /// The room this held was given to a client holding less (this one held the most).
+    #[error(
+        "the server needed room for others while this was being sent: try again in a few seconds"
+    )]
+    Evicted,
 }
 
 impl From<BudgetRefusal> for AppError {
     fn from(refusal: BudgetRefusal) -> AppError {
         match refusal {
             BudgetRefusal::Client => AppError::TooManyRequests { retry_after: 5 },
-            BudgetRefusal::Server => AppError::Busy {
+            BudgetRefusal::Server | BudgetRefusal::Evicted => AppError::Busy {
                 message: refusal.to_string(),
                 retry_after: 5,
             },
@@ -35,137 +45,150 @@ impl From<BudgetRefusal> for AppError {
     }
 }
 
-#[derive(Default)]
-struct Held {
-    used: usize,
-    by_client: HashMap<ClientKey, usize>,
-    /// IPv6 /48s in aggregate (IPv4 clients are their own network and are not kept twice).
-    by_network: HashMap<ClientKey, usize>,
+impl From<Refusal> for BudgetRefusal {
+    fn from(refusal: Refusal) -> BudgetRefusal {
+        if refusal.is_share() {
+            BudgetRefusal::Client
+        } else {
+            BudgetRefusal::Server
+        }
+    }
 }
 
-/// The budget: `total` bytes in flight, at most `per_client` of them for one client (and its
-/// network in aggregate, see [`ClientKey::network`]).
+/// How an evicted claim's holder hears of it.
+#[derive(Debug, Default)]
+struct Eviction {
+    done: AtomicBool,
+    notify: Notify,
+}
+
+impl Eviction {
+    fn evict(&self) {
+        self.done.store(true, Ordering::Release);
+        self.notify.notify_waiters();
+    }
+}
+
+/// The budget of bytes in flight.
 pub struct ByteBudget {
-    total: usize,
-    per_client: usize,
-    held: Mutex<Held>,
+    ledger: Mutex<Ledger<Arc<Eviction>>>,
 }
 
 impl std::fmt::Debug for ByteBudget {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ledger = lock(&self.ledger);
         f.debug_struct("ByteBudget")
-            .field("total", &self.total)
-            .field("per_client", &self.per_client)
-            .field("used", &self.used())
+            .field("shares", ledger.shares())
+            .field("used", &ledger.used())
             .finish()
     }
 }
 
+/// Bytes a body or a fetch reserves ahead of what has arrived.
+pub const WINDOW: usize = 64 * 1024;
+
 impl ByteBudget {
-    pub fn new(total: usize, per_client: usize) -> Arc<ByteBudget> {
+    pub fn new(shares: Shares) -> Arc<ByteBudget> {
         Arc::new(ByteBudget {
-            total,
-            per_client: per_client.min(total),
-            held: Mutex::new(Held::default()),
+            ledger: Mutex::new(Ledger::new(shares)),
         })
+    }
+
+    /// The server's split of `total`: a client an eighth, or `largest` (the most one request
+    /// may need to hold: a vault, a feed) if that is more; an eighth kept for clients holding
+    /// none, and an eighth for the server's own fetches.
+    pub fn split(total: usize, largest: usize) -> Arc<ByteBudget> {
+        let total = total as u64;
+        ByteBudget::new(Shares::divided(total, 8, largest as u64).keeping_for_server(total / 8))
     }
 
     /// Bytes reserved now.
     pub fn used(&self) -> usize {
-        lock(&self.held).used
+        lock(&self.ledger).used() as usize
     }
 
-    /// Bytes `client` has reserved now.
-    pub fn used_by(&self, client: ClientKey) -> usize {
-        lock(&self.held)
-            .by_client
-            .get(&client)
-            .copied()
-            .unwrap_or(0)
+    /// Bytes `holder` has reserved now.
+    pub fn used_by(&self, holder: impl Into<Holder>) -> usize {
+        lock(&self.ledger).held_by(holder.into()) as usize
     }
 
-    /// The largest single reservation this budget can ever grant one client.
+    /// The largest reservation this budget can ever grant one client.
     pub fn per_client(&self) -> usize {
-        self.per_client
+        lock(&self.ledger).shares().per_client as usize
     }
 
-    /// Reserves `bytes` for `client`, or says why not; never waits.
+    /// Reserves `bytes` for `holder` for something that grows with use (a body being read, a
+    /// feed being fetched), or says why not; never waits. Making room may take older claims of
+    /// heavier holders; this one may be taken in turn (see [`Reservation::evicted`]).
     pub fn reserve(
         self: &Arc<Self>,
-        client: ClientKey,
+        holder: impl Into<Holder>,
         bytes: usize,
     ) -> Result<Reservation, BudgetRefusal> {
-        let mut reservation = Reservation {
+        self.claim(holder.into(), bytes, true)
+    }
+
+    /// Reserves `bytes` already in memory for an answer being written: never taken back (the
+    /// write deadline bounds how long it is held).
+    pub fn hold(
+        self: &Arc<Self>,
+        holder: impl Into<Holder>,
+        bytes: usize,
+    ) -> Result<Reservation, BudgetRefusal> {
+        self.claim(holder.into(), bytes, false)
+    }
+
+    fn claim(
+        self: &Arc<Self>,
+        holder: Holder,
+        bytes: usize,
+        evictable: bool,
+    ) -> Result<Reservation, BudgetRefusal> {
+        let eviction = Arc::new(Eviction::default());
+        let (id, evicted) =
+            lock(&self.ledger).claim(holder, bytes as u64, evictable, eviction.clone())?;
+        tell(evicted);
+        Ok(Reservation {
             budget: self.clone(),
-            client,
-            bytes: 0,
-        };
-        reservation.grow(bytes)?;
-        Ok(reservation)
-    }
-
-    fn take(&self, client: ClientKey, bytes: usize) -> Result<(), BudgetRefusal> {
-        if bytes == 0 {
-            return Ok(());
-        }
-        let mut held = lock(&self.held);
-        let network = client.network();
-        let aggregate = network != client;
-        let mine = held.by_client.get(&client).copied().unwrap_or(0);
-        // A network (an IPv6 /48) gets twice one client's share, so rotating through its /64s
-        // does not multiply it.
-        let ours = held.by_network.get(&network).copied().unwrap_or(0);
-        if mine.saturating_add(bytes) > self.per_client
-            || (aggregate && ours.saturating_add(bytes) > self.per_client.saturating_mul(2))
-        {
-            return Err(BudgetRefusal::Client);
-        }
-        if held.used.saturating_add(bytes) > self.total {
-            return Err(BudgetRefusal::Server);
-        }
-        held.used += bytes;
-        *held.by_client.entry(client).or_insert(0) += bytes;
-        if aggregate {
-            *held.by_network.entry(network).or_insert(0) += bytes;
-        }
-        Ok(())
-    }
-
-    fn give_back(&self, client: ClientKey, bytes: usize) {
-        if bytes == 0 {
-            return;
-        }
-        let mut held = lock(&self.held);
-        held.used = held.used.saturating_sub(bytes);
-        release(&mut held.by_client, client, bytes);
-        let network = client.network();
-        if network != client {
-            release(&mut held.by_network, network, bytes);
-        }
+            id,
+            bytes,
+            eviction,
+        })
     }
 }
 
-fn release(map: &mut HashMap<ClientKey, usize>, key: ClientKey, bytes: usize) {
-    if let Some(n) = map.get_mut(&key) {
-        *n = n.saturating_sub(bytes);
-        if *n == 0 {
-            map.remove(&key);
-        }
+fn tell(evicted: Vec<Arc<Eviction>>) {
+    if !evicted.is_empty() {
+        tracing::debug!(
+            claims = evicted.len(),
+            "bytes in flight full: the heaviest holder's oldest claims were taken back"
+        );
+    }
+    for eviction in evicted {
+        eviction.evict();
     }
 }
 
-/// Bytes held for one client until dropped.
+/// Bytes held until dropped, or until taken back for a lighter holder.
 #[derive(Debug)]
 pub struct Reservation {
     budget: Arc<ByteBudget>,
-    client: ClientKey,
+    id: ClaimId,
     bytes: usize,
+    eviction: Arc<Eviction>,
 }
 
 impl Reservation {
     /// Reserves `more` bytes on top, or says why not (what is held stays held).
     pub fn grow(&mut self, more: usize) -> Result<(), BudgetRefusal> {
-        self.budget.take(self.client, more)?;
+        if self.evicted() {
+            return Err(BudgetRefusal::Evicted);
+        }
+        if more == 0 {
+            return Ok(());
+        }
+        let evicted = lock(&self.budget.ledger).grow(self.id, more as u64)?;
+        tell(evicted);
         self.bytes += more;
         Ok(())
     }
@@ -173,46 +196,73 @@ impl Reservation {
     pub fn bytes(&self) -> usize {
         self.bytes
     }
+
+    /// Whether the room was taken back: whoever reads or fetches into it must stop.
+    pub fn evicted(&self) -> bool {
+        self.eviction.done.load(Ordering::Acquire)
+    }
+
+    /// Resolves once the room is taken back (never, for an answer held whole).
+    pub async fn until_evicted(&self) {
+        loop {
+            let notified = self.eviction.notify.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if self.evicted() {
+                return;
+            }
+            notified.await;
+        }
+    }
 }
 
 impl Drop for Reservation {
     fn drop(&mut self) {
-        self.budget.give_back(self.client, self.bytes);
+        lock(&self.budget.ledger).release(self.id);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fair::ClientKey;
 
     fn key(ip: &str) -> ClientKey {
         ClientKey::of(ip.parse().expect("ip"))
     }
 
+    fn budget(total: u64, per_client: u64, newcomers: u64, server: u64) -> Arc<ByteBudget> {
+        ByteBudget::new(Shares {
+            total,
+            per_client,
+            newcomers,
+            server,
+        })
+    }
+
     #[test]
-    fn a_client_gets_its_share_and_the_server_its_total() {
-        let budget = ByteBudget::new(100, 40);
+    fn a_client_gets_its_share_and_a_full_budget_takes_back_from_the_heaviest() {
+        let budget = budget(100, 40, 0, 0);
         let a = key("198.51.100.1");
         let first = budget.reserve(a, 30).expect("within the share");
         assert_eq!(budget.reserve(a, 11).err(), Some(BudgetRefusal::Client));
-        let _b = budget
+        let b = budget
             .reserve(key("198.51.100.2"), 40)
             .expect("another client");
         let _c = budget
             .reserve(key("198.51.100.3"), 30)
             .expect("fills the total");
-        assert_eq!(
-            budget.reserve(key("198.51.100.4"), 1).err(),
-            Some(BudgetRefusal::Server)
-        );
-        drop(first);
+        // Full: the heaviest holder (b, 40) loses its claim to a newcomer.
+        let d = budget.reserve(key("198.51.100.4"), 10).expect("room made");
+        assert!(b.evicted() && !first.evicted());
+        drop(b);
         assert_eq!(budget.used(), 70);
-        assert!(budget.reserve(key("198.51.100.4"), 30).is_ok());
+        assert_eq!(budget.used_by(key("198.51.100.4")), d.bytes());
     }
 
     #[test]
     fn a_growing_reservation_keeps_what_it_holds_when_refused() {
-        let budget = ByteBudget::new(100, 50);
+        let budget = budget(100, 50, 0, 0);
         let a = key("198.51.100.1");
         let mut r = budget.reserve(a, 10).expect("first");
         r.grow(30).expect("grows");
@@ -225,21 +275,60 @@ mod tests {
 
     #[test]
     fn the_64s_of_one_48_share_twice_a_clients_share() {
-        let budget = ByteBudget::new(1000, 40);
+        let budget = budget(1000, 40, 0, 0);
         let held: Vec<Reservation> = (1..=2)
             .map(|n| {
                 budget
-                    .reserve(key(&format!("2001:db8:7:{n}::1")), 40)
+                    .reserve(key(&format!("2001:db8:7:{n}00::1")), 40)
                     .expect("two /64s")
             })
             .collect();
         assert_eq!(
-            budget.reserve(key("2001:db8:7:3::1"), 1).err(),
+            budget.reserve(key("2001:db8:7:300::1"), 1).err(),
             Some(BudgetRefusal::Client),
             "a third /64 of the same /48"
         );
         assert!(budget.reserve(key("2001:db8:8:1::1"), 40).is_ok());
         drop(held);
         assert_eq!(budget.used(), 0);
+    }
+
+    #[tokio::test]
+    async fn an_evicted_holder_hears_of_it_and_cannot_grow() {
+        let budget = budget(100, 60, 0, 0);
+        let mut heavy = budget.reserve(key("198.51.100.1"), 60).expect("heavy");
+        let _light = budget.reserve(key("198.51.100.2"), 40).expect("light");
+        let waiting = {
+            let budget = budget.clone();
+            tokio::spawn(async move {
+                let _newcomer = budget.reserve(key("198.51.100.3"), 5).expect("room");
+            })
+        };
+        heavy.until_evicted().await;
+        waiting.await.expect("joins");
+        assert_eq!(heavy.grow(1), Err(BudgetRefusal::Evicted));
+    }
+
+    #[test]
+    fn answers_held_whole_are_never_taken_back_and_the_server_has_its_room() {
+        let budget = budget(100, 60, 0, 20);
+        let answer = budget.hold(key("198.51.100.1"), 60).expect("answer");
+        let _other = budget
+            .reserve(key("198.51.100.2"), 20)
+            .expect("fills the visitors' room");
+        assert_eq!(
+            budget.reserve(key("198.51.100.3"), 30).err(),
+            Some(BudgetRefusal::Server)
+        );
+        assert!(!answer.evicted());
+        let _refresh = budget
+            .reserve(Holder::Server, 20)
+            .expect("the server's own room");
+        let split = ByteBudget::split(48 << 20, 10 << 20);
+        assert_eq!(
+            split.per_client(),
+            10 << 20,
+            "an eighth, or the largest body"
+        );
     }
 }

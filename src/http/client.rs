@@ -1,11 +1,13 @@
 //! Who is asking: the client address behind trusted reverse proxies (`X-Forwarded-For`, else
-//! `Forwarded`), and the key every per-client budget counts it under (`ClientKey`: an IPv4
-//! address or an IPv6 /64, and in aggregate its /48). Headers are believed only from proxies,
-//! and only the hop a proxy appended itself.
+//! `Forwarded`), and the key every per-client budget counts it under (`fair::ClientKey`: an
+//! IPv4 address or an IPv6 /64, and in aggregate its /56 and /48). Headers are believed only
+//! from proxies, and only the hop a proxy appended itself.
 
 use std::convert::Infallible;
 use std::fmt;
 use std::net::{IpAddr, Ipv6Addr, SocketAddr};
+
+pub use crate::fair::ClientKey;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -243,48 +245,6 @@ fn parse_node(value: &str) -> Option<IpAddr> {
     Ipv6Addr::from_str(inner).ok().map(IpAddr::V6)
 }
 
-/// The key a client is counted under by every per-client budget: the address itself for IPv4,
-/// its /64 for IPv6 (one household or server gets a whole /64, and could otherwise rotate
-/// through it).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ClientKey(IpAddr);
-
-impl ClientKey {
-    pub fn of(ip: IpAddr) -> ClientKey {
-        ClientKey(limit_key(ip))
-    }
-
-    /// The network this client is also counted under in aggregate: for IPv6 its /48 (what one
-    /// site is usually given, so 17 /64s of one /48 are one network), for IPv4 the address.
-    pub fn network(self) -> ClientKey {
-        match self.0 {
-            IpAddr::V4(_) => self,
-            IpAddr::V6(v6) => ClientKey(IpAddr::V6(Ipv6Addr::from(mask(u128::from(v6), 48, 128)))),
-        }
-    }
-
-    pub fn ip(self) -> IpAddr {
-        self.0
-    }
-}
-
-impl fmt::Display for ClientKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            IpAddr::V4(v4) => write!(f, "{v4}"),
-            IpAddr::V6(v6) => write!(f, "{v6}/64"),
-        }
-    }
-}
-
-/// The address per-client limits count under (see [`ClientKey`]).
-pub fn limit_key(ip: IpAddr) -> IpAddr {
-    match ip.to_canonical() {
-        IpAddr::V4(v4) => IpAddr::V4(v4),
-        IpAddr::V6(v6) => IpAddr::V6(Ipv6Addr::from(mask(u128::from(v6), 64, 128))),
-    }
-}
-
 /// The request's client address (see `TrustedProxies::client`). The edge (`web`) works it out
 /// once per request and keeps it in the request's extensions, so every budget and handler
 /// counts the same client; requests that came without a peer address (only in unit tests of
@@ -448,20 +408,5 @@ mod tests {
         let h = headers(&[("x-forwarded-for", "198.51.100.2")]);
         assert_eq!(p.client(ip("::ffff:127.0.0.1"), &h), ip("198.51.100.2"));
         assert_eq!(p.client(ip("::ffff:203.0.113.5"), &h), ip("203.0.113.5"));
-    }
-
-    #[test]
-    fn ipv6_clients_are_limited_per_64_and_counted_per_48_in_aggregate() {
-        assert_eq!(limit_key(ip("2001:db8:1:2:aaaa::1")), ip("2001:db8:1:2::"));
-        assert_eq!(limit_key(ip("198.51.100.2")), ip("198.51.100.2"));
-        let a = ClientKey::of(ip("2001:db8:1:2::1"));
-        let b = ClientKey::of(ip("2001:db8:1:3::1"));
-        assert_ne!(a, b);
-        assert_eq!(a.network(), b.network());
-        assert_eq!(a.network().ip(), ip("2001:db8:1::"));
-        let v4 = ClientKey::of(ip("::ffff:198.51.100.2"));
-        assert_eq!(v4.network(), v4);
-        assert_eq!(v4.to_string(), "198.51.100.2");
-        assert_eq!(a.to_string(), "2001:db8:1:2::/64");
     }
 }

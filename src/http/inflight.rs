@@ -3,107 +3,76 @@
 //! or through a reverse proxy that carries everyone's requests. Past the share the answer is an
 //! immediate 429, so the connection (often the proxy's) is free again at once.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use axum::body::{Body, HttpBody};
 use axum::response::Response;
 
-use super::client::ClientKey;
 use super::error::AppError;
+use crate::fair::{ClaimId, ClientKey, Holder, Ledger, Shares};
 use crate::lock::lock;
 
-/// The shares: per client (IPv4 address, IPv6 /64) and per network (IPv6 /48) in aggregate.
+/// One client's share (IPv4 address, IPv6 /64); its /56 and /48 in aggregate get the multiples
+/// every share has (`fair::Level::cap`: 24 and 32).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct InFlightLimits {
     pub per_client: usize,
-    pub per_network: usize,
 }
 
 impl Default for InFlightLimits {
     /// Enough for a household's browsers at once, little enough that one visitor's slow
     /// requests leave the proxy's connections to everyone else.
     fn default() -> Self {
-        InFlightLimits {
-            per_client: 16,
-            per_network: 32,
-        }
+        InFlightLimits { per_client: 16 }
     }
 }
 
-#[derive(Default)]
-struct Counts {
-    by_client: HashMap<ClientKey, usize>,
-    by_network: HashMap<ClientKey, usize>,
-}
-
 pub struct InFlight {
-    limits: InFlightLimits,
-    counts: Mutex<Counts>,
+    ledger: Mutex<Ledger<()>>,
 }
 
 impl InFlight {
     pub fn new(limits: InFlightLimits) -> Arc<InFlight> {
+        // Requests hold nothing global (connections and bytes have budgets of their own): only
+        // the shares count, so the total is unbounded and nothing is evicted.
+        let shares = Shares {
+            total: u64::MAX,
+            per_client: limits.per_client as u64,
+            newcomers: 0,
+            server: 0,
+        };
         Arc::new(InFlight {
-            limits,
-            counts: Mutex::new(Counts::default()),
+            ledger: Mutex::new(Ledger::new(shares)),
         })
     }
 
-    /// Counts one more request of `client`, or refuses it with a 429 when it has its share
-    /// under way already.
+    /// Counts one more request of `client`, or refuses it with a 429 when it (or its network)
+    /// has its share under way already.
     pub fn enter(self: &Arc<Self>, client: ClientKey) -> Result<InFlightGuard, AppError> {
-        let network = client.network();
-        let aggregate = network != client;
-        let mut counts = lock(&self.counts);
-        let mine = counts.by_client.get(&client).copied().unwrap_or(0);
-        let ours = counts.by_network.get(&network).copied().unwrap_or(0);
-        if mine >= self.limits.per_client || (aggregate && ours >= self.limits.per_network) {
-            return Err(AppError::TooManyRequests { retry_after: 1 });
-        }
-        *counts.by_client.entry(client).or_insert(0) += 1;
-        if aggregate {
-            *counts.by_network.entry(network).or_insert(0) += 1;
-        }
+        let (id, _) = lock(&self.ledger)
+            .claim(Holder::Client(client), 1, false, ())
+            .map_err(|_| AppError::TooManyRequests { retry_after: 1 })?;
         Ok(InFlightGuard {
             owner: self.clone(),
-            client,
+            id,
         })
     }
 
     /// Requests of `client` under way now.
     pub fn of(&self, client: ClientKey) -> usize {
-        lock(&self.counts)
-            .by_client
-            .get(&client)
-            .copied()
-            .unwrap_or(0)
-    }
-}
-
-fn decrement(map: &mut HashMap<ClientKey, usize>, key: ClientKey) {
-    if let Some(n) = map.get_mut(&key) {
-        *n = n.saturating_sub(1);
-        if *n == 0 {
-            map.remove(&key);
-        }
+        lock(&self.ledger).held_by(Holder::Client(client)) as usize
     }
 }
 
 /// One request's place until dropped (with its answer's body: see [`hold_until_sent`]).
 pub struct InFlightGuard {
     owner: Arc<InFlight>,
-    client: ClientKey,
+    id: ClaimId,
 }
 
 impl Drop for InFlightGuard {
     fn drop(&mut self) {
-        let mut counts = lock(&self.owner.counts);
-        decrement(&mut counts.by_client, self.client);
-        let network = self.client.network();
-        if network != self.client {
-            decrement(&mut counts.by_network, network);
-        }
+        lock(&self.owner.ledger).release(self.id);
     }
 }
 
@@ -158,10 +127,7 @@ mod tests {
 
     #[test]
     fn a_client_holds_its_share_and_no_more() {
-        let inflight = InFlight::new(InFlightLimits {
-            per_client: 2,
-            per_network: 3,
-        });
+        let inflight = InFlight::new(InFlightLimits { per_client: 2 });
         let a = key("198.51.100.1");
         let first = inflight.enter(a).expect("first");
         let _second = inflight.enter(a).expect("second");
@@ -180,15 +146,18 @@ mod tests {
 
     #[test]
     fn the_64s_of_one_48_count_together() {
-        let inflight = InFlight::new(InFlightLimits {
-            per_client: 2,
-            per_network: 3,
-        });
-        let held: Vec<InFlightGuard> = ["2001:db8:1:1::1", "2001:db8:1:1::2", "2001:db8:1:2::1"]
-            .iter()
-            .map(|ip| inflight.enter(key(ip)).expect("within the /48's share"))
-            .collect();
-        assert!(inflight.enter(key("2001:db8:1:3::1")).is_err());
+        let inflight = InFlight::new(InFlightLimits { per_client: 2 });
+        // Two each from two /64s in different /56s: the /48 holds twice one client's share.
+        let held: Vec<InFlightGuard> = [
+            "2001:db8:1:100::1",
+            "2001:db8:1:100::2",
+            "2001:db8:1:200::1",
+            "2001:db8:1:200::2",
+        ]
+        .iter()
+        .map(|ip| inflight.enter(key(ip)).expect("within the /48's share"))
+        .collect();
+        assert!(inflight.enter(key("2001:db8:1:300::1")).is_err());
         assert!(inflight.enter(key("2001:db8:2:1::1")).is_ok());
         drop(held);
         assert!(inflight.enter(key("2001:db8:1:3::1")).is_ok());
@@ -196,10 +165,7 @@ mod tests {
 
     #[tokio::test]
     async fn the_place_is_kept_until_the_body_is_gone() {
-        let inflight = InFlight::new(InFlightLimits {
-            per_client: 1,
-            per_network: 1,
-        });
+        let inflight = InFlight::new(InFlightLimits { per_client: 1 });
         let a = key("198.51.100.1");
         let guard = inflight.enter(a).expect("first");
         let response = hold_until_sent(Response::new(Body::from("answer")), guard);

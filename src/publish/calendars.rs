@@ -13,7 +13,7 @@ use crate::calendar::{CalendarConfig, Mapping};
 use crate::clock::{from_millis, to_millis};
 use crate::http::client::ClientKey;
 use crate::secret::{token_matches, Token};
-use crate::store::{client_tag, Db, StoreError};
+use crate::store::{client_tags, Db, StoreError};
 
 /// Who is publishing: the client, and whether it presented the publish key.
 #[derive(Debug, Clone, Copy)]
@@ -153,8 +153,8 @@ pub async fn may_publish(
 ) -> Result<(), QuotaError> {
     let problem = db
         .read(move |conn| {
-            let tag = client_tag(conn, &maker.client.to_string())?;
-            count_problem(conn, &id, &tag, maker.owner, quotas)
+            let tags = client_tags(conn, maker.client)?;
+            count_problem(conn, &id, &tags, maker.owner, quotas)
         })
         .await?;
     problem.map_or(Ok(()), Err)
@@ -180,17 +180,17 @@ pub async fn publish(
             .optional()?;
         let outcome = match existing {
             None => {
-                let tag = client_tag(&tx, &maker.client.to_string())?;
-                if let Some(problem) = count_problem(&tx, &input.id, &tag, maker.owner, quotas)? {
+                let tags = client_tags(&tx, maker.client)?;
+                if let Some(problem) = count_problem(&tx, &input.id, &tags, maker.owner, quotas)? {
                     remove_unused_copies(&tx, &urls_of(input.url.as_str(), &input.config))?;
                     tx.commit()?;
                     return Ok(Err(problem));
                 }
                 let token = Token::generate();
                 tx.execute(
-                    "INSERT INTO calendars (id, name, url, mapping, token_hash, revision, created_at, updated_at, options, client)
-                     VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6, ?6, ?7, ?8)",
-                    params![input.id, input.name, input.url.as_str(), mapping_json(&input.config.mapping), token.hash(), to_millis(now), options_json(&input.config), tag],
+                    "INSERT INTO calendars (id, name, url, mapping, token_hash, revision, created_at, updated_at, options, client, net56, net48)
+                     VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6, ?6, ?7, ?8, ?9, ?10)",
+                    params![input.id, input.name, input.url.as_str(), mapping_json(&input.config.mapping), token.hash(), to_millis(now), options_json(&input.config), tags.client, tags.net56, tags.net48],
                 )?;
                 // An id published again after it was deleted is served again.
                 tx.execute("DELETE FROM deleted_calendars WHERE id = ?1", [&input.id])?;

@@ -11,8 +11,9 @@ use std::sync::{Arc, Mutex};
 use rusqlite::OptionalExtension;
 
 use crate::config::CalendarSettings;
+use crate::fair::{self, Level, Refusal, Shares};
 use crate::lock::lock;
-use crate::store::StoreError;
+use crate::store::{ClientTags, StoreError};
 
 /// One client's share of the calendars is this part of `--max-calendars`.
 const SHARE_DIVISOR: usize = 8;
@@ -39,6 +40,18 @@ impl Quotas {
     pub fn calendar_share(&self) -> usize {
         (self.max_calendars / SHARE_DIVISOR).max(1)
     }
+
+    /// The calendars by the rule every global resource follows: a client an eighth (its /56
+    /// and /48 a bounded multiple), the last eighth kept for clients that have none.
+    fn calendar_shares(&self) -> Shares {
+        let total = self.max_calendars as u64;
+        Shares {
+            total,
+            per_client: self.calendar_share() as u64,
+            newcomers: total / SHARE_DIVISOR as u64,
+            server: 0,
+        }
+    }
 }
 
 /// Why a publish may not store anything more. Answered 507 Insufficient Storage rather than
@@ -57,6 +70,16 @@ pub enum QuotaError {
     )]
     CalendarShareTaken { share: usize },
     #[error(
+        "your network already has its share of this server's published calendars: unpublish \
+         one you no longer need first"
+    )]
+    NetworkShareTaken,
+    #[error(
+        "this server is nearly full, and the calendars left are kept for visitors who have \
+         published none here yet: unpublish one you no longer need first"
+    )]
+    CalendarsKeptForNewcomers,
+    #[error(
         "the server's storage for calendar feeds is full: unpublish a calendar you no longer \
          need, or ask the site's owner to raise --max-feed-storage"
     )]
@@ -66,12 +89,12 @@ pub enum QuotaError {
 }
 
 /// Before anything is fetched or stored: refuses a new calendar beyond the count, or beyond
-/// the share of the client tagged `tag` (the site's owner has no share to keep to). A calendar
-/// that exists already costs nothing new.
+/// the share of the client tagged `tags` and its networks, or into the room kept for newcomers
+/// (the site's owner has no share to keep to). A calendar that exists already costs nothing new.
 pub fn count_problem(
     conn: &rusqlite::Connection,
     id: &str,
-    tag: &str,
+    tags: &ClientTags,
     owner: bool,
     quotas: Quotas,
 ) -> Result<Option<QuotaError>, StoreError> {
@@ -82,22 +105,37 @@ pub fn count_problem(
     if exists {
         return Ok(None);
     }
-    let count = |sql: &str, args: &[&dyn rusqlite::ToSql]| -> Result<usize, StoreError> {
+    let count = |sql: &str, args: &[&dyn rusqlite::ToSql]| -> Result<u64, StoreError> {
         let n: i64 = conn.query_row(sql, args, |r| r.get(0))?;
-        Ok(usize::try_from(n).unwrap_or(usize::MAX))
+        Ok(u64::try_from(n).unwrap_or(u64::MAX))
     };
-    if count("SELECT count(*) FROM calendars", &[])? >= quotas.max_calendars {
-        return Ok(Some(QuotaError::TooManyCalendars));
+    let mut held = fair::Held {
+        total: count("SELECT count(*) FROM calendars", &[])?,
+        ..fair::Held::default()
+    };
+    for level in Level::ALL {
+        let (tag, column) = tags.at(level);
+        held.by[level as usize] = count(
+            &format!("SELECT count(*) FROM calendars WHERE {column} = ?1"),
+            &[&tag],
+        )?;
     }
-    if !owner
-        && count("SELECT count(*) FROM calendars WHERE client = ?1", &[&tag])?
-            >= quotas.calendar_share()
-    {
-        return Ok(Some(QuotaError::CalendarShareTaken {
+    // The owner is held to the count only, like the server's own work.
+    let shares = quotas.calendar_shares();
+    let checked = if owner {
+        shares.check_server(&held, 1)
+    } else {
+        shares.check_client(&held, 1)
+    };
+    Ok(match checked {
+        Ok(()) => None,
+        Err(Refusal::Full) => Some(QuotaError::TooManyCalendars),
+        Err(Refusal::Share(Level::Client)) => Some(QuotaError::CalendarShareTaken {
             share: quotas.calendar_share(),
-        }));
-    }
-    Ok(None)
+        }),
+        Err(Refusal::Share(_)) => Some(QuotaError::NetworkShareTaken),
+        Err(Refusal::KeptForNewcomers) => Some(QuotaError::CalendarsKeptForNewcomers),
+    })
 }
 
 /// Bytes of the stored feed copies of every address but `url` (with every kept past event,

@@ -117,6 +117,19 @@ const MIGRATIONS: &[&str] = &[
         body    BLOB NOT NULL,
         PRIMARY KEY (blob_id, name)
     ) STRICT, WITHOUT ROWID;",
+    // 9: who made a row, counted in aggregate too (src/store/clients.rs): the tags of the
+    // maker's IPv6 /56 and /48 beside its own (for IPv4 all three are the address's). Rows made
+    // before are counted as their own network: their address was never kept.
+    "ALTER TABLE calendars ADD COLUMN net56 TEXT NOT NULL DEFAULT '';
+    ALTER TABLE calendars ADD COLUMN net48 TEXT NOT NULL DEFAULT '';
+    UPDATE calendars SET net56 = client, net48 = client;
+    CREATE INDEX calendars_net56 ON calendars (net56);
+    CREATE INDEX calendars_net48 ON calendars (net48);
+    ALTER TABLE sync_blobs ADD COLUMN net56 TEXT NOT NULL DEFAULT '';
+    ALTER TABLE sync_blobs ADD COLUMN net48 TEXT NOT NULL DEFAULT '';
+    UPDATE sync_blobs SET net56 = client, net48 = client;
+    CREATE INDEX sync_blobs_net56 ON sync_blobs (kind, net56);
+    CREATE INDEX sync_blobs_net48 ON sync_blobs (kind, net48);",
 ];
 
 /// The schema version this binary writes.

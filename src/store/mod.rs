@@ -20,7 +20,7 @@ use rusqlite::{Connection, ErrorCode, OpenFlags};
 use crate::lock::lock;
 pub use backup::{backup_to, BackupError};
 pub use check::{database_bytes, free_bytes, integrity, Checked, CHECK_TIME_LIMIT, MIN_FREE_BYTES};
-pub use clients::client_tag;
+pub use clients::{client_tags, ClientTags};
 pub use migrations::SCHEMA_VERSION;
 pub use restore::{check_backup, lock_data_dir, restore, DataDirLock, RestoreError, Restored};
 
@@ -517,7 +517,10 @@ pub(crate) mod tests {
         assert!(len >= 30 * page_size, "only {len} bytes");
         let mut bytes = std::fs::read(&path).expect("read");
         let garbage: Vec<u8> = (0..20 * page_size).map(|i| (i * 7 + 13) as u8).collect();
-        let start = (9 * page_size) as usize; // page 10 (pages count from 1)
+        // The middle of the file: the tables' pages, past the schema's (whose count grows with
+        // every migration that adds an index).
+        let pages = len / page_size;
+        let start = ((pages / 2).min(pages - 20) * page_size) as usize;
         bytes[start..start + garbage.len()].copy_from_slice(&garbage);
         std::fs::write(&path, bytes).expect("write");
         path

@@ -13,7 +13,7 @@ use super::quotas::{check_create, check_growth, Holdings, Kind, Quotas, SyncErro
 use crate::clock::Clock;
 use crate::http::client::ClientKey;
 use crate::secret::{token_matches, Token};
-use crate::store::{client_tag, Db, StoreError};
+use crate::store::{client_tags, ClientTags, Db, StoreError};
 
 /// A blob's last read is written at most this often, so a device polling every few seconds
 /// costs the SD card one write a day.
@@ -184,10 +184,10 @@ impl Blobs {
         let quotas = self.quotas;
         self.db
             .read(move |conn| {
-                let tag = client_tag(conn, &client.to_string())?;
+                let tags = client_tags(conn, client)?;
                 Ok(check_create(
                     kind,
-                    holdings(conn, kind, &tag, now)?,
+                    holdings(conn, kind, &tags, now)?,
                     size,
                     &quotas,
                     owner,
@@ -237,8 +237,8 @@ impl Blobs {
                         new: false,
                     }));
                 }
-                let tag = client_tag(&tx, &client.to_string())?;
-                let held = holdings(&tx, kind, &tag, now)?;
+                let tags = client_tags(&tx, client)?;
+                let held = holdings(&tx, kind, &tags, now)?;
                 if let Err(e) = check_create(kind, held, body.len(), &quotas, owner) {
                     return Ok(Err(e));
                 }
@@ -253,9 +253,9 @@ impl Blobs {
                 };
                 tx.execute(
                     "INSERT INTO sync_blobs
-                       (id, kind, token_hash, version, body, created_at, updated_at, read_at, client)
-                     VALUES (?1, ?2, ?3, 1, ?4, ?5, ?5, ?5, ?6)",
-                    params![id, kind.as_str(), hash, body, now.now, tag],
+                       (id, kind, token_hash, version, body, created_at, updated_at, read_at, client, net56, net48)
+                     VALUES (?1, ?2, ?3, 1, ?4, ?5, ?5, ?5, ?6, ?7, ?8)",
+                    params![id, kind.as_str(), hash, body, now.now, tags.client, tags.net56, tags.net48],
                 )?;
                 tx.commit()?;
                 Ok(Ok(Created {
@@ -429,7 +429,7 @@ impl Blobs {
         self.db
             .write(move |conn| {
                 let tx = conn.transaction()?;
-                let Some((hash, current, old_size, tag)) = stored_for_write(&tx, &id, kind, now)?
+                let Some((hash, current, old_size, tags)) = stored_for_write(&tx, &id, kind, now)?
                 else {
                     return Ok(Ok(UpdateOutcome::NotFound));
                 };
@@ -453,7 +453,7 @@ impl Blobs {
                         Err(name) => return Ok(Ok(UpdateOutcome::MissingPart { name })),
                     },
                 };
-                let held = holdings(&tx, kind, &tag, now)?;
+                let held = holdings(&tx, kind, &tags, now)?;
                 if let Err(e) = check_growth(held, old_size, new_size, &quotas, owner) {
                     return Ok(Err(e));
                 }
@@ -495,17 +495,17 @@ impl Blobs {
     }
 }
 
-/// A live blob's token hash, version, size (with its parts) and maker.
+/// A live blob's token hash, version, size (with its parts) and maker's tags.
 fn stored_for_write(
     conn: &Connection,
     id: &str,
     kind: Kind,
     now: Now,
-) -> Result<Option<(String, i64, usize, String)>, StoreError> {
+) -> Result<Option<(String, i64, usize, ClientTags)>, StoreError> {
     Ok(conn
         .query_row(
             &format!(
-                "SELECT token_hash, version, length(body) + {PARTS_SIZE}, client FROM sync_blobs
+                "SELECT token_hash, version, length(body) + {PARTS_SIZE}, client, net56, net48 FROM sync_blobs
                  WHERE id = ?1 AND kind = ?2 AND {}",
                 ALIVE.replace('?', "?3")
             ),
@@ -515,7 +515,11 @@ fn stored_for_write(
                     r.get(0)?,
                     r.get(1)?,
                     usize::try_from(r.get::<_, i64>(2)?).unwrap_or(0),
-                    r.get(3)?,
+                    ClientTags {
+                        client: r.get(3)?,
+                        net56: r.get(4)?,
+                        net48: r.get(5)?,
+                    },
                 ))
             },
         )
@@ -531,28 +535,52 @@ fn expire_in(conn: &Connection, now: Now) -> Result<usize, StoreError> {
     )?)
 }
 
-/// What is stored now, all together and by the client tagged `tag` (live blobs only, with
-/// their parts).
-fn holdings(conn: &Connection, kind: Kind, tag: &str, now: Now) -> Result<Holdings, StoreError> {
+/// What is stored now, all together and by the client tagged `tags` and its networks (live
+/// blobs only, with their parts).
+fn holdings(
+    conn: &Connection,
+    kind: Kind,
+    tags: &ClientTags,
+    now: Now,
+) -> Result<Holdings, StoreError> {
     let alive = "((kind = 'vault' AND max(read_at, updated_at) >= ?1)
                   OR (kind = 'share' AND max(read_at, updated_at) >= ?2))";
-    let (count, client_count, bytes, client_bytes): (i64, i64, i64, i64) = conn.query_row(
+    let size = format!("length(body) + {PARTS_SIZE}");
+    let row: [i64; 8] = conn.query_row(
         &format!(
             "SELECT
                coalesce(sum(kind = ?3), 0),
                coalesce(sum(kind = ?3 AND client = ?4), 0),
-               coalesce(sum(length(body) + {PARTS_SIZE}), 0),
-               coalesce(sum(CASE WHEN client = ?4 THEN length(body) + {PARTS_SIZE} ELSE 0 END), 0)
+               coalesce(sum(kind = ?3 AND net56 = ?5), 0),
+               coalesce(sum(kind = ?3 AND net48 = ?6), 0),
+               coalesce(sum({size}), 0),
+               coalesce(sum(CASE WHEN client = ?4 THEN {size} ELSE 0 END), 0),
+               coalesce(sum(CASE WHEN net56 = ?5 THEN {size} ELSE 0 END), 0),
+               coalesce(sum(CASE WHEN net48 = ?6 THEN {size} ELSE 0 END), 0)
              FROM sync_blobs WHERE {alive}"
         ),
-        params![now.vault_cutoff, now.share_cutoff, kind.as_str(), tag],
-        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        params![
+            now.vault_cutoff,
+            now.share_cutoff,
+            kind.as_str(),
+            tags.client,
+            tags.net56,
+            tags.net48
+        ],
+        |r| {
+            let mut row = [0i64; 8];
+            for (i, cell) in row.iter_mut().enumerate() {
+                *cell = r.get(i)?;
+            }
+            Ok(row)
+        },
     )?;
+    let n = |i: usize| to_u64(row[i]);
     Ok(Holdings {
-        count: to_u64(count),
-        client_count: to_u64(client_count),
-        bytes: to_u64(bytes),
-        client_bytes: to_u64(client_bytes),
+        count: n(0),
+        counts: [n(1), n(2), n(3)],
+        bytes: n(4),
+        bytes_by: [n(5), n(6), n(7)],
     })
 }
 

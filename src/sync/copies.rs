@@ -89,9 +89,10 @@ impl Copies {
         weak.upgrade().map(|copy| Bytes::from_owner(Held(copy)))
     }
 
-    /// Room in the budget for a copy of `size` bytes loaded for `client`.
+    /// Room in the budget for a copy of `size` bytes loaded for `client`: held whole until the
+    /// last answer sent from it is done (never taken back: the write deadline bounds it).
     pub fn reserve(&self, client: ClientKey, size: usize) -> Result<Reservation, BudgetRefusal> {
-        self.budget.reserve(client, size)
+        self.budget.hold(client, size)
     }
 
     /// Keeps `body` (just loaded, its room reserved) as the copy of `id` at `version`, unless
@@ -127,7 +128,7 @@ mod tests {
 
     #[test]
     fn answers_share_one_copy_that_leaves_the_budget_with_the_last_of_them() {
-        let budget = ByteBudget::new(1000, 1000);
+        let budget = ByteBudget::split(1000, 1000);
         let copies = Copies::new(budget.clone());
         let reservation = copies.reserve(client(), 300).expect("room");
         let first = copies.keep("a", 1, vec![7; 300], reservation);
@@ -147,7 +148,7 @@ mod tests {
 
     #[tokio::test]
     async fn readers_of_one_blob_take_turns_to_load_it() {
-        let copies = Copies::new(ByteBudget::new(1000, 1000));
+        let copies = Copies::new(ByteBudget::split(1000, 1000));
         let first = copies.load_turn("a").await;
         let mut second = Box::pin(copies.load_turn("a"));
         let waker = std::task::Waker::noop();

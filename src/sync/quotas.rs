@@ -1,12 +1,15 @@
 //! What sync may store and each client's share of it: counts of vaults and shared decks, the
-//! bytes of all of them, the size of one, and how long one nobody reads is kept. No client (an
-//! IPv4 address, an IPv6 /64) may hold more than an eighth of any quota, and the last eighth of
-//! each count and of the storage is kept for clients that hold none yet, so a new learner can
-//! always start however much others have taken. The messages never tell a client what others use.
+//! bytes of all of them, the size of one, and how long one nobody reads is kept. By the rule
+//! every global resource follows (`fair`): no client (an IPv4 address, an IPv6 /64) may hold
+//! more than an eighth of any quota (its /56 and /48 a bounded multiple in aggregate), and the
+//! last eighth of each count and of the storage is kept for clients that hold none yet, so a new
+//! learner can always start however much others have taken. The messages never tell a client
+//! what others use.
 
 use std::time::Duration;
 
 use crate::config::SyncSettings;
+use crate::fair::{Held, Level, Refusal, Shares};
 use crate::store::StoreError;
 
 /// What a blob holds; each kind has its own count quota, expiry and routes.
@@ -106,17 +109,55 @@ impl Quotas {
     fn storage_kept(&self) -> u64 {
         self.max_storage / SHARE_DIVISOR
     }
+
+    fn count_shares(&self, kind: Kind) -> Shares {
+        let total = self.max_count(kind);
+        Shares {
+            total,
+            per_client: self.count_share(kind),
+            newcomers: total / SHARE_DIVISOR,
+            server: 0,
+        }
+    }
+
+    fn storage_shares(&self) -> Shares {
+        Shares {
+            total: self.max_storage,
+            per_client: self.storage_share(),
+            newcomers: self.storage_kept(),
+            server: 0,
+        }
+    }
 }
 
-/// What is stored now (expired blobs not counted), all together and for one client.
+/// What is stored now (expired blobs not counted), all together and by one client's groups
+/// (itself, its /56, its /48: see `fair::Level`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Holdings {
     /// Blobs of the kind being made.
     pub count: u64,
-    pub client_count: u64,
+    pub counts: [u64; 3],
     /// Bytes of all blobs of both kinds.
     pub bytes: u64,
-    pub client_bytes: u64,
+    pub bytes_by: [u64; 3],
+}
+
+impl Holdings {
+    fn of_count(&self) -> Held {
+        Held {
+            total: self.count,
+            server: 0,
+            by: self.counts,
+        }
+    }
+
+    fn of_bytes(&self) -> Held {
+        Held {
+            total: self.bytes,
+            server: 0,
+            by: self.bytes_by,
+        }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -128,12 +169,16 @@ pub enum SyncError {
     },
     #[error("your address already holds its share of this server's {what} ({share}): remove ones you no longer need first")]
     ShareTaken { what: &'static str, share: u64 },
+    #[error("your network already holds its share of this server's {what}: remove ones you no longer need first")]
+    NetworkShareTaken { what: &'static str },
     #[error("this server is nearly full, and the room left is kept for learners who have no {what} here yet")]
     KeptForNewcomers { what: &'static str },
     #[error("the server's storage for sync is full: revoke shared decks you no longer need, or ask the site's owner to raise --max-sync-storage")]
     StorageFull,
     #[error("your address already uses its share of this server's storage for sync: revoke shared decks you no longer need first")]
     StorageShareTaken,
+    #[error("your network already uses its share of this server's storage for sync: revoke shared decks you no longer need first")]
+    NetworkStorageShareTaken,
     #[error("the server's storage for sync is nearly full, and the room left is kept for learners who have nothing stored here yet: revoke shared decks you no longer need first")]
     StorageKeptForNewcomers,
     #[error("the upload is {size} bytes, more than the {limit} bytes this server accepts (--max-vault-size)")]
@@ -163,42 +208,32 @@ pub fn check_create(
             limit: q.max_blob_bytes,
         });
     }
-    let max = q.max_count(kind);
-    if h.count >= max {
-        return Err(SyncError::Full {
-            what: kind.plural(),
-            flag: kind.flag(),
-        });
-    }
+    let count = q.count_shares(kind);
+    let storage = q.storage_shares();
     let size = size as u64;
-    if h.bytes.saturating_add(size) > q.max_storage {
-        return Err(SyncError::StorageFull);
-    }
     if owner {
-        return Ok(());
+        count
+            .check_server(&h.of_count(), 1)
+            .map_err(|r| count_refusal(kind, q, r))?;
+        return storage
+            .check_server(&h.of_bytes(), size)
+            .map_err(storage_refusal);
     }
-    if h.client_count >= q.count_share(kind) {
-        return Err(SyncError::ShareTaken {
-            what: kind.plural(),
-            share: q.count_share(kind),
-        });
-    }
-    if h.client_bytes.saturating_add(size) > q.storage_share() {
-        return Err(SyncError::StorageShareTaken);
-    }
-    let kept = max / SHARE_DIVISOR;
-    if h.client_count > 0 && h.count >= max - kept {
-        return Err(SyncError::KeptForNewcomers {
-            what: kind.plural(),
-        });
-    }
+    // The whole first, then the shares, then the room kept: the message names the first
+    // reason that holds.
+    count
+        .check_server(&h.of_count(), 1)
+        .map_err(|r| count_refusal(kind, q, r))?;
+    storage
+        .check_server(&h.of_bytes(), size)
+        .map_err(storage_refusal)?;
+    count
+        .check_client(&h.of_count(), 1)
+        .map_err(|r| count_refusal(kind, q, r))?;
     // Uploads are never empty, so a client with no bytes stored holds nothing.
-    if h.client_bytes > 0
-        && h.bytes.saturating_add(size) > q.max_storage.saturating_sub(q.storage_kept())
-    {
-        return Err(SyncError::StorageKeptForNewcomers);
-    }
-    Ok(())
+    storage
+        .check_client(&h.of_bytes(), size)
+        .map_err(storage_refusal)
 }
 
 /// Whether a blob of `old` bytes may become `new` bytes, its maker holding `h`. A write that
@@ -220,20 +255,45 @@ pub fn check_growth(
         return Ok(());
     }
     let added = (new - old) as u64;
-    if h.bytes.saturating_add(added) > q.max_storage {
-        return Err(SyncError::StorageFull);
-    }
+    let storage = q.storage_shares();
+    storage
+        .check_server(&h.of_bytes(), added)
+        .map_err(storage_refusal)?;
     if owner {
         return Ok(());
     }
-    if h.client_bytes.saturating_add(added) > q.storage_share() {
-        return Err(SyncError::StorageShareTaken);
-    }
     // Whoever grows a blob holds one: the room kept for newcomers is not theirs.
-    if h.bytes.saturating_add(added) > q.max_storage.saturating_sub(q.storage_kept()) {
-        return Err(SyncError::StorageKeptForNewcomers);
+    let mut held = h.of_bytes();
+    held.by[Level::Client as usize] = held.by[Level::Client as usize].max(1);
+    storage.check_client(&held, added).map_err(storage_refusal)
+}
+
+fn count_refusal(kind: Kind, q: &Quotas, refusal: Refusal) -> SyncError {
+    match refusal {
+        Refusal::Full => SyncError::Full {
+            what: kind.plural(),
+            flag: kind.flag(),
+        },
+        Refusal::Share(Level::Client) => SyncError::ShareTaken {
+            what: kind.plural(),
+            share: q.count_share(kind),
+        },
+        Refusal::Share(_) => SyncError::NetworkShareTaken {
+            what: kind.plural(),
+        },
+        Refusal::KeptForNewcomers => SyncError::KeptForNewcomers {
+            what: kind.plural(),
+        },
     }
-    Ok(())
+}
+
+fn storage_refusal(refusal: Refusal) -> SyncError {
+    match refusal {
+        Refusal::Full => SyncError::StorageFull,
+        Refusal::Share(Level::Client) => SyncError::StorageShareTaken,
+        Refusal::Share(_) => SyncError::NetworkStorageShareTaken,
+        Refusal::KeptForNewcomers => SyncError::StorageKeptForNewcomers,
+    }
 }
 
 #[cfg(test)]
@@ -249,14 +309,19 @@ mod tests {
         share_expiry: Duration::from_secs(1),
     };
 
+    /// What an IPv4 client holds (its networks are itself).
+    fn h(count: u64, client_count: u64, bytes: u64, client_bytes: u64) -> Holdings {
+        Holdings {
+            count,
+            counts: [client_count; 3],
+            bytes,
+            bytes_by: [client_bytes; 3],
+        }
+    }
+
     #[test]
     fn a_client_holds_an_eighth_of_each_quota() {
-        let mine = Holdings {
-            count: 20,
-            client_count: 10,
-            bytes: 1000,
-            client_bytes: 1000,
-        };
+        let mine = h(20, 10, 1000, 1000);
         assert!(matches!(
             check_create(Kind::Vault, mine, 10, &Q, false),
             Err(SyncError::ShareTaken { share: 10, .. })
@@ -265,12 +330,7 @@ mod tests {
             check_create(Kind::Vault, mine, 10, &Q, true).is_ok(),
             "the owner"
         );
-        let storage = Holdings {
-            count: 1,
-            client_count: 1,
-            bytes: 9_500,
-            client_bytes: 9_500,
-        };
+        let storage = h(1, 1, 9_500, 9_500);
         assert!(matches!(
             check_create(Kind::Share, storage, 600, &Q, false),
             Err(SyncError::StorageShareTaken)
@@ -286,26 +346,35 @@ mod tests {
     }
 
     #[test]
-    fn the_last_eighth_is_kept_for_clients_holding_none() {
-        let nearly_full = Holdings {
-            count: 70,
-            client_count: 1,
-            bytes: 0,
-            client_bytes: 0,
+    fn a_network_holds_a_bounded_multiple_of_a_clients_share() {
+        // A /64 that holds nothing, in a /48 whose other /64s hold twice a client's share.
+        let crowded = Holdings {
+            count: 20,
+            counts: [0, 0, 20],
+            bytes: 1000,
+            bytes_by: [0, 0, 1000],
         };
+        assert!(matches!(
+            check_create(Kind::Vault, crowded, 10, &Q, false),
+            Err(SyncError::NetworkShareTaken { .. })
+        ));
+        let roomy = Holdings {
+            counts: [0, 0, 19],
+            ..crowded
+        };
+        assert!(check_create(Kind::Vault, roomy, 10, &Q, false).is_ok());
+    }
+
+    #[test]
+    fn the_last_eighth_is_kept_for_clients_holding_none() {
+        let nearly_full = h(70, 1, 0, 0);
         assert!(matches!(
             check_create(Kind::Vault, nearly_full, 10, &Q, false),
             Err(SyncError::KeptForNewcomers { .. })
         ));
-        let newcomer = Holdings {
-            client_count: 0,
-            ..nearly_full
-        };
+        let newcomer = h(70, 0, 0, 0);
         assert!(check_create(Kind::Vault, newcomer, 10, &Q, false).is_ok());
-        let full = Holdings {
-            count: 80,
-            ..newcomer
-        };
+        let full = h(80, 0, 0, 0);
         assert!(matches!(
             check_create(Kind::Vault, full, 10, &Q, false),
             Err(SyncError::Full { .. })
@@ -315,12 +384,7 @@ mod tests {
     #[test]
     fn the_last_eighth_of_the_storage_is_kept_for_clients_holding_none() {
         // 70,000 of 80,000 bytes taken: the last 10,000 are kept.
-        let holder = Holdings {
-            count: 20,
-            client_count: 1,
-            bytes: 70_000,
-            client_bytes: 500,
-        };
+        let holder = h(20, 1, 70_000, 500);
         assert!(matches!(
             check_create(Kind::Share, holder, 10, &Q, false),
             Err(SyncError::StorageKeptForNewcomers)
@@ -333,17 +397,10 @@ mod tests {
             check_growth(holder, 110, 100, &Q, false).is_ok(),
             "shrinking"
         );
-        let newcomer = Holdings {
-            client_count: 0,
-            client_bytes: 0,
-            ..holder
-        };
+        let newcomer = h(20, 0, 70_000, 0);
         assert!(check_create(Kind::Vault, newcomer, 1000, &Q, false).is_ok());
         // A holder of the other kind holds something too.
-        let sharer = Holdings {
-            client_count: 0,
-            ..holder
-        };
+        let sharer = h(20, 0, 70_000, 500);
         assert!(matches!(
             check_create(Kind::Vault, sharer, 10, &Q, false),
             Err(SyncError::StorageKeptForNewcomers)
@@ -353,10 +410,7 @@ mod tests {
             "the owner"
         );
         // Below the kept room, holders make and grow as before.
-        let roomy = Holdings {
-            bytes: 60_000,
-            ..holder
-        };
+        let roomy = h(20, 1, 60_000, 500);
         assert!(check_create(Kind::Share, roomy, 1000, &Q, false).is_ok());
         assert!(check_growth(roomy, 100, 900, &Q, false).is_ok());
     }
@@ -370,8 +424,12 @@ mod tests {
             },
             SyncError::StorageFull,
             SyncError::StorageShareTaken,
+            SyncError::NetworkStorageShareTaken,
             SyncError::StorageKeptForNewcomers,
             SyncError::KeptForNewcomers {
+                what: "sync vaults",
+            },
+            SyncError::NetworkShareTaken {
                 what: "sync vaults",
             },
         ] {

@@ -1,11 +1,11 @@
 //! The accept loop: HTTP/1.1 connections with a header-read timeout and a write deadline,
-//! counted in one connection table with a fair share per client. A client (IPv4 address, IPv6
-//! /64) may hold a share of it, its /48 twice that in aggregate; when the table is full, the
-//! heaviest holder loses its oldest connection to the newcomer instead of the newcomer being
-//! refused. Connections from a trusted proxy count for the client each request names. Drained
-//! on shutdown.
+//! counted in one connection table held to the fairness rule of every global resource (`fair`):
+//! a client (IPv4 address, IPv6 /64) may hold a share of it, its /56 and /48 a bounded multiple
+//! in aggregate, the top is kept for clients holding none; when the table is full, the heaviest
+//! holder loses its oldest connection to the newcomer instead of the newcomer being refused.
+//! Connections from a trusted proxy count for the client each request names. The same loop
+//! serves the metrics listener. Drained on shutdown.
 
-use std::collections::{BTreeSet, HashMap};
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -22,7 +22,8 @@ use tokio::task::JoinSet;
 use tower::ServiceExt;
 
 use super::deadline::{Deadlined, WriteRules};
-use crate::http::client::{ClientKey, TrustedProxies};
+use crate::fair::{ClaimId, ClientKey, Holder, Ledger, Refusal, Shares};
+use crate::http::client::TrustedProxies;
 use crate::lock::lock;
 
 /// Send buffer of each accepted connection (the kernel doubles it for its own bookkeeping).
@@ -36,10 +37,9 @@ const MAX_HEAD_BYTES: usize = 64 * 1024;
 #[derive(Debug, Clone)]
 pub struct ConnectionSettings {
     pub max_connections: usize,
-    /// One client's share of the table (IPv4 address, IPv6 /64).
+    /// One client's share of the table (IPv4 address, IPv6 /64); its /56 and /48 get the
+    /// multiples every share has.
     pub max_per_client: usize,
-    /// An IPv6 /48's share in aggregate.
-    pub max_per_network: usize,
     pub header_read_timeout: Duration,
     pub write: WriteRules,
     /// Trusted proxies carry many visitors on one address: their connections are counted for
@@ -47,157 +47,66 @@ pub struct ConnectionSettings {
     pub proxies: TrustedProxies,
 }
 
-struct Entry {
-    holder: ClientKey,
-    evict: Arc<Notify>,
+impl ConnectionSettings {
+    /// The table's split: a client its share, an eighth kept for clients holding none.
+    fn shares(&self) -> Shares {
+        let total = self.max_connections as u64;
+        Shares {
+            total,
+            per_client: (self.max_per_client as u64).min(total),
+            newcomers: total / 8,
+            server: 0,
+        }
+    }
 }
 
-/// The open connections: by id (ids only grow, so a smaller id is an older connection), by the
-/// client they count for, and by network.
-#[derive(Default)]
+/// The open connections; an evicted one's task is told through its `Notify`.
 struct Table {
-    next: u64,
-    entries: HashMap<u64, Entry>,
-    by_holder: HashMap<ClientKey, BTreeSet<u64>>,
-    by_network: HashMap<ClientKey, usize>,
-}
-
-/// Why a connection was turned away (logged at debug: an attack would flood the log).
-#[derive(Debug, PartialEq, Eq)]
-enum Refusal {
-    /// The table is full and the newcomer's client is already as heavy as anyone.
-    Total,
-    PerClient,
-    PerNetwork,
+    ledger: Ledger<Arc<Notify>>,
 }
 
 impl Table {
+    fn new(settings: &ConnectionSettings) -> Table {
+        Table {
+            ledger: Ledger::new(settings.shares()),
+        }
+    }
+
+    #[cfg(test)]
     fn total(&self) -> usize {
-        self.entries.len()
+        self.ledger.len()
     }
 
+    #[cfg(test)]
     fn held_by(&self, client: ClientKey) -> usize {
-        self.by_holder.get(&client).map_or(0, BTreeSet::len)
+        self.ledger.held_by(Holder::Client(client)) as usize
     }
 
-    fn held_by_network(&self, client: ClientKey) -> usize {
-        self.by_network.get(&client.network()).copied().unwrap_or(0)
+    fn remove(&mut self, id: ClaimId) {
+        self.ledger.release(id);
     }
 
-    fn count(&mut self, id: u64, holder: ClientKey) {
-        self.by_holder.entry(holder).or_default().insert(id);
-        let network = holder.network();
-        if network != holder {
-            *self.by_network.entry(network).or_insert(0) += 1;
-        }
+    fn set_holder(&mut self, id: ClaimId, holder: ClientKey) {
+        self.ledger.reassign(id, Holder::Client(holder));
     }
 
-    fn uncount(&mut self, id: u64, holder: ClientKey) {
-        if let Some(ids) = self.by_holder.get_mut(&holder) {
-            ids.remove(&id);
-            if ids.is_empty() {
-                self.by_holder.remove(&holder);
-            }
-        }
-        let network = holder.network();
-        if network != holder {
-            if let Some(n) = self.by_network.get_mut(&network) {
-                *n = n.saturating_sub(1);
-                if *n == 0 {
-                    self.by_network.remove(&network);
-                }
-            }
-        }
-    }
-
-    fn insert(&mut self, holder: ClientKey) -> (u64, Arc<Notify>) {
-        self.next += 1;
-        let id = self.next;
+    /// A place for a connection from `peer` (a trusted proxy is held to the room left only),
+    /// closing the heaviest holders' oldest connections if that is what makes room.
+    fn admit(&mut self, peer: ClientKey, trusted: bool) -> Result<(ClaimId, Arc<Notify>), Refusal> {
         let evict = Arc::new(Notify::new());
-        self.entries.insert(
-            id,
-            Entry {
-                holder,
-                evict: evict.clone(),
-            },
-        );
-        self.count(id, holder);
-        (id, evict)
-    }
-
-    fn remove(&mut self, id: u64) -> Option<Entry> {
-        let entry = self.entries.remove(&id)?;
-        self.uncount(id, entry.holder);
-        Some(entry)
-    }
-
-    fn set_holder(&mut self, id: u64, holder: ClientKey) {
-        let Some(old) = self.entries.get(&id).map(|e| e.holder) else {
-            return;
+        let holder = Holder::Client(peer);
+        let (id, evicted) = if trusted {
+            self.ledger.claim_unshared(holder, 1, true, evict.clone())?
+        } else {
+            self.ledger.claim(holder, 1, true, evict.clone())?
         };
-        if old == holder {
-            return;
+        for other in evicted {
+            other.notify_one();
+            tracing::debug!(
+                "connection table full: closed the heaviest client's oldest connection"
+            );
         }
-        self.uncount(id, old);
-        self.count(id, holder);
-        if let Some(entry) = self.entries.get_mut(&id) {
-            entry.holder = holder;
-        }
-    }
-
-    /// The client holding the most connections (the older one among equals), and how many.
-    fn heaviest(&self) -> Option<(ClientKey, usize)> {
-        self.by_holder
-            .iter()
-            .max_by(|(_, a), (_, b)| {
-                a.len()
-                    .cmp(&b.len())
-                    .then_with(|| b.first().cmp(&a.first()))
-            })
-            .map(|(k, ids)| (*k, ids.len()))
-    }
-
-    /// Makes room for a connection of `newcomer` by closing the oldest connection of the
-    /// heaviest holder, when that holder has more than the newcomer would.
-    fn evict_for(&mut self, newcomer: ClientKey) -> bool {
-        let Some((heavy, n)) = self.heaviest() else {
-            return false;
-        };
-        if heavy == newcomer || n <= self.held_by(newcomer) + 1 {
-            return false;
-        }
-        let Some(oldest) = self
-            .by_holder
-            .get(&heavy)
-            .and_then(|ids| ids.first().copied())
-        else {
-            return false;
-        };
-        if let Some(entry) = self.remove(oldest) {
-            entry.evict.notify_one();
-            tracing::debug!(client = %heavy, held = n, "connection table full: closed the heaviest client's oldest connection");
-        }
-        true
-    }
-
-    fn admit(
-        &mut self,
-        settings: &ConnectionSettings,
-        peer: ClientKey,
-        trusted: bool,
-    ) -> Result<(u64, Arc<Notify>), Refusal> {
-        if !trusted {
-            if self.held_by(peer) >= settings.max_per_client {
-                return Err(Refusal::PerClient);
-            }
-            if peer.network() != peer && self.held_by_network(peer) >= settings.max_per_network {
-                return Err(Refusal::PerNetwork);
-            }
-        }
-        if self.total() >= settings.max_connections && !self.evict_for(peer) {
-            return Err(Refusal::Total);
-        }
-        Ok(self.insert(peer))
+        Ok((id, evict))
     }
 }
 
@@ -206,7 +115,7 @@ impl Table {
 #[derive(Clone)]
 pub struct ConnHandle {
     table: Arc<Mutex<Table>>,
-    id: u64,
+    id: ClaimId,
 }
 
 impl ConnHandle {
@@ -237,7 +146,7 @@ pub async fn serve<F>(
 where
     F: Future<Output = ()> + Send + 'static,
 {
-    let table = Arc::new(Mutex::new(Table::default()));
+    let table = Arc::new(Mutex::new(Table::new(&settings)));
     let (closing_tx, closing_rx) = watch::channel(false);
     let mut connections = JoinSet::new();
     let mut builder = http1::Builder::new();
@@ -269,7 +178,7 @@ where
         }
         let key = ClientKey::of(peer.ip());
         let trusted = settings.proxies.is_trusted(peer.ip());
-        let admitted = lock(&table).admit(&settings, key, trusted);
+        let admitted = lock(&table).admit(key, trusted);
         let (id, evict) = match admitted {
             Ok(admitted) => admitted,
             Err(refusal) => {
@@ -357,12 +266,12 @@ async fn accept_failed(e: std::io::Error) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fair::Level;
 
-    fn settings(total: usize, per_client: usize, per_network: usize) -> ConnectionSettings {
+    fn settings(total: usize, per_client: usize) -> ConnectionSettings {
         ConnectionSettings {
             max_connections: total,
             max_per_client: per_client,
-            max_per_network: per_network,
             header_read_timeout: Duration::from_secs(1),
             write: WriteRules::default(),
             proxies: TrustedProxies::default(),
@@ -375,41 +284,48 @@ mod tests {
 
     #[test]
     fn a_client_and_a_network_hold_their_share_and_no_more() {
-        let mut table = Table::default();
-        let s = settings(100, 2, 3);
+        let mut table = Table::new(&settings(100, 2));
         let a = key("192.0.2.1");
-        let (first, _) = table.admit(&s, a, false).expect("first");
-        table.admit(&s, a, false).expect("second");
-        assert_eq!(table.admit(&s, a, false).err(), Some(Refusal::PerClient));
+        let (first, _) = table.admit(a, false).expect("first");
+        table.admit(a, false).expect("second");
+        assert_eq!(
+            table.admit(a, false).err(),
+            Some(Refusal::Share(Level::Client))
+        );
         table.remove(first);
         assert!(
-            table.admit(&s, a, false).is_ok(),
+            table.admit(a, false).is_ok(),
             "a closed connection frees its place"
         );
-        // Three /64s of one /48 share three places.
-        table.admit(&s, key("2001:db8:5:1::1"), false).expect("1");
-        table.admit(&s, key("2001:db8:5:1::2"), false).expect("2");
-        table.admit(&s, key("2001:db8:5:2::1"), false).expect("3");
+        // /64s of one /56 share three places, of one /48 four.
+        table.admit(key("2001:db8:5:1::1"), false).expect("1");
+        table.admit(key("2001:db8:5:1::2"), false).expect("2");
+        table.admit(key("2001:db8:5:2::1"), false).expect("3");
         assert_eq!(
-            table.admit(&s, key("2001:db8:5:3::1"), false).err(),
-            Some(Refusal::PerNetwork)
+            table.admit(key("2001:db8:5:3::1"), false).err(),
+            Some(Refusal::Share(Level::Net56))
+        );
+        table.admit(key("2001:db8:5:100::1"), false).expect("4");
+        assert_eq!(
+            table.admit(key("2001:db8:5:200::1"), false).err(),
+            Some(Refusal::Share(Level::Net48))
         );
     }
 
     #[test]
     fn a_full_table_closes_the_heaviest_clients_oldest_connection_for_a_newcomer() {
-        let mut table = Table::default();
-        let s = settings(4, 3, 6);
+        let mut table = Table::new(&settings(4, 3));
         let heavy = key("192.0.2.1");
-        let (oldest, oldest_evict) = table.admit(&s, heavy, false).expect("1");
-        table.admit(&s, heavy, false).expect("2");
-        table.admit(&s, heavy, false).expect("3");
-        table.admit(&s, key("192.0.2.2"), false).expect("4");
+        let (oldest, oldest_evict) = table.admit(heavy, false).expect("1");
+        table.admit(heavy, false).expect("2");
+        table.admit(heavy, false).expect("3");
+        table.admit(key("192.0.2.2"), false).expect("4");
         let newcomer = key("192.0.2.3");
-        table.admit(&s, newcomer, false).expect("room made");
-        assert!(!table.entries.contains_key(&oldest), "the oldest went");
+        table.admit(newcomer, false).expect("room made");
         assert_eq!(table.held_by(heavy), 2);
         assert_eq!(table.total(), 4);
+        table.remove(oldest);
+        assert_eq!(table.total(), 4, "the oldest went already");
         // The evicted connection's task hears of it.
         let notified = oldest_evict.notified();
         tokio::pin!(notified);
@@ -419,7 +335,7 @@ mod tests {
         );
         // Now the heaviest holds two and the newcomer one: closing one of them for the
         // newcomer would only trade places, so it is refused.
-        assert_eq!(table.admit(&s, newcomer, false).err(), Some(Refusal::Total));
+        assert_eq!(table.admit(newcomer, false).err(), Some(Refusal::Full));
     }
 
     /// Polls a future once.
@@ -431,28 +347,26 @@ mod tests {
 
     #[test]
     fn a_newcomer_as_heavy_as_anyone_is_refused_when_full() {
-        let mut table = Table::default();
-        let s = settings(2, 2, 4);
+        let mut table = Table::new(&settings(2, 2));
         let a = key("192.0.2.1");
         let b = key("192.0.2.2");
-        table.admit(&s, a, false).expect("a");
-        table.admit(&s, b, false).expect("b");
+        table.admit(a, false).expect("a");
+        table.admit(b, false).expect("b");
         // Both hold one: evicting one for the other would only trade places.
-        assert_eq!(table.admit(&s, b, false).err(), Some(Refusal::Total));
+        assert_eq!(table.admit(b, false).err(), Some(Refusal::Full));
         assert_eq!(
-            table.admit(&s, key("192.0.2.3"), false).err(),
-            Some(Refusal::Total)
+            table.admit(key("192.0.2.3"), false).err(),
+            Some(Refusal::Full)
         );
     }
 
     #[test]
     fn proxied_connections_count_for_the_client_their_request_names() {
-        let mut table = Table::default();
-        let s = settings(10, 2, 4);
+        let mut table = Table::new(&settings(10, 2));
         let proxy = key("127.0.0.1");
         // The proxy is not capped by its own address.
-        let ids: Vec<u64> = (0..5)
-            .map(|_| table.admit(&s, proxy, true).expect("proxy").0)
+        let ids: Vec<ClaimId> = (0..5)
+            .map(|_| table.admit(proxy, true).expect("proxy").0)
             .collect();
         let visitor = key("198.51.100.7");
         for id in &ids[..3] {
@@ -464,6 +378,5 @@ mod tests {
             table.remove(id);
         }
         assert_eq!(table.total(), 0);
-        assert!(table.by_holder.is_empty() && table.by_network.is_empty());
     }
 }

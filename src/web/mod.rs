@@ -92,7 +92,14 @@ impl AppState {
             },
             limits: RateLimiters::new(&edge.rate_limits, &config.clock),
             inflight: InFlight::new(edge.in_flight),
-            bytes: ByteBudget::new(edge.max_bytes_in_flight, edge.max_bytes_in_flight / 4),
+            // A client may hold what its largest request needs: a vault, or a feed it fetches.
+            bytes: ByteBudget::split(
+                edge.max_bytes_in_flight,
+                config
+                    .sync
+                    .max_vault_size
+                    .max(config.calendars.feed_max_size),
+            ),
             body: edge.body_rules,
         });
         let sync = SyncState::new(

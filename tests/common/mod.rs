@@ -42,6 +42,9 @@ impl TestServer {
         };
         config.edge.rate_limits = RateLimits::all(unlimited);
         config.edge.max_connections_per_address = config.edge.max_connections;
+        // Tests speak for their visitors through X-Forwarded-For from loopback, as the reverse
+        // proxy on the same machine does.
+        config.edge.trust_loopback = true;
         // Scheduled backups have their own tests (tests/backups.rs), which turn them on.
         config.backups.interval = None;
         configure(&mut config);

@@ -25,6 +25,7 @@ use super::quotas::{FeedStorage, QuotaError};
 use super::workers::{WorkError, Workers};
 use crate::calendar::{self, Limits};
 use crate::clock::Clock;
+use crate::fair::Holder;
 use crate::http::budget::ByteBudget;
 use crate::http::client::ClientKey;
 use crate::store::{Db, StoreError};
@@ -90,11 +91,6 @@ impl Ask {
             client: None,
         }
     }
-}
-
-/// The key the server's own fetches (background refreshes) count under in the byte budget.
-fn the_server() -> ClientKey {
-    ClientKey::of(std::net::IpAddr::from([0, 0, 0, 0]))
 }
 
 /// How a caller wants its copy.
@@ -453,8 +449,9 @@ impl Feeds {
         ask: Ask,
     ) -> Result<Fetched, FeedError> {
         let max = ask.limit.unwrap_or(usize::MAX);
-        // The body counts against its client's share of the bytes in flight as it arrives.
-        let who = ask.client.unwrap_or_else(the_server);
+        // The body counts against its client's share of the bytes in flight as it arrives; the
+        // server's own fetches (a subscriber's, a background refresh) have room of their own.
+        let who = ask.client.map_or(Holder::Server, Holder::Client);
         let reservation = self.bytes.reserve(who, 0).map_err(|_| WorkError::Busy)?;
         let fetched = match self
             .fetcher

@@ -1,0 +1,320 @@
+//! Turns on a few slots (the engine's threads) taken fairly: the server's own work first (it
+//! never waits behind visitors), then visitors round-robin by site (an IPv6 /48, an IPv4
+//! address) and, within a site, by client, each client's jobs in the order they came. One
+//! client queueing many jobs only lengthens its own line; everyone else gets every other turn.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::oneshot;
+
+use super::key::{ClientKey, Group, Holder};
+use crate::lock::lock;
+
+/// No slot came free in time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimedOut;
+
+type Waiter = (u64, oneshot::Sender<Turn>);
+
+#[derive(Default)]
+struct Site {
+    /// Clients with jobs waiting, the next to be served first.
+    clients: VecDeque<(ClientKey, VecDeque<Waiter>)>,
+}
+
+#[derive(Default)]
+struct State {
+    free: usize,
+    next: u64,
+    server: VecDeque<Waiter>,
+    sites: HashMap<Group, Site>,
+    /// Sites with jobs waiting, the next to be served first.
+    order: VecDeque<Group>,
+}
+
+impl State {
+    fn is_waiting(&self) -> bool {
+        !self.server.is_empty() || !self.order.is_empty()
+    }
+
+    fn enqueue(&mut self, holder: Holder, waiter: Waiter) {
+        let Holder::Client(client) = holder else {
+            self.server.push_back(waiter);
+            return;
+        };
+        let site_key = client.site();
+        let site = self.sites.entry(site_key).or_default();
+        if site.clients.is_empty() {
+            self.order.push_back(site_key);
+        }
+        match site.clients.iter_mut().find(|(c, _)| *c == client) {
+            Some((_, jobs)) => jobs.push_back(waiter),
+            None => site.clients.push_back((client, VecDeque::from([waiter]))),
+        }
+    }
+
+    /// The next waiter by the rule above, taken out of the queue.
+    fn next_waiter(&mut self) -> Option<Waiter> {
+        if let Some(waiter) = self.server.pop_front() {
+            return Some(waiter);
+        }
+        let site_key = self.order.pop_front()?;
+        let site = self.sites.get_mut(&site_key)?;
+        let (client, mut jobs) = site.clients.pop_front()?;
+        let waiter = jobs.pop_front();
+        if !jobs.is_empty() {
+            site.clients.push_back((client, jobs));
+        }
+        if site.clients.is_empty() {
+            self.sites.remove(&site_key);
+        } else {
+            self.order.push_back(site_key);
+        }
+        waiter
+    }
+
+    /// Takes waiter `id` out (it stopped waiting).
+    fn remove(&mut self, holder: Holder, id: u64) {
+        let Holder::Client(client) = holder else {
+            self.server.retain(|(w, _)| *w != id);
+            return;
+        };
+        let site_key = client.site();
+        let Some(site) = self.sites.get_mut(&site_key) else {
+            return;
+        };
+        for (_, jobs) in site.clients.iter_mut() {
+            jobs.retain(|(w, _)| *w != id);
+        }
+        site.clients.retain(|(_, jobs)| !jobs.is_empty());
+        if site.clients.is_empty() {
+            self.sites.remove(&site_key);
+            self.order.retain(|s| *s != site_key);
+        }
+    }
+}
+
+/// The slots and who waits for them; cheap to share behind an `Arc`.
+pub struct Turns {
+    state: Mutex<State>,
+}
+
+impl std::fmt::Debug for Turns {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Turns").field("free", &self.free()).finish()
+    }
+}
+
+impl Turns {
+    pub fn new(slots: usize) -> Arc<Turns> {
+        Arc::new(Turns {
+            state: Mutex::new(State {
+                free: slots.max(1),
+                ..State::default()
+            }),
+        })
+    }
+
+    /// Slots free now.
+    pub fn free(&self) -> usize {
+        lock(&self.state).free
+    }
+
+    /// Waits for a slot for `holder`, at most `max_wait`.
+    pub async fn wait(
+        self: &Arc<Self>,
+        holder: Holder,
+        max_wait: Duration,
+    ) -> Result<Turn, TimedOut> {
+        let (id, rx) = {
+            let mut state = lock(&self.state);
+            if state.free > 0 && !state.is_waiting() {
+                state.free -= 1;
+                return Ok(Turn {
+                    turns: Some(self.clone()),
+                });
+            }
+            let (tx, rx) = oneshot::channel();
+            state.next += 1;
+            let id = state.next;
+            state.enqueue(holder, (id, tx));
+            (id, rx)
+        };
+        let mut waiting = Waiting {
+            turns: self,
+            holder,
+            id,
+            done: false,
+        };
+        let outcome = tokio::time::timeout(max_wait, rx).await;
+        waiting.done = matches!(outcome, Ok(Ok(_)));
+        match outcome {
+            Ok(Ok(turn)) => Ok(turn),
+            _ => Err(TimedOut),
+        }
+    }
+
+    /// A slot is free again: to the next waiter, or back to the pool.
+    fn release(self: &Arc<Self>) {
+        loop {
+            let waiter = {
+                let mut state = lock(&self.state);
+                match state.next_waiter() {
+                    Some(waiter) => waiter,
+                    None => {
+                        state.free += 1;
+                        return;
+                    }
+                }
+            };
+            let turn = Turn {
+                turns: Some(self.clone()),
+            };
+            match waiter.1.send(turn) {
+                Ok(()) => return,
+                // It stopped waiting: disarm the turn it did not take and try the next.
+                Err(mut turn) => {
+                    turn.turns = None;
+                }
+            }
+        }
+    }
+}
+
+/// Takes a waiter out of the queue when it stops waiting without its turn (timed out, or its
+/// request went away).
+struct Waiting<'a> {
+    turns: &'a Arc<Turns>,
+    holder: Holder,
+    id: u64,
+    done: bool,
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        if !self.done {
+            lock(&self.turns.state).remove(self.holder, self.id);
+        }
+    }
+}
+
+/// A slot, until dropped.
+pub struct Turn {
+    turns: Option<Arc<Turns>>,
+}
+
+impl std::fmt::Debug for Turn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Turn")
+    }
+}
+
+impl Drop for Turn {
+    fn drop(&mut self) {
+        if let Some(turns) = self.turns.take() {
+            turns.release();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn client(ip: &str) -> Holder {
+        Holder::Client(ClientKey::of(ip.parse().expect("ip")))
+    }
+
+    /// Queues one job per name (in order) behind a held slot, frees it, and returns the
+    /// order in which they got it.
+    async fn order_of(jobs: &[(&'static str, Holder)]) -> Vec<&'static str> {
+        let turns = Turns::new(1);
+        let held = turns
+            .wait(Holder::Server, Duration::from_secs(1))
+            .await
+            .expect("first");
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let mut tasks = Vec::new();
+        for (name, holder) in jobs {
+            let (mine, tx, name, holder) = (turns.clone(), tx.clone(), *name, *holder);
+            tasks.push(tokio::spawn(async move {
+                let turn = mine
+                    .wait(holder, Duration::from_secs(5))
+                    .await
+                    .expect("turn");
+                tx.send(name).expect("send");
+                drop(turn);
+            }));
+            // Each is queued before the next comes.
+            while lock(&turns.state).next < tasks.len() as u64 {
+                tokio::task::yield_now().await;
+            }
+        }
+        drop(held);
+        for task in tasks {
+            task.await.expect("joins");
+        }
+        drop(tx);
+        let mut order = Vec::new();
+        while let Some(name) = rx.recv().await {
+            order.push(name);
+        }
+        order
+    }
+
+    #[tokio::test]
+    async fn sites_take_turns_and_the_server_goes_first() {
+        let a = client("198.51.100.1");
+        let b = client("198.51.100.2");
+        let order = order_of(&[
+            ("a1", a),
+            ("a2", a),
+            ("a3", a),
+            ("b1", b),
+            ("server", Holder::Server),
+            ("b2", b),
+        ])
+        .await;
+        assert_eq!(order, ["server", "a1", "b1", "a2", "b2", "a3"]);
+    }
+
+    #[tokio::test]
+    async fn the_64s_of_one_48_are_one_site() {
+        let v6 = |n: u32| client(&format!("2001:db8:48:{n:x}::1"));
+        let bystander = client("203.0.113.5");
+        let order = order_of(&[
+            ("v1", v6(1)),
+            ("v2", v6(2)),
+            ("v3", v6(3)),
+            ("v4", v6(4)),
+            ("me", bystander),
+        ])
+        .await;
+        assert_eq!(order[..2], ["v1", "me"], "{order:?}");
+    }
+
+    #[tokio::test]
+    async fn a_waiter_that_gives_up_leaves_the_queue() {
+        let turns = Turns::new(1);
+        let held = turns
+            .wait(Holder::Server, Duration::from_secs(1))
+            .await
+            .expect("first");
+        assert_eq!(
+            turns
+                .wait(client("198.51.100.1"), Duration::from_millis(10))
+                .await
+                .err(),
+            Some(TimedOut)
+        );
+        assert!(!lock(&turns.state).is_waiting());
+        drop(held);
+        assert_eq!(turns.free(), 1);
+        let again = turns
+            .wait(client("198.51.100.1"), Duration::from_millis(10))
+            .await;
+        assert!(again.is_ok());
+    }
+}
