@@ -1,20 +1,15 @@
-//! Rate allowances, kept by `governor` on the server's clock: per client (an IPv4 address, an
-//! IPv6 /64) for the calls that cost the server work, and per stored blob for sync, so that a
-//! household of learners behind one router each has their own vault's allowance. Answered 429
-//! with Retry-After.
+//! Rate allowances on the server's clock (`fair::Allowance`): per client for the calls that cost
+//! the server work (an IPv4 address, an IPv6 /64, and in aggregate its /56 and /48 at their
+//! multiples, so rotating through a /48 does not multiply them), and per stored blob for sync, so
+//! that a household of learners behind one router each has their own vault's allowance. Answered
+//! 429 with Retry-After.
 
-use std::hash::Hash;
-use std::num::NonZeroU32;
-use std::sync::RwLock;
-use std::time::{Duration, Instant};
-
-use governor::clock::Clock as GovernorClock;
-use governor::state::keyed::HashMapStateStore;
-use governor::{Quota, RateLimiter};
+use std::time::Duration;
 
 use super::client::ClientKey;
 use super::error::AppError;
 use crate::clock::Clock;
+use crate::fair::{Allowance, Rate};
 
 /// An allowance: `burst` calls at once, then one more every `every`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,10 +92,6 @@ impl Default for RateLimits {
     }
 }
 
-/// Keys remembered per limiter before those whose allowance is full again are dropped; past it
-/// even after that (thousands active at once) the limiter starts afresh rather than grow.
-const MAX_TRACKED: usize = 10_000;
-
 /// What a client is about to do; each has its own allowance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Action {
@@ -122,85 +113,20 @@ pub enum BlobAction {
     Write,
 }
 
-/// The server's clock as governor reads it, so a manual clock in tests moves the allowances too.
-#[derive(Clone)]
-struct ServerClock(Clock);
-
-impl GovernorClock for ServerClock {
-    type Instant = Instant;
-
-    fn now(&self) -> Instant {
-        self.0.now()
-    }
+fn rate(limit: RateLimit) -> Rate {
+    Rate::every(limit.burst, limit.every)
 }
 
-type Keyed<K> = RateLimiter<K, HashMapStateStore<K>, ServerClock>;
-
-struct Limiter<K: Hash + Eq + Clone> {
-    quota: Quota,
-    clock: ServerClock,
-    /// Replaced whole (write lock) only when it outgrows `MAX_TRACKED`.
-    inner: RwLock<Keyed<K>>,
-}
-
-impl<K: Hash + Eq + Clone> Limiter<K> {
-    fn new(limit: RateLimit, clock: &Clock) -> Limiter<K> {
-        let quota = quota(limit);
-        let clock = ServerClock(clock.clone());
-        Limiter {
-            quota,
-            inner: RwLock::new(RateLimiter::new(
-                quota,
-                HashMapStateStore::default(),
-                clock.clone(),
-            )),
-            clock,
-        }
-    }
-
-    /// `Err(wait)` when `key` has used its allowance.
-    fn check(&self, key: &K) -> Result<(), Duration> {
-        let (outcome, full) = {
-            let limiter = self.inner.read().unwrap_or_else(|e| e.into_inner());
-            let outcome = limiter
-                .check_key(key)
-                .map_err(|not_until| not_until.wait_time_from(self.clock.now()));
-            if limiter.len() > MAX_TRACKED {
-                // Keys whose allowance is full again are indistinguishable from new ones.
-                limiter.retain_recent();
-                limiter.shrink_to_fit();
-            }
-            (outcome, limiter.len() > MAX_TRACKED)
-        };
-        if full {
-            tracing::warn!(
-                keys = MAX_TRACKED,
-                "rate limiter full of active clients: starting afresh"
-            );
-            *self.inner.write().unwrap_or_else(|e| e.into_inner()) =
-                RateLimiter::new(self.quota, HashMapStateStore::default(), self.clock.clone());
-        }
-        outcome
-    }
-}
-
-fn quota(limit: RateLimit) -> Quota {
-    let burst = NonZeroU32::new(limit.burst).unwrap_or(NonZeroU32::MIN);
-    Quota::with_period(limit.every.max(Duration::from_millis(1)))
-        .unwrap_or_else(|| Quota::per_second(NonZeroU32::MIN))
-        .allow_burst(burst)
-}
-
-/// The limiters, one per action.
+/// The allowances, one per action.
 pub struct RateLimiters {
-    by_client: [(Action, Limiter<ClientKey>); 9],
-    blob_read: Limiter<String>,
-    blob_write: Limiter<String>,
+    by_client: [(Action, Allowance); 9],
+    blob_read: Allowance<String>,
+    blob_write: Allowance<String>,
 }
 
 impl RateLimiters {
     pub fn new(limits: &RateLimits, clock: &Clock) -> RateLimiters {
-        let l = |limit| Limiter::new(limit, clock);
+        let l = |limit| Allowance::new(rate(limit), clock.clone());
         RateLimiters {
             by_client: [
                 (Action::Publish, l(limits.publish)),
@@ -213,29 +139,29 @@ impl RateLimiters {
                 (Action::VaultCreate, l(limits.vault_create)),
                 (Action::ShareCreate, l(limits.share_create)),
             ],
-            blob_read: Limiter::new(limits.sync_read, clock),
-            blob_write: Limiter::new(limits.sync_write, clock),
+            blob_read: Allowance::new(rate(limits.sync_read), clock.clone()),
+            blob_write: Allowance::new(rate(limits.sync_write), clock.clone()),
         }
     }
 
     /// Counts one `action` of `client`; a 429 saying how long to wait once it is over.
     pub fn check(&self, action: Action, client: ClientKey) -> Result<(), AppError> {
-        let limiter = self
+        let allowance = self
             .by_client
             .iter()
             .find(|(a, _)| *a == action)
             .map(|(_, l)| l)
             .ok_or_else(|| AppError::Internal(format!("no allowance for {action:?}")))?;
-        limiter.check(&client).map_err(too_many)
+        allowance.take(&client, 1.0).map_err(too_many)
     }
 
     /// Counts one `action` on the blob `id` (whoever does it).
     pub fn check_blob(&self, action: BlobAction, id: &str) -> Result<(), AppError> {
-        let limiter = match action {
+        let allowance = match action {
             BlobAction::Read => &self.blob_read,
             BlobAction::Write => &self.blob_write,
         };
-        limiter.check(&id.to_owned()).map_err(too_many)
+        allowance.take(&id.to_owned(), 1.0).map_err(too_many)
     }
 }
 
@@ -281,6 +207,19 @@ mod tests {
     }
 
     #[test]
+    fn the_64s_of_one_48_share_a_multiple_of_one_allowance() {
+        let limiters = RateLimiters::new(&limits(1, Duration::from_secs(60)), &Clock::manual());
+        let passed = (0..16)
+            .filter(|n| {
+                limiters
+                    .check(Action::Publish, key(&format!("2001:db8:48:{n:x}00::1")))
+                    .is_ok()
+            })
+            .count();
+        assert_eq!(passed, 2, "the /48 has twice one client's burst");
+    }
+
+    #[test]
     fn an_ipv6_client_cannot_rotate_through_its_64() {
         let limiters = RateLimiters::new(&limits(1, Duration::from_secs(60)), &Clock::manual());
         assert!(limiters
@@ -313,21 +252,5 @@ mod tests {
         for _ in 0..20 {
             assert!(limiters.check(Action::VaultCreate, me).is_ok());
         }
-    }
-
-    #[test]
-    fn the_number_of_remembered_clients_stays_bounded() {
-        let limiters = RateLimiters::new(&limits(1, Duration::from_secs(3600)), &Clock::manual());
-        for n in 0..(MAX_TRACKED as u32 + 50) {
-            let ip = std::net::IpAddr::from(std::net::Ipv4Addr::from(0x0a00_0000 + n));
-            let _ = limiters.check(Action::Feed, ClientKey::of(ip));
-        }
-        let len = limiters.by_client[2]
-            .1
-            .inner
-            .read()
-            .map(|l| l.len())
-            .unwrap_or(usize::MAX);
-        assert!(len <= MAX_TRACKED, "{len} clients remembered");
     }
 }
