@@ -1,12 +1,21 @@
 //! Secrets: comparing them (the publish key, token hashes) in time that does not depend on where
-//! they differ, so an attacker cannot guess them a byte at a time; and the one `Token` type that
-//! makes, hashes and checks the bearer tokens of calendars (edit tokens) and sync blobs (write
-//! tokens), which the server keeps only as their SHA-256.
+//! they differ, so an attacker cannot guess them a byte at a time, and only once the attempt was
+//! paid for from the caller's allowance of wrong keys (`fair::Paid`), so they cannot be guessed
+//! quickly either; and the one `Token` type that makes, hashes and checks the bearer tokens of
+//! calendars (edit tokens) and sync blobs (write tokens), which the server keeps only as their
+//! SHA-256.
 
 use sha2::{Digest, Sha256};
 
+use crate::fair::Paid;
+
+/// Whether the key `given` is `expected`, once the attempt is paid for.
+pub fn key_matches(_paid: Paid, given: &str, expected: &str) -> bool {
+    same(given, expected)
+}
+
 /// Whether `a` and `b` are equal, looking at every byte either way.
-pub fn same(a: &str, b: &str) -> bool {
+fn same(a: &str, b: &str) -> bool {
     a.len() == b.len()
         && a.bytes()
             .zip(b.bytes())
@@ -64,14 +73,42 @@ impl Token {
         crate::hex::encode(&Sha256::digest(self.0.as_bytes()))
     }
 
-    /// Whether this is the token whose hash is `stored_hash`.
-    pub fn matches(&self, stored_hash: &str) -> bool {
-        same(&self.hash(), stored_hash)
+    /// The token as presented with a request, once comparing it is paid for.
+    pub fn presented(self, paid: Paid) -> PresentedToken {
+        PresentedToken {
+            token: self,
+            _paid: paid,
+        }
     }
 }
 
+/// A token a request presented, its comparison paid for from the caller's allowance of wrong
+/// keys: the only thing a stored token hash is ever compared with.
+#[derive(Debug, Clone)]
+pub struct PresentedToken {
+    token: Token,
+    _paid: Paid,
+}
+
+impl PresentedToken {
+    /// Whether this is the token whose hash is `stored_hash`.
+    pub fn matches(&self, stored_hash: &str) -> bool {
+        same(&self.token.hash(), stored_hash)
+    }
+
+    pub fn token(&self) -> &Token {
+        &self.token
+    }
+}
+
+/// `token` as a unit test presents it (the crate's own tests only).
+#[cfg(test)]
+pub(crate) fn presented_in_a_test(token: Token) -> PresentedToken {
+    token.presented(Paid::in_a_test())
+}
+
 /// Whether `token` (if any) is the one whose hash is `stored_hash`.
-pub fn token_matches(token: Option<&Token>, stored_hash: &str) -> bool {
+pub fn token_matches(token: Option<&PresentedToken>, stored_hash: &str) -> bool {
     token.is_some_and(|t| t.matches(stored_hash))
 }
 
@@ -87,19 +124,22 @@ mod tests {
         assert!(same("", ""));
     }
 
+    fn paid() -> Paid {
+        Paid::in_a_test()
+    }
+
     #[test]
     fn tokens_are_stored_hashed_and_checked_against_the_hash() {
         let token = Token::generate();
         assert_eq!(token.as_str().len(), 64);
         let stored = token.hash();
         assert_ne!(stored, token.as_str());
-        assert!(token.matches(&stored));
-        assert!(!Token::generate().matches(&stored));
-        assert!(token_matches(
-            Token::given(&format!(" {} ", token.as_str())).as_ref(),
-            &stored
-        ));
+        assert!(token.clone().presented(paid()).matches(&stored));
+        assert!(!Token::generate().presented(paid()).matches(&stored));
+        let spaced = Token::given(&format!(" {} ", token.as_str())).expect("a token");
+        assert!(token_matches(Some(&spaced.presented(paid())), &stored));
         assert!(!token_matches(None, &stored));
+        assert!(key_matches(paid(), "k3y", "k3y") && !key_matches(paid(), "k3y", "key"));
         assert_eq!(Token::given("  "), None);
     }
 

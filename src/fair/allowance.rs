@@ -226,7 +226,25 @@ pub struct Attempt {
     refunded: bool,
 }
 
+/// That an attempt was paid for: what comparing a key asks for (`secret`), so no key or token
+/// can be compared without spending an allowance first.
+#[derive(Debug, Clone, Copy)]
+pub struct Paid(());
+
+impl Paid {
+    /// A payment made up by a unit test (the crate's own tests only).
+    #[cfg(test)]
+    pub(crate) fn in_a_test() -> Paid {
+        Paid(())
+    }
+}
+
 impl Attempt {
+    /// The proof that this attempt was paid for.
+    pub fn paid(&self) -> Paid {
+        Paid(())
+    }
+
     pub fn succeeded(&mut self) {
         if !self.refunded {
             self.refunded = true;

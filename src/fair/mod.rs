@@ -12,7 +12,7 @@ mod ledger;
 mod shares;
 mod turns;
 
-pub use allowance::{Allowance, Attempt, Keyed, Rate};
+pub use allowance::{Allowance, Attempt, Keyed, Paid, Rate};
 pub use key::{ClientKey, Group, Holder, Level};
 pub use ledger::{ClaimId, Ledger};
 pub use shares::{Held, Refusal, Shares};

@@ -17,6 +17,8 @@ use super::client::{ClientAddr, TrustedProxies};
 use super::error::AppError;
 use super::inflight::InFlight;
 use super::limits::{Action, RateLimiters};
+use crate::fair::{Allowance, Attempt, ClientKey, Paid};
+use crate::secret::{key_matches, PresentedToken, Token};
 
 /// The site's keys (`--publish-key`, `--sync-key`).
 #[derive(Debug, Clone, Default)]
@@ -36,26 +38,6 @@ impl Keys {
             .and_then(|v| v.to_str().ok())
             .map(str::trim)
             .filter(|k| !k.is_empty())
-    }
-
-    /// The request carries the publish key (false when the site has none).
-    pub fn is_owner(&self, headers: &HeaderMap) -> bool {
-        match (&self.publish, Keys::given(headers, PUBLISH_KEY_HEADER)) {
-            (Some(expected), Some(given)) => crate::secret::same(given, expected),
-            _ => false,
-        }
-    }
-
-    /// The request may make a vault or a shared deck: the site has no key for that, or the
-    /// request carries its sync key or its publish key (as `X-Sync-Key`).
-    fn invited(&self, headers: &HeaderMap) -> bool {
-        let Some(given) = Keys::given(headers, SYNC_KEY_HEADER) else {
-            return self.invitation_needed().is_none();
-        };
-        [&self.sync, &self.publish]
-            .into_iter()
-            .flatten()
-            .any(|expected| crate::secret::same(given, expected))
     }
 
     /// The key that making vaults needs: the sync key, else the publish key, else none.
@@ -89,9 +71,101 @@ pub struct Admission {
     pub proxies: Arc<TrustedProxies>,
     pub keys: Keys,
     pub limits: RateLimiters,
+    /// Keys and tokens a client may present before one is compared: spent before every
+    /// comparison, given back when the key was right, shared by every route.
+    pub wrong_keys: Arc<Allowance>,
     pub inflight: Arc<InFlight>,
     pub bytes: Arc<ByteBudget>,
     pub body: BodyRules,
+}
+
+/// A token the request presented (if any), paid for: given back once it proved right.
+#[derive(Debug)]
+pub struct Presented {
+    pub token: Option<PresentedToken>,
+    attempt: Option<Attempt>,
+}
+
+impl Presented {
+    /// The token was right (or nothing was compared): its attempt costs nothing.
+    pub fn was_right(&mut self) {
+        if let Some(attempt) = self.attempt.as_mut() {
+            attempt.succeeded();
+        }
+    }
+}
+
+impl Admission {
+    /// Pays for one comparison of a key or token from `client`'s allowance of wrong keys: 429
+    /// in words once it is spent, before anything is compared.
+    pub fn attempt_key(&self, client: ClientKey) -> Result<Attempt, AppError> {
+        self.wrong_keys.attempt(client).map_err(|wait| {
+            let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+            AppError::Throttled {
+                message: format!(
+                    "too many wrong keys or tokens came from your address: try again in {} seconds",
+                    seconds.max(1)
+                ),
+                retry_after: seconds.max(1),
+            }
+        })
+    }
+
+    /// Compares what `compare` compares once paid for; the attempt is given back when right.
+    fn compare(
+        &self,
+        client: ClientKey,
+        compare: impl FnOnce(Paid) -> bool,
+    ) -> Result<bool, AppError> {
+        let mut attempt = self.attempt_key(client)?;
+        let right = compare(attempt.paid());
+        if right {
+            attempt.succeeded();
+        }
+        Ok(right)
+    }
+
+    /// Whether the request carries the publish key (false when the site has none).
+    pub fn is_owner(&self, client: ClientKey, headers: &HeaderMap) -> Result<bool, AppError> {
+        match (&self.keys.publish, Keys::given(headers, PUBLISH_KEY_HEADER)) {
+            (Some(expected), Some(given)) => {
+                self.compare(client, |paid| key_matches(paid, given, expected))
+            }
+            _ => Ok(false),
+        }
+    }
+
+    /// The request may make a vault or a shared deck: the site has no key for that, or the
+    /// request carries its sync key or its publish key (as `X-Sync-Key`).
+    fn invited(&self, client: ClientKey, headers: &HeaderMap) -> Result<bool, AppError> {
+        if self.keys.invitation_needed().is_none() {
+            return Ok(true);
+        }
+        let Some(given) = Keys::given(headers, SYNC_KEY_HEADER) else {
+            return Ok(false);
+        };
+        self.compare(client, |paid| {
+            [&self.keys.sync, &self.keys.publish]
+                .into_iter()
+                .flatten()
+                .any(|expected| key_matches(paid, given, expected))
+        })
+    }
+
+    /// Pays for comparing the token `client` presented, if any.
+    pub fn present(&self, client: ClientKey, token: Option<Token>) -> Result<Presented, AppError> {
+        let Some(token) = token else {
+            return Ok(Presented {
+                token: None,
+                attempt: None,
+            });
+        };
+        let attempt = self.attempt_key(client)?;
+        Ok(Presented {
+            token: Some(token.presented(attempt.paid())),
+            attempt: Some(attempt),
+        })
+    }
 }
 
 /// An admitted caller.
@@ -107,7 +181,7 @@ impl<P: Policy> Caller<P> {
     /// Admits the request described by `parts` under policy `P`.
     pub fn admit(admission: &Admission, parts: &Parts) -> Result<Caller<P>, AppError> {
         let client = ClientAddr::resolve(&admission.proxies, parts);
-        let owner = admission.keys.is_owner(&parts.headers);
+        let owner = admission.is_owner(client.key(), &parts.headers)?;
         if !owner {
             for action in P::ACTIONS {
                 admission.limits.check(*action, client.key())?;
@@ -115,7 +189,7 @@ impl<P: Policy> Caller<P> {
             let allowed = match P::KEY {
                 KeyRule::Open => true,
                 KeyRule::Owner => admission.keys.publish.is_none(),
-                KeyRule::Invitation => admission.keys.invited(&parts.headers),
+                KeyRule::Invitation => admission.invited(client.key(), &parts.headers)?,
             };
             if !allowed {
                 return Err(AppError::Unauthorized(P::NEEDS_KEY.to_owned()));
@@ -173,6 +247,10 @@ mod tests {
             proxies: Arc::new(TrustedProxies::default()),
             keys,
             limits: RateLimiters::new(&RateLimits::all(limit), &Clock::manual()),
+            wrong_keys: Arc::new(Allowance::new(
+                crate::http::limits::rate(limit),
+                Clock::manual(),
+            )),
             inflight: InFlight::new(InFlightLimits { per_client: 4 }),
             bytes: ByteBudget::split(1 << 20, 1 << 18),
             body: BodyRules::default(),
@@ -209,9 +287,39 @@ mod tests {
             Err(AppError::Unauthorized(_))
         ));
         // The wrong guess spent the allowance: the next one is throttled before any check.
+        match Caller::<Editing>::admit(&a, &wrong) {
+            Err(AppError::Throttled { message, .. }) => assert!(message.contains("wrong keys")),
+            Err(other) => panic!("expected the wrong keys' 429, got {other:?}"),
+            Ok(_) => panic!("expected the wrong keys' 429, got admitted"),
+        }
+        // The right key is still compared, and admitted, from another address.
+        let mut elsewhere = parts(&[("x-publish-key", "owner-key")]);
+        elsewhere
+            .extensions
+            .insert(ClientAddr("198.51.100.9".parse().expect("ip")));
+        assert!(
+            Caller::<Editing>::admit(&a, &elsewhere)
+                .expect("owner")
+                .owner
+        );
+    }
+
+    #[test]
+    fn presented_tokens_are_paid_for_and_right_ones_given_back() {
+        let a = admission(Keys::default(), 2);
+        let me = crate::fair::ClientKey::of("198.51.100.1".parse().expect("ip"));
+        for _ in 0..5 {
+            let mut right = a.present(me, Token::given("a-token")).expect("paid");
+            assert!(right.token.is_some());
+            right.was_right();
+        }
+        assert!(a.present(me, None).expect("nothing to pay").token.is_none());
+        for _ in 0..2 {
+            a.present(me, Token::given("a-guess")).expect("paid");
+        }
         assert!(matches!(
-            Caller::<Editing>::admit(&a, &wrong),
-            Err(AppError::TooManyRequests { .. })
+            a.present(me, Token::given("a-guess")),
+            Err(AppError::Throttled { .. })
         ));
     }
 

@@ -53,6 +53,9 @@ pub struct RateLimits {
     /// Vaults one client may make, and shared decks.
     pub vault_create: RateLimit,
     pub share_create: RateLimit,
+    /// Keys and tokens one client may present before one is compared (a right one is given
+    /// back): on every route together, so a key is guessed a handful of times a minute.
+    pub wrong_key: RateLimit,
 }
 
 impl RateLimits {
@@ -70,6 +73,7 @@ impl RateLimits {
             sync_miss: limit,
             vault_create: limit,
             share_create: limit,
+            wrong_key: limit,
         }
     }
 }
@@ -88,6 +92,9 @@ impl Default for RateLimits {
             sync_miss: RateLimit::new(30, Duration::from_secs(2)),
             vault_create: RateLimit::per_day(20),
             share_create: RateLimit::per_day(100),
+            // Five at once, then one every 12 s: at most ten in the first minute, five a minute
+            // after (a /48 twice that, for all its /64s together).
+            wrong_key: RateLimit::new(5, Duration::from_secs(12)),
         }
     }
 }
@@ -113,7 +120,8 @@ pub enum BlobAction {
     Write,
 }
 
-fn rate(limit: RateLimit) -> Rate {
+/// The allowance of `limit` on the server's clock.
+pub fn rate(limit: RateLimit) -> Rate {
     Rate::every(limit.burst, limit.every)
 }
 

@@ -20,7 +20,7 @@ use super::errors::RouteError;
 use super::health::{self, UpstreamAnswer};
 use super::hosted;
 use super::polls::SubscriberAnswer;
-use super::publishing::Stored;
+use super::publishing::{PublishError, Stored};
 use super::validate::{self, Invalid};
 use super::workers::Budget;
 use super::Publisher;
@@ -213,10 +213,11 @@ pub async fn publish(
     JsonBody(body): JsonBody<Map<String, Value>, MAX_PUBLISH_BYTES>,
 ) -> Result<Response, AppError> {
     let base = public_base(&state, &headers)?;
-    let mut publishing = validate::read_request(body)?;
-    if let Some(token) = bearer_token(&headers) {
-        publishing.token = Some(token);
-    }
+    let (publishing, given) = validate::read_request(body)?;
+    // The edit token is compared only once paid for from the caller's wrong keys.
+    let mut presented = state
+        .admission
+        .present(caller.client.key(), bearer_token(&headers).or(given))?;
     let maker = Maker {
         client: caller.client.key(),
         owner: caller.owner,
@@ -224,8 +225,12 @@ pub async fn publish(
     let work = budget(&caller, state.settings.engine.publish);
     let outcome = state
         .publisher
-        .publish(&state.db, publishing, maker, work)
-        .await?;
+        .publish(&state.db, publishing, presented.token.clone(), maker, work)
+        .await;
+    if !matches!(outcome, Err(PublishError::Forbidden(_))) {
+        presented.was_right();
+    }
+    let outcome = outcome?;
     match outcome {
         Stored::Created { token, record } => {
             let hosted_url = format!("{base}/cal/{}.ics", record.id);
@@ -247,13 +252,20 @@ pub async fn publish(
 
 pub async fn unpublish(
     State(state): State<CalendarState>,
-    _caller: Caller<Unpublishing>,
+    caller: Caller<Unpublishing>,
     headers: HeaderMap,
     Path(id): Path<String>,
 ) -> Result<Response, AppError> {
     validate::validate_id(&id)?;
     let now = state.clock.wall();
-    match calendars::delete(&state.db, id.clone(), bearer_token(&headers), now).await? {
+    let mut presented = state
+        .admission
+        .present(caller.client.key(), bearer_token(&headers))?;
+    let outcome = calendars::delete(&state.db, id.clone(), presented.token.clone(), now).await?;
+    if outcome != DeleteOutcome::Forbidden {
+        presented.was_right();
+    }
+    match outcome {
         DeleteOutcome::Deleted => {
             state.publisher.forget(&id);
             Ok(StatusCode::NO_CONTENT.into_response())
@@ -272,9 +284,19 @@ pub async fn status(
     Path(id): Path<String>,
 ) -> Result<Json<StatusAnswer>, AppError> {
     validate::validate_id(&id)?;
-    let url = match calendars::access(&state.db, id.clone(), bearer_token(&headers), caller.owner)
-        .await?
-    {
+    // The owner's key was compared at admission; a token is compared only for others.
+    let given = if caller.owner {
+        None
+    } else {
+        bearer_token(&headers)
+    };
+    let mut presented = state.admission.present(caller.client.key(), given)?;
+    let access =
+        calendars::access(&state.db, id.clone(), presented.token.clone(), caller.owner).await?;
+    if access != Access::Forbidden {
+        presented.was_right();
+    }
+    let url = match access {
         Access::Granted { url } => url,
         Access::NotFound => return Err(RouteError::NoSuchCalendar(id).into()),
         Access::Forbidden => return Err(RouteError::StatusTokenNeeded.into()),

@@ -12,7 +12,7 @@ use super::validate::PublishInput;
 use crate::calendar::{CalendarConfig, Mapping};
 use crate::clock::{from_millis, to_millis};
 use crate::http::client::ClientKey;
-use crate::secret::{token_matches, Token};
+use crate::secret::{token_matches, PresentedToken, Token};
 use crate::store::{client_tags, Db, StoreError};
 
 /// Who is publishing: the client, and whether it presented the publish key.
@@ -168,7 +168,7 @@ pub async fn may_publish(
 pub async fn publish(
     db: &Db,
     input: PublishInput,
-    token: Option<Token>,
+    token: Option<PresentedToken>,
     maker: Maker,
     quotas: Quotas,
     now: SystemTime,
@@ -262,7 +262,7 @@ pub enum DeleteOutcome {
 pub async fn delete(
     db: &Db,
     id: String,
-    token: Option<Token>,
+    token: Option<PresentedToken>,
     now: SystemTime,
 ) -> Result<DeleteOutcome, StoreError> {
     let deleted_at = to_millis(now);
@@ -314,7 +314,7 @@ pub enum Access {
 pub async fn access(
     db: &Db,
     id: String,
-    token: Option<Token>,
+    token: Option<PresentedToken>,
     owner: bool,
 ) -> Result<Access, StoreError> {
     db.read(move |conn| {
@@ -397,6 +397,7 @@ mod tests {
         token: Option<Token>,
         quotas: Quotas,
     ) -> Result<PublishOutcome, QuotaError> {
+        let token = token.map(crate::secret::presented_in_a_test);
         super::publish(db, input, token, visitor(1), quotas, SystemTime::now()).await
     }
 
@@ -609,9 +610,14 @@ mod tests {
         );
         // a is unpublished: nobody uses the shared copy any more.
         assert_eq!(
-            delete(&db, "a".into(), Some(token_a), SystemTime::now())
-                .await
-                .expect("delete"),
+            delete(
+                &db,
+                "a".into(),
+                Some(crate::secret::presented_in_a_test(token_a)),
+                SystemTime::now()
+            )
+            .await
+            .expect("delete"),
             DeleteOutcome::Deleted
         );
         assert_eq!(copies(&db).await, ["https://example.org/b2.ics"]);
@@ -640,9 +646,14 @@ mod tests {
         .await
         .expect("moves");
         assert_eq!(copies(&db).await, ["https://example.org/b3.ics"]);
-        delete(&db, "b".into(), Some(token_b), SystemTime::now())
-            .await
-            .expect("delete");
+        delete(
+            &db,
+            "b".into(),
+            Some(crate::secret::presented_in_a_test(token_b)),
+            SystemTime::now(),
+        )
+        .await
+        .expect("delete");
         assert!(copies(&db).await.is_empty());
     }
 }

@@ -14,7 +14,7 @@ use super::validate::{self, Invalid, MappingTooLarge, PublishInput, PublishReque
 use super::workers::{Budget, WorkError};
 use super::{hosted, Publisher};
 use crate::calendar::{self, CompiledConfig, RemapError, RemapOptions};
-use crate::secret::Token;
+use crate::secret::PresentedToken;
 use crate::store::{Db, StoreError};
 
 /// A publish that stored its calendar.
@@ -66,6 +66,7 @@ impl Publisher {
         &self,
         db: &Db,
         request: PublishRequest,
+        token: Option<PresentedToken>,
         maker: Maker,
         work: Budget,
     ) -> Result<Stored, PublishError> {
@@ -74,7 +75,6 @@ impl Publisher {
             name,
             url,
             config,
-            token,
         } = request;
         let input = self
             .run_within(work, move |_| {
@@ -198,7 +198,7 @@ impl Publisher {
         &self,
         db: &Db,
         input: PublishInput,
-        token: Option<Token>,
+        token: Option<PresentedToken>,
         maker: Maker,
         work: Budget,
         feed: &FeedOutcome,

@@ -25,8 +25,6 @@ pub struct PublishRequest {
     pub url: Option<String>,
     /// The calendar's config: `mapping` and any options, as `CalendarConfig` declares them.
     pub config: Map<String, Value>,
-    /// The edit token, for a republish.
-    pub token: Option<Token>,
 }
 
 /// A mapping that makes the hosted feed larger than its bound; `field` grows it most.
@@ -150,9 +148,12 @@ fn read_sources(config: &mut crate::calendar::CalendarConfig) -> Result<Vec<Sour
     Ok(sources)
 }
 
-/// A publish request's body: `id`, `name`, `url` and the optional `editToken`, beside the
-/// calendar's config (`mapping` and its options), whose keys the config itself declares.
-pub fn read_request(mut body: Map<String, Value>) -> Result<PublishRequest, Invalid> {
+/// A publish request's body: `id`, `name`, `url` and the optional `editToken` (returned beside
+/// the request: it is compared only once paid for), beside the calendar's config (`mapping` and
+/// its options), whose keys the config itself declares.
+pub fn read_request(
+    mut body: Map<String, Value>,
+) -> Result<(PublishRequest, Option<Token>), Invalid> {
     let mut text = |key: &str| -> Result<Option<String>, Invalid> {
         match body.remove(key) {
             None | Some(Value::Null) => Ok(None),
@@ -167,13 +168,15 @@ pub fn read_request(mut body: Map<String, Value>) -> Result<PublishRequest, Inva
     let name = required(text("name")?, "name")?;
     let url = text("url")?;
     let token = text("editToken")?.as_deref().and_then(Token::given);
-    Ok(PublishRequest {
-        id,
-        name,
-        url,
-        config: body,
+    Ok((
+        PublishRequest {
+            id,
+            name,
+            url,
+            config: body,
+        },
         token,
-    })
+    ))
 }
 
 /// A config as the preview and `hearth remap --config` give it, naming the path of whatever

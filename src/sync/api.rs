@@ -411,11 +411,18 @@ pub async fn update(
         .ok_or(RouteError::NoBase)?;
     require_octets(&headers)?;
     let listed = listed_parts(kind, &headers)?;
-    let token = bearer_token(&headers);
+    // The write token is compared only once paid for from the caller's wrong keys.
+    let mut presented = state
+        .admission
+        .present(client.key(), bearer_token(&headers))?;
+    let token = presented.token.clone();
     let refused = state
         .blobs
         .refuses_update(kind, id.clone(), token.clone(), base)
         .await?;
+    if refused != Some(UpdateOutcome::Forbidden) {
+        presented.was_right();
+    }
     let outcome = match refused {
         Some(outcome) => outcome,
         None => {
@@ -465,7 +472,17 @@ pub async fn remove(
     let client = caller.client;
     let id = existing_id(&state, client, &id)?;
     state.admission.limits.check_blob(BlobAction::Write, &id)?;
-    match state.blobs.delete(kind, id, bearer_token(&headers)).await? {
+    let mut presented = state
+        .admission
+        .present(client.key(), bearer_token(&headers))?;
+    let outcome = state
+        .blobs
+        .delete(kind, id, presented.token.clone())
+        .await?;
+    if outcome != DeleteOutcome::Forbidden {
+        presented.was_right();
+    }
+    match outcome {
         DeleteOutcome::Deleted => Ok(StatusCode::NO_CONTENT.into_response()),
         DeleteOutcome::NotFound => Err(missing(&state, client)),
         DeleteOutcome::Forbidden => Err(RouteError::RemoveNeedsToken.into()),

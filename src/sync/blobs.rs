@@ -12,7 +12,7 @@ use super::parts::{self, PartHead, Upload, PARTS_SIZE};
 use super::quotas::{check_create, check_growth, Holdings, Kind, Quotas, SyncError};
 use crate::clock::Clock;
 use crate::http::client::ClientKey;
-use crate::secret::{token_matches, Token};
+use crate::secret::{token_matches, PresentedToken, Token};
 use crate::store::{client_tags, ClientTags, Db, StoreError};
 
 /// A blob's last read is written at most this often, so a device polling every few seconds
@@ -392,7 +392,7 @@ impl Blobs {
         &self,
         kind: Kind,
         id: String,
-        token: Option<Token>,
+        token: Option<PresentedToken>,
         base: i64,
     ) -> Result<Option<UpdateOutcome>, StoreError> {
         let now = self.now();
@@ -419,7 +419,7 @@ impl Blobs {
         &self,
         kind: Kind,
         id: String,
-        token: Option<Token>,
+        token: Option<PresentedToken>,
         base: i64,
         upload: Upload,
         owner: bool,
@@ -474,7 +474,7 @@ impl Blobs {
         &self,
         kind: Kind,
         id: String,
-        token: Option<Token>,
+        token: Option<PresentedToken>,
     ) -> Result<DeleteOutcome, StoreError> {
         let now = self.now();
         self.db
@@ -632,7 +632,7 @@ mod tests {
             blobs.update(
                 Kind::Vault,
                 created.id.clone(),
-                t.cloned(),
+                t.cloned().map(crate::secret::presented_in_a_test),
                 base,
                 Upload::whole(body.to_vec()),
                 false,

@@ -29,6 +29,7 @@ use tower_http::trace::TraceLayer;
 use crate::backups::Backups;
 use crate::clock::Clock;
 use crate::config::Config;
+use crate::fair::Allowance;
 use crate::http::admission::{Admission, Keys};
 use crate::http::budget::ByteBudget;
 use crate::http::client::TrustedProxies;
@@ -36,7 +37,7 @@ use crate::http::error::{json_error, AppError};
 use crate::http::headers::{self, REQUEST_ID};
 use crate::http::hosts::{check_host, AllowedHosts};
 use crate::http::inflight::InFlight;
-use crate::http::limits::RateLimiters;
+use crate::http::limits::{rate, RateLimiters};
 use crate::publish::api::{self as calendar_api, CalendarState};
 use crate::publish::editor as editor_api;
 use crate::publish::fetch::FetchError;
@@ -91,6 +92,10 @@ impl AppState {
                 sync: edge.sync_key.clone(),
             },
             limits: RateLimiters::new(&edge.rate_limits, &config.clock),
+            wrong_keys: Arc::new(Allowance::new(
+                rate(edge.rate_limits.wrong_key),
+                config.clock.clone(),
+            )),
             inflight: InFlight::new(edge.in_flight),
             // A client may hold what its largest request needs: a vault, or a feed it fetches.
             bytes: ByteBudget::split(
