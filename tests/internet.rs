@@ -394,7 +394,7 @@ async fn previews_share_the_render_allowance() {
 }
 
 #[tokio::test]
-async fn the_owner_with_the_publish_key_is_never_throttled_but_guesses_are() {
+async fn the_owner_with_the_publish_key_is_never_throttled_but_guesses_are_before_any_comparison() {
     let server = TestServer::start(|c| {
         c.edge.publish_key = Some("owner-key".into());
         c.edge.rate_limits = limits(1, Duration::from_secs(60));
@@ -417,9 +417,14 @@ async fn the_owner_with_the_publish_key_is_never_throttled_but_guesses_are() {
         render(&guesser, &server, Some("guess-2")).await.status(),
         StatusCode::TOO_MANY_REQUESTS
     );
-    // The right key still passes from the throttled address.
+    // Not even the right key is compared from the throttled address (a 200 would tell the
+    // guesser it had found the key); the owner's own address is not held back by it.
     assert_eq!(
         render(&guesser, &server, Some("owner-key")).await.status(),
+        StatusCode::TOO_MANY_REQUESTS
+    );
+    assert_eq!(
+        render(&me, &server, Some("owner-key")).await.status(),
         StatusCode::OK
     );
     server.stop().await;

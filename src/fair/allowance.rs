@@ -119,7 +119,8 @@ impl<K: Keyed> Allowance<K> {
                     Duration::ZERO
                 } else {
                     let refill = (self.rate.per_second * factor).max(f64::EPSILON);
-                    Duration::from_secs_f64((short / refill).min(1e9))
+                    // Never zero while short, however little: zero means "now".
+                    Duration::from_secs_f64((short / refill).min(1e9)).max(Duration::from_nanos(1))
                 }
             })
             .max()

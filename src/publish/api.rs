@@ -103,10 +103,7 @@ pub(super) fn url_error(message: impl Into<String>) -> Invalid {
 
 /// Engine work for `caller`, within `time`: charged to the visitor, not to the site's owner.
 pub(super) fn budget<P>(caller: &Caller<P>, time: Duration) -> Budget {
-    Budget {
-        client: (!caller.owner).then(|| caller.client.key()),
-        time,
-    }
+    Budget::for_client((!caller.owner).then(|| caller.client.key()), time)
 }
 
 /// Engine work stopped at its time budget.

@@ -13,7 +13,7 @@ use crate::calendar::{CalendarConfig, Mapping};
 use crate::clock::{from_millis, to_millis};
 use crate::http::client::ClientKey;
 use crate::secret::{token_matches, PresentedToken, Token};
-use crate::store::{client_tags, Db, StoreError};
+use crate::store::{client_tags, ClientTags, Db, StoreError};
 
 /// Who is publishing: the client, and whether it presented the publish key.
 #[derive(Debug, Clone, Copy)]
@@ -32,6 +32,8 @@ pub struct Published {
     pub config: CalendarConfig,
     pub revision: i64,
     pub updated_at: SystemTime,
+    /// Who published it, as stored: its hosted renders are charged to them.
+    pub maker: ClientTags,
 }
 
 /// The outcome of writing a publish.
@@ -135,13 +137,18 @@ fn row_to_published(r: &rusqlite::Row<'_>) -> rusqlite::Result<(Published, Strin
             config,
             revision: r.get(4)?,
             updated_at: from_millis(r.get(5)?),
+            maker: ClientTags {
+                client: r.get(8)?,
+                net56: r.get(9)?,
+                net48: r.get(10)?,
+            },
         },
         r.get(6)?,
     ))
 }
 
-const SELECT: &str =
-    "SELECT id, name, url, mapping, revision, updated_at, token_hash, options FROM calendars";
+const SELECT: &str = "SELECT id, name, url, mapping, revision, updated_at, token_hash, options, \
+                      client, net56, net48 FROM calendars";
 
 /// Whether `maker` may publish calendar `id` as things stand (checked again, exactly, when it
 /// is stored): before anything is fetched.
@@ -203,6 +210,7 @@ pub async fn publish(
                         config: input.config,
                         revision: 0,
                         updated_at: now,
+                        maker: tags,
                     },
                 }
             }
@@ -232,6 +240,7 @@ pub async fn publish(
                         config: input.config,
                         revision,
                         updated_at: now,
+                        maker: old.maker,
                     },
                 }
             }

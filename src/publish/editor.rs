@@ -185,7 +185,7 @@ pub async fn post_feed(
         &request.sources,
         max_age(request.refresh),
         caller.client.key(),
-        work,
+        work.clone(),
     )
     .await?;
     let offset = request.offset.unwrap_or(0);
@@ -357,7 +357,7 @@ pub async fn preview(
     let work = budget(&caller, state.settings.engine.preview);
     let compiled = state
         .publisher
-        .run_within(work, move |_| -> Result<CompiledConfig, AppError> {
+        .run_within(work.clone(), move |_| -> Result<CompiledConfig, AppError> {
             let config = validate::read_config(raw)?;
             Ok(CompiledConfig::compile(&config).map_err(validate::Invalid::config)?)
         })
@@ -373,9 +373,15 @@ pub async fn preview(
             .editor_feed(&url, EDITOR_MAX_AGE, client)
             .await?
     } else {
-        editor_sources(&state, compiled.sources(), EDITOR_MAX_AGE, client, work)
-            .await?
-            .outcome
+        editor_sources(
+            &state,
+            compiled.sources(),
+            EDITOR_MAX_AGE,
+            client,
+            work.clone(),
+        )
+        .await?
+        .outcome
     };
     let body = feed.copy.body.clone();
     let now = hosted::window_now(&state.clock);

@@ -126,10 +126,12 @@ impl From<WorkError> for AppError {
                 message: error.to_string(),
                 retry_after: 5,
             },
-            WorkError::Spent { retry_after } => AppError::Throttled {
-                message: error.to_string(),
-                retry_after,
-            },
+            WorkError::Spent { retry_after } | WorkError::PublisherSpent { retry_after } => {
+                AppError::Throttled {
+                    message: error.to_string(),
+                    retry_after,
+                }
+            }
             WorkError::Stopped => AppError::Internal(error.to_string()),
         }
     }

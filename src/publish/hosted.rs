@@ -17,7 +17,7 @@ pub use super::rendered::{content_disposition, response, Caching, Rendered};
 use super::rendered::{Output, RenderInputs};
 use super::served::HostedCalendar;
 use super::spill::SpillDir;
-use super::workers::{Budget, WorkError, Workers};
+use super::workers::{Budget, Payer, WorkError, Workers};
 use crate::calendar::{self, Limits, RemapError, RemapOptions};
 use crate::clock::Clock;
 use crate::http::conditional::etag_for;
@@ -126,7 +126,9 @@ impl Renders {
             return Ok(r.clone());
         }
         if let Some(earlier) = held {
-            if self.workers.busy() {
+            // The engine is busy, or this calendar's publisher has spent what its renders may
+            // take: subscribers get the earlier render at once, the new one follows when it can.
+            if self.workers.busy() || !self.workers.publisher_can_render(&calendar.record.maker) {
                 self.render_behind(calendar.clone(), feed.clone(), ttl);
                 return Ok(earlier);
             }
@@ -220,9 +222,10 @@ impl Renders {
             now: inputs.3,
             interrupt: None,
         };
-        // The server's own work, charged to nobody, but still bounded in time.
+        // Charged to the calendar's publisher, from an allowance kept for its renders: a
+        // mapping that takes seconds per render cannot take the engine from everyone.
         let budget = Budget {
-            client: None,
+            payer: Payer::Publisher(calendar.record.maker.clone()),
             time: self.workers.rules().hosted,
         };
         let output = self

@@ -77,7 +77,7 @@ impl Publisher {
             config,
         } = request;
         let input = self
-            .run_within(work, move |_| {
+            .run_within(work.clone(), move |_| {
                 validate::validate(&id, &name, url.as_deref(), &config)
             })
             .await??;
@@ -119,7 +119,7 @@ impl Publisher {
                 Some(feed) => self.store(db, input, token, maker, work, &feed).await,
                 None => Err(PublishError::Feed(FeedError::NotCalendar("no feed".into()))),
             },
-            None => match self.merge_fetched(&input, fetched, work).await {
+            None => match self.merge_fetched(&input, fetched, work.clone()).await {
                 Ok(feed) => self.store(db, input, token, maker, work, &feed).await,
                 Err(e) => Err(e),
             },

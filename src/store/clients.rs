@@ -7,7 +7,7 @@ use rusqlite::{Connection, OptionalExtension};
 use sha2::{Digest, Sha256};
 
 use super::StoreError;
-use crate::fair::{ClientKey, Level};
+use crate::fair::{ClientKey, Keyed, Level};
 
 /// The tags stored for one client: its own, and its networks' (equal to its own for IPv4).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,6 +25,21 @@ impl ClientTags {
             Level::Net56 => (&self.net56, "net56"),
             Level::Net48 => (&self.net48, "net48"),
         }
+    }
+}
+
+/// A client known by its stored tags pays from its own bucket and its networks' (an IPv4
+/// address is its own network: its tags are one bucket).
+impl Keyed for ClientTags {
+    type Bucket = String;
+    fn buckets(&self) -> Vec<(String, f64)> {
+        let mut buckets = vec![(self.client.clone(), Level::Client.factor())];
+        for (tag, level) in [(&self.net56, Level::Net56), (&self.net48, Level::Net48)] {
+            if !buckets.iter().any(|(b, _)| b == tag) {
+                buckets.push((tag.clone(), level.factor()));
+            }
+        }
+        buckets
     }
 }
 
