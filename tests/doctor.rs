@@ -209,6 +209,22 @@ fn what_the_server_saw_of_its_proxy_is_explained() {
 }
 
 #[test]
+fn forwarding_headers_from_this_machine_without_a_proxy_named_are_explained() {
+    let dir = installed();
+    sql(
+        dir.path(),
+        r#"INSERT INTO meta (key, value) VALUES ('proxy_report', '{"from_proxies":0,"from_proxies_bare":0,"forwarded_by_others":0,"forwarded_from_loopback":12}');"#,
+    );
+    let report = doctor(dir.path(), &[]);
+    let line = report.line("proxy");
+    assert!(line.starts_with("warn"), "{line}");
+    assert!(
+        line.contains("12 requests from this machine") && line.contains("--trust-loopback true"),
+        "{line}"
+    );
+}
+
+#[test]
 fn a_clock_behind_the_database_fails() {
     let dir = installed();
     sql(

@@ -242,6 +242,40 @@ async fn behind_a_proxy_the_forwarded_address_is_limited_and_cannot_be_rotated()
 }
 
 #[tokio::test]
+async fn unless_the_owner_says_a_proxy_is_here_a_forwarder_cannot_pick_its_clients_address() {
+    // The default: nothing on this machine is said to forward visitors.
+    let server = TestServer::start(|c| {
+        c.edge.trust_loopback = false;
+        c.edge.rate_limits.vault_create = RateLimit {
+            burst: 3,
+            every: Duration::from_secs(3600),
+        };
+    })
+    .await;
+    // A forwarder on this machine (ssh -L, socat) passing a made-up header through, a new
+    // address every time.
+    let forwarder = client_from(loopback(4));
+    let mut made = 0;
+    for n in 0..20 {
+        let response = forwarder
+            .post(server.url("/api/sync/vaults"))
+            .header(CONTENT_TYPE, "application/octet-stream")
+            .header("X-Forwarded-For", format!("203.0.113.{n}"))
+            .body(vec![1u8; 64])
+            .send()
+            .await
+            .expect("sent");
+        if response.status() == StatusCode::CREATED {
+            made += 1;
+        } else {
+            assert_eq!(response.status(), StatusCode::TOO_MANY_REQUESTS);
+        }
+    }
+    assert_eq!(made, 3, "the forwarder counts as one client");
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn forwarded_is_read_when_x_forwarded_for_is_absent() {
     let server =
         TestServer::start(|c| c.edge.rate_limits = limits(1, Duration::from_secs(60))).await;

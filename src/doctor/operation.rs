@@ -146,6 +146,12 @@ pub(super) fn proxy(conn: Option<&Connection>) -> Finding {
             report.from_proxies_bare, report.from_proxies
         ));
     }
+    if report.forwarded_from_loopback > 0 {
+        problems.push(format!(
+            "{} requests from this machine carried X-Forwarded-For, which is not believed while --trust-loopback is off: if Caddy or nginx on this machine forwards visitors, start Hearth with --trust-loopback true (HEARTH_TRUST_LOOPBACK=true); never for a forwarder that passes its clients' headers through (ssh -L, socat)",
+            report.forwarded_from_loopback
+        ));
+    }
     if report.forwarded_by_others > 0 {
         problems.push(format!(
             "{} requests carried forwarding headers from a peer that is not a trusted proxy (ignored): if a proxy on another machine forwards visitors, add it with --trusted-proxy",

@@ -96,6 +96,7 @@ struct Seen {
     from_proxies: AtomicU64,
     from_proxies_bare: AtomicU64,
     forwarded_by_others: AtomicU64,
+    forwarded_from_loopback: AtomicU64,
 }
 
 /// What requests showed of the proxy set-up: kept in the database's `meta` for the doctor.
@@ -109,6 +110,11 @@ pub struct ProxyReport {
     /// Requests with forwarding headers from a peer that is not trusted (the headers are
     /// ignored): a proxy on another machine missing from `--trusted-proxy`, or a client trying.
     pub forwarded_by_others: u64,
+    /// Requests with forwarding headers from this machine while loopback is not trusted: a
+    /// proxy on this machine the owner has not named (`--trust-loopback`), or a forwarder
+    /// passing its clients' headers through.
+    #[serde(default)]
+    pub forwarded_from_loopback: u64,
 }
 
 impl ProxyReport {
@@ -149,6 +155,8 @@ impl TrustedProxies {
             if !forwarded {
                 count(&self.seen.from_proxies_bare);
             }
+        } else if forwarded && peer.to_canonical().is_loopback() {
+            count(&self.seen.forwarded_from_loopback);
         } else if forwarded {
             count(&self.seen.forwarded_by_others);
         }
@@ -161,6 +169,7 @@ impl TrustedProxies {
             from_proxies: read(&self.seen.from_proxies),
             from_proxies_bare: read(&self.seen.from_proxies_bare),
             forwarded_by_others: read(&self.seen.forwarded_by_others),
+            forwarded_from_loopback: read(&self.seen.forwarded_from_loopback),
         }
     }
 
@@ -400,6 +409,37 @@ mod tests {
         assert_eq!(p.client(ip("127.0.0.1"), &h), ip("127.0.0.1"));
         let h = headers(&[("x-forwarded-for", "198.51.100.7:5050")]);
         assert_eq!(p.client(ip("127.0.0.1"), &h), ip("198.51.100.7"));
+    }
+
+    #[test]
+    fn loopback_is_a_proxy_only_when_the_owner_says_so() {
+        // `make run` with nothing in front: plain requests from this machine are visitors,
+        // not a proxy that forgot its header.
+        let plain = TrustedProxies::new(Vec::new(), false);
+        for _ in 0..30 {
+            plain.observe(ip("127.0.0.1"), &HeaderMap::new());
+        }
+        plain.observe(
+            ip("127.0.0.1"),
+            &headers(&[("x-forwarded-for", "203.0.113.9")]),
+        );
+        plain.observe(
+            ip("198.51.100.4"),
+            &headers(&[("x-forwarded-for", "203.0.113.9")]),
+        );
+        let report = plain.report();
+        assert_eq!(
+            (
+                report.from_proxies,
+                report.forwarded_from_loopback,
+                report.forwarded_by_others
+            ),
+            (0, 1, 1)
+        );
+        // Said: its bare requests are a proxy's that names nobody.
+        let said = TrustedProxies::new(Vec::new(), true);
+        said.observe(ip("127.0.0.1"), &HeaderMap::new());
+        assert_eq!(said.report().from_proxies_bare, 1);
     }
 
     #[test]
