@@ -253,9 +253,10 @@ pub struct ServeArgs {
     )]
     pub max_connections: u32,
 
-    /// Most connections open at once for one client (an IPv4 address, an IPv6 /64; a /48 gets
-    /// twice as many in aggregate). Behind a trusted proxy a connection counts for the visitor
-    /// it carries. When the table is full, the client holding the most loses its oldest.
+    /// Most connections open at once for one client (an IPv4 address, an IPv6 /64; its /56 gets
+    /// one and a half times as many in aggregate, its /48 twice). Behind a trusted proxy a
+    /// connection counts for the visitor it carries. When the table is full, the site holding
+    /// the most loses its oldest.
     #[arg(
         long,
         env = "HEARTH_MAX_CONNECTIONS_PER_ADDRESS",
@@ -290,8 +291,10 @@ pub struct ServeArgs {
     )]
     pub trust_loopback: bool,
 
-    /// Memory for request bodies being read and large answers being written, all clients
-    /// together (e.g. 48MiB); one client may use a quarter of it. Past it: 429 or 503.
+    /// Memory for request bodies being read, feeds being fetched and large answers being
+    /// written, all clients together (e.g. 48MiB); one client may hold an eighth of it, or its
+    /// largest body if that is more. Past its share: 429; when full, the heaviest site's oldest
+    /// body is stopped for a newcomer.
     #[arg(long, env = "HEARTH_MAX_BYTES_IN_FLIGHT", default_value = "48MiB", value_name = "SIZE", value_parser = parse_in_flight)]
     pub max_bytes_in_flight: usize,
 
