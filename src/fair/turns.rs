@@ -1,7 +1,9 @@
 //! Turns on a few slots (the engine's threads) taken fairly: the server's own work first (it
 //! never waits behind visitors), then visitors round-robin by site (an IPv6 /48, an IPv4
 //! address) and, within a site, by client, each client's jobs in the order they came. One
-//! client queueing many jobs only lengthens its own line; everyone else gets every other turn.
+//! client queueing many jobs only lengthens its own line; everyone else gets every other turn. A
+//! site that has not had a turn lately joins at the front of the line, not the back: a newcomer
+//! waits for the jobs under way, not for a round of everyone who keeps the engine busy.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -24,6 +26,9 @@ struct Site {
     clients: VecDeque<(ClientKey, VecDeque<Waiter>)>,
 }
 
+/// Sites served last, remembered to tell a newcomer from a site that keeps coming back.
+const RECENT: usize = 16;
+
 #[derive(Default)]
 struct State {
     free: usize,
@@ -32,6 +37,8 @@ struct State {
     sites: HashMap<Group, Site>,
     /// Sites with jobs waiting, the next to be served first.
     order: VecDeque<Group>,
+    /// The sites of the last turns given, newest last.
+    recent: VecDeque<Group>,
 }
 
 impl State {
@@ -47,7 +54,11 @@ impl State {
         let site_key = client.site();
         let site = self.sites.entry(site_key).or_default();
         if site.clients.is_empty() {
-            self.order.push_back(site_key);
+            if self.recent.contains(&site_key) {
+                self.order.push_back(site_key);
+            } else {
+                self.order.push_front(site_key);
+            }
         }
         match site.clients.iter_mut().find(|(c, _)| *c == client) {
             Some((_, jobs)) => jobs.push_back(waiter),
@@ -61,6 +72,7 @@ impl State {
             return Some(waiter);
         }
         let site_key = self.order.pop_front()?;
+        self.served(site_key);
         let site = self.sites.get_mut(&site_key)?;
         let (client, mut jobs) = site.clients.pop_front()?;
         let waiter = jobs.pop_front();
@@ -73,6 +85,14 @@ impl State {
             self.order.push_back(site_key);
         }
         waiter
+    }
+
+    /// Remembers that `site` was given a turn.
+    fn served(&mut self, site: Group) {
+        self.recent.push_back(site);
+        if self.recent.len() > RECENT {
+            self.recent.pop_front();
+        }
     }
 
     /// Takes waiter `id` out (it stopped waiting).
@@ -132,6 +152,9 @@ impl Turns {
             let mut state = lock(&self.state);
             if state.free > 0 && !state.is_waiting() {
                 state.free -= 1;
+                if let Holder::Client(client) = holder {
+                    state.served(client.site());
+                }
                 return Ok(Turn {
                     turns: Some(self.clone()),
                 });
@@ -227,10 +250,18 @@ mod tests {
         Holder::Client(ClientKey::of(ip.parse().expect("ip")))
     }
 
-    /// Queues one job per name (in order) behind a held slot, frees it, and returns the
-    /// order in which they got it.
+    /// Gives every holder a turn first (so none is a newcomer), then queues one job per name
+    /// (in order) behind a held slot, frees it, and returns the order in which they got it.
     async fn order_of(jobs: &[(&'static str, Holder)]) -> Vec<&'static str> {
         let turns = Turns::new(1);
+        for (_, holder) in jobs {
+            drop(
+                turns
+                    .wait(*holder, Duration::from_secs(1))
+                    .await
+                    .expect("warm"),
+            );
+        }
         let held = turns
             .wait(Holder::Server, Duration::from_secs(1))
             .await
@@ -262,6 +293,52 @@ mod tests {
             order.push(name);
         }
         order
+    }
+
+    #[tokio::test]
+    async fn a_site_without_a_recent_turn_goes_before_those_that_keep_coming() {
+        let turns = Turns::new(1);
+        let a = client("198.51.100.1");
+        let b = client("198.51.100.2");
+        // a and b have had turns.
+        for holder in [a, b] {
+            drop(
+                turns
+                    .wait(holder, Duration::from_secs(1))
+                    .await
+                    .expect("turn"),
+            );
+        }
+        let held = turns
+            .wait(Holder::Server, Duration::from_secs(1))
+            .await
+            .expect("held");
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let mut tasks = Vec::new();
+        for (name, holder) in [("a", a), ("b", b), ("newcomer", client("203.0.113.7"))] {
+            let (mine, tx) = (turns.clone(), tx.clone());
+            tasks.push(tokio::spawn(async move {
+                let turn = mine
+                    .wait(holder, Duration::from_secs(5))
+                    .await
+                    .expect("turn");
+                tx.send(name).expect("send");
+                drop(turn);
+            }));
+            while lock(&turns.state).next < tasks.len() as u64 {
+                tokio::task::yield_now().await;
+            }
+        }
+        drop(held);
+        for task in tasks {
+            task.await.expect("joins");
+        }
+        drop(tx);
+        let mut order = Vec::new();
+        while let Some(name) = rx.recv().await {
+            order.push(name);
+        }
+        assert_eq!(order, ["newcomer", "a", "b"]);
     }
 
     #[tokio::test]
