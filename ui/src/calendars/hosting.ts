@@ -50,6 +50,9 @@ export async function runPublish(state: EditorState, calendar: Calendar, dispatc
     deps.alert(saved.error);
     return;
   }
+  // Saved: nothing of it is unsaved any more.
+  deps.store.clearDraft(calendar.id);
+  dispatch({ type: 'saved' });
   dispatch({ type: 'publishStarted' });
   const fingerprint = publishFingerprint({ name: calendar.name, ...feedWire(state) }, state.mapping, state.options);
   const outcome = await withSiteKey((key) => deps.publish(publishRequest(state, calendar), key), deps.keys);
