@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   describeHealth,
+  feedName,
   FAMILIES,
   FAMILY_LABELS,
   foldLines,
@@ -235,16 +236,31 @@ describe('reading the answer', () => {
     };
     const flagged = { ...failing, url: 'https://club.example/c.ics', flagged: true, upstream: { ...failing.upstream, failures: 40 } };
     const report = describeHealth(status({ upstream: well.upstream, sources: [well, failing] }), NOW, UTC);
-    expect(report.failure).toBe('The feed from home.example has failed 3 times since 08:00: HTTP 500.');
+    expect(report.failure).toBe('Feed 2 (https://home.example/family.ics?token=•••) has failed 3 times since 08:00: HTTP 500.');
     expect(report.source).toEqual([report.failure, 'Subscribers still get the copy from 3 hours ago.']);
     expect(describeHealth(status({ upstream: flagged.upstream, sources: [well, failing, flagged], flagged: true }), NOW, UTC).failure).toMatch(
-      /^The feed from club\.example has failed 40 times/,
+      /^Feed 3 \(https:\/\/club\.example\/c\.ics\) has failed 40 times/,
     );
     // None failing: what the answer says of the calendar, as for one feed.
     expect(describeHealth(status({ upstream: well.upstream, sources: [well] }), NOW, UTC).source).toEqual([
       'The source was last fetched 1 hour ago: 3 events.',
     ]);
     expect(status({ sources: 'x' }).sources).toEqual([]);
+  });
+
+  it('tells two feeds of one host apart by number, label and address', () => {
+    const failing = {
+      url: 'http://127.0.0.1:18601/lab.ics',
+      label: '  Lab ',
+      flagged: false,
+      upstream: upstream({ lastFetchAt: '2026-11-25T09:00:00Z', lastError: 'HTTP 404', failures: 1, failingSince: '2026-11-25T09:00:00Z' }),
+    };
+    const well = { url: 'http://127.0.0.1:18601/work.ics', label: 'Work', flagged: false, upstream: upstream({ lastFetchAt: '2026-11-25T09:00:00Z' }) };
+    const read = status({ upstream: well.upstream, sources: [well, failing] });
+    expect(read.sources?.map((s) => s.label)).toEqual(['Work', 'Lab']);
+    expect(describeHealth(read, NOW, UTC).failure).toBe('Feed 2 “Lab” (http://127.0.0.1:18601/lab.ics) failed once at 09:00: HTTP 404.');
+    expect(feedName({ url: '', label: null }, 4)).toBe('Feed 4');
+    expect(status({ sources: [{ ...well, label: 7 }] }).sources?.[0]?.label).toBeNull();
   });
 
   it('reads instants with an offset or fractions of a second', () => {

@@ -3,6 +3,7 @@
 // wrong kind is no data, never a crash), turned into the sentences the calendar editor, the
 // calendar list and the owner page show. Pure: the clock and the time zone come in.
 import * as v from 'valibot';
+import { maskFeedUrl } from './feedAddress';
 import { flag, listOf, record } from './schema';
 import { formatBytes, formatCount, formatEventCount } from './units';
 import { instant, instantSchema, timeAgo, whenPhrase, type WhenOptions } from './when';
@@ -60,6 +61,17 @@ const SubscriberSchema = record({
 /** One feed of a merged calendar and how it has been doing. */
 const SourceHealthSchema = record({
   url: v.fallback(v.string(), ''),
+  /** The name its owner gave the feed in the editor; null when none. */
+  label: v.fallback(
+    v.nullable(
+      v.pipe(
+        v.string(),
+        v.transform((text) => text.trim()),
+        v.check((text) => text !== ''),
+      ),
+    ),
+    null,
+  ),
   upstream: v.fallback(v.nullable(UpstreamSchema), null),
   flagged: flag(false),
 });
@@ -105,7 +117,7 @@ const keptCopy = (ago: string) =>
 
 /**
  * The source's sentences (see HealthReport.source), and which of them tells the failure. `subject`
- * names a failing feed of a merged calendar ("The feed from example.org").
+ * names a failing feed of a merged calendar (feedName).
  */
 function describeSource(upstream: Upstream, now: Date, options: WhenOptions, subject = 'The source'): { source: string[]; failure: string | null } {
   const { failures, lastError, failingSince, lastFetchAt, lastSuccessAt } = upstream;
@@ -155,13 +167,19 @@ function subscriberLine(subscriber: Subscriber, now: Date, options: WhenOptions)
   return `${FAMILY_LABELS[subscriber.family]} last fetched this feed ${timeAgo(subscriber.lastPollAt, now, options)}${often}.`;
 }
 
-/** A feed's host, to name it ('' when its address has none). */
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return '';
-  }
+/**
+ * How a feed of a merged calendar is named in a sentence: its number (as the editor numbers its
+ * feeds), its label when it has one, and its address (masked: private feeds carry tokens), so two
+ * feeds of one host are told apart: "Feed 2 “Lab” (https://example.org/lab.ics)".
+ */
+export function feedName(source: { url: string; label: string | null }, number: number): string {
+  const address = source.url.trim() === '' ? '' : ` (${maskFeedUrl(source.url.trim())})`;
+  return `${feedLabel(source, number)}${address}`;
+}
+
+/** A feed of a merged calendar by its number and label alone: "Feed 2 “Lab”". */
+export function feedLabel(source: { label: string | null }, number: number): string {
+  return source.label === null ? `Feed ${number}` : `Feed ${number} “${source.label}”`;
 }
 
 /**
@@ -172,9 +190,7 @@ function failingFeed(status: CalendarStatus): { upstream: Upstream; subject: str
   const sources = status.sources ?? [];
   const failing = sources.find((s) => s.flagged && s.upstream) ?? sources.find((s) => (s.upstream?.failures ?? 0) > 0);
   if (!failing?.upstream) return null;
-  const host = hostOf(failing.url);
-  const number = sources.indexOf(failing) + 1;
-  return { upstream: failing.upstream, subject: host === '' ? `Feed ${number}` : `The feed from ${host}` };
+  return { upstream: failing.upstream, subject: feedName(failing, sources.indexOf(failing) + 1) };
 }
 
 /** The sentences of a status at `now`. */
