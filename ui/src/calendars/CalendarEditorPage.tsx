@@ -25,7 +25,7 @@ import { HostedBanner } from './HostedBanner';
 import { liveState, publishFingerprint } from './live';
 import { browserHostingDeps, runPublish, runUnpublish } from './hosting';
 import { MappingPanel } from './MappingPanel';
-import { buildConfig, checkOptions, occurrenceOf, problemFromServer, type CalendarConfig } from './options';
+import { buildConfig, checkOptions, problemFromServer, type CalendarConfig } from './options';
 import { OptionsPanel } from './OptionsPanel';
 import { PreviewPanel } from './PreviewPanel';
 import { EMPTY_DRAFT, RegexDialog, type RegexDraft } from './RegexDialog';
@@ -50,7 +50,7 @@ import { insertSpaced, placeToken, type PlaceMode } from './token';
 import { useCalendarHealth } from './useCalendarHealth';
 // Events changed by hand: the dialog from the sample, and the list beside the options.
 import { EventChangeDialog } from './EventChangeDialog';
-import { changesOn, targetsOf, type EventTargets } from './eventChange';
+import { changesOn, editsOn, hideOverride, targetsOf, type EventTargets } from './eventChange';
 import { OverridesList } from './OverridesList';
 import { useEditorFeed } from './useEditorFeed';
 import { useLatestRender } from './useLatest';
@@ -178,10 +178,12 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
     if (key === undefined) return undefined;
     const at = sources.rows.findIndex((r) => r.key === key);
     const name = names[at];
-    if (name !== undefined) return { number: at + 1, name };
+    // The prefix the feed was read with (its committed row's).
+    const prefix = sources.committed.find((r) => r.key === key)?.prefix ?? '';
+    if (name !== undefined) return { number: at + 1, name, prefix };
     const host = feedHost(feed.sources[feedKeys.indexOf(key)]?.url ?? '');
     return host === '' ? undefined : { number: feedKeys.indexOf(key) + 1, name: host };
-  }, [sources.listed, sources.rows, samples, feed, feedKeys, names]);
+  }, [sources.listed, sources.rows, sources.committed, samples, feed, feedKeys, names]);
   const previewRequest = useMemo(() => (event ? { event, mapping } : null), [event, mapping]);
   const preview = useLatestRender<{ event: SampleEvent; mapping: Mapping }, MappingRender>(previewRequest, renderPreview, 250);
   const templateErrors = preview.state === 'ready' ? preview.value.errors : [];
@@ -210,18 +212,20 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
   const decisionPending = configRequest !== null && configPreview.state === 'idle';
 
   // The sample "Change this event" was opened on, with what a change of it names.
-  const [changing, setChanging] = useState<{ event: SampleEvent; targets: EventTargets } | null>(null);
+  const [changing, setChanging] = useState<{ event: SampleEvent; targets: EventTargets; prefix: string } | null>(null);
   const openChange = () => {
     const targets = event ? targetsOf(event) : null;
-    if (event && targets) setChanging({ event, targets });
+    if (event && targets) setChanging({ event, targets, prefix: eventSource?.prefix ?? '' });
   };
   const closeChange = useCallback(() => setChanging(null), []);
-  const overrides = options.overrides ?? [];
+  const overrides = useMemo(() => options.overrides ?? [], [options.overrides]);
 
-  const hide = (what: 'occurrence' | 'series') => {
-    if (!event) return;
-    const recurrenceId = what === 'occurrence' ? occurrenceOf(event) : undefined;
-    dispatch({ type: 'options', action: { type: 'hideEvent', uid: event.UID ?? '', ...(recurrenceId ? { recurrenceId } : {}) } });
+  const sampleTargets = useMemo(() => (event ? targetsOf(event) : null), [event]);
+  const edits = useMemo(() => (event ? editsOn(event, overrides) : []), [event, overrides]);
+  // Hiding from the sample is a change by hand, as from the dialog: one list holds every hide.
+  const hide = (what: 'one' | 'series') => {
+    const override = sampleTargets ? hideOverride(sampleTargets, what) : null;
+    if (override) dispatch({ type: 'options', action: { type: 'overrides', action: { type: 'set', override } } });
   };
 
   // Puts the caret after an inserted token once the new text is on screen.
@@ -456,6 +460,7 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
           onMove={(delta) => moveSample(samples, delta)}
           onInsert={openRegex}
           onHide={hide}
+          recurring={sampleTargets?.recurring ?? false}
           onChangeEvent={openChange}
           changed={event ? changesOn(event, overrides) : ''}
         />
@@ -469,7 +474,14 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
           onToken={insertChip}
           rendered={event ? preview : null}
         />
-        <PreviewPanel rendered={preview} hasSample={event !== undefined} decision={decision} decisionPending={decisionPending} source={eventSource} />
+        <PreviewPanel
+          rendered={preview}
+          hasSample={event !== undefined}
+          decision={decision}
+          decisionPending={decisionPending}
+          source={eventSource}
+          edits={edits}
+        />
         <OptionsPanel
           options={options}
           problems={problems}
@@ -521,6 +533,7 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
           event={changing.event}
           targets={changing.targets}
           overrides={overrides}
+          prefix={changing.prefix}
           onSave={(override) => dispatch({ type: 'options', action: { type: 'overrides', action: { type: 'set', override } } })}
           onClose={closeChange}
         />

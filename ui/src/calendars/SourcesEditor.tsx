@@ -124,7 +124,7 @@ export function SourcesEditor({ sources, names, problems, reports, previewError,
         ))}
       </ol>
       <p id="cal-sources-prefix-hint" className="hint">
-        A prefix goes before the title of each event from its feed: “[Work] ” turns “Team meeting” into “[Work] Team meeting”.
+        A prefix goes before the title of each event from its feed, with a space between them: “[Work]” turns “Team meeting” into “[Work] Team meeting”.
       </p>
       <div className="cal-sources__foot">
         {addButton}

@@ -58,16 +58,6 @@ describe('rule editing', () => {
     expect(run(removed, { type: 'updateRule', index: 5, rule: newRule('status') })).toBe(removed);
   });
 
-  it('hides one occurrence or a whole series by UID, once', () => {
-    const once = run(emptyOptions(), { type: 'hideEvent', uid: 'a@x', recurrenceId: '20240105T100000Z' }, { type: 'hideEvent', uid: 'a@x' });
-    expect(once.filters).toEqual([
-      { action: 'exclude', uid: 'a@x', recurrenceId: '20240105T100000Z' },
-      { action: 'exclude', uid: 'a@x' },
-    ]);
-    expect(run(once, { type: 'hideEvent', uid: 'a@x' })).toBe(once);
-    expect(run(emptyOptions(), { type: 'hideEvent', uid: '' }).filters).toEqual([]);
-  });
-
   it('names the occurrence a sample stands for: an override, a series’ first, or none', () => {
     expect(occurrenceOf({ UID: 'a', 'RECURRENCE-ID': '20240105T100000Z', RRULE: 'x' })).toBe('20240105T100000Z');
     expect(occurrenceOf({ UID: 'a', RRULE: 'FREQ=WEEKLY', DTSTART: '20240101T090000' })).toBe('20240101T090000');
@@ -148,7 +138,8 @@ describe('stored options', () => {
   });
 
   it('options are saved with the calendar and read back', () => {
-    const state = editorReducer(initialEditorState(null, old.url), { type: 'options', action: { type: 'hideEvent', uid: 'u1' } });
+    const added = editorReducer(initialEditorState(null, old.url), { type: 'options', action: { type: 'addRule', kind: 'uid' } });
+    const state = editorReducer(added, { type: 'options', action: { type: 'updateRule', index: 0, rule: { action: 'exclude', uid: 'u1' } } });
     const saved = savedCalendar(state, old, new Date(0));
     expect(parseCalendar(JSON.parse(JSON.stringify(saved)))?.options).toEqual({
       filters: [{ action: 'exclude', uid: 'u1' }],

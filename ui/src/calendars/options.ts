@@ -199,7 +199,6 @@ export type OptionsAction =
   | { type: 'removeRule'; index: number }
   | { type: 'moveRule'; index: number; delta: -1 | 1 }
   | { type: 'updateRule'; index: number; rule: FilterRule }
-  | { type: 'hideEvent'; uid: string; recurrenceId?: string }
   | { type: 'setWindow'; window: CalendarWindow | undefined }
   | { type: 'setTimezones'; timezones: Timezones }
   | { type: 'setAlarms'; alarms: Alarms }
@@ -207,8 +206,6 @@ export type OptionsAction =
   | { type: 'overrides'; action: OverridesAction }
   | { type: 'setHistory'; history: CalendarHistory | undefined }
   | { type: 'setEachOccurrence'; each: boolean };
-
-const sameRule = (a: FilterRule, b: FilterRule) => JSON.stringify(a) === JSON.stringify(b);
 
 export function optionsReducer(options: CalendarOptions, act: OptionsAction): CalendarOptions {
   const filters = options.filters;
@@ -227,13 +224,6 @@ export function optionsReducer(options: CalendarOptions, act: OptionsAction): Ca
     case 'updateRule':
       if (act.index < 0 || act.index >= filters.length) return options;
       return { ...options, filters: filters.map((rule, i) => (i === act.index ? act.rule : rule)) };
-    case 'hideEvent': {
-      if (act.uid === '') return options;
-      const rule: FilterRule = act.recurrenceId ? { action: 'exclude', uid: act.uid, recurrenceId: act.recurrenceId } : { action: 'exclude', uid: act.uid };
-      // Hiding twice adds nothing.
-      if (filters.some((r) => sameRule(r, rule))) return options;
-      return { ...options, filters: [...filters, rule] };
-    }
     case 'setWindow':
       return withoutUndefined({ ...options, window: act.window });
     case 'setTimezones':
@@ -257,7 +247,7 @@ export function optionsReducer(options: CalendarOptions, act: OptionsAction): Ca
 }
 
 /**
- * The occurrence "Hide this event" names: a changed occurrence's RECURRENCE-ID; for a recurring
+ * The occurrence "Hide this event" (or occurrence) names: a changed occurrence's RECURRENCE-ID; for a recurring
  * event's own entry its first occurrence (DTSTART); none for a single event (its UID is enough).
  */
 export function occurrenceOf(event: Record<string, string>): string | undefined {
