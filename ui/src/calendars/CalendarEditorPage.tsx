@@ -9,6 +9,7 @@ import { Link, useNavigate, useSearchParams } from 'react-router';
 import { ArrowLeft, CloudUpload, Plus, RefreshCw, Save, TriangleAlert, WifiOff, X } from 'lucide-react';
 import { ButtonLink } from '../lib/ButtonLink';
 import { restoredMessage } from '../lib/drafts';
+import { fetchedWhen } from '../lib/when';
 import { useDraftKeeping } from '../lib/useDraftKeeping';
 import { siteKey } from '../lib/siteKey';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
@@ -315,10 +316,14 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
   };
 
   // Busy buttons stay focusable (aria-disabled, not disabled), so focus never falls to <body>.
+  // Each Build & Host that succeeds brings the banner into view with the focus (HostedBanner).
+  const [published, setPublished] = useState(0);
   const publish = (e: MouseEvent) => {
     e.preventDefault();
     if (publishing) return;
-    void runPublish(state, { id, name }, dispatch, browserHostingDeps);
+    void runPublish(state, { id, name }, dispatch, browserHostingDeps).then((done) => {
+      if (done) setPublished((n) => n + 1);
+    });
   };
   const live = liveState(hosting.publishedConfig, publishFingerprint({ name, ...feedWire(state) }, mapping, options));
   const unpublish = () => void runUnpublish(state, id, dispatch, browserHostingDeps);
@@ -425,7 +430,7 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
         {feed?.stale && feed.sources.length === 0 && (
           <p className="alert alert--warning cal-warning" role="note">
             <TriangleAlert aria-hidden="true" size={16} />
-            The feed could not be fetched just now ({feed.stale}); showing the copy from {feed.fetchedAt}.
+            The feed could not be fetched just now ({feed.stale}); showing the copy {fetchedWhen(feed.fetchedAt, new Date())}.
           </p>
         )}
         {feed && feed.warningCount > 0 && (
@@ -445,7 +450,14 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
       </header>
 
       {hosting.hostedUrl && (
-        <HostedBanner hostedUrl={hosting.hostedUrl} canUnpublish={Boolean(hosting.editToken)} unpublishing={unpublishing} onUnpublish={unpublish} live={live} />
+        <HostedBanner
+          hostedUrl={hosting.hostedUrl}
+          canUnpublish={Boolean(hosting.editToken)}
+          unpublishing={unpublishing}
+          onUnpublish={unpublish}
+          live={live}
+          published={published}
+        />
       )}
       {health.view && <CalendarHealth view={health.view} onCheck={health.check} />}
 

@@ -105,7 +105,7 @@ export function EventChangeDialog({ event, targets, overrides, prefix = '', onSa
   };
 
   const start = event.DTSTART?.trim() ?? '';
-  const when = readableIcsDate(start) ?? start;
+  const when = readableIcsDate(start, event.TZID) ?? start;
   const described = (...parts: (string | false | undefined)[]) => parts.filter(Boolean).join(' ') || undefined;
 
   return (

@@ -118,7 +118,9 @@ export function SamplePanel({
               <div className="cal-fields__row" key={key}>
                 <dt className="cal-fields__key">{key}</dt>
                 <dd className="cal-fields__value">{event[key] ? event[key] : <span className="hint">(empty)</span>}</dd>
-                {event[key] && readableIcsDate(event[key]) !== null && <dd className="cal-fields__readable">{readableIcsDate(event[key])}</dd>}
+                {event[key] && readableIcsDate(event[key], event.TZID) !== null && (
+                  <dd className="cal-fields__readable">{readableIcsDate(event[key], event.TZID)}</dd>
+                )}
                 <dd className="cal-fields__action">
                   <button
                     type="button"

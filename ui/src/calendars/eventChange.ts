@@ -42,7 +42,7 @@ export function targetsOf(event: SampleEvent): EventTargets | null {
     change: target(uid, own),
     hideOne: target(uid, one),
     recurring,
-    ...(one ? { occurrence: readableIcsDate(one) ?? one } : {}),
+    ...(one ? { occurrence: readableIcsDate(one, event.TZID) ?? one } : {}),
     allDay: /^\d{8}$/.test(event.DTSTART?.trim() ?? ''),
   };
 }

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   describeHealth,
+  failingText,
   feedName,
   FAMILIES,
   FAMILY_LABELS,
@@ -214,6 +215,7 @@ describe('reading the answer', () => {
   it('reads the contract example into its lines', () => {
     expect(describeHealth(status(EXAMPLE), NOW, UTC)).toEqual({
       flagged: true,
+      failing: 1,
       source: ['The source has failed 5 times since Monday: 404 Not Found.', 'Subscribers still get the copy from 2 days ago.'],
       failure: 'The source has failed 5 times since Monday: 404 Not Found.',
       subscribers: ['Google Calendar last fetched this feed 3 hours ago (30 times this week).'],
@@ -275,7 +277,7 @@ describe('reading the answer', () => {
   it('reads missing fields as no data: no source line, no apps, not flagged', () => {
     const read = status({});
     expect(read).toEqual({ upstream: null, subscribers: [], flagged: false });
-    expect(describeHealth(read, NOW, UTC)).toEqual({ flagged: false, source: [], failure: null, subscribers: [NO_SUBSCRIBERS], apps: [] });
+    expect(describeHealth(read, NOW, UTC)).toEqual({ flagged: false, failing: 0, source: [], failure: null, subscribers: [NO_SUBSCRIBERS], apps: [] });
     expect(status({ upstream: 'broken', subscribers: { google: 1 }, flagged: 'yes' })).toEqual({ upstream: null, subscribers: [], flagged: false });
   });
 
@@ -378,8 +380,25 @@ describe('the list line', () => {
     expect(summaryLine(report({ upstream: failing, subscribers, flagged: true }))).toBe('The source has failed 30 times since Monday: 404 Not Found.');
   });
 
-  it('is otherwise the latest calendar app, even while the source fails for less than a day', () => {
-    expect(summaryLine(report({ upstream: failing, subscribers, flagged: false }))).toBe(
+  it('is the failure at once, while the source fails for less than a day, and counts the feeds failing', () => {
+    const now = report({ upstream: failing, subscribers, flagged: false });
+    expect(summaryLine(now)).toBe('The source has failed 30 times since Monday: 404 Not Found.');
+    expect(now.failing).toBe(1);
+    expect(failingText(now.failing)).toBe('1 feed failing');
+    const merged = report({
+      upstream: failing,
+      sources: [
+        { url: 'https://a.example/1.ics', upstream: failing },
+        { url: 'https://a.example/2.ics', upstream: upstream({ lastFetchAt: ago(HOUR) }) },
+        { url: 'https://a.example/3.ics', upstream: failing },
+      ],
+    });
+    expect(merged.failing).toBe(2);
+    expect(failingText(merged.failing)).toBe('2 feeds failing');
+  });
+
+  it('is otherwise the latest calendar app', () => {
+    expect(summaryLine(report({ upstream: upstream({ lastFetchAt: ago(HOUR) }), subscribers }))).toBe(
       'Google Calendar last fetched this feed 1 hour ago (5 times this week).',
     );
     expect(summaryLine(report({ upstream: upstream({ lastFetchAt: ago(HOUR) }) }))).toBe(NO_SUBSCRIBERS);

@@ -98,6 +98,8 @@ export function parseCalendarStatus(value: unknown): CalendarStatus | null {
 export interface HealthReport {
   /** The source has failed for a day or more (the server decides). */
   flagged: boolean;
+  /** How many of its feeds failed the last time they were fetched (the one feed: 0 or 1). */
+  failing: number;
   /** What the source is doing: one sentence, or two when failing with a good copy kept. */
   source: string[];
   /** The sentence saying how the source fails, or null when it does not. */
@@ -203,8 +205,11 @@ export function describeHealth(status: CalendarStatus, now: Date, options: WhenO
       ? describeSource(status.upstream, now, options)
       : { source: [], failure: null };
   const families = latestByFamily(status.subscribers);
+  const failed = (upstream: Upstream | null) => (upstream?.failures ?? 0) > 0;
+  const sources = status.sources ?? [];
   return {
     flagged: status.flagged,
+    failing: sources.length > 0 ? sources.filter((s) => failed(s.upstream)).length : failed(status.upstream) ? 1 : 0,
     source,
     failure,
     subscribers: families.length > 0 ? families.map((s) => subscriberLine(s, now, options)) : [NO_SUBSCRIBERS],
@@ -247,10 +252,13 @@ export function foldLines(report: HealthReport, max: number = HEALTH_LINES): Hea
 }
 
 /**
- * The one sentence the calendar list shows: a flagged calendar's failure (its source's first
- * sentence if the failure count is missing), else the latest calendar app's.
+ * The one sentence the calendar list shows: a failing calendar's failure, flagged or not yet (its
+ * source's first sentence if the failure count is missing), else the latest calendar app's.
  */
 export function summaryLine(report: HealthReport): string {
-  if (report.flagged) return report.failure ?? report.source[0] ?? FLAG_TEXT;
+  if (report.flagged || report.failing > 0) return report.failure ?? report.source[0] ?? FLAG_TEXT;
   return report.subscribers[0] ?? NO_SUBSCRIBERS;
 }
+
+/** The list's marker of feeds failing now, before the day-long flag: "1 feed failing". */
+export const failingText = (failing: number) => `${formatCount(failing)} ${failing === 1 ? 'feed' : 'feeds'} failing`;
