@@ -176,9 +176,18 @@ describe('calendars: filters and options', () => {
     await keeps(page, 'keeps 1 of 1 event');
     await waitForText(page, '[data-testid="cal-occurrences"]', '14 occurrences from');
 
-    // The new weekdays rule hides Saturdays and Sundays: of each one, not of the series.
+    // A new weekdays rule drops nothing until its days are chosen, named in words, not codes.
     await page.getByLabel('Kind of rule to add').selectOption('weekdays');
     await page.getByRole('button', { name: 'Add rule' }).click();
+    const days = page.getByRole('group', { name: 'Starting on' });
+    await expect(days.getByRole('checkbox').evaluateAll((boxes) => boxes.map((b) => (b as HTMLInputElement).checked))).resolves.toEqual(
+      Array<boolean>(7).fill(false),
+    );
+    await expect(days.innerText()).resolves.not.toMatch(/\b(MO|TU|WE|TH|FR|SA|SU)\b/);
+    await page.getByText('choose at least one weekday').waitFor();
+    // Saturdays and Sundays: of each one, not of the series.
+    await days.getByLabel('Saturday').check();
+    await days.getByLabel('Sunday').check();
     await waitForText(page, '[data-testid="cal-occurrences"]', '10 occurrences from');
     await keeps(page, 'keeps 1 of 1 event');
     await waitForText(page, '.cal-samples .cal-decision', 'Kept in the hosted feed without 4 occurrences the filters drop');

@@ -210,7 +210,12 @@ describe("the editor's own checks", () => {
 describe('words and the suggested window', () => {
   it('describes rules and decisions', () => {
     expect(describeRule({ action: 'exclude', field: 'SUMMARY', pattern: '^Canceled:', flags: 'i' })).toBe('exclude SUMMARY ~ /^Canceled:/i');
-    expect(describeRule({ action: 'include', weekdays: ['MO', 'FR'] })).toBe('include MO,FR');
+    expect(describeRule({ action: 'include', weekdays: ['MO', 'FR'] })).toBe('include on Monday, Friday');
+    expect(describeRule({ action: 'exclude', weekdays: ['SA', 'SU'] })).toBe('exclude on Saturday, Sunday');
+    expect(describeRule({ action: 'include', weekdays: ['MO', 'TU', 'WE', 'TH', 'FR'] })).toBe('include on Monday to Friday');
+    expect(describeRule({ action: 'exclude', weekdays: ['MO', 'WE', 'FR', 'SA', 'SU'] })).toBe('exclude on Monday, Wednesday, Friday to Sunday');
+    // A new weekday rule chooses nothing itself.
+    expect(newRule('weekdays')).toEqual({ action: 'exclude', weekdays: [] });
     expect(describeDecision({ kept: true })).toBe('Kept in the hosted feed');
     expect(describeDecision({ kept: false, reason: 'window' })).toBe('Dropped: window');
     expect(describeDecision(undefined)).toBe('');
@@ -250,6 +255,14 @@ describe('occurrences judged one by one', () => {
       'Kept whole in the hosted feed: too many of its occurrences to judge one by one',
     );
     expect(describeDecision({ kept: true })).toBe('Kept in the hosted feed');
+  });
+
+  it('says why a series is kept whole, with the way out', () => {
+    expect(describeDecision({ kept: true, keptWhole: true, keptWholeBecause: 'endless' })).toBe(
+      'Kept whole in the hosted feed: it repeats without end, so the occurrences your rules drop cannot all be removed. Set “Days ahead” under “Only keep events near today” to end it there.',
+    );
+    expect(describeDecision({ kept: true, keptWhole: true, keptWholeBecause: 'tooMany' })).toMatch(/more of its occurrences than can be removed one by one/);
+    expect(describeDecision({ kept: true, keptWhole: true, keptWholeBecause: 'unfollowed' })).toMatch(/could not be followed/);
   });
 
   it('counts occurrences in words', () => {
