@@ -302,11 +302,15 @@ async fn the_preview_says_why_a_series_is_kept_whole_a_yearly_one_that_never_end
         let server = &server;
         let url = url.clone();
         async move {
-            post(server, "/api/preview", &json!({"url": url, "config": config}))
-                .await
-                .json::<Value>()
-                .await
-                .expect("json")
+            post(
+                server,
+                "/api/preview",
+                &json!({"url": url, "config": config}),
+            )
+            .await
+            .json::<Value>()
+            .await
+            .expect("json")
         }
     };
     let answer = preview(None).await;
@@ -317,8 +321,14 @@ async fn the_preview_says_why_a_series_is_kept_whole_a_yearly_one_that_never_end
     );
     // "Days ahead" ends it: its weekend occurrences go one by one.
     let answer = preview(Some(json!({"futureDays": 3650}))).await;
-    assert!(answer["decisions"][0].get("keptWhole").is_none(), "{answer}");
-    assert!(answer["decisions"][0]["droppedOccurrences"].as_u64() > Some(0), "{answer}");
+    assert!(
+        answer["decisions"][0].get("keptWhole").is_none(),
+        "{answer}"
+    );
+    assert!(
+        answer["decisions"][0]["droppedOccurrences"].as_u64() > Some(0),
+        "{answer}"
+    );
     server.stop().await;
 }
 

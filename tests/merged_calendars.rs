@@ -371,7 +371,11 @@ async fn after_the_editor_read_the_feeds_a_publish_stores_notes_and_names_every_
         .await
         .expect("sent");
     assert_eq!(response.status(), StatusCode::CREATED);
-    assert_eq!((work.hits(), home.hits()), hits, "the fresh copies were taken");
+    assert_eq!(
+        (work.hits(), home.hits()),
+        hits,
+        "the fresh copies were taken"
+    );
 
     let owner = || server.get_json("/api/owner", &[("x-publish-key", "owner-key")]);
     let answer = owner().await;
@@ -424,8 +428,10 @@ async fn after_the_editor_read_the_feeds_a_publish_stores_notes_and_names_every_
     .await;
     let line = failing(&owner().await);
     assert!(
-        line.contains(&format!("'Everything' (all): feed 2 ({}) has failed", home.url("/home.ics")))
-            && line.contains("404"),
+        line.contains(&format!(
+            "'Everything' (all): feed 2 ({}) has failed",
+            home.url("/home.ics")
+        )) && line.contains("404"),
         "{line}"
     );
     assert!(!line.contains("feed 1"), "{line}");

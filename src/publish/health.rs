@@ -152,10 +152,12 @@ pub struct Flagged {
 }
 
 /// Every source of a published calendar that is flagged at `now`, by calendar, in its order.
-pub fn flagged_in(conn: &rusqlite::Connection, now: SystemTime) -> Result<Vec<Flagged>, StoreError> {
-    let mut statement = conn.prepare(
-        "SELECT c.id, c.name, c.url FROM calendars c ORDER BY c.name, c.id",
-    )?;
+pub fn flagged_in(
+    conn: &rusqlite::Connection,
+    now: SystemTime,
+) -> Result<Vec<Flagged>, StoreError> {
+    let mut statement =
+        conn.prepare("SELECT c.id, c.name, c.url FROM calendars c ORDER BY c.name, c.id")?;
     let calendars = statement
         .query_map([], |r| {
             Ok((

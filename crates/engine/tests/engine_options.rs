@@ -139,7 +139,10 @@ fn a_weekday_rule_is_named_by_the_days_in_words_never_their_codes() {
             .find_map(|d| d.reason)
             .unwrap_or_default()
     };
-    assert_eq!(reason(r#""SU", "SA""#), "filter 1 (exclude on Saturday, Sunday)");
+    assert_eq!(
+        reason(r#""SU", "SA""#),
+        "filter 1 (exclude on Saturday, Sunday)"
+    );
     assert_eq!(
         reason(r#""MO", "TU", "WE", "TH", "FR""#),
         "filter 1 (exclude on Monday to Friday)"

@@ -208,7 +208,12 @@ impl Feeds {
 
     /// A fresh copy given without a fetch; a publish (which keeps what it fetches) keeps it
     /// first, as it may have lived in memory only (`keep_taken`).
-    async fn taken(&self, key: &str, copy: Arc<FeedCopy>, ask: Ask) -> Result<FeedOutcome, FeedError> {
+    async fn taken(
+        &self,
+        key: &str,
+        copy: Arc<FeedCopy>,
+        ask: Ask,
+    ) -> Result<FeedOutcome, FeedError> {
         if ask.persist && ask.want == Want::Fresh {
             self.keep_taken(key, &copy).await?;
         }
@@ -241,7 +246,12 @@ impl Feeds {
     }
 
     /// `outcome` as it is, or, when it is a fresh copy, as `taken` gives it.
-    async fn kept_if_fresh(&self, key: &str, outcome: FeedOutcome, ask: Ask) -> Result<FeedOutcome, FeedError> {
+    async fn kept_if_fresh(
+        &self,
+        key: &str,
+        outcome: FeedOutcome,
+        ask: Ask,
+    ) -> Result<FeedOutcome, FeedError> {
         if outcome.stale.is_some() || outcome.expired {
             return Ok(outcome);
         }

@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use super::copy::{version_of, FeedCopy};
 use super::{FeedError, Feeds};
-use crate::publish::health::Fetch;
 use crate::clock::{from_millis, to_millis};
+use crate::publish::health::Fetch;
 use crate::publish::quotas::{stored_besides, FeedReservation, QuotaError};
 use crate::store::StoreError;
 
@@ -79,7 +79,11 @@ impl Feeds {
     /// the publish's own fetch would have kept it (stored, its fetch noted in the health, the
     /// events it dropped kept), or the calendar would go live with no stored copy and no record
     /// of the fetch it shows. Nothing is written for a copy stored already.
-    pub(super) async fn keep_taken(&self, key: &str, copy: &Arc<FeedCopy>) -> Result<(), FeedError> {
+    pub(super) async fn keep_taken(
+        &self,
+        key: &str,
+        copy: &Arc<FeedCopy>,
+    ) -> Result<(), FeedError> {
         let stored = self.load(key).await?.map(Arc::new);
         if stored
             .as_ref()
