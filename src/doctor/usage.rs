@@ -118,8 +118,10 @@ pub(super) fn failing_sources(conn: &Connection, now: SystemTime) -> Vec<Finding
             // A merged calendar names the feed that fails, as its owner numbered and labelled it.
             let which = match f.feed {
                 None => "the source".to_owned(),
-                Some((number, Some(label), url)) => format!("feed {number} '{label}' ({url})"),
-                Some((number, None, url)) => format!("feed {number} ({url})"),
+                Some(feed) => match feed.label {
+                    Some(label) => format!("feed {} '{label}' ({})", feed.number, feed.url),
+                    None => format!("feed {} ({})", feed.number, feed.url),
+                },
             };
             Finding::warn(
                 CHECK,

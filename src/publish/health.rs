@@ -140,14 +140,22 @@ pub fn read(conn: &rusqlite::Connection, url: &str) -> Result<Option<UpstreamHea
         .optional()?)
 }
 
+/// One feed of a merged calendar as its owner knows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FeedName {
+    /// Its place in the calendar's list, from 1 (as the editor numbers its feeds).
+    pub number: usize,
+    pub label: Option<String>,
+    pub url: String,
+}
+
 /// A flagged source as the doctor names it.
 #[derive(Debug, Clone)]
 pub struct Flagged {
     pub calendar_id: String,
     pub calendar_name: String,
-    /// Of a merged calendar: the feed's number (from 1), its label and its address; `None`
-    /// for a calendar of one feed ("the source").
-    pub feed: Option<(usize, Option<String>, String)>,
+    /// The feed of a merged calendar; `None` for a calendar of one feed ("the source").
+    pub feed: Option<FeedName>,
     pub health: UpstreamHealth,
 }
 
@@ -170,17 +178,24 @@ pub fn flagged_in(
     let mut out = Vec::new();
     for (id, name, url) in calendars {
         let sources = super::calendars::source_urls(conn, &id)?;
-        let feeds: Vec<(Option<(usize, Option<String>, String)>, String)> = if sources.is_empty() {
-            vec![(None, url)]
+        let feeds: Vec<Option<FeedName>> = if sources.is_empty() {
+            vec![None]
         } else {
             sources
                 .into_iter()
                 .enumerate()
-                .map(|(i, (url, label))| (Some((i + 1, label, url.clone())), url))
+                .map(|(i, (url, label))| {
+                    Some(FeedName {
+                        number: i + 1,
+                        label,
+                        url,
+                    })
+                })
                 .collect()
         };
-        for (feed, url) in feeds {
-            if let Some(health) = read(conn, &url)?.filter(|h| h.flagged(now)) {
+        for feed in feeds {
+            let address = feed.as_ref().map_or(url.as_str(), |f| f.url.as_str());
+            if let Some(health) = read(conn, address)?.filter(|h| h.flagged(now)) {
                 out.push(Flagged {
                     calendar_id: id.clone(),
                     calendar_name: name.clone(),
