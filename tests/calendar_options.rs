@@ -280,6 +280,59 @@ async fn filters_on_occurrences_remove_the_days_they_drop_and_the_preview_counts
 }
 
 #[tokio::test]
+async fn the_preview_says_why_a_series_is_kept_whole_a_yearly_one_that_never_ends_until_a_window_ends_it(
+) {
+    // A birthday every year from a Saturday, for ever: a weekend rule drops some of its days.
+    let feed = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Hearth tests//EN\r\nBEGIN:VEVENT\r\n\
+         UID:birthday\r\nDTSTAMP:20260101T000000Z\r\nDTSTART;VALUE=DATE:20240106\r\n\
+         SUMMARY:Birthday\r\nRRULE:FREQ=YEARLY\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n";
+    let upstream = Upstream::start().await;
+    upstream.set_body(feed);
+    let server = TestServer::calendars(|_| {}).await;
+    let url = upstream.url("/birthday.ics");
+    let preview = |window: Option<Value>| {
+        let mut config = json!({
+            "mapping": {},
+            "occurrences": "each",
+            "filters": [{"action": "exclude", "weekdays": ["SA", "SU"]}]
+        });
+        if let Some(window) = window {
+            config["window"] = window;
+        }
+        let server = &server;
+        let url = url.clone();
+        async move {
+            post(
+                server,
+                "/api/preview",
+                &json!({"url": url, "config": config}),
+            )
+            .await
+            .json::<Value>()
+            .await
+            .expect("json")
+        }
+    };
+    let answer = preview(None).await;
+    assert_eq!(
+        answer["decisions"][0],
+        json!({"kept": true, "droppedOccurrences": answer["decisions"][0]["droppedOccurrences"], "keptWhole": true, "keptWholeBecause": "endless"}),
+        "{answer}"
+    );
+    // "Days ahead" ends it: its weekend occurrences go one by one.
+    let answer = preview(Some(json!({"futureDays": 3650}))).await;
+    assert!(
+        answer["decisions"][0].get("keptWhole").is_none(),
+        "{answer}"
+    );
+    assert!(
+        answer["decisions"][0]["droppedOccurrences"].as_u64() > Some(0),
+        "{answer}"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn a_bad_config_is_400_naming_its_path_in_publish_and_preview() {
     let upstream = Upstream::start().await;
     let server = TestServer::calendars(|_| {}).await;

@@ -341,3 +341,98 @@ fn hearth_remap_merges_its_inputs_in_order_with_the_configs_sources() {
     assert_eq!(code, Some(1));
     assert!(stderr.contains("junk.ics"), "{stderr}");
 }
+
+#[tokio::test]
+async fn after_the_editor_read_the_feeds_a_publish_stores_notes_and_names_every_source() {
+    let (work, home) = upstreams().await;
+    let clock = Clock::manual();
+    let server = TestServer::calendars_on(&clock, TTL, |c| {
+        c.edge.publish_key = Some("owner-key".into());
+    })
+    .await;
+    // The editor reads the feeds first (kept in memory only), then Build & Host takes those
+    // fresh copies: they must be stored and their fetch noted as if the publish had fetched them.
+    let read = server
+        .client
+        .post(server.url("/api/feed"))
+        .header("x-publish-key", "owner-key")
+        .json(&json!({ "sources": sources(&work, &home) }))
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(read.status(), StatusCode::OK);
+    let hits = (work.hits(), home.hits());
+    let response = server
+        .client
+        .post(server.url("/api/calendars"))
+        .header("x-publish-key", "owner-key")
+        .json(&json!({ "id": "all", "name": "Everything", "sources": sources(&work, &home), "mapping": {} }))
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(response.status(), StatusCode::CREATED);
+    assert_eq!(
+        (work.hits(), home.hits()),
+        hits,
+        "the fresh copies were taken"
+    );
+
+    let owner = || server.get_json("/api/owner", &[("x-publish-key", "owner-key")]);
+    let answer = owner().await;
+    // Every source's copy is stored, in the meter and in the doctor's quota line.
+    let both = (upstream::SAMPLE.len() + HOME.len()) as u64;
+    assert_eq!(answer["feeds"]["bytes"], both, "{answer}");
+    let quotas = answer["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .find(|c| c["check"] == "quotas")
+        .expect("quotas")["message"]
+        .as_str()
+        .expect("message")
+        .to_owned();
+    assert!(quotas.contains("1.2 KiB of"), "{quotas}");
+    // Each source is listed with its label, and its fetch is on record.
+    let status = &answer["calendars"][0]["status"];
+    assert_eq!(status["sources"][0]["label"], "Work", "{status}");
+    assert!(status["sources"][1].get("label").is_none(), "{status}");
+    for source in status["sources"].as_array().expect("sources") {
+        assert!(source["upstream"]["lastFetchAt"].is_string(), "{status}");
+        assert_eq!(source["upstream"]["failures"], 0, "{status}");
+    }
+
+    // The second feed fails for a day: the doctor names it by number and address.
+    home.set_status(404);
+    clock.advance(TTL * 2);
+    server.get("/cal/all.ics").await;
+    let failing = |answer: &Value| {
+        answer["checks"]
+            .as_array()
+            .expect("checks")
+            .iter()
+            .find(|c| c["check"] == "calendar sources")
+            .map(|c| c["message"].as_str().unwrap_or_default().to_owned())
+            .unwrap_or_default()
+    };
+    until("the failure is noted", || async {
+        owner().await["calendars"][0]["status"]["sources"][1]["upstream"]["failures"]
+            .as_u64()
+            .is_some_and(|n| n > 0)
+    })
+    .await;
+    clock.advance(Duration::from_secs(25 * 3600));
+    server.get("/cal/all.ics").await;
+    until("the feed is flagged", || async {
+        owner().await["calendars"][0]["status"]["flagged"] == true
+    })
+    .await;
+    let line = failing(&owner().await);
+    assert!(
+        line.contains(&format!(
+            "'Everything' (all): feed 2 ({}) has failed",
+            home.url("/home.ics")
+        )) && line.contains("404"),
+        "{line}"
+    );
+    assert!(!line.contains("feed 1"), "{line}");
+}

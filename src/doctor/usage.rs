@@ -109,15 +109,26 @@ pub(super) fn failing_sources(conn: &Connection, now: SystemTime) -> Vec<Finding
     }
     flagged
         .into_iter()
-        .map(|(id, name, h)| {
+        .map(|f| {
+            let h = f.health;
             let since = h
                 .failing_since
                 .map(|t| humantime::format_rfc3339_seconds(t).to_string())
                 .unwrap_or_default();
+            // A merged calendar names the feed that fails, as its owner numbered and labelled it.
+            let which = match f.feed {
+                None => "the source".to_owned(),
+                Some(feed) => match feed.label {
+                    Some(label) => format!("feed {} '{label}' ({})", feed.number, feed.url),
+                    None => format!("feed {} ({})", feed.number, feed.url),
+                },
+            };
             Finding::warn(
                 CHECK,
                 format!(
-                    "'{name}' ({id}): the source has failed {} times since {since}: {}; subscribers get the last good copy",
+                    "'{}' ({}): {which} has failed {} times since {since}: {}; subscribers get the last good copy",
+                    f.calendar_name,
+                    f.calendar_id,
                     h.failures,
                     h.last_error.unwrap_or_default()
                 ),

@@ -314,7 +314,7 @@ pub async fn status_answer(
         .read(move |conn| {
             let sources = calendars::source_urls(conn, &calendar)?
                 .into_iter()
-                .map(|u| Ok((health::read(conn, &u)?, u)))
+                .map(|(u, label)| Ok((health::read(conn, &u)?, u, label)))
                 .collect::<Result<Vec<_>, crate::store::StoreError>>()?;
             Ok((health::read(conn, &url)?, sources))
         })
@@ -326,8 +326,8 @@ pub async fn status_answer(
         h.as_ref().map(UpstreamAnswer::from).unwrap_or_default()
     };
     // A merged calendar is flagged when any source is, and shows the first failing one first.
-    let (upstream, is_flagged) = match sources.iter().find(|(h, _)| flagged(h)) {
-        Some((failing, _)) => (answer(failing), true),
+    let (upstream, is_flagged) = match sources.iter().find(|(h, _, _)| flagged(h)) {
+        Some((failing, _, _)) => (answer(failing), true),
         None => (answer(&upstream), flagged(&upstream)),
     };
     Ok(StatusAnswer {
@@ -337,8 +337,9 @@ pub async fn status_answer(
         sources: (!sources.is_empty()).then(|| {
             sources
                 .iter()
-                .map(|(h, url)| SourceStatus {
+                .map(|(h, url, label)| SourceStatus {
                     url: url.clone(),
+                    label: label.clone(),
                     flagged: flagged(h),
                     upstream: answer(h),
                 })
@@ -364,6 +365,9 @@ pub struct StatusAnswer {
 #[serde(rename_all = "camelCase")]
 pub struct SourceStatus {
     url: String,
+    /// The name its owner gave it in the editor, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    label: Option<String>,
     upstream: UpstreamAnswer,
     flagged: bool,
 }

@@ -64,16 +64,21 @@ pub fn urls_of(url: &str, config: &CalendarConfig) -> Vec<String> {
     urls
 }
 
-/// A merged calendar's source addresses, in order (none for a calendar of one feed).
-pub fn source_urls(conn: &rusqlite::Connection, id: &str) -> Result<Vec<String>, StoreError> {
+/// A merged calendar's sources, in order: each address with the label its owner gave it (none
+/// for a calendar of one feed).
+pub fn source_urls(
+    conn: &rusqlite::Connection,
+    id: &str,
+) -> Result<Vec<(String, Option<String>)>, StoreError> {
     let mut statement = conn.prepare_cached(
-        "SELECT json_extract(s.value, '$.url') FROM calendars c, json_each(c.options, '$.sources') s
+        "SELECT json_extract(s.value, '$.url'), json_extract(s.value, '$.label')
+         FROM calendars c, json_each(c.options, '$.sources') s
          WHERE c.id = ?1 AND json_extract(s.value, '$.url') IS NOT NULL ORDER BY s.key",
     )?;
-    let urls = statement
-        .query_map([id], |r| r.get(0))?
-        .collect::<Result<Vec<String>, _>>()?;
-    Ok(urls)
+    let sources = statement
+        .query_map([id], |r| Ok((r.get(0)?, r.get::<_, Option<String>>(1)?)))?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(sources)
 }
 
 /// Removes the stored copies of `urls` that no calendar still uses.

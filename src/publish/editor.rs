@@ -299,6 +299,19 @@ struct DecisionAnswer {
     /// kept whole.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     kept_whole: bool,
+    /// Why it is kept whole: `endless` (it never ends and the window sets no end), `tooMany`
+    /// or `unfollowed` (its repeat rule could not be followed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kept_whole_because: Option<&'static str>,
+}
+
+/// The wire word for why a series is kept whole.
+fn whole_word(why: calendar::KeptWhole) -> &'static str {
+    match why {
+        calendar::KeptWhole::Endless => "endless",
+        calendar::KeptWhole::TooMany => "tooMany",
+        calendar::KeptWhole::Unfollowed => "unfollowed",
+    }
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -425,7 +438,8 @@ fn preview_now(
             kept: d.kept,
             reason: d.reason,
             dropped_occurrences: d.dropped_occurrences,
-            kept_whole: d.kept_whole,
+            kept_whole: d.kept_whole.is_some(),
+            kept_whole_because: d.kept_whole.map(whole_word),
         })
         .collect();
     let day = |seconds: i64| {

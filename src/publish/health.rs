@@ -140,29 +140,68 @@ pub fn read(conn: &rusqlite::Connection, url: &str) -> Result<Option<UpstreamHea
         .optional()?)
 }
 
-/// Every published calendar whose source is flagged at `now`: its id, name and health.
+/// One feed of a merged calendar as its owner knows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FeedName {
+    /// Its place in the calendar's list, from 1 (as the editor numbers its feeds).
+    pub number: usize,
+    pub label: Option<String>,
+    pub url: String,
+}
+
+/// A flagged source as the doctor names it.
+#[derive(Debug, Clone)]
+pub struct Flagged {
+    pub calendar_id: String,
+    pub calendar_name: String,
+    /// The feed of a merged calendar; `None` for a calendar of one feed ("the source").
+    pub feed: Option<FeedName>,
+    pub health: UpstreamHealth,
+}
+
+/// Every source of a published calendar that is flagged at `now`, by calendar, in its order.
 pub fn flagged_in(
     conn: &rusqlite::Connection,
     now: SystemTime,
-) -> Result<Vec<(String, String, UpstreamHealth)>, StoreError> {
-    let mut statement = conn.prepare(
-        "SELECT c.id, c.name, u.url FROM calendars c
-         JOIN calendar_urls u ON u.calendar_id = c.id
-         JOIN upstream_health h ON h.url = u.url WHERE h.failures > 0 ORDER BY c.name, c.id, u.url",
-    )?;
-    let rows = statement.query_map([], |r| {
-        Ok((
-            r.get::<_, String>(0)?,
-            r.get::<_, String>(1)?,
-            r.get::<_, String>(2)?,
-        ))
-    })?;
+) -> Result<Vec<Flagged>, StoreError> {
+    let mut statement =
+        conn.prepare("SELECT c.id, c.name, c.url FROM calendars c ORDER BY c.name, c.id")?;
+    let calendars = statement
+        .query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+            ))
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
     let mut out = Vec::new();
-    for row in rows {
-        let (id, name, url) = row?;
-        if let Some(health) = read(conn, &url)? {
-            if health.flagged(now) {
-                out.push((id, name, health));
+    for (id, name, url) in calendars {
+        let sources = super::calendars::source_urls(conn, &id)?;
+        let feeds: Vec<Option<FeedName>> = if sources.is_empty() {
+            vec![None]
+        } else {
+            sources
+                .into_iter()
+                .enumerate()
+                .map(|(i, (url, label))| {
+                    Some(FeedName {
+                        number: i + 1,
+                        label,
+                        url,
+                    })
+                })
+                .collect()
+        };
+        for feed in feeds {
+            let address = feed.as_ref().map_or(url.as_str(), |f| f.url.as_str());
+            if let Some(health) = read(conn, address)?.filter(|h| h.flagged(now)) {
+                out.push(Flagged {
+                    calendar_id: id.clone(),
+                    calendar_name: name.clone(),
+                    feed,
+                    health,
+                });
             }
         }
     }

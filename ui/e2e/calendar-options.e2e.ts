@@ -1,6 +1,7 @@
 // The 'Filters & options' panel in Chromium against the real binary and a loopback upstream: a
-// rule changes the live count and the sample's kept/dropped note, the sample browser hides a
-// series, and Build & Host publishes the options so the hosted feed leaves those events out.
+// rule changes the live count and the sample's kept/dropped note, the sample browser hides an
+// event (a change by hand, listed with the others; a series only where there is one), and Build &
+// Host publishes the options so the hosted feed leaves those events out.
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useBrowser } from './support/browser';
@@ -80,24 +81,29 @@ describe('calendars: filters and options', () => {
     await keeps(page, 'keeps 3 of 3 events');
   });
 
-  it('hides a series from the sample browser, saved with the calendar', async () => {
+  it('hides an event from the sample browser as a change by hand, in the one list of hidden events', async () => {
     const page = b.page;
     await openEditor(page, 'e2e-options-hide');
     await keeps(page, 'keeps 3 of 3 events');
     await page.getByRole('button', { name: 'Next sample' }).click();
     await waitForText(page, '.cal-samples__counter', '2/3');
-    await page.getByRole('button', { name: 'Hide this series' }).click();
+    // A single event: no series to hide.
+    await expect(page.getByRole('button', { name: 'Hide this series' }).count()).resolves.toBe(0);
+    await page.getByRole('button', { name: 'Hide this event' }).click();
     await keeps(page, 'keeps 2 of 3 events');
-    await waitForText(page, '.cal-samples .cal-decision', 'Dropped: filter 1 (exclude');
-    await expect(page.getByLabel('UID', { exact: true }).inputValue()).resolves.toBe('two@hearth.test');
+    await waitForText(page, '.cal-samples .cal-decision', 'Dropped: hidden by hand');
+    // Listed under "Changed by hand" (where the dialog's hiding goes), not as a filter rule.
+    await page.getByRole('region', { name: 'Changed by hand' }).getByText('Lunch at the Cafe: hidden').waitFor();
+    await expect(page.locator('.cal-rule').count()).resolves.toBe(0);
 
     await page.getByRole('button', { name: 'Save' }).click();
     await page.waitForURL(/\/calendars$/);
     const stored = (await page.evaluate(() => JSON.parse(localStorage.getItem('calendars:v1') ?? '[]') as unknown)) as StoredCalendar[];
     expect(stored.find((c) => c.id === 'e2e-options-hide')?.options).toEqual({
-      filters: [{ action: 'exclude', uid: 'two@hearth.test' }],
+      filters: [],
       timezones: 'repair',
       occurrences: 'each',
+      overrides: [{ uid: 'two@hearth.test', hide: true, eventTitle: 'Lunch at the Cafe' }],
     });
   });
 
@@ -121,7 +127,7 @@ describe('calendars: filters and options', () => {
     expect(response.status()).toBe(201);
     expect(JSON.parse(response.request().postData() ?? '{}')).toMatchObject({
       id: 'e2e-options-publish',
-      filters: [{ action: 'exclude', uid: 'one@hearth.test' }],
+      overrides: [{ uid: 'one@hearth.test', hide: true }],
       timezones: 'repair',
       privacy: 'busy',
       window: {},
@@ -170,9 +176,18 @@ describe('calendars: filters and options', () => {
     await keeps(page, 'keeps 1 of 1 event');
     await waitForText(page, '[data-testid="cal-occurrences"]', '14 occurrences from');
 
-    // The new weekdays rule hides Saturdays and Sundays: of each one, not of the series.
+    // A new weekdays rule drops nothing until its days are chosen, named in words, not codes.
     await page.getByLabel('Kind of rule to add').selectOption('weekdays');
     await page.getByRole('button', { name: 'Add rule' }).click();
+    const days = page.getByRole('group', { name: 'Starting on' });
+    await expect(days.getByRole('checkbox').evaluateAll((boxes) => boxes.map((b) => (b as HTMLInputElement).checked))).resolves.toEqual(
+      Array<boolean>(7).fill(false),
+    );
+    await expect(days.innerText()).resolves.not.toMatch(/\b(MO|TU|WE|TH|FR|SA|SU)\b/);
+    await page.getByText('choose at least one weekday').waitFor();
+    // Saturdays and Sundays: of each one, not of the series.
+    await days.getByLabel('Saturday').check();
+    await days.getByLabel('Sunday').check();
     await waitForText(page, '[data-testid="cal-occurrences"]', '10 occurrences from');
     await keeps(page, 'keeps 1 of 1 event');
     await waitForText(page, '.cal-samples .cal-decision', 'Kept in the hosted feed without 4 occurrences the filters drop');

@@ -95,7 +95,7 @@ describe('calendar tool: checks, feedback, focus and the regex dialog', () => {
     await page.getByText('The live feed matches this editor.').waitFor();
   });
 
-  it('moves focus to the main heading after an in-app route change, and keeps it on a busy Build & Host', async () => {
+  it('moves focus to the main heading after an in-app route change, keeps it on a busy Build & Host, then gives it to the banner', async () => {
     const page = b.page;
     await page.goto(url('/calendars'));
     await page.getByRole('heading', { name: 'Calendars', level: 1 }).waitFor();
@@ -126,7 +126,8 @@ describe('calendar tool: checks, feedback, focus and the regex dialog', () => {
     await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Publishing...');
     release();
     await page.getByRole('region', { name: 'Hosted feed' }).waitFor();
-    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Build & Host');
+    // Done: the focus goes to what Build & Host made, the banner with the hosted address.
+    await page.waitForFunction(() => document.activeElement?.getAttribute('aria-label') === 'Hosted feed');
     await page.unroute('**/api/calendars');
   });
 

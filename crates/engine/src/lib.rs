@@ -68,8 +68,9 @@ pub use interrupt::{Interrupt, Interrupted};
 pub use merge::{merge, MergeError, MergeInput, Merged};
 pub use remap::{
     decide, decide_counting, format_duration, output_limit, remap, remap_into, unmatched_overrides,
-    CompiledMapping, Decision, MappedField, Mapping, OccurrenceCount, RemapError, RemapOptions,
-    RemapOutput, RemapStats, BUSY_REMOVED, COUNT_DAYS, MAX_ADDED_EXDATES, MAX_OUTPUT_BYTES,
+    CompiledMapping, Decision, KeptWhole, MappedField, Mapping, OccurrenceCount, RemapError,
+    RemapOptions, RemapOutput, RemapStats, BUSY_REMOVED, COUNT_DAYS, MAX_ADDED_EXDATES,
+    MAX_OUTPUT_BYTES,
 };
 pub use template::{
     RegexBudget, Template, TemplateError, MAX_MAPPING_REGEX_BYTES, MAX_REGEX_TRANSFORMS,

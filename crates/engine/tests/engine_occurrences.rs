@@ -8,8 +8,8 @@
 use std::path::PathBuf;
 
 use hearth_engine::{
-    decide, decide_counting, parse, remap, CalendarConfig, CompiledConfig, Limits, RemapOptions,
-    MAX_ADDED_EXDATES,
+    decide, decide_counting, parse, remap, CalendarConfig, CompiledConfig, KeptWhole, Limits,
+    RemapOptions, MAX_ADDED_EXDATES,
 };
 
 const HEAD: &str = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//EN\r\n";
@@ -85,7 +85,7 @@ fn weekdays_only_on_a_daily_series_removes_the_weekends() {
     )
     .expect("decides");
     assert_eq!(decisions[0].dropped_occurrences, 4);
-    assert!(decisions[0].kept && !decisions[0].kept_whole);
+    assert!(decisions[0].kept && decisions[0].kept_whole.is_none());
 }
 
 #[test]
@@ -106,7 +106,7 @@ fn a_series_only_on_dropped_days_goes_whole_with_the_rules_reason() {
     assert!(!d[0].kept);
     assert_eq!(
         d[0].reason.as_deref(),
-        Some("filter 1 (include weekdays MO,TU,WE,TH,FR)")
+        Some("filter 1 (include on Monday to Friday)")
     );
 }
 
@@ -168,14 +168,52 @@ fn a_series_too_long_to_judge_stays_whole_and_says_so() {
         &Limits::default(),
     )
     .expect("decides");
-    assert!(d[0].kept && d[0].kept_whole);
-    // A finite series with more dropped occurrences than the bound stays whole too.
+    // It never ends and no window end bounds it: that is the reason, not its number of occurrences.
+    assert!(d[0].kept && d[0].kept_whole == Some(KeptWhole::Endless));
+    // A finite series with more dropped occurrences than the bound stays whole too, for that.
     let long = f.replace(
         "FREQ=DAILY",
         &format!("FREQ=DAILY;COUNT={}", MAX_ADDED_EXDATES * 4),
     );
     let out = run(&long, &json);
     assert!(!out.contains("EXDATE"), "{out}");
+    let d = decide(
+        long.as_bytes(),
+        &config(&json),
+        &RemapOptions::default(),
+        &Limits::default(),
+    )
+    .expect("decides");
+    assert_eq!(d[0].kept_whole, Some(KeptWhole::TooMany));
+}
+
+#[test]
+fn a_yearly_series_that_never_ends_is_kept_whole_because_it_never_ends_until_days_ahead_ends_it() {
+    // A birthday every year, on a weekday or not: a weekend rule drops some of its occurrences.
+    let f = feed(&[event(
+        "birthday",
+        "DTSTART;VALUE=DATE:20240106\r\nRRULE:FREQ=YEARLY\r\n",
+    )]);
+    let json = each(WEEKDAYS, "");
+    let decisions = |json: &str| {
+        decide(
+            f.as_bytes(),
+            &config(json),
+            &RemapOptions {
+                now: Some(NOW),
+                ..RemapOptions::default()
+            },
+            &Limits::default(),
+        )
+        .expect("decides")
+    };
+    let d = decisions(&json);
+    assert_eq!(d[0].kept_whole, Some(KeptWhole::Endless), "{d:?}");
+    // With "Days ahead" set, the series ends there and its weekend occurrences go one by one.
+    let bounded = each(WEEKDAYS, r#", "window": {"futureDays": 3650}"#);
+    let d = decisions(&bounded);
+    assert!(d[0].kept && d[0].kept_whole.is_none(), "{d:?}");
+    assert!(d[0].dropped_occurrences > 0, "{d:?}");
 }
 
 #[test]
@@ -291,7 +329,7 @@ fn corpus_files_run_through_occurrence_filters() {
                 let whole: Vec<String> = decisions
                     .iter()
                     .enumerate()
-                    .filter(|(_, d)| d.kept_whole)
+                    .filter(|(_, d)| d.kept_whole.is_some())
                     .map(|(i, _)| i.to_string())
                     .collect();
                 std::fs::write(base.with_extension("whole"), whole.join("\n")).expect("writes");

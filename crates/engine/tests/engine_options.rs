@@ -97,7 +97,7 @@ fn an_exclude_pattern_drops_what_matches_and_names_the_rule() {
             kept: false,
             reason: Some("filter 1 (exclude SUMMARY ~ /^canceled:/i)".into()),
             dropped_occurrences: 0,
-            kept_whole: false,
+            kept_whole: None,
         }
     );
     assert!(d[1..].iter().all(|d| d.kept && d.reason.is_none()));
@@ -126,6 +126,31 @@ fn weekday_filters_read_the_date_as_written() {
     assert_eq!(kept(&run(json)), ["a", "c", "c@20240112T100000Z", "d"]);
     let json = r#"{"mapping": {}, "filters": [{"action": "include", "weekdays": ["MO", "WE"]}]}"#;
     assert_eq!(kept(&run(json)), ["a", "d"]);
+}
+
+#[test]
+fn a_weekday_rule_is_named_by_the_days_in_words_never_their_codes() {
+    let reason = |days: &str| {
+        let json = format!(
+            r#"{{"mapping": {{}}, "filters": [{{"action": "exclude", "weekdays": [{days}]}}]}}"#
+        );
+        decisions(&json, None)
+            .into_iter()
+            .find_map(|d| d.reason)
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        reason(r#""SU", "SA""#),
+        "filter 1 (exclude on Saturday, Sunday)"
+    );
+    assert_eq!(
+        reason(r#""MO", "TU", "WE", "TH", "FR""#),
+        "filter 1 (exclude on Monday to Friday)"
+    );
+    assert_eq!(
+        reason(r#""MO", "WE", "FR", "SA", "SU""#),
+        "filter 1 (exclude on Monday, Wednesday, Friday to Sunday)"
+    );
 }
 
 #[test]

@@ -192,7 +192,7 @@ impl Feeds {
         let held = self.cache.get::<FeedCopy>(Kind::Feed, url.as_str());
         if let Some(copy) = &held {
             if copy.fresh(self.clock.now(), ask.max_age) {
-                return Ok(self.outcome(copy.clone(), None, false));
+                return self.taken(url.as_str(), copy.clone(), ask).await;
             }
         }
         let key = url.as_str().to_owned();
@@ -200,6 +200,20 @@ impl Feeds {
         let result = self.get_in(&slot, &key, url, held, ask).await;
         self.release(&key, slot);
         result
+    }
+
+    /// A fresh copy given without a fetch; a publish (which keeps what it fetches) keeps it
+    /// first, as it may have lived in memory only (`keep_taken`).
+    async fn taken(
+        &self,
+        key: &str,
+        copy: Arc<FeedCopy>,
+        ask: Ask,
+    ) -> Result<FeedOutcome, FeedError> {
+        if ask.persist && ask.want == Want::Fresh {
+            self.keep_taken(key, &copy).await?;
+        }
+        Ok(self.outcome(copy, None, false))
     }
 
     /// `held`: the copy `get` already found in memory, if any.
@@ -213,7 +227,7 @@ impl Feeds {
     ) -> Result<FeedOutcome, FeedError> {
         if let Some(copy) = &held {
             if let Some(outcome) = self.without_fetch(slot, key, url, copy, ask) {
-                return Ok(outcome);
+                return self.kept_if_fresh(key, outcome, ask).await;
             }
         }
         let _fetching = slot.fetch.lock().await;
@@ -221,10 +235,23 @@ impl Feeds {
         let copy = self.held_or_stored(key).await?;
         if let Some(copy) = &copy {
             if let Some(outcome) = self.without_fetch(slot, key, url, copy, ask) {
-                return Ok(outcome);
+                return self.kept_if_fresh(key, outcome, ask).await;
             }
         }
         self.fetch_and_keep(slot, key, url, copy, ask).await
+    }
+
+    /// `outcome` as it is, or, when it is a fresh copy, as `taken` gives it.
+    async fn kept_if_fresh(
+        &self,
+        key: &str,
+        outcome: FeedOutcome,
+        ask: Ask,
+    ) -> Result<FeedOutcome, FeedError> {
+        if outcome.stale.is_some() || outcome.expired {
+            return Ok(outcome);
+        }
+        self.taken(key, outcome.copy, ask).await
     }
 
     /// The answer that needs no fetch now, if there is one: a fresh copy, any copy for a

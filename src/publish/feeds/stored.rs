@@ -4,9 +4,12 @@
 use axum::body::Bytes;
 use rusqlite::{params, OptionalExtension};
 
+use std::sync::Arc;
+
 use super::copy::{version_of, FeedCopy};
 use super::{FeedError, Feeds};
 use crate::clock::{from_millis, to_millis};
+use crate::publish::health::Fetch;
 use crate::publish::quotas::{stored_besides, FeedReservation, QuotaError};
 use crate::store::StoreError;
 
@@ -70,6 +73,33 @@ impl Feeds {
                 confirmed: now.checked_sub(age),
             }
         }))
+    }
+
+    /// A publish takes a fresh copy that an editor's read left in memory only: it is kept now as
+    /// the publish's own fetch would have kept it (stored, its fetch noted in the health, the
+    /// events it dropped kept), or the calendar would go live with no stored copy and no record
+    /// of the fetch it shows. Nothing is written for a copy stored already.
+    pub(super) async fn keep_taken(
+        &self,
+        key: &str,
+        copy: &Arc<FeedCopy>,
+    ) -> Result<(), FeedError> {
+        let stored = self.load(key).await?.map(Arc::new);
+        if stored
+            .as_ref()
+            .is_some_and(|s| s.version == copy.version && s.fetched_at >= copy.fetched_at)
+        {
+            return Ok(());
+        }
+        self.save(key, copy).await?;
+        self.note(key, copy.fetched_at, Fetch::Good(copy.body.clone()))
+            .await;
+        if let Some(previous) = stored.filter(|p| p.version != copy.version) {
+            self.keep_history(key, &previous, copy).await;
+        }
+        // Kept: no longer counted against the editor's share of the cache.
+        self.keep(key, copy, None);
+        Ok(())
     }
 
     pub(super) async fn save(&self, key: &str, copy: &FeedCopy) -> Result<(), FeedError> {

@@ -2,10 +2,15 @@
 // feeds merged into the calendar, edited in its header), shows sample events, edits the five
 // templates with a live preview from the real engine, saves locally, and publishes (Build & Host)
 // to a hosted address, or takes it down again; a hosted calendar's health shows under its address.
+// Work not saved yet is marked, kept as a draft on every way out and restored on return
+// (editorSession.ts); leaving asks only when that draft could not be written.
 import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState, type MouseEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { ArrowLeft, CloudUpload, Plus, RefreshCw, Save, TriangleAlert, WifiOff } from 'lucide-react';
+import { ArrowLeft, CloudUpload, Plus, RefreshCw, Save, TriangleAlert, WifiOff, X } from 'lucide-react';
 import { ButtonLink } from '../lib/ButtonLink';
+import { restoredMessage } from '../lib/drafts';
+import { fetchedWhen } from '../lib/when';
+import { useDraftKeeping } from '../lib/useDraftKeeping';
 import { siteKey } from '../lib/siteKey';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
 import { useOnline } from '../lib/useOnline';
@@ -14,12 +19,14 @@ import { previewConfig, renderMapping, type MappingRender, type PreviewAnswer } 
 import { DEFAULT_NAME, editorPath, isValidId, LARGE_FEED_BYTES, MAPPING_FIELDS, type Mapping, type MappingField, type SavedCalendar } from './calendar';
 import { askNewCalendar } from './addCalendar';
 import { CalendarHealth } from './CalendarHealth';
-import { editorReducer, feedWire, initialEditorState, savedCalendar, type EditorState } from './editor';
+import { editorContent, editorReducer, feedWire, initialEditorState, isDirty, savedCalendar } from './editor';
+import { draftOf, editorStart, type EditorStart } from './editorSession';
+import { LeaveDialog } from './LeaveDialog';
 import { HostedBanner } from './HostedBanner';
 import { liveState, publishFingerprint } from './live';
 import { browserHostingDeps, runPublish, runUnpublish } from './hosting';
 import { MappingPanel } from './MappingPanel';
-import { buildConfig, checkOptions, occurrenceOf, problemFromServer, type CalendarConfig } from './options';
+import { buildConfig, checkOptions, problemFromServer, type CalendarConfig } from './options';
 import { OptionsPanel } from './OptionsPanel';
 import { PreviewPanel } from './PreviewPanel';
 import { EMPTY_DRAFT, RegexDialog, type RegexDraft } from './RegexDialog';
@@ -44,7 +51,7 @@ import { insertSpaced, placeToken, type PlaceMode } from './token';
 import { useCalendarHealth } from './useCalendarHealth';
 // Events changed by hand: the dialog from the sample, and the list beside the options.
 import { EventChangeDialog } from './EventChangeDialog';
-import { changesOn, targetsOf, type EventTargets } from './eventChange';
+import { changesOn, editsOn, hideOverride, targetsOf, type EventTargets } from './eventChange';
 import { OverridesList } from './OverridesList';
 import { useEditorFeed } from './useEditorFeed';
 import { useLatestRender } from './useLatest';
@@ -62,7 +69,8 @@ interface PreviewRequest {
 }
 const runConfigPreview = (request: PreviewRequest) => previewConfig(request.wire, request.config, siteKey.read());
 
-const openEditor = ({ stored, url }: { stored: SavedCalendar | null; url: string }): EditorState => initialEditorState(stored, url);
+/** Typing pauses this long before the draft is written. */
+const DRAFT_DELAY_MS = 400;
 
 /** Reads id, url and name from the address; a calendar without them cannot be edited. */
 export function CalendarEditorRoute() {
@@ -105,12 +113,19 @@ export function CalendarEditorRoute() {
 
 function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameParam: string | null }) {
   const navigate = useNavigate();
-  const stored = useMemo(() => calendarStore.get(id), [id]);
+  // `url` is read once: later the editor's own feeds are what counts (see below).
+  const [start] = useState((): EditorStart & { stored: SavedCalendar | null } => {
+    const stored = calendarStore.get(id);
+    return { ...editorStart(stored, calendarStore.readDraft(id), url), stored };
+  });
+  const { stored } = start;
   const name = nameParam?.trim() || stored?.name.trim() || DEFAULT_NAME;
   useDocumentTitle(`Editor · ${name}`);
 
-  // `url` is read once: later the editor's own feeds are what counts (see below).
-  const [state, dispatch] = useReducer(editorReducer, { stored, url }, openEditor);
+  const [state, dispatch] = useReducer(editorReducer, start.state);
+  const [restored, setRestored] = useState(start.restored);
+  const [draftError, setDraftError] = useState<string | null>(null);
+  const [announcement, setAnnouncement] = useState('');
   const {
     mapping,
     options,
@@ -126,6 +141,7 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
     regexField,
     lastFocused,
     unreachable,
+    saved,
   } = state;
   const online = useOnline();
   const target = useMemo(() => readTarget(sources.committed), [sources.committed]);
@@ -163,10 +179,12 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
     if (key === undefined) return undefined;
     const at = sources.rows.findIndex((r) => r.key === key);
     const name = names[at];
-    if (name !== undefined) return { number: at + 1, name };
+    // The prefix the feed was read with (its committed row's).
+    const prefix = sources.committed.find((r) => r.key === key)?.prefix ?? '';
+    if (name !== undefined) return { number: at + 1, name, prefix };
     const host = feedHost(feed.sources[feedKeys.indexOf(key)]?.url ?? '');
     return host === '' ? undefined : { number: feedKeys.indexOf(key) + 1, name: host };
-  }, [sources.listed, sources.rows, samples, feed, feedKeys, names]);
+  }, [sources.listed, sources.rows, sources.committed, samples, feed, feedKeys, names]);
   const previewRequest = useMemo(() => (event ? { event, mapping } : null), [event, mapping]);
   const preview = useLatestRender<{ event: SampleEvent; mapping: Mapping }, MappingRender>(previewRequest, renderPreview, 250);
   const templateErrors = preview.state === 'ready' ? preview.value.errors : [];
@@ -195,18 +213,20 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
   const decisionPending = configRequest !== null && configPreview.state === 'idle';
 
   // The sample "Change this event" was opened on, with what a change of it names.
-  const [changing, setChanging] = useState<{ event: SampleEvent; targets: EventTargets } | null>(null);
+  const [changing, setChanging] = useState<{ event: SampleEvent; targets: EventTargets; prefix: string } | null>(null);
   const openChange = () => {
     const targets = event ? targetsOf(event) : null;
-    if (event && targets) setChanging({ event, targets });
+    if (event && targets) setChanging({ event, targets, prefix: eventSource?.prefix ?? '' });
   };
   const closeChange = useCallback(() => setChanging(null), []);
-  const overrides = options.overrides ?? [];
+  const overrides = useMemo(() => options.overrides ?? [], [options.overrides]);
 
-  const hide = (what: 'occurrence' | 'series') => {
-    if (!event) return;
-    const recurrenceId = what === 'occurrence' ? occurrenceOf(event) : undefined;
-    dispatch({ type: 'options', action: { type: 'hideEvent', uid: event.UID ?? '', ...(recurrenceId ? { recurrenceId } : {}) } });
+  const sampleTargets = useMemo(() => (event ? targetsOf(event) : null), [event]);
+  const edits = useMemo(() => (event ? editsOn(event, overrides) : []), [event, overrides]);
+  // Hiding from the sample is a change by hand, as from the dialog: one list holds every hide.
+  const hide = (what: 'one' | 'series') => {
+    const override = sampleTargets ? hideOverride(sampleTargets, what) : null;
+    if (override) dispatch({ type: 'options', action: { type: 'overrides', action: { type: 'set', override } } });
   };
 
   // Puts the caret after an inserted token once the new text is on screen.
@@ -243,20 +263,67 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
     dispatch({ type: 'setTemplate', field: target, value: placed.value });
   };
 
-  const save = () => {
+  // Unsaved work: written a short pause after each change (and on every way out, below), dropped
+  // once the editor says again what the list holds.
+  const content = useMemo(() => editorContent({ sources, mapping, options }), [sources, mapping, options]);
+  const dirty = saved === null || content !== saved;
+  const latest = useRef(state);
+  /** Set when the editor itself leaves after a save, or the visitor chose to leave: nothing to keep. */
+  const leaving = useRef(false);
+  useEffect(() => {
+    latest.current = state;
+  });
+  const writeDraft = useCallback(() => {
+    const result = calendarStore.writeDraft(draftOf(latest.current, { id, name }, new Date()));
+    setDraftError(result.ok ? null : result.error);
+    return result.ok;
+  }, [id, name]);
+  useEffect(() => {
+    const handle = window.setTimeout(() => {
+      if (dirty) writeDraft();
+      else calendarStore.clearDraft(id);
+    }, DRAFT_DELAY_MS);
+    return () => window.clearTimeout(handle);
+  }, [content, dirty, id, writeDraft]);
+  const guard = useDraftKeeping({ dirty: () => isDirty(latest.current), settled: () => leaving.current, write: writeDraft });
+
+  /** Keeps the calendar in the list; false (said in an alert) when it could not be written. */
+  const store = (): boolean => {
     const result = calendarStore.upsert(savedCalendar(state, { id, name }, new Date()));
     if (!result.ok) {
       window.alert(result.error);
-      return;
+      return false;
     }
+    calendarStore.clearDraft(id);
+    dispatch({ type: 'saved' });
+    setRestored(null);
+    return true;
+  };
+
+  const save = () => {
+    if (!store()) return;
+    leaving.current = true;
     void navigate('/calendars');
   };
 
+  const discardChanges = () => {
+    calendarStore.clearDraft(id);
+    const current = calendarStore.get(id);
+    // Back to the saved calendar; one never saved starts again at its address, with the defaults.
+    dispatch({ type: 'restart', state: initialEditorState(current, current?.url ?? storedFeed(sources.rows).url) });
+    setRestored(null);
+    setAnnouncement('Unsaved changes discarded.');
+  };
+
   // Busy buttons stay focusable (aria-disabled, not disabled), so focus never falls to <body>.
+  // Each Build & Host that succeeds brings the banner into view with the focus (HostedBanner).
+  const [published, setPublished] = useState(0);
   const publish = (e: MouseEvent) => {
     e.preventDefault();
     if (publishing) return;
-    void runPublish(state, { id, name }, dispatch, browserHostingDeps);
+    void runPublish(state, { id, name }, dispatch, browserHostingDeps).then((done) => {
+      if (done) setPublished((n) => n + 1);
+    });
   };
   const live = liveState(hosting.publishedConfig, publishFingerprint({ name, ...feedWire(state) }, mapping, options));
   const unpublish = () => void runUnpublish(state, id, dispatch, browserHostingDeps);
@@ -284,6 +351,7 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
         <div className="toolbar">
           <div className="toolbar__title">
             <h1>Editor</h1>
+            {dirty && <span className="cal-unsaved">{saved === null ? 'Not saved yet' : 'Unsaved changes'}</span>}
           </div>
           <button
             type="button"
@@ -309,6 +377,21 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
           </button>
         </div>
         <p className="cal-editor__name">{name}</p>
+        {restored && dirty && (
+          <div className="cal-draft-notice" role="status">
+            <p>{restoredMessage(restored.savedAt)}</p>
+            <button type="button" className="button button--quiet" onClick={discardChanges}>
+              <X aria-hidden="true" size={16} />
+              Discard changes
+            </button>
+          </div>
+        )}
+        {draftError && (
+          <p className="alert alert--warning cal-warning" role="alert">
+            <TriangleAlert aria-hidden="true" size={16} />
+            {draftError}
+          </p>
+        )}
         <SourcesEditor
           sources={sources}
           names={names}
@@ -347,7 +430,7 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
         {feed?.stale && feed.sources.length === 0 && (
           <p className="alert alert--warning cal-warning" role="note">
             <TriangleAlert aria-hidden="true" size={16} />
-            The feed could not be fetched just now ({feed.stale}); showing the copy from {feed.fetchedAt}.
+            The feed could not be fetched just now ({feed.stale}); showing the copy {fetchedWhen(feed.fetchedAt, new Date())}.
           </p>
         )}
         {feed && feed.warningCount > 0 && (
@@ -367,7 +450,14 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
       </header>
 
       {hosting.hostedUrl && (
-        <HostedBanner hostedUrl={hosting.hostedUrl} canUnpublish={Boolean(hosting.editToken)} unpublishing={unpublishing} onUnpublish={unpublish} live={live} />
+        <HostedBanner
+          hostedUrl={hosting.hostedUrl}
+          canUnpublish={Boolean(hosting.editToken)}
+          unpublishing={unpublishing}
+          onUnpublish={unpublish}
+          live={live}
+          published={published}
+        />
       )}
       {health.view && <CalendarHealth view={health.view} onCheck={health.check} />}
 
@@ -382,6 +472,7 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
           onMove={(delta) => moveSample(samples, delta)}
           onInsert={openRegex}
           onHide={hide}
+          recurring={sampleTargets?.recurring ?? false}
           onChangeEvent={openChange}
           changed={event ? changesOn(event, overrides) : ''}
         />
@@ -395,7 +486,14 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
           onToken={insertChip}
           rendered={event ? preview : null}
         />
-        <PreviewPanel rendered={preview} hasSample={event !== undefined} decision={decision} decisionPending={decisionPending} source={eventSource} />
+        <PreviewPanel
+          rendered={preview}
+          hasSample={event !== undefined}
+          decision={decision}
+          decisionPending={decisionPending}
+          source={eventSource}
+          edits={edits}
+        />
         <OptionsPanel
           options={options}
           problems={problems}
@@ -422,11 +520,32 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
           onClose={closeRegex}
         />
       )}
+      {guard.state === 'blocked' && (
+        <LeaveDialog
+          name={name}
+          onStay={() => guard.reset()}
+          onLeave={() => {
+            leaving.current = true;
+            calendarStore.clearDraft(id);
+            guard.proceed();
+          }}
+          onSave={() => {
+            if (store()) {
+              leaving.current = true;
+              guard.proceed();
+            } else guard.reset();
+          }}
+        />
+      )}
+      <p className="visually-hidden" role="status">
+        {announcement}
+      </p>
       {changing && (
         <EventChangeDialog
           event={changing.event}
           targets={changing.targets}
           overrides={overrides}
+          prefix={changing.prefix}
           onSave={(override) => dispatch({ type: 'options', action: { type: 'overrides', action: { type: 'set', override } } })}
           onClose={closeChange}
         />

@@ -5,7 +5,7 @@
 // ends in an ellipsis when it is longer than its room (the editor says all of it).
 import { useRef } from 'react';
 import { RefreshCw, TriangleAlert } from 'lucide-react';
-import { FLAG_TEXT, foldLines, summaryLine } from '../lib/feedHealth';
+import { failingText, FLAG_TEXT, foldLines, summaryLine } from '../lib/feedHealth';
 import { clockTime } from '../lib/when';
 import type { HealthResult, HealthView } from './useCalendarHealth';
 import { useOverflowing } from './useOverflowing';
@@ -58,15 +58,26 @@ export function CalendarHealth({ view, onCheck }: { view: HealthView; onCheck: (
   );
 }
 
-/** The list's line: a flagged calendar's failure behind the flag, else its latest calendar app. */
+/**
+ * The list's line: a failing calendar's failure behind the flag (failing for a day) or behind how
+ * many feeds fail (at once), else its latest calendar app.
+ */
 export function CalendarHealthLine({ health }: { health: HealthResult | 'checking' }) {
   if (health === 'checking') return <p className="cal-health-line hint">Checking this feed…</p>;
   if (health.kind === 'failed') return <p className="cal-health-line hint">{health.message}</p>;
   const { report } = health;
   const line = summaryLine(report);
+  const failing = !report.flagged && report.failing > 0;
   return (
-    <p className={`cal-health-line${report.flagged ? ' cal-health-line--flagged' : ''}`} title={line}>
+    <p className={`cal-health-line${report.flagged ? ' cal-health-line--flagged' : failing ? ' cal-health-line--failing' : ''}`} title={line}>
       {report.flagged && <Flag />}
+      {failing && (
+        <span className="cal-health__failing">
+          <TriangleAlert aria-hidden="true" size={14} />
+          {failingText(report.failing)}
+          <span className="visually-hidden">:</span>
+        </span>
+      )}
       {line}
     </p>
   );

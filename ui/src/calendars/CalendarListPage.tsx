@@ -1,6 +1,8 @@
 // The calendar list (SPEC.md 2): saved calendars with Edit and Delete, Add Calendar, and the empty
 // state. Adding asks for the feed address and a name, then opens the editor on a new record. Each
-// hosted calendar gets a line on its health, checked once as the list shows.
+// hosted calendar gets a line on its health, checked once as the list shows. Work the editor kept
+// as a draft is marked: a saved calendar's unsaved changes, and calendars never saved, listed after
+// the saved ones so they can be opened again or deleted.
 import { useRef, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { CalendarPlus, Pencil, Plus, Trash2 } from 'lucide-react';
@@ -10,7 +12,7 @@ import { useDocumentTitle } from '../lib/useDocumentTitle';
 import { unpublishCalendar } from './api';
 import { askNewCalendar } from './addCalendar';
 import { CalendarHealthLine } from './CalendarHealth';
-import { DEFAULT_NAME, editorPath, type SavedCalendar } from './calendar';
+import { DEFAULT_NAME, draftCalendar, editorPath, type SavedCalendar } from './calendar';
 import { failureText } from './failure';
 import { maskFeedUrl } from './feedUrl';
 import { browserKeyDeps } from './publishKeyPrompt';
@@ -21,10 +23,12 @@ interface ItemProps {
   calendar: SavedCalendar;
   /** Undefined for a calendar that is not hosted (or that this browser cannot ask about). */
   health: HealthResult | 'checking' | undefined;
+  /** Work the editor kept as a draft: changes to a saved calendar, or a calendar never saved. */
+  unsaved?: 'changes' | 'new';
   onDelete: (c: SavedCalendar) => void;
 }
 
-function CalendarItem({ calendar, health, onDelete }: ItemProps) {
+function CalendarItem({ calendar, health, unsaved, onDelete }: ItemProps) {
   const name = calendar.name.trim() === '' ? DEFAULT_NAME : calendar.name;
   const titleId = `calendar-${calendar.id}-title`;
   return (
@@ -33,6 +37,7 @@ function CalendarItem({ calendar, health, onDelete }: ItemProps) {
         <h2 className="cal-item__name" id={titleId}>
           {name}
           {calendar.hostedUrl && <span className="pill pill--accent">Hosted</span>}
+          {unsaved && <span className="cal-unsaved">{unsaved === 'new' ? 'Not saved yet' : 'Unsaved changes'}</span>}
         </h2>
         {/* Private feeds carry an access token in the query: shown masked, never in full. */}
         <p className="cal-item__url">
@@ -65,6 +70,10 @@ export function CalendarListPage() {
   useDocumentTitle('Calendars');
   const navigate = useNavigate();
   const [calendars, setCalendars] = useState(() => calendarStore.list());
+  const [drafts, setDrafts] = useState(() => calendarStore.drafts());
+  const draftIds = new Set(drafts.map((d) => d.id));
+  // Calendars never saved: their drafts (one with no feed left has nothing to open).
+  const unsavedNew = drafts.filter((d) => d.url.trim() !== '' && !calendars.some((c) => c.id === d.id)).map(draftCalendar);
   const [notice, setNotice] = useState('');
   const healthOf = useListHealth(calendars);
   const heading = useRef<HTMLHeadingElement>(null);
@@ -76,6 +85,7 @@ export function CalendarListPage() {
 
   const remove = async (calendar: SavedCalendar) => {
     if (!window.confirm('Delete this calendar?')) return;
+    const saved = calendars.some((c) => c.id === calendar.id);
     // A hosted copy would otherwise be orphaned: its edit token lives only in this record.
     if (calendar.editToken) {
       const token = calendar.editToken;
@@ -88,12 +98,14 @@ export function CalendarListPage() {
         return;
       }
     }
-    const result = calendarStore.remove(calendar.id);
+    const result = saved ? calendarStore.remove(calendar.id) : { ok: true as const };
     if (!result.ok) {
       window.alert(result.error);
       return;
     }
+    calendarStore.clearDraft(calendar.id);
     setCalendars(calendarStore.list());
+    setDrafts(calendarStore.drafts());
     setNotice(`Deleted ${calendar.name.trim() === '' ? DEFAULT_NAME : calendar.name}.`);
     // The focused Delete button is gone; start again from the heading.
     heading.current?.focus();
@@ -115,7 +127,7 @@ export function CalendarListPage() {
       <p role="status" className={notice ? 'hint' : 'visually-hidden'}>
         {notice}
       </p>
-      {calendars.length === 0 ? (
+      {calendars.length === 0 && unsavedNew.length === 0 ? (
         <div className="card page empty-state">
           <p>No calendars saved yet.</p>
           <button type="button" className="button button--primary" onClick={add}>
@@ -126,7 +138,16 @@ export function CalendarListPage() {
       ) : (
         <ul className="cal-list" aria-label="Saved calendars">
           {calendars.map((calendar) => (
-            <CalendarItem key={calendar.id} calendar={calendar} health={healthOf(calendar.id)} onDelete={(c) => void remove(c)} />
+            <CalendarItem
+              key={calendar.id}
+              calendar={calendar}
+              health={healthOf(calendar.id)}
+              unsaved={draftIds.has(calendar.id) ? 'changes' : undefined}
+              onDelete={(c) => void remove(c)}
+            />
+          ))}
+          {unsavedNew.map((calendar) => (
+            <CalendarItem key={calendar.id} calendar={calendar} health={undefined} unsaved="new" onDelete={(c) => void remove(c)} />
           ))}
         </ul>
       )}

@@ -30,6 +30,8 @@ interface Props {
   targets: EventTargets;
   /** The calendar's overrides: the form opens on this event's own, and says when saving replaces one. */
   overrides: readonly EventOverride[];
+  /** The prefix the sample's feed puts before its titles ('' when none): a new title replaces it too. */
+  prefix?: string;
   onSave: (override: EventOverride) => void;
   onClose: () => void;
 }
@@ -37,7 +39,7 @@ interface Props {
 const CHANGE_LABEL = (t: EventTargets) =>
   t.change.recurrenceId ? 'Change this occurrence' : t.recurring ? 'Change every occurrence of the series' : 'Change this event';
 
-export function EventChangeDialog({ event, targets, overrides, onSave, onClose }: Props) {
+export function EventChangeDialog({ event, targets, overrides, prefix = '', onSave, onClose }: Props) {
   const dialog = useRef<HTMLDialogElement>(null);
   const titleInput = useRef<HTMLInputElement>(null);
   const [draft, setDraft] = useState<ChangeDraft>(() => draftFor(targets, overrides));
@@ -103,7 +105,7 @@ export function EventChangeDialog({ event, targets, overrides, onSave, onClose }
   };
 
   const start = event.DTSTART?.trim() ?? '';
-  const when = readableIcsDate(start) ?? start;
+  const when = readableIcsDate(start, event.TZID) ?? start;
   const described = (...parts: (string | false | undefined)[]) => parts.filter(Boolean).join(' ') || undefined;
 
   return (
@@ -165,7 +167,9 @@ export function EventChangeDialog({ event, targets, overrides, onSave, onClose }
               aria-describedby={described(id('summary-hint'), changing && problems.summary !== undefined && id('summary-error'))}
             />
             <span id={id('summary-hint')} className="hint">
-              Replaces the title your mapping makes. Leave empty to keep it.
+              {prefix.trim() === ''
+                ? 'Replaces the title your mapping makes. Leave empty to keep it.'
+                : `Replaces the title your mapping makes, the feed’s prefix “${prefix.trim()}” included: type it too to keep it. Leave empty to keep the title.`}
             </span>
             {changing && problems.summary && (
               <span id={id('summary-error')} className="error-text">

@@ -1,6 +1,8 @@
 // The 'Hosted:' banner after Build & Host (SPEC.md 2): the hosted link, a button copying its
-// webcal: form (what calendar apps subscribe to), and Unpublish.
-import { useEffect, useState } from 'react';
+// webcal: form (what calendar apps subscribe to), and Unpublish. Each Build & Host that succeeds
+// brings it into view and gives it the focus (on a phone it is far below the button), so the
+// result is seen and read out.
+import { useEffect, useRef, useState } from 'react';
 import { Check, Copy, Trash2 } from 'lucide-react';
 import { toWebcal } from './calendar';
 import { copyText } from './clipboard';
@@ -13,11 +15,22 @@ interface Props {
   onUnpublish: () => void;
   /** Whether the hosted feed is built from what the editor shows. */
   live: LiveState;
+  /** How many times Build & Host succeeded in this editor: each one focuses the banner. */
+  published?: number;
 }
 
-export function HostedBanner({ hostedUrl, canUnpublish, unpublishing, onUnpublish, live }: Props) {
+export function HostedBanner({ hostedUrl, canUnpublish, unpublishing, onUnpublish, live, published = 0 }: Props) {
   const webcal = toWebcal(hostedUrl);
   const [copied, setCopied] = useState<'yes' | 'failed' | null>(null);
+  const region = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    if (published === 0) return;
+    const element = region.current;
+    if (!element) return;
+    element.focus({ preventScroll: true });
+    element.scrollIntoView({ block: 'center' });
+  }, [published]);
 
   useEffect(() => {
     if (copied === null) return;
@@ -32,7 +45,7 @@ export function HostedBanner({ hostedUrl, canUnpublish, unpublishing, onUnpublis
   };
 
   return (
-    <div className={`cal-hosted cal-hosted--${live}`} role="region" aria-label="Hosted feed">
+    <div ref={region} className={`cal-hosted cal-hosted--${live}`} role="region" aria-label="Hosted feed" tabIndex={-1}>
       <p className="cal-hosted__link">
         <strong>Hosted:</strong>{' '}
         <a href={hostedUrl} target="_blank" rel="noreferrer">

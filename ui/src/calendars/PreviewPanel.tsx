@@ -1,9 +1,11 @@
-// 'Preview (from sample)' (SPEC.md 2): the sample event rendered by the server's engine, so it is
-// exactly what subscribers will get.
+// 'Preview (from sample)' (SPEC.md 2): the sample event rendered by the server's engine, with the
+// changes made to it by hand, so it is what subscribers will get.
 import type { MappingRender } from './api';
 import { PREVIEW_FIELDS } from './calendar';
 import { DecisionNote } from './DecisionNote';
+import { editedFields } from './eventChange';
 import type { Decision } from './options';
+import { describeChange, type EventOverride } from './overrides';
 import { SourceTag, type EventSource } from './SourceTag';
 import type { Rendered } from './useLatest';
 
@@ -16,9 +18,14 @@ interface Props {
   decisionPending: boolean;
   /** The feed the sample came from, in a calendar of several feeds. */
   source?: EventSource;
+  /** The changes by hand that apply to the sample (eventChange.ts's editsOn). */
+  edits?: readonly EventOverride[];
 }
 
-export function PreviewPanel({ rendered, hasSample, decision, decisionPending, source }: Props) {
+export function PreviewPanel({ rendered, hasSample, decision, decisionPending, source, edits = [] }: Props) {
+  const retitled = edits.some((e) => e.summary);
+  const fields = rendered.state === 'ready' ? editedFields(rendered.value.fields, edits) : {};
+  const prefix = source?.prefix ?? '';
   return (
     <section className="card cal-panel cal-preview" aria-labelledby="cal-preview-title">
       <div className="cal-panel__head">
@@ -38,7 +45,7 @@ export function PreviewPanel({ rendered, hasSample, decision, decisionPending, s
           <DecisionNote decision={decision} pending={decisionPending} />
           <dl className="cal-preview__list">
             {PREVIEW_FIELDS.map((field) => {
-              const value = rendered.value.fields[field];
+              const value = fields[field];
               const errors = rendered.value.errors.filter((e) => e.field === field);
               return (
                 <div className="cal-preview__row" key={field}>
@@ -55,6 +62,12 @@ export function PreviewPanel({ rendered, hasSample, decision, decisionPending, s
               );
             })}
           </dl>
+          {edits.length > 0 && (
+            <p className="hint cal-preview__changed">
+              With your change by hand: {edits.map(describeChange).join('; ')}.
+              {retitled && prefix.trim() !== '' && ` The new title replaces the whole title, so the feed’s prefix “${prefix.trim()}” is not added to it.`}
+            </p>
+          )}
         </>
       )}
     </section>

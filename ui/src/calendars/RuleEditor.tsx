@@ -124,7 +124,7 @@ export function RuleEditor({ rule, index, count, problems, onChange, onMove, onR
                 checked={rule.weekdays.includes(day)}
                 onChange={(e) => onChange({ ...rule, weekdays: toggled(WEEKDAYS, rule.weekdays, day, e.target.checked) })}
               >
-                <abbr title={WEEKDAY_NAMES[day]}>{day}</abbr>
+                {WEEKDAY_NAMES[day]}
               </CheckRow>
             ))}
           </fieldset>

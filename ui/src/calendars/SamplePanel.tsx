@@ -21,15 +21,30 @@ interface Props {
   noSample?: string;
   onMove: (delta: number) => void;
   onInsert: (field: string) => void;
-  /** Adds a rule hiding the sample (`occurrence`) or every event with its UID (`series`). */
-  onHide: (what: 'occurrence' | 'series') => void;
+  /** Hides the sample (`one`: the occurrence shown) or its whole series, as a change by hand. */
+  onHide: (what: 'one' | 'series') => void;
+  /** The sample is part of a series: it can be hidden whole, and "this" is one occurrence. */
+  recurring?: boolean;
   /** Opens "Change this event" (EventChangeDialog) for the sample. */
   onChangeEvent?: () => void;
   /** What the sample was changed by hand, in words ('' for nothing). */
   changed?: string;
 }
 
-export function SamplePanel({ samples, loading, decision, decisionPending, source, noSample, onMove, onInsert, onHide, onChangeEvent, changed }: Props) {
+export function SamplePanel({
+  samples,
+  loading,
+  decision,
+  decisionPending,
+  source,
+  noSample,
+  onMove,
+  onInsert,
+  onHide,
+  recurring = false,
+  onChangeEvent,
+  changed,
+}: Props) {
   const event = samples ? currentEvent(samples) : undefined;
   const keys = event ? orderedKeys(event, MAPPING_FIELDS) : [];
   const uid = event?.UID ?? '';
@@ -77,14 +92,17 @@ export function SamplePanel({ samples, loading, decision, decisionPending, sourc
           <DecisionNote decision={decision} pending={decisionPending} />
           {uid !== '' && (
             <div className="cal-samples__hide">
-              <button type="button" className="button button--quiet" onClick={() => onHide('occurrence')}>
+              {/* Hiding is a change by hand, listed in "Changed by hand" with the dialog's. */}
+              <button type="button" className="button button--quiet" onClick={() => onHide('one')}>
                 <EyeOff aria-hidden="true" size={16} />
-                Hide this event
+                {recurring ? 'Hide this occurrence' : 'Hide this event'}
               </button>
-              <button type="button" className="button button--quiet" onClick={() => onHide('series')}>
-                <EyeOff aria-hidden="true" size={16} />
-                Hide this series
-              </button>
+              {recurring && (
+                <button type="button" className="button button--quiet" onClick={() => onHide('series')}>
+                  <EyeOff aria-hidden="true" size={16} />
+                  Hide this series
+                </button>
+              )}
               {onChangeEvent && (
                 <button type="button" className="button button--quiet" onClick={onChangeEvent} aria-haspopup="dialog">
                   <PencilLine aria-hidden="true" size={16} />
@@ -100,7 +118,9 @@ export function SamplePanel({ samples, loading, decision, decisionPending, sourc
               <div className="cal-fields__row" key={key}>
                 <dt className="cal-fields__key">{key}</dt>
                 <dd className="cal-fields__value">{event[key] ? event[key] : <span className="hint">(empty)</span>}</dd>
-                {event[key] && readableIcsDate(event[key]) !== null && <dd className="cal-fields__readable">{readableIcsDate(event[key])}</dd>}
+                {event[key] && readableIcsDate(event[key], event.TZID) !== null && (
+                  <dd className="cal-fields__readable">{readableIcsDate(event[key], event.TZID)}</dd>
+                )}
                 <dd className="cal-fields__action">
                   <button
                     type="button"

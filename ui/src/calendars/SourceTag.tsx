@@ -6,6 +6,8 @@ export interface EventSource {
   /** The feed's place in the editor's list, from 1. */
   number: number;
   name: string;
+  /** The feed's prefix, put before each of its events' titles ('' when none). */
+  prefix?: string;
 }
 
 export function SourceTag({ source }: { source: EventSource }) {

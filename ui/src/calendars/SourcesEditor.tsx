@@ -3,6 +3,7 @@
 // own buttons, and how its last read went beside it. Thin: the rules are sources.ts's.
 import { useLayoutEffect, useRef } from 'react';
 import { ArrowDown, ArrowUp, Plus, Trash2, TriangleAlert } from 'lucide-react';
+import { fetchedWhen } from '../lib/when';
 import { formatBytes, formatEventCount } from '../lib/units';
 import {
   MAX_SOURCES,
@@ -124,7 +125,7 @@ export function SourcesEditor({ sources, names, problems, reports, previewError,
         ))}
       </ol>
       <p id="cal-sources-prefix-hint" className="hint">
-        A prefix goes before the title of each event from its feed: “[Work] ” turns “Team meeting” into “[Work] Team meeting”.
+        A prefix goes before the title of each event from its feed, with a space between them: “[Work]” turns “Team meeting” into “[Work] Team meeting”.
       </p>
       <div className="cal-sources__foot">
         {addButton}
@@ -261,7 +262,7 @@ function SourceReportLine({ id, report }: { id: string; report: SourceReport }) 
       <p id={id} className="cal-source__report cal-source__report--stale">
         <TriangleAlert aria-hidden="true" size={16} />
         <span>
-          {sentence(`This feed could not be fetched just now: ${report.stale}`)} Showing its copy from {report.fetchedAt ?? 'before'}.
+          {sentence(`This feed could not be fetched just now: ${report.stale}`)} Showing its copy {fetchedWhen(report.fetchedAt, new Date())}.
         </span>
       </p>
     );

@@ -213,6 +213,23 @@ describe('calls of the editor', () => {
     ]);
   });
 
+  it('reads why a series is kept whole, and drops a reason it does not know', async () => {
+    recordCalls({
+      decisions: [
+        { kept: true, keptWhole: true, keptWholeBecause: 'endless' },
+        { kept: true, keptWhole: true, keptWholeBecause: 'someday' },
+        { kept: true, droppedOccurrences: 3 },
+      ],
+    });
+    const mapping = { SUMMARY: '${SUMMARY}', DESCRIPTION: '', LOCATION: '', DTSTART: '', DTEND: '' };
+    const answer = await previewConfig({ url: 'https://w/cal.ics' }, { mapping });
+    expect(answer.decisions).toEqual([
+      { kept: true, keptWhole: true, keptWholeBecause: 'endless' },
+      { kept: true, keptWhole: true },
+      { kept: true, droppedOccurrences: 3 },
+    ]);
+  });
+
   it('publish a merged calendar with sources and no url', async () => {
     const calls = recordCalls({ hostedUrl: 'http://h/cal/a.ics', editToken: 't' });
     const mapping = { SUMMARY: '${SUMMARY}', DESCRIPTION: '', LOCATION: '', DTSTART: '', DTEND: '' };

@@ -103,12 +103,20 @@ const PublishAnswerSchema = record({
 });
 
 const DecisionSchema = v.pipe(
-  record({ kept: v.boolean(), reason: orNull(v.string()), droppedOccurrences: v.optional(count), keptWhole: v.optional(v.boolean()) }),
-  v.transform(({ kept, reason, droppedOccurrences, keptWhole }) => ({
+  record({
+    kept: v.boolean(),
+    reason: orNull(v.string()),
+    droppedOccurrences: v.optional(count),
+    keptWhole: v.optional(v.boolean()),
+    // A word this page does not know is no reason: the general words are said.
+    keptWholeBecause: v.fallback(v.optional(v.picklist(['endless', 'tooMany', 'unfollowed'])), undefined),
+  }),
+  v.transform(({ kept, reason, droppedOccurrences, keptWhole, keptWholeBecause }) => ({
     kept,
     ...(reason ? { reason } : {}),
     ...(droppedOccurrences ? { droppedOccurrences } : {}),
     ...(keptWhole ? { keptWhole } : {}),
+    ...(keptWhole && keptWholeBecause ? { keptWholeBecause } : {}),
   })),
 );
 

@@ -95,6 +95,30 @@ export const SavedCalendarSchema = v.pipe(
 
 export type SavedCalendar = v.InferOutput<typeof SavedCalendarSchema>;
 
+/**
+ * The editor's unsaved work on one calendar (`calendar:draft:{id}`, editorSession.ts): what Save
+ * would keep of it, written while it differs from the saved calendar (or for a calendar never
+ * saved), with when. Its address may be blank (every feed removed), which a saved calendar's may not.
+ */
+export const CalendarDraftSchema = record({
+  id: v.pipe(v.string(), v.check(isValidId)),
+  name: text,
+  url: text,
+  sources: v.fallback(v.optional(StoredSourcesSchema), undefined),
+  mapping: MappingSchema,
+  options: v.fallback(v.optional(CalendarOptionsSchema), undefined),
+  /** ISO timestamp of the write. */
+  savedAt: text,
+});
+
+export type CalendarDraft = v.InferOutput<typeof CalendarDraftSchema>;
+
+/** A draft read as the calendar it would save (the editor's opening state, the list's entry). */
+export function draftCalendar(draft: CalendarDraft): SavedCalendar {
+  const { savedAt, options, sources, ...rest } = draft;
+  return { ...rest, lastBuiltAt: savedAt, ...(options ? { options } : {}), ...(sources ? { sources } : {}) };
+}
+
 /** The address calendar apps subscribe to: http(s) replaced by webcal (SPEC.md 7). */
 export function toWebcal(url: string): string {
   return url.replace(/^https?:/i, 'webcal:');

@@ -5,6 +5,7 @@
 import type { FeedAnswer, PublishAnswer, PublishRequest } from './api';
 import { defaultMapping, type Mapping, type MappingField, type SavedCalendar } from './calendar';
 import { buildConfig, emptyOptions, isEmptyOptions, newCalendarOptions, optionsReducer, type CalendarOptions, type OptionsAction } from './options';
+import { stableJson } from './live';
 import { firstSample, withPage, type Page, type Samples } from './samples';
 import {
   initialSources,
@@ -52,6 +53,11 @@ export interface EditorState {
   unreachable: boolean;
   /** The template last focused: tokens insert there. */
   lastFocused: MappingField | null;
+  /**
+   * What the saved list holds of this calendar, as `editorContent` says it: the editor has unsaved
+   * changes while its own content differs. Null for a calendar never saved.
+   */
+  saved: string | null;
 }
 
 export type EditorAction =
@@ -73,13 +79,27 @@ export type EditorAction =
   /** `answer` null: cancelled or failed, the hosting stays as it was. */
   | { type: 'publishEnded'; answer: PublishAnswer | null; publishedConfig?: string }
   | { type: 'unpublishStarted' }
-  | { type: 'unpublishEnded'; done: boolean };
+  | { type: 'unpublishEnded'; done: boolean }
+  /** The calendar as edited is now what the list holds (Save, or the save before Build & Host). */
+  | { type: 'saved' }
+  /**
+   * Starts the editing over from `state` (Discard changes): the feed shown stays while the new
+   * state reads the same feeds, and the hosting and the saved calendar stay as they are.
+   */
+  | { type: 'restart'; state: EditorState };
 
 /**
  * A freshly opened editor at the feed address `url` (its link's): the stored mapping, sources and
  * hosting (if any), and the feed on its way.
  */
 export function initialEditorState(stored: SavedCalendar | null, url: string = stored?.url ?? ''): EditorState {
+  const state = openedAt(stored, url);
+  // What the list holds is the calendar at its own address (the link may name another).
+  const saved = stored ? editorContent(stored.url === url ? state : openedAt(stored, stored.url)) : null;
+  return { ...state, saved };
+}
+
+function openedAt(stored: SavedCalendar | null, url: string): EditorState {
   const sources = initialSources(stored, url);
   return {
     mapping: stored?.mapping ?? defaultMapping(),
@@ -98,8 +118,24 @@ export function initialEditorState(stored: SavedCalendar | null, url: string = s
     regexField: null,
     unreachable: false,
     lastFocused: null,
+    saved: null,
   };
 }
+
+/**
+ * What Save would keep of the calendar as edited (its feeds, mapping and options; not its name,
+ * which the link holds, nor its hosting, which is kept at once), as comparable text.
+ */
+export function editorContent(state: Pick<EditorState, 'sources' | 'mapping' | 'options'>): string {
+  return stableJson({
+    ...storedFeed(state.sources.rows),
+    mapping: state.mapping,
+    options: isEmptyOptions(state.options) ? undefined : state.options,
+  });
+}
+
+/** Whether the editor holds changes the saved list does not (all of a calendar never saved). */
+export const isDirty = (state: EditorState): boolean => state.saved === null || editorContent(state) !== state.saved;
 
 const pageOf = (answer: FeedAnswer): Page => ({ total: answer.eventCount, offset: answer.offset, events: answer.events });
 
@@ -177,6 +213,16 @@ export function editorReducer(state: EditorState, action: EditorAction): EditorS
       return { ...state, unpublishing: true };
     case 'unpublishEnded':
       return { ...state, unpublishing: false, hosting: action.done ? {} : state.hosting };
+    case 'saved':
+      return { ...state, saved: editorContent(state) };
+    case 'restart': {
+      const next = { ...action.state, hosting: state.hosting, saved: state.saved, publishing: state.publishing, unpublishing: state.unpublishing };
+      const shown = { feed: state.feed, feedTarget: state.feedTarget, samples: state.samples, loading: state.loading, pageLoading: state.pageLoading };
+      if (readKey(next.sources) === readKey(state.sources)) return { ...next, ...shown, unreachable: state.unreachable };
+      // Other feeds to read (the hook reads them as their target changes), as after a change of sources.
+      if (readTarget(next.sources.committed) === null) return { ...next, feed: null, feedTarget: null, samples: null, loading: false, pageLoading: false };
+      return { ...next, ...shown, loading: true, pageLoading: false };
+    }
   }
 }
 

@@ -4,7 +4,10 @@ import {
   checkDraft,
   draftFor,
   draftShiftMinutes,
+  editedFields,
+  editsOn,
   hasRoom,
+  hideOverride,
   maxAmount,
   NOTHING_TEXT,
   overrideFromDraft,
@@ -169,5 +172,39 @@ describe('what the sample shown has been given', () => {
     ).toBe('note “n”; this occurrence hidden');
     expect(changesOn(moved, [{ uid: 'other@x', hide: true }])).toBe('');
     expect(changesOn({ SUMMARY: 'No UID' }, [{ uid: 'x', hide: true }])).toBe('');
+  });
+});
+
+describe('hiding from the sample', () => {
+  it('hides a single event, or an occurrence or the whole series of a recurring one, as a change by hand', () => {
+    expect(hideOverride(targets(single), 'one')).toEqual({ uid: 'team@x', hide: true, eventTitle: 'Team meeting' });
+    // A single event has no series to hide.
+    expect(hideOverride(targets(single), 'series')).toBeNull();
+    expect(hideOverride(targets(series), 'one')).toEqual({ uid: 'weekly@x', recurrenceId: '20240304T100000', hide: true, eventTitle: 'Weekly' });
+    expect(hideOverride(targets(series), 'series')).toEqual({ uid: 'weekly@x', hide: true, eventTitle: 'Weekly' });
+  });
+});
+
+describe('the final event in the preview', () => {
+  const fields = { SUMMARY: '[Lab] Team meeting', DESCRIPTION: 'Agenda\n', LOCATION: 'Room 4' };
+
+  it("takes the edits the engine makes to the sample: its own and its series', not hiding and not other events'", () => {
+    const overrides: EventOverride[] = [
+      { uid: 'weekly@x', summary: 'Weekly sync' },
+      { uid: 'weekly@x', recurrenceId: '20240311t100000', note: 'Moved for the holiday' },
+      { uid: 'weekly@x', recurrenceId: '20240318T100000', summary: 'Other week' },
+      { uid: 'weekly@x', recurrenceId: '20240311T100000', hide: true },
+      { uid: 'team@x', summary: 'Not this one' },
+    ];
+    expect(editsOn(moved, overrides)).toEqual([overrides[0], overrides[1]]);
+    expect(editsOn(series, overrides)).toEqual([overrides[0]]);
+    expect(editsOn({ SUMMARY: 'no uid' }, overrides)).toEqual([]);
+  });
+
+  it('replaces the whole title (a prefix with it) and puts a note below the description after an empty line', () => {
+    expect(editedFields(fields, [{ uid: 'a', summary: 'Budget meeting' }])).toEqual({ ...fields, SUMMARY: 'Budget meeting' });
+    expect(editedFields(fields, [{ uid: 'a', note: 'Bring slides' }]).DESCRIPTION).toBe('Agenda\n\nBring slides');
+    expect(editedFields({ ...fields, DESCRIPTION: '  ' }, [{ uid: 'a', note: 'Bring slides' }]).DESCRIPTION).toBe('Bring slides');
+    expect(editedFields(fields, [{ uid: 'a', shiftMinutes: 30 }])).toEqual(fields);
   });
 });

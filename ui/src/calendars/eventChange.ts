@@ -42,7 +42,7 @@ export function targetsOf(event: SampleEvent): EventTargets | null {
     change: target(uid, own),
     hideOne: target(uid, one),
     recurring,
-    ...(one ? { occurrence: readableIcsDate(one) ?? one } : {}),
+    ...(one ? { occurrence: readableIcsDate(one, event.TZID) ?? one } : {}),
     allDay: /^\d{8}$/.test(event.DTSTART?.trim() ?? ''),
   };
 }
@@ -169,7 +169,47 @@ export function overrideFromDraft(targets: EventTargets, draft: ChangeDraft, amo
   };
 }
 
+// --- Hiding from the sample ---------------------------------------------------------------------
+
+/**
+ * The override "Hide this event" (`one`) or "Hide this series" (`series`) beside the sample makes:
+ * the same as the dialog's hiding, so every hide is a change by hand, in one list.
+ */
+export function hideOverride(targets: EventTargets, what: 'one' | 'series'): EventOverride | null {
+  if (what === 'series' && !targets.recurring) return null;
+  const blank: ChangeDraft = { choice: what === 'one' ? 'hideOne' : 'hideSeries', summary: '', note: '', ...shiftParts(undefined, targets.allDay) };
+  return overrideFromDraft(targets, blank);
+}
+
 // --- The sample's own changes -------------------------------------------------------------------
+
+/**
+ * The changes by hand the engine makes to the sample's lines (crates/engine/src/remap/overrides.rs):
+ * its own and its whole series', in the list's order; hiding is not one of them (the decision says it).
+ */
+export function editsOn(event: SampleEvent, overrides: readonly EventOverride[]): EventOverride[] {
+  const uid = event.UID?.trim() ?? '';
+  if (uid === '') return [];
+  const own = event['RECURRENCE-ID']?.trim().toUpperCase() ?? '';
+  return overrides.filter((o) => !o.hide && o.uid.trim() === uid && (!o.recurrenceId || o.recurrenceId.trim().toUpperCase() === own));
+}
+
+/**
+ * The preview's fields as subscribers get them after `edits`, by the engine's rule: a new title
+ * replaces the whole mapped title (a feed's prefix with it), a note goes below the description
+ * after an empty line. Times move too; the preview says so in words.
+ */
+export function editedFields<F extends Partial<Record<string, string>>>(fields: F, edits: readonly EventOverride[]): F {
+  const out: Partial<Record<string, string>> = { ...fields };
+  for (const edit of edits) {
+    if (edit.summary) out.SUMMARY = edit.summary;
+    if (edit.note) {
+      const base = fields.DESCRIPTION ?? '';
+      out.DESCRIPTION = base.trim() === '' ? edit.note : `${base.trimEnd()}\n\n${edit.note}`;
+    }
+  }
+  return out as F;
+}
 
 /**
  * What the overrides do to the sample shown, in words ('new title “Budget meeting”, 30 minutes

@@ -2,6 +2,8 @@
 // all (SPEC.md 5: non-empty; http, https or webcal), and how the list shows it without leaking
 // the secret tokens that private feed addresses carry in their query.
 
+import { maskFeedUrl } from '../lib/feedAddress';
+
 export type UrlCheck = { ok: true; url: string } | { ok: false; reason: string };
 
 const SCHEMES = ['http:', 'https:', 'webcal:', 'webcals:'];
@@ -26,23 +28,8 @@ export function checkFeedUrl(input: string): UrlCheck {
   return { ok: true, url };
 }
 
-const SECRET_MASK = '•••';
-
-/**
- * The address as the list shows it: scheme, host and path, and each query value masked (private
- * feeds from Google, Outlook or iCloud put their access token there). User info is dropped too.
- */
-export function maskFeedUrl(input: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(input);
-  } catch {
-    return input;
-  }
-  const query = [...parsed.searchParams.keys()].map((key) => `${key}=${SECRET_MASK}`).join('&');
-  const base = `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
-  return query === '' ? base : `${base}?${query}`;
-}
+// Masking is shared with the health words and the owner page (lib/feedAddress.ts).
+export { maskFeedUrl };
 
 /** Whether the list hides part of the address (its full form then goes in a title only on demand). */
 export function hasSecretParts(input: string): boolean {

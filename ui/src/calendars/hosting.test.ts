@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MemoryStorage } from '../lib/memoryStorage';
 import { ApiError, type PublishAnswer, type PublishRequest } from './api';
 import { defaultMapping, type SavedCalendar } from './calendar';
-import { editorReducer, initialEditorState, type EditorAction, type EditorState } from './editor';
+import { editorReducer, initialEditorState, isDirty, type EditorAction, type EditorState } from './editor';
 import { runPublish, runUnpublish, type HostingDeps } from './hosting';
 import { liveState, publishFingerprint } from './live';
 import { createCalendarStore } from './storage';
@@ -36,7 +36,7 @@ describe('Build & Host', () => {
     const t = setup({ publish: () => Promise.resolve({ hostedUrl: 'http://h/cal/a.ics', editToken: 'tok' }) });
     const state = initialEditorState(null, calendar.url);
     await runPublish(state, calendar, t.dispatch, t.deps);
-    expect(t.actions.map((a) => a.type)).toEqual(['publishStarted', 'publishEnded']);
+    expect(t.actions.map((a) => a.type)).toEqual(['saved', 'publishStarted', 'publishEnded']);
     const fingerprint = publishFingerprint(calendar, state.mapping, state.options);
     expect(t.final(state).hosting).toEqual({ hostedUrl: 'http://h/cal/a.ics', editToken: 'tok', publishedConfig: fingerprint });
     expect(t.store.get('a')).toMatchObject({ ...calendar, hostedUrl: 'http://h/cal/a.ics', editToken: 'tok', publishedConfig: fingerprint });
@@ -48,6 +48,8 @@ describe('Build & Host', () => {
     const saved: SavedCalendar = { ...calendar, mapping: defaultMapping(), lastBuiltAt: 'then', editToken: 'tok' };
     t.store.upsert(saved);
     const state = { ...initialEditorState(saved), mapping: { ...defaultMapping(), SUMMARY: 'unsaved' } };
+    t.store.writeDraft({ ...calendar, mapping: state.mapping, savedAt: 'then' });
+    expect(isDirty(state)).toBe(true);
     await runPublish(state, calendar, t.dispatch, t.deps);
     expect(t.sent[0]?.editToken).toBe('tok');
     expect(t.sent[0]?.mapping.SUMMARY).toBe('unsaved');
@@ -58,6 +60,9 @@ describe('Build & Host', () => {
       hostedUrl: 'http://h/cal/a.ics',
       publishedConfig: publishFingerprint(calendar, state.mapping, state.options),
     });
+    // Saved: the editor holds nothing unsaved, and the draft of the edit is gone.
+    expect(isDirty(t.final(state))).toBe(false);
+    expect(t.store.readDraft('a')).toBeNull();
     // Reopened, the editor shows the live mapping and says the feed matches it.
     const reopened = initialEditorState(t.store.get('a'));
     expect(reopened.mapping.SUMMARY).toBe('unsaved');

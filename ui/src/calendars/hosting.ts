@@ -42,19 +42,22 @@ interface Calendar {
 /**
  * Saves, then publishes the calendar as edited: what subscribers get is always what the list
  * holds, so reopening the editor shows the live mapping and a later Build & Host cannot revert
- * it. The hosted address, edit token and what was published are stored at once.
+ * it. The hosted address, edit token and what was published are stored at once. True once hosted.
  */
-export async function runPublish(state: EditorState, calendar: Calendar, dispatch: Dispatch<EditorAction>, deps: HostingDeps) {
+export async function runPublish(state: EditorState, calendar: Calendar, dispatch: Dispatch<EditorAction>, deps: HostingDeps): Promise<boolean> {
   const saved = deps.store.upsert(savedCalendar(state, calendar, deps.now()));
   if (!saved.ok) {
     deps.alert(saved.error);
-    return;
+    return false;
   }
+  // Saved: nothing of it is unsaved any more.
+  deps.store.clearDraft(calendar.id);
+  dispatch({ type: 'saved' });
   dispatch({ type: 'publishStarted' });
   const fingerprint = publishFingerprint({ name: calendar.name, ...feedWire(state) }, state.mapping, state.options);
   const outcome = await withSiteKey((key) => deps.publish(publishRequest(state, calendar), key), deps.keys);
   dispatch({ type: 'publishEnded', answer: outcome.kind === 'done' ? outcome.value : null, publishedConfig: fingerprint });
-  if (outcome.kind === 'cancelled') return;
+  if (outcome.kind === 'cancelled') return false;
   if (outcome.kind === 'failed') {
     // A refused source is marked at its input, and named as the editor numbers its feeds.
     const error = outcome.error instanceof ApiError ? outcome.error : null;
@@ -62,12 +65,13 @@ export async function runPublish(state: EditorState, calendar: Calendar, dispatc
     if (at) dispatch({ type: 'sources', action: { type: 'serverError', key: at.key, input: at.input, message: outcome.message } });
     const named = error && at ? new ApiError(error.status, error.message, at.field) : outcome.error;
     deps.alert(`Publish failed: ${failureText(outcome.message, named)}`);
-    return;
+    return false;
   }
   const next = hostingAfterPublish(state.hosting, outcome.value, fingerprint);
   // The edit token is the only way to republish or take the feed down: keep it at once.
   const kept = deps.store.update(calendar.id, (c) => ({ ...c, ...next }));
   if (!kept.ok) deps.alert(kept.error);
+  return true;
 }
 
 /** Takes the hosted calendar down after asking; the stored calendar forgets its hosting. */

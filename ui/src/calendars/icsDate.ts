@@ -5,11 +5,12 @@ const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', '
 const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 
 /**
- * `20060120T231648Z` → `Fri 20 Jan 2006, 23:16:48 UTC`; `20060120` → `Fri 20 Jan 2006`;
- * a floating time (no Z) reads as local to the event. Null for anything that is not one.
- * The weekday is computed in UTC from the written date, so no time zone can shift it.
+ * `20060120T231648Z` → `Fri 20 Jan 2006, 23:16:48 UTC`; `20060120` → `Fri 20 Jan 2006`; a time
+ * without Z is in the zone its property names (`zone`, the event's TZID: `09:00 Europe/Berlin`),
+ * else floating, local to whoever reads it. Null for anything that is not one. The weekday is
+ * computed in UTC from the written date, so no time zone can shift it.
  */
-export function readableIcsDate(value: string): string | null {
+export function readableIcsDate(value: string, zone?: string): string | null {
   const match = /^(\d{4})(\d{2})(\d{2})(?:T(\d{2})(\d{2})(\d{2})(Z?))?$/.exec(value.trim());
   if (!match) return null;
   const [, y, mo, d, h, mi, s, z] = match;
@@ -22,5 +23,6 @@ export function readableIcsDate(value: string): string | null {
   if (h === undefined || mi === undefined || s === undefined) return datePart;
   if (Number(h) > 23 || Number(mi) > 59 || Number(s) > 60) return null;
   const time = s === '00' ? `${h}:${mi}` : `${h}:${mi}:${s}`;
-  return `${datePart}, ${time} ${z === 'Z' ? 'UTC' : '(local time)'}`;
+  const named = zone?.trim() ?? '';
+  return `${datePart}, ${time} ${z === 'Z' ? 'UTC' : named !== '' ? named : '(local time)'}`;
 }

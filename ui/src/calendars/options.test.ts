@@ -58,16 +58,6 @@ describe('rule editing', () => {
     expect(run(removed, { type: 'updateRule', index: 5, rule: newRule('status') })).toBe(removed);
   });
 
-  it('hides one occurrence or a whole series by UID, once', () => {
-    const once = run(emptyOptions(), { type: 'hideEvent', uid: 'a@x', recurrenceId: '20240105T100000Z' }, { type: 'hideEvent', uid: 'a@x' });
-    expect(once.filters).toEqual([
-      { action: 'exclude', uid: 'a@x', recurrenceId: '20240105T100000Z' },
-      { action: 'exclude', uid: 'a@x' },
-    ]);
-    expect(run(once, { type: 'hideEvent', uid: 'a@x' })).toBe(once);
-    expect(run(emptyOptions(), { type: 'hideEvent', uid: '' }).filters).toEqual([]);
-  });
-
   it('names the occurrence a sample stands for: an override, a series’ first, or none', () => {
     expect(occurrenceOf({ UID: 'a', 'RECURRENCE-ID': '20240105T100000Z', RRULE: 'x' })).toBe('20240105T100000Z');
     expect(occurrenceOf({ UID: 'a', RRULE: 'FREQ=WEEKLY', DTSTART: '20240101T090000' })).toBe('20240101T090000');
@@ -148,7 +138,8 @@ describe('stored options', () => {
   });
 
   it('options are saved with the calendar and read back', () => {
-    const state = editorReducer(initialEditorState(null, old.url), { type: 'options', action: { type: 'hideEvent', uid: 'u1' } });
+    const added = editorReducer(initialEditorState(null, old.url), { type: 'options', action: { type: 'addRule', kind: 'uid' } });
+    const state = editorReducer(added, { type: 'options', action: { type: 'updateRule', index: 0, rule: { action: 'exclude', uid: 'u1' } } });
     const saved = savedCalendar(state, old, new Date(0));
     expect(parseCalendar(JSON.parse(JSON.stringify(saved)))?.options).toEqual({
       filters: [{ action: 'exclude', uid: 'u1' }],
@@ -219,7 +210,12 @@ describe("the editor's own checks", () => {
 describe('words and the suggested window', () => {
   it('describes rules and decisions', () => {
     expect(describeRule({ action: 'exclude', field: 'SUMMARY', pattern: '^Canceled:', flags: 'i' })).toBe('exclude SUMMARY ~ /^Canceled:/i');
-    expect(describeRule({ action: 'include', weekdays: ['MO', 'FR'] })).toBe('include MO,FR');
+    expect(describeRule({ action: 'include', weekdays: ['MO', 'FR'] })).toBe('include on Monday, Friday');
+    expect(describeRule({ action: 'exclude', weekdays: ['SA', 'SU'] })).toBe('exclude on Saturday, Sunday');
+    expect(describeRule({ action: 'include', weekdays: ['MO', 'TU', 'WE', 'TH', 'FR'] })).toBe('include on Monday to Friday');
+    expect(describeRule({ action: 'exclude', weekdays: ['MO', 'WE', 'FR', 'SA', 'SU'] })).toBe('exclude on Monday, Wednesday, Friday to Sunday');
+    // A new weekday rule chooses nothing itself.
+    expect(newRule('weekdays')).toEqual({ action: 'exclude', weekdays: [] });
     expect(describeDecision({ kept: true })).toBe('Kept in the hosted feed');
     expect(describeDecision({ kept: false, reason: 'window' })).toBe('Dropped: window');
     expect(describeDecision(undefined)).toBe('');
@@ -259,6 +255,14 @@ describe('occurrences judged one by one', () => {
       'Kept whole in the hosted feed: too many of its occurrences to judge one by one',
     );
     expect(describeDecision({ kept: true })).toBe('Kept in the hosted feed');
+  });
+
+  it('says why a series is kept whole, with the way out', () => {
+    expect(describeDecision({ kept: true, keptWhole: true, keptWholeBecause: 'endless' })).toBe(
+      'Kept whole in the hosted feed: it repeats without end, so the occurrences your rules drop cannot all be removed. Set “Days ahead” under “Only keep events near today” to end it there.',
+    );
+    expect(describeDecision({ kept: true, keptWhole: true, keptWholeBecause: 'tooMany' })).toMatch(/more of its occurrences than can be removed one by one/);
+    expect(describeDecision({ kept: true, keptWhole: true, keptWholeBecause: 'unfollowed' })).toMatch(/could not be followed/);
   });
 
   it('counts occurrences in words', () => {

@@ -180,7 +180,8 @@ export function newRule(kind: RuleKind, act: FilterAction = 'exclude'): FilterRu
     case 'allDay':
       return { action: act, allDay: true };
     case 'weekdays':
-      return { action: act, weekdays: ['SA', 'SU'] };
+      // Nothing chosen yet: the rule drops nothing until the visitor picks its days.
+      return { action: act, weekdays: [] };
     case 'timeOfDay':
       return { action: act, timeOfDay: { from: '09:00', to: '17:00' } };
     case 'duration':
@@ -199,7 +200,6 @@ export type OptionsAction =
   | { type: 'removeRule'; index: number }
   | { type: 'moveRule'; index: number; delta: -1 | 1 }
   | { type: 'updateRule'; index: number; rule: FilterRule }
-  | { type: 'hideEvent'; uid: string; recurrenceId?: string }
   | { type: 'setWindow'; window: CalendarWindow | undefined }
   | { type: 'setTimezones'; timezones: Timezones }
   | { type: 'setAlarms'; alarms: Alarms }
@@ -207,8 +207,6 @@ export type OptionsAction =
   | { type: 'overrides'; action: OverridesAction }
   | { type: 'setHistory'; history: CalendarHistory | undefined }
   | { type: 'setEachOccurrence'; each: boolean };
-
-const sameRule = (a: FilterRule, b: FilterRule) => JSON.stringify(a) === JSON.stringify(b);
 
 export function optionsReducer(options: CalendarOptions, act: OptionsAction): CalendarOptions {
   const filters = options.filters;
@@ -227,13 +225,6 @@ export function optionsReducer(options: CalendarOptions, act: OptionsAction): Ca
     case 'updateRule':
       if (act.index < 0 || act.index >= filters.length) return options;
       return { ...options, filters: filters.map((rule, i) => (i === act.index ? act.rule : rule)) };
-    case 'hideEvent': {
-      if (act.uid === '') return options;
-      const rule: FilterRule = act.recurrenceId ? { action: 'exclude', uid: act.uid, recurrenceId: act.recurrenceId } : { action: 'exclude', uid: act.uid };
-      // Hiding twice adds nothing.
-      if (filters.some((r) => sameRule(r, rule))) return options;
-      return { ...options, filters: [...filters, rule] };
-    }
     case 'setWindow':
       return withoutUndefined({ ...options, window: act.window });
     case 'setTimezones':
@@ -257,7 +248,7 @@ export function optionsReducer(options: CalendarOptions, act: OptionsAction): Ca
 }
 
 /**
- * The occurrence "Hide this event" names: a changed occurrence's RECURRENCE-ID; for a recurring
+ * The occurrence "Hide this event" (or occurrence) names: a changed occurrence's RECURRENCE-ID; for a recurring
  * event's own entry its first occurrence (DTSTART); none for a single event (its UID is enough).
  */
 export function occurrenceOf(event: Record<string, string>): string | undefined {
@@ -356,12 +347,27 @@ export function checkOptions(options: CalendarOptions): OptionProblem[] {
 
 // --- Words --------------------------------------------------------------------------------------
 
+/** Days in words, as the engine names them: runs of three or more as "Monday to Friday". */
+export function weekdayWords(days: readonly Weekday[]): string {
+  const parts: string[] = [];
+  for (let at = 0; at < WEEKDAYS.length; at += 1) {
+    if (!days.includes(WEEKDAYS[at] as Weekday)) continue;
+    let end = at;
+    while (end + 1 < WEEKDAYS.length && days.includes(WEEKDAYS[end + 1] as Weekday)) end += 1;
+    const name = (i: number) => WEEKDAY_NAMES[WEEKDAYS[i] as Weekday];
+    if (end - at >= 2) parts.push(`${name(at)} to ${name(end)}`);
+    else for (let i = at; i <= end; i += 1) parts.push(name(i));
+    at = end;
+  }
+  return parts.join(', ');
+}
+
 /** One line for a rule, the way the server names it in a decision's reason. */
 export function describeRule(rule: FilterRule): string {
   const verb = rule.action;
   if ('field' in rule) return `${verb} ${rule.field} ~ /${rule.pattern}/${rule.flags ?? ''}`;
   if ('allDay' in rule) return `${verb} ${rule.allDay ? 'all-day' : 'timed'} events`;
-  if ('weekdays' in rule) return `${verb} ${rule.weekdays.join(',') || 'no weekday'}`;
+  if ('weekdays' in rule) return `${verb} on ${weekdayWords(rule.weekdays) || 'no weekday'}`;
   if ('timeOfDay' in rule) return `${verb} starting ${rule.timeOfDay.from}–${rule.timeOfDay.to}`;
   if ('duration' in rule) return `${verb} lasting ${rule.duration.minMinutes ?? 0}–${rule.duration.maxMinutes ?? '∞'} min`;
   if ('status' in rule) return `${verb} STATUS ${rule.status}`;
@@ -376,12 +382,27 @@ export interface Decision {
   droppedOccurrences?: number;
   /** Too many dropped occurrences to remove one by one: the series is kept whole. */
   keptWhole?: boolean;
+  /** Why (the engine's KeptWhole): it never ends, too many occurrences, or its rule could not be followed. */
+  keptWholeBecause?: 'endless' | 'tooMany' | 'unfollowed';
 }
+
+/** Why a series is kept whole, with the way out where there is one. */
+const KEPT_WHOLE_TEXT: Record<NonNullable<Decision['keptWholeBecause']>, string> = {
+  endless:
+    'Kept whole in the hosted feed: it repeats without end, so the occurrences your rules drop cannot all be removed. Set “Days ahead” under “Only keep events near today” to end it there.',
+  tooMany:
+    'Kept whole in the hosted feed: your rules drop more of its occurrences than can be removed one by one. Fewer “Days ahead” or “Days back” leave fewer to remove.',
+  unfollowed: 'Kept whole in the hosted feed: its repeat rule could not be followed occurrence by occurrence.',
+};
 
 /** 'Kept' or 'Dropped: filter 2 (…)' for the sample browser and the preview. */
 export function describeDecision(decision: Decision | undefined): string {
   if (!decision) return '';
-  if (decision.kept && decision.keptWhole) return 'Kept whole in the hosted feed: too many of its occurrences to judge one by one';
+  if (decision.kept && decision.keptWhole) {
+    return decision.keptWholeBecause
+      ? KEPT_WHOLE_TEXT[decision.keptWholeBecause]
+      : 'Kept whole in the hosted feed: too many of its occurrences to judge one by one';
+  }
   const dropped = decision.droppedOccurrences ?? 0;
   if (decision.kept && dropped > 0) {
     return `Kept in the hosted feed without ${dropped.toLocaleString('en')} ${dropped === 1 ? 'occurrence' : 'occurrences'} the filters drop`;

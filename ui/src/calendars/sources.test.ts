@@ -14,6 +14,7 @@ import {
   sourceNames,
   sourceProblems,
   sourcesReducer,
+  spacedPrefix,
   storedFeed,
   wireOf,
   type SourceRow,
@@ -178,6 +179,17 @@ describe('sources: checks', () => {
 });
 
 describe('sources: what is sent', () => {
+  it('puts a space after a prefix typed without one, as the placeholder shows it', () => {
+    expect(spacedPrefix('[Lab]')).toBe('[Lab] ');
+    expect(spacedPrefix('[Lab] ')).toBe('[Lab] ');
+    expect(spacedPrefix('Lab:\t')).toBe('Lab:\t');
+    expect(spacedPrefix('')).toBe('');
+    // No room for one more character: the server would refuse it.
+    expect(spacedPrefix('x'.repeat(64))).toBe('x'.repeat(64));
+    expect(publishTarget(rows({ url: WORK, prefix: '[W]' }))?.wire).toEqual({ sources: [{ url: WORK, prefix: '[W] ' }] });
+    expect(readTarget(rows({ url: WORK, prefix: '[W]' }))?.wire).toEqual({ sources: [{ url: WORK, prefix: '[W] ' }] });
+  });
+
   it('sends one plain feed as the plain address, as every calendar before sources', () => {
     expect(publishTarget(rows({ url: ` ${WORK} ` }))).toEqual({ wire: { url: WORK }, keys: [0] });
     expect(wireOf([{ url: WORK }])).toEqual({ url: WORK });

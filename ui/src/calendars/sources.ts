@@ -192,10 +192,20 @@ export function sourceProblems(rows: readonly SourceRow[]): SourceProblem[] {
 
 // --- What is sent and stored --------------------------------------------------------------------
 
-/** A row as the server takes it: the address trimmed, the label trimmed, empty parts left out. */
+/**
+ * A prefix as it goes before a title: followed by a space, so "[Lab]" (as the placeholder shows
+ * it) gives "[Lab] Maker meeting", not "[Lab]Maker meeting". One that ends in white space already,
+ * or has no room for another character, is left as it is.
+ */
+export function spacedPrefix(prefix: string): string {
+  if (prefix === '' || /\s$/u.test(prefix) || Array.from(prefix).length >= MAX_SOURCE_TEXT) return prefix;
+  return `${prefix} `;
+}
+
+/** A row as the server takes it: the address trimmed, the label trimmed, the prefix spaced, empty parts left out. */
 function toSource(r: SourceRow, withLabel = true): FeedSource {
   const label = r.label.trim();
-  return { url: r.url.trim(), ...(r.prefix !== '' ? { prefix: r.prefix } : {}), ...(withLabel && label !== '' ? { label } : {}) };
+  return { url: r.url.trim(), ...(r.prefix !== '' ? { prefix: spacedPrefix(r.prefix) } : {}), ...(withLabel && label !== '' ? { label } : {}) };
 }
 
 /** The rows that name a feed (a row whose address is blank is nothing yet, and left out). */

@@ -1,12 +1,15 @@
 // The only code that touches localStorage for calendars: the saved list under `calendars:v1`
-// (DESIGN.md "Browser storage"; the site's key is lib/siteKey.ts's). Reads are validated: entries
+// (DESIGN.md "Browser storage"; the site's key is lib/siteKey.ts's), and the editor's unsaved work
+// on each calendar under `calendar:draft:{id}` (kept in this browser, never synced). Reads are validated: entries
 // without the shape of a calendar are dropped, missing mapping fields get their default, and
 // nothing unchecked reaches a screen. Writes report failure instead of throwing.
 import { announceLocalChange } from '../lib/localChanges';
 import { parseOrNull } from '../lib/schema';
-import { SavedCalendarSchema, type SavedCalendar } from './calendar';
+import { CalendarDraftSchema, SavedCalendarSchema, type CalendarDraft, type SavedCalendar } from './calendar';
 
 export const CALENDARS_KEY = 'calendars:v1';
+/** One calendar's unsaved draft: `${DRAFT_PREFIX}${id}`. */
+export const DRAFT_PREFIX = 'calendar:draft:';
 
 export type WriteResult = { ok: true } | { ok: false; error: string };
 
@@ -19,6 +22,12 @@ export interface CalendarStore {
   /** Changes some fields of a stored calendar; a no-op success when it is not stored. */
   update(id: string, change: (calendar: SavedCalendar) => SavedCalendar): WriteResult;
   remove(id: string): WriteResult;
+  /** The editor's unsaved work on calendar `id`, when there is a readable one. */
+  readDraft(id: string): CalendarDraft | null;
+  writeDraft(draft: CalendarDraft): WriteResult;
+  clearDraft(id: string): void;
+  /** Every readable draft, oldest write first. */
+  drafts(): CalendarDraft[];
 }
 
 /** One stored calendar, or null when it has not the shape of one. */
@@ -89,6 +98,31 @@ export function createCalendarStore(storage: Storage | null): CalendarStore {
 
   const writeList = (calendars: SavedCalendar[]) => write(CALENDARS_KEY, JSON.stringify(calendars));
 
+  const readDraft = (id: string): CalendarDraft | null => {
+    const raw = readRaw(`${DRAFT_PREFIX}${id}`);
+    if (raw === null) return null;
+    try {
+      const draft = parseOrNull(CalendarDraftSchema, JSON.parse(raw));
+      // A draft is of the calendar its key names.
+      return draft?.id === id ? draft : null;
+    } catch {
+      return null;
+    }
+  };
+
+  const draftIds = (): string[] => {
+    const ids: string[] = [];
+    try {
+      for (let i = 0; storage && i < storage.length; i += 1) {
+        const key = storage.key(i);
+        if (key?.startsWith(DRAFT_PREFIX)) ids.push(key.slice(DRAFT_PREFIX.length));
+      }
+    } catch {
+      return [];
+    }
+    return ids;
+  };
+
   return {
     list,
     get: (id) => list().find((calendar) => calendar.id === id) ?? null,
@@ -116,6 +150,30 @@ export function createCalendarStore(storage: Storage | null): CalendarStore {
       const kept = calendars.filter((c) => c.id !== id);
       if (kept.length === calendars.length) return { ok: true };
       return writeList(kept);
+    },
+    readDraft,
+    writeDraft(draft) {
+      const clean = parseOrNull(CalendarDraftSchema, draft);
+      if (!clean) return { ok: false, error: 'The draft needs a valid calendar id.' };
+      const written = write(`${DRAFT_PREFIX}${clean.id}`, JSON.stringify(clean));
+      return written.ok
+        ? written
+        : {
+            ok: false,
+            error: 'This browser could not keep your unsaved changes as a draft: its storage is full or turned off. Save to keep them in the list.',
+          };
+    },
+    clearDraft(id) {
+      try {
+        storage?.removeItem(`${DRAFT_PREFIX}${id}`);
+      } catch {
+        // Storage turned off: there is no draft to clear.
+      }
+    },
+    drafts() {
+      return draftIds()
+        .flatMap((id) => readDraft(id) ?? [])
+        .sort((a, b) => (a.savedAt < b.savedAt ? -1 : a.savedAt > b.savedAt ? 1 : 0));
     },
   };
 }

@@ -35,11 +35,19 @@ export interface CalendarHealth {
   check: () => void;
 }
 
-/** The editor's check of calendar `id` with its current hosting. */
+/**
+ * The editor's check of calendar `id` with its current hosting. Each Build & Host (a new
+ * `hosting`) checks again: the publish fetched the feed, and the section must not say otherwise.
+ */
 export function useCalendarHealth(id: string, hosting: { hostedUrl?: string; editToken?: string }): CalendarHealth {
   const { hostedUrl, editToken } = hosting;
   const access = useMemo(() => healthAccess({ hostedUrl, editToken }, siteKey.read()), [hostedUrl, editToken]);
   const [round, setRound] = useState(0);
+  const [seen, setSeen] = useState(hosting);
+  if (seen !== hosting) {
+    setSeen(hosting);
+    setRound((r) => r + 1);
+  }
   const [answered, setAnswered] = useState<{ key: string; result: HealthResult } | null>(null);
   // Which check the screen waits for: a new round, or new access (a first publish), asks again.
   const key = access ? `${id} ${access.editToken ?? ''} ${access.key ?? ''} ${round}` : null;

@@ -2,6 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   describeHealth,
+  failingText,
+  feedName,
   FAMILIES,
   FAMILY_LABELS,
   foldLines,
@@ -213,6 +215,7 @@ describe('reading the answer', () => {
   it('reads the contract example into its lines', () => {
     expect(describeHealth(status(EXAMPLE), NOW, UTC)).toEqual({
       flagged: true,
+      failing: 1,
       source: ['The source has failed 5 times since Monday: 404 Not Found.', 'Subscribers still get the copy from 2 days ago.'],
       failure: 'The source has failed 5 times since Monday: 404 Not Found.',
       subscribers: ['Google Calendar last fetched this feed 3 hours ago (30 times this week).'],
@@ -235,16 +238,31 @@ describe('reading the answer', () => {
     };
     const flagged = { ...failing, url: 'https://club.example/c.ics', flagged: true, upstream: { ...failing.upstream, failures: 40 } };
     const report = describeHealth(status({ upstream: well.upstream, sources: [well, failing] }), NOW, UTC);
-    expect(report.failure).toBe('The feed from home.example has failed 3 times since 08:00: HTTP 500.');
+    expect(report.failure).toBe('Feed 2 (https://home.example/family.ics?token=•••) has failed 3 times since 08:00: HTTP 500.');
     expect(report.source).toEqual([report.failure, 'Subscribers still get the copy from 3 hours ago.']);
     expect(describeHealth(status({ upstream: flagged.upstream, sources: [well, failing, flagged], flagged: true }), NOW, UTC).failure).toMatch(
-      /^The feed from club\.example has failed 40 times/,
+      /^Feed 3 \(https:\/\/club\.example\/c\.ics\) has failed 40 times/,
     );
     // None failing: what the answer says of the calendar, as for one feed.
     expect(describeHealth(status({ upstream: well.upstream, sources: [well] }), NOW, UTC).source).toEqual([
       'The source was last fetched 1 hour ago: 3 events.',
     ]);
     expect(status({ sources: 'x' }).sources).toEqual([]);
+  });
+
+  it('tells two feeds of one host apart by number, label and address', () => {
+    const failing = {
+      url: 'http://127.0.0.1:18601/lab.ics',
+      label: '  Lab ',
+      flagged: false,
+      upstream: upstream({ lastFetchAt: '2026-11-25T09:00:00Z', lastError: 'HTTP 404', failures: 1, failingSince: '2026-11-25T09:00:00Z' }),
+    };
+    const well = { url: 'http://127.0.0.1:18601/work.ics', label: 'Work', flagged: false, upstream: upstream({ lastFetchAt: '2026-11-25T09:00:00Z' }) };
+    const read = status({ upstream: well.upstream, sources: [well, failing] });
+    expect(read.sources?.map((s) => s.label)).toEqual(['Work', 'Lab']);
+    expect(describeHealth(read, NOW, UTC).failure).toBe('Feed 2 “Lab” (http://127.0.0.1:18601/lab.ics) failed once at 09:00: HTTP 404.');
+    expect(feedName({ url: '', label: null }, 4)).toBe('Feed 4');
+    expect(status({ sources: [{ ...well, label: 7 }] }).sources?.[0]?.label).toBeNull();
   });
 
   it('reads instants with an offset or fractions of a second', () => {
@@ -259,7 +277,7 @@ describe('reading the answer', () => {
   it('reads missing fields as no data: no source line, no apps, not flagged', () => {
     const read = status({});
     expect(read).toEqual({ upstream: null, subscribers: [], flagged: false });
-    expect(describeHealth(read, NOW, UTC)).toEqual({ flagged: false, source: [], failure: null, subscribers: [NO_SUBSCRIBERS], apps: [] });
+    expect(describeHealth(read, NOW, UTC)).toEqual({ flagged: false, failing: 0, source: [], failure: null, subscribers: [NO_SUBSCRIBERS], apps: [] });
     expect(status({ upstream: 'broken', subscribers: { google: 1 }, flagged: 'yes' })).toEqual({ upstream: null, subscribers: [], flagged: false });
   });
 
@@ -362,8 +380,25 @@ describe('the list line', () => {
     expect(summaryLine(report({ upstream: failing, subscribers, flagged: true }))).toBe('The source has failed 30 times since Monday: 404 Not Found.');
   });
 
-  it('is otherwise the latest calendar app, even while the source fails for less than a day', () => {
-    expect(summaryLine(report({ upstream: failing, subscribers, flagged: false }))).toBe(
+  it('is the failure at once, while the source fails for less than a day, and counts the feeds failing', () => {
+    const now = report({ upstream: failing, subscribers, flagged: false });
+    expect(summaryLine(now)).toBe('The source has failed 30 times since Monday: 404 Not Found.');
+    expect(now.failing).toBe(1);
+    expect(failingText(now.failing)).toBe('1 feed failing');
+    const merged = report({
+      upstream: failing,
+      sources: [
+        { url: 'https://a.example/1.ics', upstream: failing },
+        { url: 'https://a.example/2.ics', upstream: upstream({ lastFetchAt: ago(HOUR) }) },
+        { url: 'https://a.example/3.ics', upstream: failing },
+      ],
+    });
+    expect(merged.failing).toBe(2);
+    expect(failingText(merged.failing)).toBe('2 feeds failing');
+  });
+
+  it('is otherwise the latest calendar app', () => {
+    expect(summaryLine(report({ upstream: upstream({ lastFetchAt: ago(HOUR) }), subscribers }))).toBe(
       'Google Calendar last fetched this feed 1 hour ago (5 times this week).',
     );
     expect(summaryLine(report({ upstream: upstream({ lastFetchAt: ago(HOUR) }) }))).toBe(NO_SUBSCRIBERS);

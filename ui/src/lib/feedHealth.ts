@@ -3,6 +3,7 @@
 // wrong kind is no data, never a crash), turned into the sentences the calendar editor, the
 // calendar list and the owner page show. Pure: the clock and the time zone come in.
 import * as v from 'valibot';
+import { maskFeedUrl } from './feedAddress';
 import { flag, listOf, record } from './schema';
 import { formatBytes, formatCount, formatEventCount } from './units';
 import { instant, instantSchema, timeAgo, whenPhrase, type WhenOptions } from './when';
@@ -60,6 +61,17 @@ const SubscriberSchema = record({
 /** One feed of a merged calendar and how it has been doing. */
 const SourceHealthSchema = record({
   url: v.fallback(v.string(), ''),
+  /** The name its owner gave the feed in the editor; null when none. */
+  label: v.fallback(
+    v.nullable(
+      v.pipe(
+        v.string(),
+        v.transform((text) => text.trim()),
+        v.check((text) => text !== ''),
+      ),
+    ),
+    null,
+  ),
   upstream: v.fallback(v.nullable(UpstreamSchema), null),
   flagged: flag(false),
 });
@@ -86,6 +98,8 @@ export function parseCalendarStatus(value: unknown): CalendarStatus | null {
 export interface HealthReport {
   /** The source has failed for a day or more (the server decides). */
   flagged: boolean;
+  /** How many of its feeds failed the last time they were fetched (the one feed: 0 or 1). */
+  failing: number;
   /** What the source is doing: one sentence, or two when failing with a good copy kept. */
   source: string[];
   /** The sentence saying how the source fails, or null when it does not. */
@@ -105,7 +119,7 @@ const keptCopy = (ago: string) =>
 
 /**
  * The source's sentences (see HealthReport.source), and which of them tells the failure. `subject`
- * names a failing feed of a merged calendar ("The feed from example.org").
+ * names a failing feed of a merged calendar (feedName).
  */
 function describeSource(upstream: Upstream, now: Date, options: WhenOptions, subject = 'The source'): { source: string[]; failure: string | null } {
   const { failures, lastError, failingSince, lastFetchAt, lastSuccessAt } = upstream;
@@ -155,13 +169,19 @@ function subscriberLine(subscriber: Subscriber, now: Date, options: WhenOptions)
   return `${FAMILY_LABELS[subscriber.family]} last fetched this feed ${timeAgo(subscriber.lastPollAt, now, options)}${often}.`;
 }
 
-/** A feed's host, to name it ('' when its address has none). */
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return '';
-  }
+/**
+ * How a feed of a merged calendar is named in a sentence: its number (as the editor numbers its
+ * feeds), its label when it has one, and its address (masked: private feeds carry tokens), so two
+ * feeds of one host are told apart: "Feed 2 “Lab” (https://example.org/lab.ics)".
+ */
+export function feedName(source: { url: string; label: string | null }, number: number): string {
+  const address = source.url.trim() === '' ? '' : ` (${maskFeedUrl(source.url.trim())})`;
+  return `${feedLabel(source, number)}${address}`;
+}
+
+/** A feed of a merged calendar by its number and label alone: "Feed 2 “Lab”". */
+export function feedLabel(source: { label: string | null }, number: number): string {
+  return source.label === null ? `Feed ${number}` : `Feed ${number} “${source.label}”`;
 }
 
 /**
@@ -172,9 +192,7 @@ function failingFeed(status: CalendarStatus): { upstream: Upstream; subject: str
   const sources = status.sources ?? [];
   const failing = sources.find((s) => s.flagged && s.upstream) ?? sources.find((s) => (s.upstream?.failures ?? 0) > 0);
   if (!failing?.upstream) return null;
-  const host = hostOf(failing.url);
-  const number = sources.indexOf(failing) + 1;
-  return { upstream: failing.upstream, subject: host === '' ? `Feed ${number}` : `The feed from ${host}` };
+  return { upstream: failing.upstream, subject: feedName(failing, sources.indexOf(failing) + 1) };
 }
 
 /** The sentences of a status at `now`. */
@@ -187,8 +205,11 @@ export function describeHealth(status: CalendarStatus, now: Date, options: WhenO
       ? describeSource(status.upstream, now, options)
       : { source: [], failure: null };
   const families = latestByFamily(status.subscribers);
+  const failed = (upstream: Upstream | null) => (upstream?.failures ?? 0) > 0;
+  const sources = status.sources ?? [];
   return {
     flagged: status.flagged,
+    failing: sources.length > 0 ? sources.filter((s) => failed(s.upstream)).length : failed(status.upstream) ? 1 : 0,
     source,
     failure,
     subscribers: families.length > 0 ? families.map((s) => subscriberLine(s, now, options)) : [NO_SUBSCRIBERS],
@@ -231,10 +252,13 @@ export function foldLines(report: HealthReport, max: number = HEALTH_LINES): Hea
 }
 
 /**
- * The one sentence the calendar list shows: a flagged calendar's failure (its source's first
- * sentence if the failure count is missing), else the latest calendar app's.
+ * The one sentence the calendar list shows: a failing calendar's failure, flagged or not yet (its
+ * source's first sentence if the failure count is missing), else the latest calendar app's.
  */
 export function summaryLine(report: HealthReport): string {
-  if (report.flagged) return report.failure ?? report.source[0] ?? FLAG_TEXT;
+  if (report.flagged || report.failing > 0) return report.failure ?? report.source[0] ?? FLAG_TEXT;
   return report.subscribers[0] ?? NO_SUBSCRIBERS;
 }
+
+/** The list's marker of feeds failing now, before the day-long flag: "1 feed failing". */
+export const failingText = (failing: number) => `${formatCount(failing)} ${failing === 1 ? 'feed' : 'feeds'} failing`;

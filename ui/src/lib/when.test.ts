@@ -1,6 +1,6 @@
 // Times in words, told in pinned zones so the machine's own zone cannot change them.
 import { describe, expect, it } from 'vitest';
-import { dateTime, timeAgo, whenPhrase, type WhenOptions } from './when';
+import { dateTime, fetchedWhen, httpDate, timeAgo, whenPhrase, type WhenOptions } from './when';
 
 const UTC: WhenOptions = { timeZone: 'UTC' };
 const AMSTERDAM: WhenOptions = { timeZone: 'Europe/Amsterdam' };
@@ -86,5 +86,25 @@ describe('a moment in a list', () => {
     expect(dateTime(new Date('2025-11-03T08:05:00Z'), NOW, UTC)).toBe('3 November 2025, 08:05');
     expect(dateTime(new Date('2025-12-31T23:30:00Z'), new Date('2026-01-01T10:00:00Z'), UTC)).toBe('31 December 2025, 23:30');
     expect(dateTime(new Date('2025-12-31T23:30:00Z'), new Date('2026-01-01T10:00:00Z'), AMSTERDAM)).toBe('1 January, 00:30');
+  });
+});
+
+describe('the time of a kept copy', () => {
+  const now = new Date('2026-11-27T12:03:00Z');
+  const utc = { timeZone: 'UTC' };
+
+  it('reads an HTTP date as servers send it, and nothing else', () => {
+    expect(httpDate('Fri, 27 Nov 2026 11:51:00 GMT')?.toISOString()).toBe('2026-11-27T11:51:00.000Z');
+    expect(httpDate('Fri, 31 Nov 2026 11:51:00 GMT')).toBeNull();
+    expect(httpDate('Fri, 27 Foo 2026 11:51:00 GMT')).toBeNull();
+    expect(httpDate('2026-11-27T11:51:00Z')).toBeNull();
+  });
+
+  it('says when the copy was fetched in words, never the raw date', () => {
+    expect(fetchedWhen('Fri, 27 Nov 2026 11:51:00 GMT', now, utc)).toBe('fetched at 11:51 (12 minutes ago)');
+    expect(fetchedWhen('Mon, 23 Nov 2026 08:00:00 GMT', now, utc)).toBe('fetched on Monday (4 days ago)');
+    expect(fetchedWhen('2026-11-27T11:51:00Z', now, utc)).toBe('fetched at 11:51 (12 minutes ago)');
+    expect(fetchedWhen('yesterday', now, utc)).toBe('fetched earlier');
+    expect(fetchedWhen(null, now, utc)).toBe('fetched earlier');
   });
 });

@@ -94,3 +94,25 @@ export function dateTime(then: Date, now: Date, options: WhenOptions = {}): stri
   const year = sameYear.format(then) === sameYear.format(now) ? {} : { year: 'numeric' as const };
   return `${new Intl.DateTimeFormat('en-GB', { timeZone, day: 'numeric', month: 'long', ...year }).format(then)}, ${clockTime(then, options)}`;
 }
+
+const MONTH_NUMBERS: Readonly<Record<string, number>> = { Jan: 0, Feb: 1, Mar: 2, Apr: 3, May: 4, Jun: 5, Jul: 6, Aug: 7, Sep: 8, Oct: 9, Nov: 10, Dec: 11 };
+
+/** An HTTP date as servers send it ("Fri, 27 Nov 2026 11:51:00 GMT", RFC 9110's IMF-fixdate); null for anything else. */
+export function httpDate(text: string): Date | null {
+  const match = /^[A-Z][a-z]{2}, (\d{2}) ([A-Z][a-z]{2}) (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT$/.exec(text.trim());
+  const month = match ? MONTH_NUMBERS[match[2] ?? ''] : undefined;
+  if (!match || month === undefined) return null;
+  const [day, year, hour, minute, second] = [match[1], match[3], match[4], match[5], match[6]].map(Number) as [number, number, number, number, number];
+  const date = new Date(Date.UTC(year, month, day, hour, minute, second));
+  return date.getUTCDate() === day && hour < 24 && minute < 60 && second < 61 ? date : null;
+}
+
+/**
+ * When a kept copy was fetched, for "showing the copy …": "fetched at 11:51 (12 minutes ago)",
+ * "fetched on Monday (3 days ago)"; `text` as the server sends it (an HTTP date, or RFC 3339).
+ */
+export function fetchedWhen(text: string | null, now: Date, options: WhenOptions = {}): string {
+  const parsed = text === null ? null : (httpDate(text) ?? v.parse(instant, text));
+  if (!parsed) return 'fetched earlier';
+  return `fetched ${whenPhrase(parsed, now, 'at', options)} (${timeAgo(parsed, now, options)})`;
+}

@@ -3,7 +3,7 @@
 // meter. Times are the browser's own, counted from the check's time.
 import { useId, type ReactNode } from 'react';
 import { CircleCheck, CircleQuestionMark, CircleX, TriangleAlert } from 'lucide-react';
-import { describeHealth, FLAG_TEXT } from '../lib/feedHealth';
+import { describeHealth, feedLabel, FLAG_TEXT, type CalendarStatus } from '../lib/feedHealth';
 import type { Backups, Check, CheckStatus, FeedsUse, Owner, OwnerCalendar, SyncUse } from './owner';
 import { checksSummary, fileParts, lastRunText, scheduleText, statusLabel, usage, type Usage } from './words';
 
@@ -57,6 +57,8 @@ function Checks({ checks }: { checks: readonly Check[] | null }) {
 function CalendarItem({ calendar, now }: { calendar: OwnerCalendar; now: Date }) {
   const headingId = useId();
   const report = calendar.status ? describeHealth(calendar.status, now) : null;
+  // A merged calendar: every feed, the one failing marked, not only the first.
+  const sources = calendar.status?.sources ?? [];
   return (
     <article className="owner-calendar" aria-labelledby={headingId}>
       <h3 id={headingId} className="owner-calendar__name">
@@ -68,7 +70,7 @@ function CalendarItem({ calendar, now }: { calendar: OwnerCalendar; now: Date })
           </span>
         )}
       </h3>
-      {(calendar.feedPath ?? calendar.url) && (
+      {(calendar.feedPath ?? calendar.url ?? sources.length > 0) && (
         <dl className="owner-facts">
           {calendar.feedPath && (
             <div>
@@ -80,11 +82,20 @@ function CalendarItem({ calendar, now }: { calendar: OwnerCalendar; now: Date })
               </dd>
             </div>
           )}
-          {calendar.url && (
+          {sources.length > 0 ? (
             <div>
-              <dt>Source</dt>
-              <dd className="owner-mono">{calendar.url}</dd>
+              <dt>Sources</dt>
+              <dd>
+                <Sources sources={sources} />
+              </dd>
             </div>
+          ) : (
+            calendar.url && (
+              <div>
+                <dt>Source</dt>
+                <dd className="owner-mono">{calendar.url}</dd>
+              </div>
+            )
           )}
         </dl>
       )}
@@ -100,6 +111,24 @@ function CalendarItem({ calendar, now }: { calendar: OwnerCalendar; now: Date })
         <p className="hint">The server sent nothing about how this calendar is doing.</p>
       )}
     </article>
+  );
+}
+
+/** A merged calendar's feeds, numbered as the editor numbers them, each with its label and address. */
+function Sources({ sources }: { sources: NonNullable<CalendarStatus['sources']> }) {
+  return (
+    <ol className="owner-sources">
+      {sources.map((source, index) => {
+        const failing = (source.upstream?.failures ?? 0) > 0;
+        return (
+          <li key={`${index}-${source.url}`} className="owner-source">
+            <span className="owner-source__name">{feedLabel(source, index + 1)}</span>
+            {(source.flagged || failing) && <Status status={source.flagged ? 'fail' : 'warn'} label={source.flagged ? FLAG_TEXT : 'Failing'} />}
+            <span className="owner-mono owner-source__url">{source.url}</span>
+          </li>
+        );
+      })}
+    </ol>
   );
 }
 

@@ -156,6 +156,39 @@ fn check_sources(sources: &[Source]) -> Result<(), ConfigError> {
 }
 
 const WEEKDAYS: [&str; 7] = ["MO", "TU", "WE", "TH", "FR", "SA", "SU"];
+/// The days as a rule's words name them (never the codes): "Monday to Friday", "Saturday, Sunday".
+const DAY_NAMES: [&str; 7] = [
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+    "Sunday",
+];
+
+/// The days of `mask` in words: runs of three days or more as "Monday to Friday".
+fn days_in_words(mask: u8) -> String {
+    let mut parts = Vec::new();
+    let mut day = 0;
+    while day < 7 {
+        if mask & (1 << day) == 0 {
+            day += 1;
+            continue;
+        }
+        let mut end = day;
+        while end + 1 < 7 && mask & (1 << (end + 1)) != 0 {
+            end += 1;
+        }
+        if end - day >= 2 {
+            parts.push(format!("{} to {}", DAY_NAMES[day], DAY_NAMES[end]));
+        } else {
+            parts.extend(DAY_NAMES[day..=end].iter().map(|d| (*d).to_owned()));
+        }
+        day = end + 1;
+    }
+    parts.join(", ")
+}
 
 impl CompiledConfig {
     /// Checks every part of `config` and compiles it; the first problem is the error.
@@ -395,14 +428,7 @@ fn compile_matcher(
                 };
                 mask |= 1 << bit;
             }
-            let listed: Vec<&str> = (0..7)
-                .filter(|b| mask & (1 << b) != 0)
-                .map(|b| WEEKDAYS[b])
-                .collect();
-            (
-                Test::Weekdays(mask),
-                format!("weekdays {}", listed.join(",")),
-            )
+            (Test::Weekdays(mask), format!("on {}", days_in_words(mask)))
         }
         Matcher::TimeOfDay(t) => {
             let from = parse_hhmm(&t.from, false).ok_or_else(|| {

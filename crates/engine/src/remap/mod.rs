@@ -21,7 +21,7 @@ use crate::ics::{self, Limits, Warning, Warnings};
 use crate::interrupt;
 pub use crate::mapping::{CompiledMapping, MappedField, Mapping};
 use crate::tz::{self, TzPlan, TzUse};
-pub use occurrences::{OccurrenceCount, COUNT_DAYS, MAX_ADDED_EXDATES};
+pub use occurrences::{KeptWhole, OccurrenceCount, COUNT_DAYS, MAX_ADDED_EXDATES};
 use options::PlanCursor;
 pub use options::BUSY_REMOVED;
 pub use overrides::unmatched_overrides;

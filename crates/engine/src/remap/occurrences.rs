@@ -14,6 +14,21 @@ pub const MAX_ADDED_EXDATES: usize = 250;
 /// How far the preview counts occurrences on a side the window leaves open (days).
 pub const COUNT_DAYS: i64 = 365;
 
+/// Why a series is kept whole rather than judged occurrence by occurrence (the editor says it,
+/// with the way out).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeptWhole {
+    /// It repeats without end and the window sets no end ("Days ahead"): the occurrences the
+    /// filters drop never stop, so they cannot all be removed.
+    Endless,
+    /// The filters drop more of its occurrences than are removed one by one
+    /// ([`MAX_ADDED_EXDATES`]), or it has more before the window's end than are looked at.
+    TooMany,
+    /// Its repeat rule could not be followed (one this engine cannot read, or the feed's
+    /// allowance for following repeat rules is spent).
+    Unfollowed,
+}
+
 /// What the filters make of one series whose occurrences are judged one by one.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct SeriesVerdict {
@@ -26,8 +41,8 @@ pub(crate) struct SeriesVerdict {
     /// Occurrences the filters drop from the window's start on (those removed, or those that
     /// would be when `whole`); those before it are left as they are, out of sight.
     pub dropped: usize,
-    /// Too many occurrences to remove one by one: the series stays whole.
-    pub whole: bool,
+    /// Why the series stays whole, when it does (it drops occurrences it cannot remove).
+    pub whole: Option<KeptWhole>,
 }
 
 /// One RECURRENCE-ID instance of the series: when it was to happen (wall clock, like DTSTART),
@@ -145,9 +160,15 @@ pub(crate) fn judge_series(
         required.retain(|at| at.seconds() <= last.seconds());
     }
     let judged_all = !expansion.capped && (rrule.is_some() || !expansion.more);
-    let whole = !required.is_empty() && (!judged_all || required.len() > MAX_ADDED_EXDATES);
+    let whole = if required.is_empty() || (judged_all && required.len() <= MAX_ADDED_EXDATES) {
+        None
+    } else if !judged_all && limit.is_none() && series.endless() {
+        Some(KeptWhole::Endless)
+    } else {
+        Some(KeptWhole::TooMany)
+    };
     let mut exdates = Vec::new();
-    if !whole {
+    if whole.is_none() {
         exdates = required;
         exdates.sort_by_key(DateTime::seconds);
     }

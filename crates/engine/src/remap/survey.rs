@@ -15,7 +15,7 @@ use crate::ics::{self, line_name, Flow, Limits, Visitor, Warnings, GO_ON};
 use crate::interrupt::{self, Interrupt};
 
 use super::event::{head_text, prop_value, role_of, EvLine};
-use super::occurrences::OccurrenceCount;
+use super::occurrences::{KeptWhole, OccurrenceCount};
 use super::request::{RemapError, RemapOptions};
 
 mod plan;
@@ -29,9 +29,9 @@ pub struct Decision {
     pub reason: Option<String>,
     /// Occurrences of this series the filters or the window drop (`occurrences: "each"`).
     pub dropped_occurrences: usize,
-    /// The series has more dropped occurrences than can be removed one by one, or goes on
-    /// further than they can be judged: it is kept whole.
-    pub kept_whole: bool,
+    /// The series drops occurrences it cannot remove one by one, so it is kept whole: why
+    /// (`None` when it is not).
+    pub kept_whole: Option<KeptWhole>,
 }
 
 /// What the time-zone repair needs to know about a feed, gathered by the first pass.
@@ -62,7 +62,7 @@ pub(crate) struct Plan {
     /// The RRULE value that replaces a kept master's (a series the window ends), by event index.
     pub rrules: HashMap<usize, String>,
     /// Per series judged occurrence by occurrence: occurrences dropped, and whether kept whole.
-    pub series_notes: HashMap<usize, (usize, bool)>,
+    pub series_notes: HashMap<usize, (usize, Option<KeptWhole>)>,
     /// The occurrences of kept events in the window, when the survey was asked to count them.
     pub occurrences: Option<OccurrenceCount>,
     /// Per VTIMEZONE (every BEGIN:VTIMEZONE, in order): whether it is written.

@@ -9,7 +9,9 @@ use crate::config::matching::Cause;
 use crate::config::occurrences::{Series, MAX_EXPANDED_PER_FEED};
 use crate::config::window::{parse_date_time, DateTime};
 use crate::interrupt;
-use crate::remap::occurrences::{judge_series, Instance, OccurrenceCount, SeriesVerdict};
+use crate::remap::occurrences::{
+    judge_series, Instance, KeptWhole, OccurrenceCount, SeriesVerdict,
+};
 use crate::remap::request::RemapError;
 
 impl Survey<'_, '_> {
@@ -60,7 +62,7 @@ impl Survey<'_, '_> {
                     let cause = r.own.filter(|c| *c == Cause::Window);
                     let verdict = SeriesVerdict {
                         cause,
-                        whole: cause.is_none(),
+                        whole: cause.is_none().then_some(KeptWhole::Unfollowed),
                         ..SeriesVerdict::default()
                     };
                     verdicts.insert(m, verdict);
@@ -98,7 +100,9 @@ impl Survey<'_, '_> {
             .enumerate()
             .map(|(i, r)| match master_of(r) {
                 // An instance of a series kept whole stays with it.
-                Some(m) if verdicts.get(&m).is_some_and(|v| v.whole) => fate(m).or(r.occurrence),
+                Some(m) if verdicts.get(&m).is_some_and(|v| v.whole.is_some()) => {
+                    fate(m).or(r.occurrence)
+                }
                 Some(m) if self.each => fate(m).or(r.when_cause).or(r.occurrence),
                 Some(m) => self.records[m].own.or(r.occurrence),
                 None => fate(i),
