@@ -261,10 +261,10 @@ async fn the_engine_gives_a_bystander_its_turn_while_attackers_keep_it_busy() {
     }
     let _ = stop_tx.send(true);
     while attacks.join_next().await.is_some() {}
-    // Five sites keep the one engine thread busy with 300 ms jobs: a newcomer waits for the
-    // job under way and at most a round of them, not for every job queued.
+    // Five sites keep the engine busy with 300 ms jobs: the editor, holding no engine job when
+    // it asks, takes the slot kept for such sites and waits for none of them.
     assert!(
-        worst < Duration::from_secs(4),
+        worst < Duration::from_millis(1000),
         "the editor waited {worst:?}"
     );
     server.stop().await;

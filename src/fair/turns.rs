@@ -2,8 +2,9 @@
 //! never waits behind visitors), then visitors round-robin by site (an IPv6 /48, an IPv4
 //! address) and, within a site, by client, each client's jobs in the order they came. One
 //! client queueing many jobs only lengthens its own line; everyone else gets every other turn. A
-//! site that has not had a turn lately joins at the front of the line, not the back: a newcomer
-//! waits for the jobs under way, not for a round of everyone who keeps the engine busy.
+//! site that has not had a turn lately joins at the front of the line, not the back, and slots
+//! are kept for sites holding none (running or waiting) and for the server's own work: a
+//! newcomer starts at once, not after the jobs of those who keep the engine busy.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -18,7 +19,7 @@ use crate::lock::lock;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TimedOut;
 
-type Waiter = (u64, oneshot::Sender<Turn>);
+type Waiter = (u64, Holder, oneshot::Sender<Turn>);
 
 #[derive(Default)]
 struct Site {
@@ -32,6 +33,10 @@ const RECENT: usize = 16;
 #[derive(Default)]
 struct State {
     free: usize,
+    /// Free slots kept for sites holding none, and for the server's own work.
+    kept_free: usize,
+    /// Turns held now, by site.
+    running: HashMap<Group, usize>,
     next: u64,
     server: VecDeque<Waiter>,
     sites: HashMap<Group, Site>,
@@ -72,7 +77,6 @@ impl State {
             return Some(waiter);
         }
         let site_key = self.order.pop_front()?;
-        self.served(site_key);
         let site = self.sites.get_mut(&site_key)?;
         let (client, mut jobs) = site.clients.pop_front()?;
         let waiter = jobs.pop_front();
@@ -87,6 +91,41 @@ impl State {
         waiter
     }
 
+    /// Whether `holder` may take a kept slot: the server, or a site holding no turn and
+    /// waiting for none.
+    fn may_take_kept(&self, holder: Holder) -> bool {
+        match holder {
+            Holder::Server => true,
+            Holder::Client(client) => {
+                let site = client.site();
+                !self.running.contains_key(&site) && !self.sites.contains_key(&site)
+            }
+        }
+    }
+
+    /// A turn for `holder` starts.
+    fn start(&mut self, holder: Holder) -> Option<Group> {
+        let Holder::Client(client) = holder else {
+            return None;
+        };
+        let site = client.site();
+        *self.running.entry(site).or_insert(0) += 1;
+        self.served(site);
+        Some(site)
+    }
+
+    /// A turn of `site` ended.
+    fn end(&mut self, site: Option<Group>) {
+        if let Some(site) = site {
+            if let Some(n) = self.running.get_mut(&site) {
+                *n = n.saturating_sub(1);
+                if *n == 0 {
+                    self.running.remove(&site);
+                }
+            }
+        }
+    }
+
     /// Remembers that `site` was given a turn.
     fn served(&mut self, site: Group) {
         self.recent.push_back(site);
@@ -98,7 +137,7 @@ impl State {
     /// Takes waiter `id` out (it stopped waiting).
     fn remove(&mut self, holder: Holder, id: u64) {
         let Holder::Client(client) = holder else {
-            self.server.retain(|(w, _)| *w != id);
+            self.server.retain(|(w, _, _)| *w != id);
             return;
         };
         let site_key = client.site();
@@ -106,7 +145,7 @@ impl State {
             return;
         };
         for (_, jobs) in site.clients.iter_mut() {
-            jobs.retain(|(w, _)| *w != id);
+            jobs.retain(|(w, _, _)| *w != id);
         }
         site.clients.retain(|(_, jobs)| !jobs.is_empty());
         if site.clients.is_empty() {
@@ -128,18 +167,21 @@ impl std::fmt::Debug for Turns {
 }
 
 impl Turns {
-    pub fn new(slots: usize) -> Arc<Turns> {
+    /// `slots` taken in turn, and `kept` more for sites holding none and the server's own work.
+    pub fn new(slots: usize, kept: usize) -> Arc<Turns> {
         Arc::new(Turns {
             state: Mutex::new(State {
                 free: slots.max(1),
+                kept_free: kept,
                 ..State::default()
             }),
         })
     }
 
-    /// Slots free now.
+    /// Slots free now, kept ones included.
     pub fn free(&self) -> usize {
-        lock(&self.state).free
+        let state = lock(&self.state);
+        state.free + state.kept_free
     }
 
     /// Waits for a slot for `holder`, at most `max_wait`.
@@ -152,17 +194,26 @@ impl Turns {
             let mut state = lock(&self.state);
             if state.free > 0 && !state.is_waiting() {
                 state.free -= 1;
-                if let Holder::Client(client) = holder {
-                    state.served(client.site());
-                }
+                let site = state.start(holder);
                 return Ok(Turn {
                     turns: Some(self.clone()),
+                    kept: false,
+                    site,
+                });
+            }
+            if state.kept_free > 0 && state.may_take_kept(holder) {
+                state.kept_free -= 1;
+                let site = state.start(holder);
+                return Ok(Turn {
+                    turns: Some(self.clone()),
+                    kept: true,
+                    site,
                 });
             }
             let (tx, rx) = oneshot::channel();
             state.next += 1;
             let id = state.next;
-            state.enqueue(holder, (id, tx));
+            state.enqueue(holder, (id, holder, tx));
             (id, rx)
         };
         let mut waiting = Waiting {
@@ -179,27 +230,43 @@ impl Turns {
         }
     }
 
-    /// A slot is free again: to the next waiter, or back to the pool.
-    fn release(self: &Arc<Self>) {
+    /// A turn of `site` ended: a kept slot goes back to be kept, a slot to the next waiter or
+    /// back to the pool.
+    fn release(self: &Arc<Self>, kept: bool, site: Option<Group>) {
+        {
+            let mut state = lock(&self.state);
+            state.end(site);
+            if kept {
+                state.kept_free += 1;
+                return;
+            }
+        }
         loop {
-            let waiter = {
+            let (turn, sender) = {
                 let mut state = lock(&self.state);
                 match state.next_waiter() {
-                    Some(waiter) => waiter,
+                    Some((_, holder, sender)) => {
+                        let site = state.start(holder);
+                        let turn = Turn {
+                            turns: Some(self.clone()),
+                            kept: false,
+                            site,
+                        };
+                        (turn, sender)
+                    }
                     None => {
                         state.free += 1;
                         return;
                     }
                 }
             };
-            let turn = Turn {
-                turns: Some(self.clone()),
-            };
-            match waiter.1.send(turn) {
+            match sender.send(turn) {
                 Ok(()) => return,
-                // It stopped waiting: disarm the turn it did not take and try the next.
+                // It stopped waiting: the turn it did not take ends here, and the next waiter
+                // gets the slot.
                 Err(mut turn) => {
                     turn.turns = None;
+                    lock(&self.state).end(turn.site);
                 }
             }
         }
@@ -226,6 +293,9 @@ impl Drop for Waiting<'_> {
 /// A slot, until dropped.
 pub struct Turn {
     turns: Option<Arc<Turns>>,
+    /// One of the slots kept for newcomers and the server.
+    kept: bool,
+    site: Option<Group>,
 }
 
 impl std::fmt::Debug for Turn {
@@ -237,7 +307,7 @@ impl std::fmt::Debug for Turn {
 impl Drop for Turn {
     fn drop(&mut self) {
         if let Some(turns) = self.turns.take() {
-            turns.release();
+            turns.release(self.kept, self.site);
         }
     }
 }
@@ -253,7 +323,7 @@ mod tests {
     /// Gives every holder a turn first (so none is a newcomer), then queues one job per name
     /// (in order) behind a held slot, frees it, and returns the order in which they got it.
     async fn order_of(jobs: &[(&'static str, Holder)]) -> Vec<&'static str> {
-        let turns = Turns::new(1);
+        let turns = Turns::new(1, 0);
         for (_, holder) in jobs {
             drop(
                 turns
@@ -297,7 +367,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_site_without_a_recent_turn_goes_before_those_that_keep_coming() {
-        let turns = Turns::new(1);
+        let turns = Turns::new(1, 0);
         let a = client("198.51.100.1");
         let b = client("198.51.100.2");
         // a and b have had turns.
@@ -373,8 +443,36 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn kept_slots_are_for_sites_holding_none_and_the_server() {
+        let turns = Turns::new(1, 1);
+        let busy = client("198.51.100.1");
+        let first = turns
+            .wait(busy, Duration::from_secs(1))
+            .await
+            .expect("the slot");
+        // The same site holds a turn: it waits (and gives up), the kept slot stays kept.
+        assert_eq!(
+            turns.wait(busy, Duration::from_millis(10)).await.err(),
+            Some(TimedOut)
+        );
+        let newcomer = turns
+            .wait(client("203.0.113.1"), Duration::from_millis(10))
+            .await
+            .expect("the kept slot");
+        assert_eq!(turns.free(), 0);
+        drop(newcomer);
+        assert_eq!(turns.free(), 1, "back to be kept");
+        let server = turns
+            .wait(Holder::Server, Duration::from_millis(10))
+            .await
+            .expect("the server may take it");
+        drop((first, server));
+        assert_eq!(turns.free(), 2);
+    }
+
+    #[tokio::test]
     async fn a_waiter_that_gives_up_leaves_the_queue() {
-        let turns = Turns::new(1);
+        let turns = Turns::new(1, 0);
         let held = turns
             .wait(Holder::Server, Duration::from_secs(1))
             .await

@@ -117,7 +117,9 @@ impl Workers {
             server: 0,
         };
         Workers {
-            turns: Turns::new(jobs),
+            // One more slot kept for sites holding no engine job and the server's own work: a
+            // newcomer's render starts at once, not after the jobs of those keeping it busy.
+            turns: Turns::new(jobs, 1),
             max_wait,
             rules,
             time: Arc::new(Allowance::new(engine_time, clock.clone())),
@@ -304,16 +306,53 @@ mod tests {
     async fn jobs_past_the_limit_wait_and_then_are_refused() {
         let workers = Workers::new(1, Duration::from_millis(50), rules(), Clock::manual());
         let (tx, rx) = std::sync::mpsc::channel::<()>();
-        let busy = workers.clone();
-        let first = tokio::spawn(async move { busy.run(move || rx.recv().is_ok()).await });
-        // Wait until the first job holds the only slot.
+        let rx = Arc::new(Mutex::new(rx));
+        // Two jobs hold the slot and the one kept beside it.
+        let mut held = Vec::new();
+        for _ in 0..2 {
+            let (busy, rx) = (workers.clone(), rx.clone());
+            held.push(tokio::spawn(async move {
+                busy.run(move || lock(&rx).recv().is_ok()).await
+            }));
+        }
         while workers.free() > 0 {
             tokio::task::yield_now().await;
         }
         assert_eq!(workers.run(|| 1).await, Err(WorkError::Busy));
+        for _ in 0..2 {
+            tx.send(()).expect("send");
+        }
+        for job in held {
+            assert_eq!(job.await.expect("joins"), Ok(true));
+        }
+        assert_eq!(workers.run(|| 2).await, Ok(2));
+    }
+
+    #[tokio::test]
+    async fn a_newcomer_starts_at_once_while_others_keep_the_engine_busy() {
+        let workers = Workers::new(1, Duration::from_millis(50), rules(), Clock::manual());
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let busy = workers.clone();
+        let attacker = client();
+        let first = tokio::spawn(async move {
+            busy.run_within(visitor(attacker, Duration::from_secs(5)), move |_| {
+                rx.recv().is_ok()
+            })
+            .await
+        });
+        while workers.free() > 1 {
+            tokio::task::yield_now().await;
+        }
+        let newcomer = ClientKey::of("203.0.113.9".parse().expect("ip"));
+        assert_eq!(
+            workers
+                .run_within(visitor(newcomer, Duration::from_secs(1)), |_| 7)
+                .await,
+            Ok(7),
+            "the kept slot"
+        );
         tx.send(()).expect("send");
         assert_eq!(first.await.expect("joins"), Ok(true));
-        assert_eq!(workers.run(|| 2).await, Ok(2));
     }
 
     #[tokio::test]
