@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Attack benchmark (issues 11, 12 and 22): examples/attack/ starts the release binary once per
+# Attack benchmark (issues 11, 12, 22 and 33): examples/attack/ starts the release binary once per
 # attack (with the environment of deploy/hearth.service), attacks it from loopback addresses
 # while probing /healthz from 127.0.0.2, and prints per attack: peak RSS, RSS afterwards, the
 # worst /healthz latency and failures, what legitimate clients got meanwhile, and each target met
@@ -9,6 +9,10 @@
 #     issue 11: regex (regex-render, regex-publish), amplify, cache (cache-40x3MB, cold-200k),
 #               slots, slow (slow-upstream)
 #     issue 12: slowloris, flood (publish-flood)
+#     issue 33: neighbours (neighbours-bytes, neighbours-engine, neighbours-quotas,
+#               neighbours-keys): 4 IPv4 addresses and 16 /64s of one /48 attack one resource
+#               while a subscriber, a learner reading and writing, a new learner, an editor (and
+#               the owner) keep asking
 #     issue 22: proxy-slow, slow-uploads (slow-uploads, slow-uploads-key), nonreading
 #               (nonreading-vault, nonreading-feed), sync-flood, conn-table (conn-table,
 #               conn-table-v6: as root only, it adds 2001:db8:48:N::1 to lo and removes them

@@ -1,4 +1,4 @@
-//! The attack benchmark of `make bench` (issues 11, 12 and 22): starts the release binary once
+//! The attack benchmark of `make bench` (issues 11, 12, 22 and 33): starts the release binary once
 //! per attack, attacks it from loopback addresses (127.0.0.1 and others of 127/8, IPv6 /64s of
 //! one /48 when it can add them) while probing `/healthz` from 127.0.0.2, and prints a table:
 //! peak RSS, RSS after, the worst probe, what legitimate clients got, and each target met or not.
@@ -6,7 +6,7 @@
 //! Run through `bench/attack.sh`. Environment: `HEARTH_BIN` (the server binary), `ATTACKS=` a
 //! comma-separated subset of attack names or groups (`regex,amplify,cache,slots,slow,slowloris,
 //! flood,proxy-slow,slow-uploads,nonreading,sync-flood,conn-table,engine-saturated,quota-race,
-//! household`), `SCALE=0.1` (smaller counts and shorter holds while developing), `RSS_CAP_MB`
+//! household,neighbours`), `SCALE=0.1` (smaller counts and shorter holds while developing), `RSS_CAP_MB`
 //! (the server is killed above it; default 6144).
 
 #[path = "../../crates/engine/benches/feedgen/mod.rs"]
@@ -16,6 +16,7 @@ mod issue11_12;
 mod issue22_edge;
 mod issue22_publish;
 mod issue22_sync;
+mod issue33_neighbours;
 mod raw;
 mod server;
 mod upstream;
@@ -33,6 +34,7 @@ use issue11_12::{
 use issue22_edge::{conn_table, proxy_slow, V6Addresses};
 use issue22_publish::{engine_saturated, nonreading_feed, quota_race};
 use issue22_sync::{household, nonreading_vault, slow_uploads, sync_flood};
+use issue33_neighbours::{neighbours_bytes, neighbours_engine, neighbours_keys, neighbours_quotas};
 use server::{read_status, Monitor, ProbeStats, Server};
 use upstream::Upstream;
 
@@ -76,6 +78,10 @@ enum Kind {
     EngineSaturated,
     QuotaRace,
     Household,
+    NeighboursBytes,
+    NeighboursEngine,
+    NeighboursQuotas,
+    NeighboursKeys,
 }
 
 struct AttackDef {
@@ -206,6 +212,30 @@ const ATTACKS: &[AttackDef] = &[
         name: "household",
         group: "household",
         issue: 22,
+    },
+    AttackDef {
+        kind: Kind::NeighboursBytes,
+        name: "neighbours-bytes",
+        group: "neighbours",
+        issue: 33,
+    },
+    AttackDef {
+        kind: Kind::NeighboursEngine,
+        name: "neighbours-engine",
+        group: "neighbours",
+        issue: 33,
+    },
+    AttackDef {
+        kind: Kind::NeighboursQuotas,
+        name: "neighbours-quotas",
+        group: "neighbours",
+        issue: 33,
+    },
+    AttackDef {
+        kind: Kind::NeighboursKeys,
+        name: "neighbours-keys",
+        group: "neighbours",
+        issue: 33,
     },
 ];
 
@@ -470,6 +500,7 @@ fn setup_of(kind: Kind) -> Setup {
         // The hosted feed's copy is old within the attack, so its changed upstream is fetched.
         Kind::EngineSaturated => args(&["--feed-ttl", "2s"]),
         Kind::QuotaRace => args(&["--max-feed-storage", "8MiB"]),
+        Kind::NeighboursKeys => args(&["--publish-key", PUBLISH_KEY]),
         _ => {}
     }
     setup
@@ -598,5 +629,9 @@ async fn attack_of(kind: Kind, ctx: &Ctx<'_>) -> Result<Outcome, String> {
         Kind::EngineSaturated => engine_saturated(ctx).await,
         Kind::QuotaRace => quota_race(ctx).await,
         Kind::Household => household(ctx).await,
+        Kind::NeighboursBytes => neighbours_bytes(ctx).await,
+        Kind::NeighboursEngine => neighbours_engine(ctx).await,
+        Kind::NeighboursQuotas => neighbours_quotas(ctx).await,
+        Kind::NeighboursKeys => neighbours_keys(ctx).await,
     }
 }
