@@ -199,9 +199,10 @@ export function memoryAdapters(): SyncAdapters & { decksHere: Map<string, SyncDe
     readDeck: (id) => decksHere.get(id) ?? null,
     sharedDeck: (id) => decksHere.get(id) ?? null,
     parseDeck,
-    parseReviews: (newPerDay, log) => ({
+    parseReviews: (newPerDay, log, seeds) => ({
       newPerDay: typeof newPerDay === 'number' ? newPerDay : 20,
       log: Array.isArray(log) ? (log as SyncedReviews['log']) : [],
+      ...(typeof seeds === 'object' && seeds !== null ? { seeds: seeds as SyncedReviews['seeds'] } : {}),
     }),
     apply(change) {
       for (const [id, deck] of Object.entries(change.put)) decksHere.set(id, deck);

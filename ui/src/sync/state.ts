@@ -97,6 +97,8 @@ const BaseV2Schema = record({
   newPerDay: entriesOf(record({ value: Time, setAt: StampSchema })),
   /** Absent from bases written before vault parts: then every part is fetched once. */
   logs: entriesOf(v.custom<Mark[]>(Array.isArray)),
+  /** Absent from bases written before seeds: then a part holding seeds is fetched once. */
+  seeds: entriesOf(entriesOf(record({ through: v.pipe(v.number(), v.finite()), state: v.unknown() }))),
   calendarsText: v.fallback(v.string(), '[]'),
   calendarsAt: StampSchema,
 });
@@ -110,6 +112,7 @@ const BaseSchema = v.union([
       legacy: {},
       newPerDay: base.newPerDay,
       logs: base.logs,
+      seeds: base.seeds,
       calendarsText: base.calendarsText,
       calendarsAt: base.calendarsAt,
     })),

@@ -2,11 +2,12 @@
 // deck holding cards, named as in Anki; note types mapped (Basic; Basic and reversed as a
 // bidirectional deck; type-in-the-answer as Basic; Cloze keeping its {{cN::...}} syntax; any
 // other type by its first two fields); fields' HTML as plain text; tags kept; and the schedule:
-// Anki's review log becomes the deck's marks and each card's current Anki state its FSRS state.
+// Anki's review log becomes the deck's marks and each card's current Anki state the seed of its
+// FSRS state (holding the marks Anki's state already counts), so it syncs with the log.
 // Pure: ids and the clock come from the caller.
 import { normaliseTags } from '../../tags';
 import { DECK_VERSION, defaultMeta, type Card, type Deck } from '../../deck';
-import { MAX_LOG_ENTRIES, MAX_NEW_PER_DAY, type ReviewEntry, type ReviewRecord } from '../../srs/reviewLog';
+import { deriveItems, inLogOrder, MAX_LOG_ENTRIES, MAX_NEW_PER_DAY, type ReviewEntry, type ReviewRecord, type Seed } from '../../srs/reviewLog';
 import type { ItemState } from '../../srs/schedule';
 import type { AnkiCard, AnkiCollection, AnkiNote, AnkiNotetype } from './collection';
 import { fieldToText, type FieldMedia } from './htmlText';
@@ -190,20 +191,26 @@ export function convertCollection(collection: AnkiCollection, makeId: () => stri
     .map((entry) => ({ ...entry, name: collection.decks.get(entry.deckId)?.name ?? 'Anki deck' }))
     .sort((a, b) => a.name.localeCompare(b.name));
   for (const { deckId, build, bidirectional, name } of sorted) {
-    const items: Record<string, ItemState> = {};
+    const states = new Map<string, ItemState>();
     for (const [cardId, key] of build.keys) {
       const card = cardsById.get(cardId);
       const state = card ? itemStateOf(card, collection.created, lastMarks.get(cardId) ?? null) : null;
-      if (state) items[key] = state;
+      if (state) states.set(key, state);
     }
     // Marks of cards that are new again (forgotten in Anki) are left out: replaying them would
     // schedule a card Anki shows as new.
-    const log: ReviewEntry[] = [];
+    let log: ReviewEntry[] = [];
     for (const review of collection.reviews) {
       const key = build.keys.get(review.card);
-      if (key === undefined || !(key in items) || review.ease < 1 || review.ease > 4) continue;
+      if (key === undefined || !states.has(key) || review.ease < 1 || review.ease > 4) continue;
       log.push([key, review.at, review.ease === 1 ? 'again' : 'good']);
     }
+    log = inLogOrder(log);
+    // Each Anki state holds every Anki mark of its card: the seed is through the last of them.
+    const through = new Map<string, number>();
+    for (const [key, at] of log) through.set(key, at);
+    const seeds: Record<string, Seed> = {};
+    for (const [key, state] of states) seeds[key] = { through: through.get(key) ?? 0, state };
     if (log.length > MAX_LOG_ENTRIES) log.splice(0, log.length - MAX_LOG_ENTRIES);
     carried += log.length;
     const newPerDay = Math.min(MAX_NEW_PER_DAY, Math.max(0, Math.round(collection.decks.get(deckId)?.newPerDay ?? 20)));
@@ -217,7 +224,7 @@ export function convertCollection(collection: AnkiCollection, makeId: () => stri
       type: 'deck',
       version: DECK_VERSION,
     });
-    reviews.push({ newPerDay, items, log });
+    reviews.push({ newPerDay, seeds, items: deriveItems(seeds, log), log });
   }
 
   return {
