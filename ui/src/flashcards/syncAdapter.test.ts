@@ -245,17 +245,22 @@ describe('a shared deck', () => {
     expect(storage.data.size).toBe(0);
   });
 
-  it('is previewed with its name, languages and card sides', () => {
+  it('is previewed with its name, author, description, languages and card sides, a cloze card as practice shows it', () => {
     const { adapter } = setup();
-    const shared = adapter.parseDeck(deck('p', 'Preview', ['one', 'two']), 'p');
+    const made = deck('p', 'Preview', ['one', 'Der {{c1::Hund}} {{c2::bellt::verb}}', '{{c1::Katze}}']);
+    made.cards[2] = { ...made.cards[2], back: '' } as (typeof made.cards)[number];
+    const shared = adapter.parseDeck({ ...made, author: 'Ada', description: 'Animals' }, 'p');
     if (!shared) throw new Error('no deck');
     expect(adapter.preview(shared)).toEqual({
       name: 'Preview',
+      author: 'Ada',
+      description: 'Animals',
       sourceLang: 'en',
       targetLang: 'nl',
       cards: [
         { front: 'one', back: 'one!' },
-        { front: 'two', back: 'two!' },
+        { front: 'Der [...] [verb]', back: 'Der Hund bellt\nDer {{c1::Hund}} {{c2::bellt::verb}}!' },
+        { front: '[...]', back: 'Katze' },
       ],
     });
   });

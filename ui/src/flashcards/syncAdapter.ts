@@ -4,6 +4,7 @@
 // sync; sync never names these keys. Beside storage.ts, the only flashcards code that touches
 // the browser's storage.
 import type { DeckPreview, DecksAdapter, DecksChange, ShareUpdatePlan, SyncDeck, SyncedReviews } from '../lib/syncAdapters';
+import { listedSides } from './cloze';
 import { storedCards, type Deck } from './deck';
 import { browserStorage, createDeckStore, deckDraftKey, deckKey, INDEX_KEY, parseDeck, reviewsKey, sessionKey, summaryKey } from './storage';
 import {
@@ -40,10 +41,10 @@ const synced = (deck: Deck): SyncDeck => storedCards(deck);
 
 const planOf = (update: ShareUpdate): ShareUpdatePlan => ({
   name: update.deck.name,
-  added: update.added,
-  changed: update.changed,
-  removed: update.removed,
-  kept: update.kept,
+  added: update.added.map(listedSides),
+  changed: update.changed.map(({ before, after }) => ({ before: listedSides(before), after: listedSides(after) })),
+  removed: update.removed.map(listedSides),
+  kept: update.kept.map(listedSides),
   detailsChanged: update.detailsChanged,
   worthShowing: hasChanges(update),
   base: update.base,
@@ -191,12 +192,14 @@ export function createDecksSyncAdapter(storage: Storage | null, makeId: () => st
     },
     preview(value): DeckPreview {
       const deck = parseDeck(value, value.id, stableCardIds(value.id));
-      if (!deck) return { name: value.name, sourceLang: '', targetLang: '', cards: [] };
+      if (!deck) return { name: value.name, author: '', description: '', sourceLang: '', targetLang: '', cards: [] };
       return {
         name: deck.name,
+        author: deck.author,
+        description: deck.description,
         sourceLang: deck.sourceLang,
         targetLang: deck.targetLang,
-        cards: deck.cards.map((card) => ({ front: card.front, back: card.back })),
+        cards: deck.cards.map(listedSides),
       };
     },
   };

@@ -63,12 +63,15 @@ export interface DecksChange {
 /** What a shared deck's page shows. */
 export interface DeckPreview {
   name: string;
+  author: string;
+  description: string;
   sourceLang: string;
   targetLang: string;
-  cards: readonly { front: string; back: string }[];
+  /** The cards as a list shows them (the feature's rule: e.g. a cloze card's deletions blank on its front, revealed on its back). */
+  cards: readonly CardText[];
 }
 
-/** A card as the review of a shared deck's update lists it. */
+/** A card as the review of a shared deck's update lists it (as DeckPreview's cards are; a back may hold a second line). */
 export interface CardText {
   front: string;
   back: string;

@@ -1,20 +1,73 @@
 // /sync: "Sync this browser" (make a vault, show its link and QR code), joining from a vault's
 // link (#v=…&k=…&t=…, which the server never sees), the state of this browser's sync, replacing
-// the link (after a confirmation), and what to do when the server no longer has the vault.
+// the link (after a confirmation), and what to do when the server no longer has the vault: join
+// the link another device replaced it with (pasted here), or only then make a separate new one.
+// The site's key, when making a vault needs it, is asked for in a dialog (KeyDialog.tsx).
 import { useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { KeyRound, RefreshCw } from 'lucide-react';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
 import { createVault, forgetVault, hasPendingVault, hasRetiredVault, joinVault, readVault, replaceVault, startBackgroundSync, syncNow } from './engine';
-import { parseVaultHash, vaultUrl, type VaultLink } from './links';
+import { KeyQuestionHost } from './KeyDialog';
+import { parseVaultHash, parseVaultLinkText, vaultUrl, type VaultLink } from './links';
 import { LinkBox } from './LinkBox';
 import { ReplaceLinkDialog } from './ReplaceLinkDialog';
 import { useBusyAction } from './useBusyAction';
 import { useSyncInfo, useSyncStatus } from './useSync';
-import { retryText, syncedWhen, VAULT_GONE_NEXT, vaultExpiryText, vaultGoneText } from './words';
+import { retryText, syncedWhen, VAULT_GONE_NEXT, VAULT_GONE_START_AGAIN, vaultExpiryText, vaultGoneText } from './words';
 
 async function startSyncing() {
   if (await createVault()) startBackgroundSync();
+}
+
+/** Joins `link`, merging the decks here with it. */
+async function join(link: VaultLink) {
+  await joinVault(link);
+  startBackgroundSync();
+}
+
+/** The gone state's first step: the link another device replaced this one with, pasted here. */
+function JoinNewLink({ busy, onJoin }: { busy: boolean; onJoin: (link: VaultLink) => void }) {
+  const [text, setText] = useState('');
+  const [problem, setProblem] = useState<string | null>(null);
+  return (
+    <form
+      className="sync-join"
+      noValidate
+      onSubmit={(event) => {
+        event.preventDefault();
+        const link = parseVaultLinkText(text, window.location.origin);
+        if (link === 'other') setProblem('This link is for another site: open it there.');
+        else if (!link) setProblem('This is not a whole sync link: copy it again from the device that has it (it starts with this site’s address and /sync#).');
+        else onJoin(link);
+      }}
+    >
+      <label className="field">
+        The new sync link
+        <input
+          className="input"
+          type="url"
+          autoComplete="off"
+          spellCheck={false}
+          value={text}
+          aria-invalid={problem !== null}
+          aria-describedby={problem ? 'sync-join-problem' : undefined}
+          onChange={(event) => {
+            setText(event.target.value);
+            setProblem(null);
+          }}
+        />
+      </label>
+      {problem && (
+        <p id="sync-join-problem" className="error-text">
+          {problem}
+        </p>
+      )}
+      <button type="submit" className="button button--primary" disabled={busy || text.trim() === ''}>
+        {busy ? 'Joining…' : 'Join with this link'}
+      </button>
+    </form>
+  );
 }
 
 export function SyncPage() {
@@ -70,17 +123,7 @@ export function SyncPage() {
         <div className="card sync-card">
           <h2>Join this sync</h2>
           <p>The decks in this browser and those of your other devices are merged; nothing is lost.</p>
-          <button
-            type="button"
-            className="button button--primary"
-            disabled={busy}
-            onClick={() =>
-              void run(async () => {
-                await joinVault(joining);
-                startBackgroundSync();
-              })
-            }
-          >
+          <button type="button" className="button button--primary" disabled={busy} onClick={() => void run(() => join(joining))}>
             {busy ? 'Joining…' : 'Join and sync'}
           </button>
         </div>
@@ -91,8 +134,10 @@ export function SyncPage() {
             {vaultGoneText(info.vaultExpiryDays)}
           </p>
           <p>{VAULT_GONE_NEXT}</p>
+          <JoinNewLink busy={busy} onJoin={(link) => void run(() => join(link))} />
+          <p>{VAULT_GONE_START_AGAIN}</p>
           <div className="sync-card__actions">
-            <button type="button" className="button button--primary" disabled={busy} onClick={() => void run(startSyncing)}>
+            <button type="button" className="button" disabled={busy} onClick={() => void run(startSyncing)}>
               {busy ? 'Creating…' : 'Start syncing this browser again'}
             </button>
             <button
@@ -184,6 +229,7 @@ export function SyncPage() {
           }}
         />
       )}
+      <KeyQuestionHost />
       <Link to="/flashcards">Back to decks</Link>
     </section>
   );

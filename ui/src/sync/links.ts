@@ -33,3 +33,21 @@ export function parseShareHash(hash: string): ShareLink | null {
   const [id, key] = [f.get('s') ?? '', f.get('k') ?? ''];
   return ID.test(id) && TEXT.test(key) ? { id, key } : null;
 }
+
+/**
+ * A vault's link as pasted: the whole link of this site (`origin`), or its part after `#`. 'other'
+ * for a well-formed link of another site (its vault is on that server), null for anything else.
+ */
+export function parseVaultLinkText(text: string, origin: string): VaultLink | 'other' | null {
+  const trimmed = text.trim();
+  if (trimmed.startsWith('#') || trimmed.startsWith('v=')) return parseVaultHash(trimmed);
+  let url: URL;
+  try {
+    url = new URL(trimmed);
+  } catch {
+    return null;
+  }
+  const link = parseVaultHash(url.hash);
+  if (!link || url.pathname !== '/sync') return null;
+  return url.origin === origin ? link : 'other';
+}
