@@ -1,12 +1,15 @@
 // An Anki collection (collection.ts) turned into Hearth decks and review logs: one deck per Anki
 // deck holding cards, named as in Anki; note types mapped (Basic; Basic and reversed as a
 // bidirectional deck; type-in-the-answer as Basic; Cloze keeping its {{cN::...}} syntax; any
-// other type by its first two fields); fields' HTML as plain text; tags kept; and the schedule:
+// other type by its first two fields); fields' HTML as plain text; tags kept; the languages guessed
+// (languageGuess.ts); the optional fields (pronunciation, gender, example) off, since an Anki card
+// brings none; and the schedule:
 // Anki's review log becomes the deck's marks and each card's current Anki state the seed of its
 // FSRS state (holding the marks Anki's state already counts), so it syncs with the log.
 // Pure: ids and the clock come from the caller.
 import { normaliseTags } from '../../tags';
-import { DECK_VERSION, defaultMeta, type Card, type Deck } from '../../deck';
+import { DECK_VERSION, DEFAULT_SOURCE, DEFAULT_TARGET, defaultMeta, type Card, type Deck } from '../../deck';
+import { guessDeckLanguages, type DeckLanguageGuess } from '../languageGuess';
 import { deriveItems, inLogOrder, MAX_LOG_ENTRIES, MAX_NEW_PER_DAY, type ReviewEntry, type ReviewRecord, type Seed } from '../../srs/reviewLog';
 import type { ItemState } from '../../srs/schedule';
 import type { AnkiCard, AnkiCollection, AnkiNote, AnkiNotetype } from './collection';
@@ -38,6 +41,8 @@ export interface ImportSummary {
 export interface ConvertedCollection {
   decks: Deck[];
   reviews: ReviewRecord[];
+  /** Each deck's languages as guessed (the decks carry them, or the defaults where nothing said). */
+  languages: DeckLanguageGuess[];
   summary: ImportSummary;
 }
 
@@ -96,6 +101,25 @@ interface DeckBuild {
   cards: ImportedAnkiCard[];
   /** Anki card id → Hearth item key. */
   keys: Map<number, string>;
+  /** What the fronts and backs came from: field names and their HTML, for the languages. */
+  frontFields: Set<string>;
+  backFields: Set<string>;
+  frontHtml: string[];
+  backHtml: string[];
+  cloze: boolean;
+}
+
+/**
+ * The deck's languages: the guess; a side nothing said is English beside another language (the
+ * app's language, the likeliest the learner reads), else the spec's default for that side.
+ */
+function languagesOf(guess: DeckLanguageGuess): { sourceLang: string; targetLang: string } {
+  const fill = (other: string | undefined, fallback: string, alternative: string) =>
+    other !== undefined && other !== 'en' ? 'en' : other === fallback ? alternative : fallback;
+  return {
+    sourceLang: guess.source?.lang ?? fill(guess.target?.lang, DEFAULT_SOURCE, DEFAULT_TARGET),
+    targetLang: guess.target?.lang ?? fill(guess.source?.lang, DEFAULT_TARGET, DEFAULT_SOURCE),
+  };
 }
 
 export function convertCollection(collection: AnkiCollection, makeId: () => string, now: Date): ConvertedCollection {
@@ -133,7 +157,16 @@ export function convertCollection(collection: AnkiCollection, makeId: () => stri
       perNote.set(card.note, set);
     });
     const bidirectional = [...perNote.values()].every((set) => set.size === 2 && set.has('forward') && set.has('reverse'));
-    const build: DeckBuild = { cards: [], keys: new Map() };
+    const build: DeckBuild = { cards: [], keys: new Map(), frontFields: new Set(), backFields: new Set(), frontHtml: [], backHtml: [], cloze: false };
+    const notedFields = (note: AnkiNote, role: Role) => {
+      const names = collection.notetypes.get(note.notetype)?.fields ?? [];
+      const [front, back] = role === 'reverse' ? [1, 0] : [0, 1];
+      build.frontFields.add(names[front] ?? '');
+      build.backFields.add(names[back] ?? '');
+      build.frontHtml.push(note.fields[front] ?? '');
+      build.backHtml.push(note.fields[back] ?? '');
+      if (role === 'cloze') build.cloze = true;
+    };
     const shared = new Map<number, ImportedAnkiCard>();
     const suspendedAll = new Map<ImportedAnkiCard, boolean>();
     cards.forEach((card, index) => {
@@ -160,6 +193,7 @@ export function convertCollection(collection: AnkiCollection, makeId: () => stri
           }
           shared.set(note.id, imported);
           build.cards.push(imported);
+          notedFields(note, role === 'cloze' ? 'cloze' : 'forward');
         }
         key = role === 'cloze' ? clozeItemKey(imported.id, card.ord + 1) : role === 'reverse' ? `${imported.id}:reverse` : imported.id;
       } else {
@@ -170,6 +204,7 @@ export function convertCollection(collection: AnkiCollection, makeId: () => stri
         }
         imported = { id: makeId(), front, back, tags: [...note.tags], suspended: true };
         build.cards.push(imported);
+        notedFields(note, role);
         key = imported.id;
       }
       suspendedAll.set(imported, (suspendedAll.get(imported) ?? true) && card.queue === -1);
@@ -185,6 +220,7 @@ export function convertCollection(collection: AnkiCollection, makeId: () => stri
 
   const decks: Deck[] = [];
   const reviews: ReviewRecord[] = [];
+  const languages: DeckLanguageGuess[] = [];
   let carried = 0;
   const meta = defaultMeta();
   const sorted = built
@@ -214,8 +250,25 @@ export function convertCollection(collection: AnkiCollection, makeId: () => stri
     if (log.length > MAX_LOG_ENTRIES) log.splice(0, log.length - MAX_LOG_ENTRIES);
     carried += log.length;
     const newPerDay = Math.min(MAX_NEW_PER_DAY, Math.max(0, Math.round(collection.decks.get(deckId)?.newPerDay ?? 20)));
+    const guess = guessDeckLanguages({
+      name,
+      tags: build.cards.flatMap((card) => card.tags),
+      frontFields: [...build.frontFields],
+      backFields: [...build.backFields],
+      frontHtml: build.frontHtml,
+      backHtml: build.backHtml,
+      fronts: build.cards.map((card) => card.front),
+      backs: build.cards.map((card) => card.back),
+      cloze: build.cloze,
+    });
+    languages.push(guess);
     decks.push({
       ...meta,
+      ...languagesOf(guess),
+      // An Anki card brings no pronunciation, gender or example: their columns stay off.
+      pronunciationField: false,
+      genderField: false,
+      exampleField: false,
       id: makeId(),
       name,
       bidirectional,
@@ -230,6 +283,7 @@ export function convertCollection(collection: AnkiCollection, makeId: () => stri
   return {
     decks,
     reviews,
+    languages,
     summary: {
       notes: collection.notes.length,
       cards: collection.cards.length,
