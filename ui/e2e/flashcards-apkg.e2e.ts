@@ -102,7 +102,7 @@ describe('flashcards: Anki package import', () => {
     await page.goto(url('/flashcards'));
     const item = page.getByRole('listitem', { name: 'Sätze', exact: true });
     await item.getByText('12 cards', { exact: true }).waitFor();
-    await item.getByText('13 to practise: 1 cloze card has 2 gaps, each practised as a card of its own').waitFor();
+    await item.getByText('13 to practice: 1 cloze card has 2 gaps, each practiced as a card of its own').waitFor();
     await expect(item.locator('.due-badge').textContent()).resolves.toBe('13 due');
     await item.getByRole('link', { name: 'Practice Sätze' }).click();
     await page.waitForFunction(() => document.querySelector('.practice__progress .count')?.textContent === '0 / 13');

@@ -73,14 +73,14 @@ describe('what practice counts beside "N cards"', () => {
     const deck = { cards: [...cards, card('z', 'Der {{c1::Hund}} {{c2::bellt}}', '')], bidirectional: false };
     const count = practiceCount(deck);
     expect(count.items).toBe(practiceItems(deck).length);
-    expect(practiceCountText(4, count)).toBe('5 to practise: 1 cloze card has 2 gaps, each practised as a card of its own');
+    expect(practiceCountText(4, count)).toBe('5 to practice: 1 cloze card has 2 gaps, each practiced as a card of its own');
   });
 
   it('names each reason: both ways, suspended cards, cards without both sides', () => {
     const deck = { cards: [...cards, { ...card('s', 'sun', 'soleil'), suspended: true }, card('h', 'half', '')], bidirectional: true };
     const count = practiceCount(deck);
     expect(count.items).toBe(practiceItems(deck).length);
-    expect(practiceCountText(5, count)).toBe('6 to practise: each card both ways; 1 suspended; 1 without both sides');
+    expect(practiceCountText(5, count)).toBe('6 to practice: each card both ways; 1 suspended; 1 without both sides');
   });
 });
 

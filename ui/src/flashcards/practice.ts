@@ -112,18 +112,18 @@ export function practiceCount(deck: Pick<Deck, 'cards' | 'bidirectional'>): Prac
 }
 
 /**
- * The words beside "N cards" when practice counts otherwise, e.g. "13 to practise: 1 cloze card
- * has 2 gaps, each practised as a card of its own"; null when it counts the same.
+ * The words beside "N cards" when practice counts otherwise, e.g. "13 to practice: 1 cloze card
+ * has 2 gaps, each practiced as a card of its own"; null when it counts the same.
  */
 export function practiceCountText(cards: number, count: PracticeCount): string | null {
   if (count.items === cards) return null;
   const why: string[] = [];
   if (count.bothWays) why.push('each card both ways');
-  if (count.multiGap === 1) why.push(`1 cloze card has ${count.gaps} gaps, each practised as a card of its own`);
-  else if (count.multiGap > 1) why.push(`${count.multiGap} cloze cards have ${count.gaps} gaps, each practised as a card of its own`);
+  if (count.multiGap === 1) why.push(`1 cloze card has ${count.gaps} gaps, each practiced as a card of its own`);
+  else if (count.multiGap > 1) why.push(`${count.multiGap} cloze cards have ${count.gaps} gaps, each practiced as a card of its own`);
   if (count.suspended > 0) why.push(`${count.suspended} suspended`);
   if (count.incomplete > 0) why.push(`${count.incomplete} without both sides`);
-  return `${count.items} to practise: ${why.join('; ')}`;
+  return `${count.items} to practice: ${why.join('; ')}`;
 }
 
 /** Each tag of the deck's practice items (first spelling, sorted) with the keys of its items. */
