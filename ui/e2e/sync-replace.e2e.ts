@@ -38,6 +38,13 @@ async function deckNames(page: Page): Promise<string[]> {
 
 const fieldsOf = (link: string) => new URLSearchParams(new URL(link).hash.slice(1));
 
+/** The vault's own link as the sync page gives it on request (one-time links are sync-history.e2e.ts's). */
+async function permanentLink(page: Page): Promise<string> {
+  const field = page.getByRole('textbox', { name: 'Permanent link' });
+  if (!(await field.isVisible())) await page.getByText('This browser’s permanent sync link').click();
+  return field.inputValue();
+}
+
 /** A new deck through the editor, as a learner makes one. */
 async function newDeck(page: Page, name: string) {
   await page.getByRole('link', { name: 'Flashcards' }).first().click();
@@ -94,7 +101,8 @@ describe('sync: replacing the link', () => {
     await seed(a, server.url, [{ id: 'deck-q', name: NAME, cards: [{ front: 'g’day', back: 'hello' }] }]);
     await a.goto(`${server.url}/sync`);
     await a.getByRole('button', { name: 'Sync this browser' }).click();
-    oldLink = await a.getByRole('textbox', { name: 'Sync link' }).inputValue();
+    await a.getByRole('textbox', { name: 'Sync link' }).waitFor();
+    oldLink = await permanentLink(a);
     for (const page of [b, c]) {
       await page.goto(`${server.url}/flashcards`);
       await page.goto(oldLink);
@@ -116,14 +124,16 @@ describe('sync: replacing the link', () => {
     // The safe answer has the focus: Escape keeps the link.
     await a.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
-    expect(await a.getByRole('textbox', { name: 'Sync link' }).inputValue()).toBe(oldLink);
+    expect(await permanentLink(a)).toBe(oldLink);
 
     await a.getByRole('button', { name: 'Replace the sync link' }).click();
     await a.getByRole('dialog').getByRole('button', { name: 'Replace the link' }).click();
     await a.getByText(/The sync link was replaced/).waitFor();
     // The focus is not lost with the closed dialog: it is on what the replacement did.
     await a.waitForFunction(() => document.activeElement?.textContent.startsWith('The sync link was replaced') === true);
-    newLink = await a.getByRole('textbox', { name: 'Sync link' }).inputValue();
+    // A one-time link for the new vault comes with the replacement.
+    await a.getByRole('textbox', { name: 'Sync link' }).waitFor();
+    newLink = await permanentLink(a);
     const [before, after] = [fieldsOf(oldLink), fieldsOf(newLink)];
     expect(after.get('v')).toMatch(/^[0-9a-f]{32}$/);
     expect(after.get('v')).not.toBe(before.get('v'));
