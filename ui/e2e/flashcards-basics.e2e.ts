@@ -57,6 +57,11 @@ describe('flashcards: any language, decks kept, reloads that go', () => {
       'Hungarian',
     ]);
     await expect(target.locator('option').count()).resolves.toBe(183);
+    // Every option named (never a bare code such as "kj"), each name once (Twi is not a second "Akan").
+    const names = await target.locator('option').allTextContents();
+    expect(names.filter((name) => /^[a-z]{2}$/.test(name))).toEqual([]);
+    expect(names.filter((name, index) => names.indexOf(name) !== index)).toEqual([]);
+    expect(names).toEqual(expect.arrayContaining(['Kuanyama', 'Zhuang', 'Afar', 'Akan', 'Twi']));
 
     // Typing in the search picks the best match and says so; the list narrows to the matches.
     await page.getByRole('group', { name: 'Source language' }).getByRole('searchbox', { name: 'Search languages' }).fill('germ');

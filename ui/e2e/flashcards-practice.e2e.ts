@@ -38,6 +38,14 @@ describe('flashcards: practice', () => {
     await card(page).waitFor();
   }
 
+  it('says there is nothing to practice in a deck whose cards are all suspended, spelt as everywhere ("practice")', async () => {
+    const page = b.page;
+    await seed(page, url(), [{ id: 'deck-rest', name: 'Resting', cards: [{ front: 'cat', back: 'chat', suspended: true }] }]);
+    await page.goto(url('/flashcards/deck-rest/practice'));
+    await page.getByRole('heading', { name: 'Nothing to practice yet' }).waitFor();
+    expect(await page.locator('main').innerText()).not.toMatch(/practis/i);
+  });
+
   it('runs a full session by clicks, with the buttons locked until flipped and during the swipe', async () => {
     const page = b.page;
     await open(page);

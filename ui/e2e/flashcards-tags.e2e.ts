@@ -90,7 +90,10 @@ describe('flashcards: tags, cloze cards and leeches', () => {
     expect(reviews.log.map(([key]) => key).sort()).toEqual(['deck-french-card-0', 'deck-french-card-1']);
 
     await page.goto(url(`/flashcards/${FRENCH.id}/progress`));
-    const byTag = page.getByRole('region', { name: 'Practise by tag' });
+    const byTag = page.getByRole('region', { name: 'Practice by tag' });
+    // One spelling across the app: "Practice" (the spec's), never "practise".
+    await byTag.waitFor();
+    expect(await page.locator('main').innerText()).not.toMatch(/practis/i);
     await byTag.getByRole('link', { name: 'Practice numbers (1 card)' }).click();
     await page.waitForURL(/practice\?tag=numbers$/);
     await card(page).waitFor();

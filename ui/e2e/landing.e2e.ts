@@ -38,6 +38,8 @@ describe('landing page', () => {
     const dialog = b.page.getByRole('dialog', { name: 'About' });
     await dialog.waitFor({ state: 'visible' });
     await expect(dialog.textContent()).resolves.toContain('Ada Lovelace');
+    // One spelling across the app: "Practice" (the spec's), never "practise".
+    await expect(dialog.textContent()).resolves.toContain('practice a language with flashcards');
     await b.page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'hidden' });
 

@@ -38,6 +38,13 @@ async function deckNames(page: Page): Promise<string[]> {
 
 const fieldsOf = (link: string) => new URLSearchParams(new URL(link).hash.slice(1));
 
+/** The vault's own link as the sync page gives it on request (one-time links are sync-history.e2e.ts's). */
+async function permanentLink(page: Page): Promise<string> {
+  const field = page.getByRole('textbox', { name: 'Permanent link' });
+  if (!(await field.isVisible())) await page.getByText('This browser’s permanent sync link').click();
+  return field.inputValue();
+}
+
 /** A new deck through the editor, as a learner makes one. */
 async function newDeck(page: Page, name: string) {
   await page.getByRole('link', { name: 'Flashcards' }).first().click();
@@ -58,6 +65,8 @@ describe('sync: replacing the link', () => {
   let c: Page;
   let oldLink = '';
   let newLink = '';
+  /** C's vault record once the server no longer has it (before C joins the new link). */
+  let goneVault: unknown = null;
   const found: string[] = [];
 
   const check = async (page: Page, name: string) => {
@@ -92,7 +101,8 @@ describe('sync: replacing the link', () => {
     await seed(a, server.url, [{ id: 'deck-q', name: NAME, cards: [{ front: 'g’day', back: 'hello' }] }]);
     await a.goto(`${server.url}/sync`);
     await a.getByRole('button', { name: 'Sync this browser' }).click();
-    oldLink = await a.getByRole('textbox', { name: 'Sync link' }).inputValue();
+    await a.getByRole('textbox', { name: 'Sync link' }).waitFor();
+    oldLink = await permanentLink(a);
     for (const page of [b, c]) {
       await page.goto(`${server.url}/flashcards`);
       await page.goto(oldLink);
@@ -114,14 +124,16 @@ describe('sync: replacing the link', () => {
     // The safe answer has the focus: Escape keeps the link.
     await a.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
-    expect(await a.getByRole('textbox', { name: 'Sync link' }).inputValue()).toBe(oldLink);
+    expect(await permanentLink(a)).toBe(oldLink);
 
     await a.getByRole('button', { name: 'Replace the sync link' }).click();
     await a.getByRole('dialog').getByRole('button', { name: 'Replace the link' }).click();
     await a.getByText(/The sync link was replaced/).waitFor();
     // The focus is not lost with the closed dialog: it is on what the replacement did.
     await a.waitForFunction(() => document.activeElement?.textContent.startsWith('The sync link was replaced') === true);
-    newLink = await a.getByRole('textbox', { name: 'Sync link' }).inputValue();
+    // A one-time link for the new vault comes with the replacement.
+    await a.getByRole('textbox', { name: 'Sync link' }).waitFor();
+    newLink = await permanentLink(a);
     const [before, after] = [fieldsOf(oldLink), fieldsOf(newLink)];
     expect(after.get('v')).toMatch(/^[0-9a-f]{32}$/);
     expect(after.get('v')).not.toBe(before.get('v'));
@@ -159,15 +171,34 @@ describe('sync: replacing the link', () => {
 
   it('C, still on the old link, sees it removed or replaced, keeps its decks, and reads or writes nothing', async () => {
     await c.goto(`${server.url}/flashcards`);
-    await c.getByRole('link', { name: 'Sync stopped: start again' }).click();
+    await c.getByRole('link', { name: 'Sync stopped' }).click();
     await c.getByText(/no longer has this browser's sync vault: it was removed, or its link was replaced on another device/).waitFor();
-    await c.getByText(/open the new link on this device to continue syncing/).waitFor();
+    await c.getByText(/open the new link on this device, or paste it here, to keep syncing/).waitFor();
     await check(c, 'sync page, gone, desktop');
     expect(await deckNames(c)).toEqual([NAME]);
-    expect(await readStorage(c, 'sync:vault')).toMatchObject({ id: fieldsOf(oldLink).get('v'), gone: true });
+    goneVault = await readStorage(c, 'sync:vault');
+    expect(goneVault).toMatchObject({ id: fieldsOf(oldLink).get('v'), gone: true });
     // Nothing of what A and B wrote since reached C.
     await c.waitForTimeout(500);
     expect(await deckNames(c)).toEqual([NAME]);
+  });
+
+  it('C’s first step is the new link, pasted: it joins A and B, not a separate new vault', async () => {
+    // The main button joins with a link; making a separate vault is the plain one after it.
+    const primary = c.locator('.sync-card .button--primary');
+    await expect(primary.allTextContents()).resolves.toEqual(['Join with this link']);
+    await expect(c.getByRole('button', { name: 'Start syncing this browser again' }).getAttribute('class')).resolves.not.toContain('button--primary');
+    const field = c.getByRole('textbox', { name: 'The new sync link' });
+    await field.fill('https://elsewhere.example/sync#v=0123456789abcdef0123456789abcdef&k=abc&t=def');
+    await c.getByRole('button', { name: 'Join with this link' }).click();
+    await c.getByText('This link is for another site: open it there.').waitFor();
+    await field.fill(newLink);
+    await c.getByRole('button', { name: 'Join with this link' }).click();
+    await c.getByText(/Last synced: /).waitFor();
+    expect(await readStorage(c, 'sync:vault')).toMatchObject({ id: fieldsOf(newLink).get('v'), gone: false });
+    await c.getByRole('link', { name: 'Back to decks' }).click();
+    await c.getByRole('heading', { name: FROM_A }).waitFor();
+    expect(await deckNames(c)).toEqual(await deckNames(a));
   });
 
   it('the changed sync page has no axe violations on a phone either (synced, dialog, gone)', async () => {
@@ -185,8 +216,7 @@ describe('sync: replacing the link', () => {
       await page.getByRole('dialog', { name: 'Replace the sync link?' }).waitFor();
       await check(page, `replace dialog, ${device.name}`);
       await page.getByRole('button', { name: 'Keep this link' }).click();
-      const gone = (await readStorage(c, 'sync:vault')) as Record<string, unknown>;
-      await seed(page, server.url, [], { 'sync:vault': JSON.stringify(gone) });
+      await seed(page, server.url, [], { 'sync:vault': JSON.stringify(goneVault) });
       await page.goto(`${server.url}/sync`);
       await page.getByText(/no longer has this browser's sync vault/).waitFor();
       await check(page, `sync page, gone, ${device.name}`);

@@ -3,7 +3,8 @@
 // adds a card, and the shared copy follows the save by itself ("Shared copy updated."); the
 // learner's deck list offers the update (without moving anything when the offer arrives), the
 // review lists what changes, and taking it gives the fixed text and the new card with the card
-// ids, and so the review progress, kept. The changed screens have no axe violations in light and
+// ids, and so the review progress, kept (the review shows each card's front and back in cells of
+// their own, a changed side's old text struck out before the new). The changed screens have no axe violations in light and
 // dark, on a phone and a desktop.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -166,7 +167,11 @@ describe('a shared deck that follows the sharer’s saves', () => {
     await b.getByRole('link', { name: 'Review the update' }).click();
     await b.getByRole('heading', { name: `Update “${NAME}”` }).waitFor();
     await b.getByRole('region', { name: '1 card added' }).getByText('lamp', { exact: true }).waitFor();
-    await expect(b.getByRole('region', { name: '1 card changed' }).textContent()).resolves.toContain('tabel la table becomes table la table');
+    // Front and back apart, the changed side's old text struck out before its new one.
+    const changed = b.getByRole('region', { name: '1 card changed' });
+    await expect(changed.getByRole('cell').allTextContents()).resolves.toEqual(['was: tabelbecomes: table', 'la table']);
+    await expect(changed.locator('del').textContent()).resolves.toBe('was: tabel');
+    await expect(changed.locator('ins').textContent()).resolves.toBe('becomes: table');
     await b.getByRole('button', { name: 'Take the update' }).click();
     await b.getByText(`Updated “${NAME}”: 1 card added, 1 card changed. Your progress is kept.`).waitFor();
 

@@ -73,6 +73,7 @@ describe('sync: two browsers, one vault', () => {
   let a: Page;
   let b: Page;
   let link = '';
+  let permanent = '';
 
   beforeAll(async () => {
     server = await startServer();
@@ -96,8 +97,12 @@ describe('sync: two browsers, one vault', () => {
     await a.getByRole('link', { name: 'Sync', exact: true }).first().click();
     await a.getByRole('button', { name: 'Sync this browser' }).click();
     await a.getByRole('img', { name: 'QR code of the sync link' }).waitFor();
+    // A one-time link for the other browser; the vault's own link on request.
     link = await a.getByRole('textbox', { name: 'Sync link' }).inputValue();
-    expect(link).toMatch(/\/sync#v=[0-9a-f]{32}&k=[\w-]+&t=[\w-]{43}$/);
+    expect(link).toMatch(/\/sync#h=[0-9a-f]{32}&k=[\w-]+$/);
+    await a.getByText('This browser’s permanent sync link').click();
+    permanent = await a.getByRole('textbox', { name: 'Permanent link' }).inputValue();
+    expect(permanent).toMatch(/\/sync#v=[0-9a-f]{32}&k=[\w-]+&t=[\w-]{43}$/);
 
     await b.goto(`${server.url}/flashcards`);
     await b.goto(link);
@@ -175,7 +180,7 @@ describe('sync: two browsers, one vault', () => {
     expect(blobs).toBeGreaterThan(0);
     for (const secret of SECRETS) expect(server.output().includes(secret), `${secret} in the server's output`).toBe(false);
     // Nor the key: it stays in the fragment.
-    const key = new URL(link).hash.split('&k=')[1]?.split('&')[0] ?? '';
+    const key = new URL(permanent).hash.split('&k=')[1]?.split('&')[0] ?? '';
     expect(key.length).toBeGreaterThan(20);
     expect(server.output().includes(key)).toBe(false);
   });
@@ -227,18 +232,20 @@ describe('sync: two browsers, one vault', () => {
   });
 
   it('a vault the server no longer has: the deck list and the sync page say so, and syncing starts again from the decks here', async () => {
-    const fields = new URLSearchParams(new URL(link).hash.slice(1));
+    const fields = new URLSearchParams(new URL(permanent).hash.slice(1));
     const removed = await fetch(`${server.url}/api/sync/vaults/${fields.get('v') ?? ''}`, {
       method: 'DELETE',
       headers: { Authorization: `Bearer ${fields.get('t') ?? ''}` },
     });
     expect(removed.ok).toBe(true);
     await a.goto(`${server.url}/flashcards`);
-    await a.getByRole('link', { name: 'Sync stopped: start again' }).click();
+    await a.getByRole('link', { name: 'Sync stopped' }).click();
     await a.getByText(/no longer has this browser's sync vault/).waitFor();
     await a.getByRole('button', { name: 'Start syncing this browser again' }).click();
     await a.getByText(/Last synced: /).waitFor();
-    const fresh = new URLSearchParams(new URL(await a.getByRole('textbox', { name: 'Sync link' }).inputValue()).hash.slice(1));
+    await a.getByRole('textbox', { name: 'Sync link' }).waitFor();
+    await a.getByText('This browser’s permanent sync link').click();
+    const fresh = new URLSearchParams(new URL(await a.getByRole('textbox', { name: 'Permanent link' }).inputValue()).hash.slice(1));
     expect(fresh.get('v')).toMatch(/^[0-9a-f]{32}$/);
     expect(fresh.get('v')).not.toBe(fields.get('v'));
     expect((await decksIn(a)).map((deck) => deck.name)).toContain(RENAMED);

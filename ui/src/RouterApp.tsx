@@ -17,7 +17,7 @@ import { DeckShareStatus } from './sync/DeckShareStatus';
 import { ShareDeckButton } from './sync/ShareDeckButton';
 import { startShareFollowing } from './sync/shareUpdates';
 import { SyncBadge } from './sync/SyncBadge';
-import { SyncOffer } from './sync/SyncOffer';
+import { useSyncStanding } from './sync/useSync';
 import { calendarRoutes } from './calendars/screens';
 import { flashcardRoutes, ownerRoutes, syncRoutes } from './screens';
 
@@ -28,7 +28,7 @@ const SyncRoutes = syncRoutes.Screen;
 const OwnerRoutes = ownerRoutes.Screen;
 
 // Sync's controls in the flashcard screens (the features do not import each other).
-const slots: Slots = { deckListActions: SyncBadge, deckEditorActions: ShareDeckButton, deckShareStatus: DeckShareStatus, syncOffer: SyncOffer };
+const slots: Slots = { deckListActions: SyncBadge, deckEditorActions: ShareDeckButton, deckShareStatus: DeckShareStatus, syncStanding: useSyncStanding };
 
 // What sync carries, each feature's own adapter; loaded when sync first needs them, so a calendar
 // screen does not download the flashcards' code for a sync that is not running.

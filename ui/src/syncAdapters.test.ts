@@ -6,57 +6,24 @@
 // src, like RouterApp: the one place that sees sync and the features together.)
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { MemoryStorage } from './lib/memoryStorage';
-import type { SyncAdapters } from './lib/syncAdapters';
-import { createCalendarsSyncAdapter } from './calendars/syncAdapter';
 import { defaultMapping } from './calendars/calendar';
 import { createCalendarStore } from './calendars/storage';
 import { defaultMeta, emptyCard, type Deck } from './flashcards/deck';
-import { createDeckStore, deckKey, type DeckStore } from './flashcards/storage';
+import { deckKey } from './flashcards/storage';
 import { recordMark, withNewPerDay } from './flashcards/srs/reviewLog';
-import { createDecksSyncAdapter } from './flashcards/syncAdapter';
-import { createClock, makeStamp, type Clock, type ClockState } from './sync/hlc';
-import { applyState, baseOf, emptyBase, localState, parseVault, readLocal, toVault, type Base } from './sync/local';
-import { deckLive, emptyState, merge, sameState, stateStamp, type VaultState } from './sync/merge';
+import { makeStamp } from './sync/hlc';
+import { applyState, emptyBase, localState, parseVault, readLocal, toVault } from './sync/local';
+import { deckLive, emptyState, merge, sameState, type VaultState } from './sync/merge';
+import { replica, syncThrough as syncReplica, type Replica } from './syncReplicas';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const DAY = 24 * 60 * 60 * 1000;
 
 let now = 1_700_000_000_000;
 
-interface Browser {
-  storage: MemoryStorage;
-  store: DeckStore;
-  adapters: SyncAdapters;
-  base: Base;
-  clock: Clock;
-}
+type Browser = Replica;
 
-function memoryClock(skew: number, device: string): Clock {
-  let state: ClockState | null = { wall: 0, counter: 0, device };
-  return createClock(
-    {
-      clock: () => state,
-      setClock: (next) => {
-        state = next;
-      },
-    },
-    () => now + skew,
-  );
-}
-
-function browser(name: string, skew = 0): Browser {
-  const storage = new MemoryStorage();
-  let n = 0;
-  const makeId = () => `${name}-${(n += 1)}`;
-  return {
-    storage,
-    store: createDeckStore(storage, makeId),
-    adapters: { decks: createDecksSyncAdapter(storage, makeId), calendars: createCalendarsSyncAdapter(storage) },
-    base: emptyBase(),
-    clock: memoryClock(skew, name),
-  };
-}
+const browser = (name: string, skew = 0): Browser => replica(name, () => now + skew);
 
 const deckOf = (id: string, name: string, fronts: string[], at: number): Deck => ({
   ...defaultMeta(),
@@ -102,19 +69,10 @@ const opArb = (withDeletes: boolean): fc.Arbitrary<Op> => {
   return fc.oneof(...kinds);
 };
 
-/** One sync as the engine does it: this browser's state, then the vault's (received by the clock), merged. */
+/** One sync, a millisecond after the last step. */
 function syncThrough(b: Browser, vault: VaultState): VaultState {
   now += 1;
-  const snapshot = readLocal(b.adapters);
-  const local = localState(snapshot, b.base, b.clock, b.adapters.decks);
-  // The vault travels as JSON and is read with the adapters, as the engine reads it.
-  const remote = parseVault(JSON.parse(JSON.stringify(toVault(vault))), b.adapters);
-  if (!remote) throw new Error('the vault did not read back');
-  b.clock.receive(stateStamp(remote));
-  const merged = merge(remote, local);
-  applyState(b.adapters, merged, snapshot);
-  b.base = baseOf(merged);
-  return merged;
+  return syncReplica(b, vault);
 }
 
 function simulate(ops: Op[]) {

@@ -17,6 +17,7 @@ import { cardCount, displayName, langLabel, sortNewestFirst } from './deck';
 import { exportAllDecks, exportDeckAnki, exportDeckJson } from './exportFiles';
 import { ImportDialog, type ImportDialogHandle } from './ImportDialog';
 import { backupReminder } from './io/reminder';
+import { practiceCountText } from './practice';
 import { deckStore, type ListedSummary } from './storage';
 import { tagQuery } from './tags';
 import { StorageNotice } from './StorageNotice';
@@ -49,6 +50,7 @@ const DeckCard = memo(function DeckCard({ deck }: { deck: ListedSummary }) {
   const name = displayName(deck.name);
   const created = localDate(deck.createdAt);
   const titleId = `deck-${deck.id}-title`;
+  const practiceNote = practiceCountText(deck.cardCount, deck.practice);
   return (
     <li className="card deck-card" aria-labelledby={titleId}>
       <div className="deck-card__head">
@@ -67,6 +69,8 @@ const DeckCard = memo(function DeckCard({ deck }: { deck: ListedSummary }) {
         {deck.author.trim() !== '' && <span className="pill">{deck.author}</span>}
         {/* Not one of the spec's pills: a badge of its own, from the review log. */}
         <span className={deck.due > 0 ? 'due-badge due-badge--due' : 'due-badge'}>{deck.due} due</span>
+        {/* What "N due" and a session count, said where that is not one per card. */}
+        {practiceNote && <span className="deck-card__practice-count">{practiceNote}</span>}
       </div>
       <DeckShareStatusSlot deckId={deck.id} />
       {deck.description.trim() !== '' && <p className="deck-card__description">{deck.description}</p>}

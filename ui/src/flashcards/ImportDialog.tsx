@@ -1,10 +1,13 @@
 // The Import dialog: paste text or pick a file, choose (or accept the detected) format and its
 // separators, see the first rows and any problem with its line, name the deck and pick its
-// languages, then confirm. Parsing is io/importPlan.ts; nothing is stored before Import is pressed.
+// languages (an Anki package's decks come with their languages guessed, each changeable: see
+// ImportDeckList.tsx), then confirm. Parsing is io/importPlan.ts; nothing is stored before Import
+// is pressed. On a phone nothing takes the focus that would raise the keyboard before a file is
+// chosen; a package shows its format instead of the text formats' select.
 import './ImportDialog.css';
 import { useEffect, useId, useImperativeHandle, useMemo, useRef, useState, type ChangeEvent, type Ref } from 'react';
 import { FileUp, X } from 'lucide-react';
-import { cardCount, defaultMeta, displayName, type Deck, type Language } from './deck';
+import { cardCount, defaultMeta, type Deck, type Language } from './deck';
 import { describeProblem } from './io/columns';
 import { importPackage, isAnkiPackageName, type PackageImport } from './io/apkg/importPackage';
 import { packagePlan, skippedInWords } from './io/apkg/packageSummary';
@@ -24,6 +27,7 @@ import {
   type ImportRequest,
 } from './io/importPlan';
 import type { QuizletCardSeparator, QuizletTermSeparator } from './io/quizlet';
+import { ImportDeckList, type DeckLanguages } from './ImportDeckList';
 import { LanguageSelect } from './LanguageSelect';
 import { deckStore } from './storage';
 import { newId } from './uuid';
@@ -38,9 +42,10 @@ interface Props {
 }
 
 const PREVIEW_ROWS = 5;
-
-const reviewCount = (count: number) => (count === 1 ? '1 review' : `${count} reviews`);
 const PREVIEW_PROBLEMS = 5;
+
+/** Whether typing is the likely way in (a fine pointer): then the paste box takes the focus on open. */
+const typesFirst = () => typeof window.matchMedia !== 'function' || window.matchMedia('(hover: hover) and (pointer: fine)').matches;
 
 /** An Anki package being read in the Worker, read, or refused. */
 type PackageState = { status: 'reading'; stage: Stage } | { status: 'ready'; result: PackageResult; plan: ImportPlan } | { status: 'error'; message: string };
@@ -48,6 +53,7 @@ type PackageState = { status: 'reading'; stage: Stage } | { status: 'ready'; res
 export function ImportDialog({ onImported, ref }: Props) {
   const dialog = useRef<HTMLDialogElement>(null);
   const textArea = useRef<HTMLTextAreaElement>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
   const id = useId();
   const [request, setRequest] = useState<ImportRequest>(DEFAULT_REQUEST);
   const [fileName, setFileName] = useState<string | null>(null);
@@ -58,6 +64,8 @@ export function ImportDialog({ onImported, ref }: Props) {
   const [saveError, setSaveError] = useState<string | null>(null);
   const [fileError, setFileError] = useState<string | null>(null);
   const [pkg, setPkg] = useState<PackageState | null>(null);
+  /** Languages the visitor chose for a package's decks, by deck index. */
+  const [deckLanguages, setDeckLanguages] = useState<Record<number, DeckLanguages>>({});
   const reading = useRef<PackageImport | null>(null);
 
   const stopReading = () => {
@@ -69,6 +77,7 @@ export function ImportDialog({ onImported, ref }: Props) {
   const reset = () => {
     stopReading();
     setPkg(null);
+    setDeckLanguages({});
     setRequest(DEFAULT_REQUEST);
     setFileName(null);
     setTypedName(null);
@@ -80,7 +89,8 @@ export function ImportDialog({ onImported, ref }: Props) {
     open() {
       reset();
       dialog.current?.showModal();
-      textArea.current?.focus();
+      // On a phone the paste box would raise the keyboard before a file is even chosen.
+      (typesFirst() ? textArea.current : heading.current)?.focus();
     },
   }));
 
@@ -99,6 +109,7 @@ export function ImportDialog({ onImported, ref }: Props) {
       setFileError(null);
       setSaveError(null);
       setFileName(file.name);
+      setDeckLanguages({});
       setPkg({ status: 'reading', stage: 'unpacking' });
       const job = importPackage(file, (stage) => setPkg({ status: 'reading', stage }));
       reading.current = job;
@@ -141,8 +152,9 @@ export function ImportDialog({ onImported, ref }: Props) {
   const confirm = () => {
     if (!canImport) return;
     const meta = { ...defaultMeta(), name, sourceLang, targetLang };
-    const decks = decksToSave(plan, meta, deckStore.readIndex(), newId, new Date());
-    const result = deckStore.importDecks(decks, reviewsToSave(plan, decks));
+    const chosen = plan.status === 'decks' ? { ...plan, decks: plan.decks.map((deck, index) => ({ ...deck, ...deckLanguages[index] })) } : plan;
+    const decks = decksToSave(chosen, meta, deckStore.readIndex(), newId, new Date());
+    const result = deckStore.importDecks(decks, reviewsToSave(chosen, decks));
     if (!result.ok) {
       setSaveError(result.error);
       return;
@@ -175,7 +187,9 @@ export function ImportDialog({ onImported, ref }: Props) {
         }}
       >
         <div className="dialog__header">
-          <h2 id={`${id}-title`}>Import decks</h2>
+          <h2 ref={heading} id={`${id}-title`} tabIndex={-1}>
+            Import decks
+          </h2>
           <button type="button" className="icon-button" aria-label="Close" onClick={close}>
             <X aria-hidden="true" size={18} />
           </button>
@@ -221,18 +235,26 @@ export function ImportDialog({ onImported, ref }: Props) {
           </div>
 
           <div className="import-dialog__options">
-            <label className="field">
-              Format
-              <select className="select" value={format} onChange={(event) => update({ format: event.target.value as FormatChoice })}>
-                <option value="auto">Detect automatically{format === 'auto' && resolved ? ` (${FORMAT_LABELS[resolved]})` : ''}</option>
-                {(Object.keys(FORMAT_LABELS) as (keyof typeof FORMAT_LABELS)[]).map((key) => (
-                  <option key={key} value={key}>
-                    {FORMAT_LABELS[key]}
-                  </option>
-                ))}
-              </select>
-            </label>
-            {shown === 'delimited' && (
+            {pkg ? (
+              // A package is read as one: the text formats' select would not apply to it.
+              <div className="field">
+                <span>Format</span>
+                <p className="import-dialog__format">Anki package (decks, cards and reviews)</p>
+              </div>
+            ) : (
+              <label className="field">
+                Format
+                <select className="select" value={format} onChange={(event) => update({ format: event.target.value as FormatChoice })}>
+                  <option value="auto">Detect automatically{format === 'auto' && resolved ? ` (${FORMAT_LABELS[resolved]})` : ''}</option>
+                  {(Object.keys(FORMAT_LABELS) as (keyof typeof FORMAT_LABELS)[]).map((key) => (
+                    <option key={key} value={key}>
+                      {FORMAT_LABELS[key]}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            )}
+            {!pkg && shown === 'delimited' && (
               <label className="field">
                 Separator
                 <select className="select" value={request.delimiter} onChange={(event) => update({ delimiter: event.target.value as DelimiterChoice })}>
@@ -248,7 +270,7 @@ export function ImportDialog({ onImported, ref }: Props) {
                 </select>
               </label>
             )}
-            {shown === 'quizlet' && (
+            {!pkg && shown === 'quizlet' && (
               <>
                 <SeparatorField
                   label="Between term and definition"
@@ -307,19 +329,14 @@ export function ImportDialog({ onImported, ref }: Props) {
               </>
             )}
             {plan.status === 'decks' && (
-              <>
-                <p className="hint">{plan.decks.length === 1 ? '1 deck to import:' : `${plan.decks.length} decks to import:`}</p>
-                <ul className="import-dialog__decks">
-                  {plan.decks.map((deck, index) => (
-                    <li key={`${deck.id}-${index}`}>
-                      <strong>{displayName(deck.name)}</strong> · {deck.sourceLang.toUpperCase()} → {deck.targetLang.toUpperCase()} ·{' '}
-                      {cardCount(deck.cards.length)}
-                      {plan.reviews[index] && ` · ${reviewCount(plan.reviews[index].log.length)}`}
-                      {taken.has(deck.id) && <span className="hint"> (already here: added as a copy)</span>}
-                    </li>
-                  ))}
-                </ul>
-              </>
+              <ImportDeckList
+                decks={plan.decks}
+                reviews={plan.reviews}
+                taken={taken}
+                {...(pkg?.status === 'ready' ? { guesses: pkg.result.languages } : {})}
+                chosen={deckLanguages}
+                onChoose={(index, languages) => setDeckLanguages((current) => ({ ...current, [index]: languages }))}
+              />
             )}
             {plan.status !== 'empty' && plan.problems.length > 0 && (
               <div className="alert alert--warning import-dialog__problems">

@@ -86,7 +86,7 @@ export function LanguageSelect({ label, value, onChange }: Props) {
         >
           {shown.map((language) => (
             <option key={language.code} value={language.code}>
-              {language.name === language.code ? language.code : language.name}
+              {language.name}
             </option>
           ))}
         </select>

@@ -319,7 +319,7 @@ function PracticeSession({ deck, mode, tag }: { deck: Deck; mode: SessionMode; t
         </div>
       ) : empty ? (
         <div className="card page empty-state">
-          <h2>Nothing to practise yet</h2>
+          <h2>Nothing to practice yet</h2>
           <p>
             {tag === ''
               ? 'This deck has no cards with both a front and a back that are not suspended.'

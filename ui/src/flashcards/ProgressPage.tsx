@@ -132,7 +132,7 @@ function TagPractice({ deck, reviews, now }: { deck: Deck; reviews: ReviewRecord
   return (
     <section className="card progress-tags" aria-labelledby="progress-tags-title">
       <h2 id="progress-tags-title" className="progress-page__heading">
-        Practise by tag
+        Practice by tag
       </h2>
       <ul className="progress-tags__list">
         {tags.map(({ tag, keys }) => {
@@ -266,7 +266,7 @@ function NewPerDay({ value, onSave }: { value: number; onSave: (value: number) =
     >
       <NumberField
         label="New cards per day"
-        hint="How many never-practised cards “Review due” adds each day. Practice always takes every card."
+        hint="How many never-practiced cards “Review due” adds each day. Practice always takes every card."
         min={0}
         max={MAX_NEW_PER_DAY}
         required

@@ -124,3 +124,16 @@ export function clozeAnswer(front: string, number: number): string {
  * others. The .apkg import keys Anki's cloze cards the same way.
  */
 export const clozeKey = (cardId: string, number: number) => (number <= 1 ? cardId : `${cardId}:c${number}`);
+
+/**
+ * A card's two sides as a list of cards shows them (a shared deck's page, an update's review): a
+ * cloze card's front with every deletion blank, its back with them revealed, then on a line of its
+ * own the card's back (Anki's "Back Extra") when it has one; any other card as it is.
+ */
+export function listedSides(card: { front: string; back: string }): { front: string; back: string } {
+  if (!isClozeFront(card.front)) return { front: card.front, back: card.back };
+  const parts = parseCloze(card.front);
+  const front = parts.map((part) => (part.kind === 'text' ? part.text : blank(part.hint))).join('');
+  const revealed = parts.map((part) => (part.kind === 'text' ? part.text : part.answer)).join('');
+  return { front, back: card.back.trim() === '' ? revealed : `${revealed}\n${card.back}` };
+}

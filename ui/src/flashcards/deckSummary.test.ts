@@ -102,7 +102,10 @@ describe('deck summaries', () => {
     const stored = JSON.parse(JSON.stringify(toStoredSummary(summary, 1234, -1))) as unknown;
     expect(parseSummary(stored, 'd')).toEqual({ ...summary, deckLength: 1234, reviewsLength: -1 });
     expect(parseSummary(null, 'd')).toBeNull();
-    expect(parseSummary({ ...(stored as object), version: 2 }, 'd')).toBeNull();
+    // Another version (1: from before the practice count) is rebuilt, not read.
+    expect(parseSummary({ ...(stored as object), version: 1 }, 'd')).toBeNull();
+    expect(parseSummary({ ...(stored as object), version: 3 }, 'd')).toBeNull();
+    expect(parseSummary({ ...(stored as object), practice: { ...summary.practice, items: -1 } }, 'd')).toBeNull();
     expect(parseSummary({ ...(stored as object), cardCount: -1 }, 'd')).toBeNull();
     expect(parseSummary({ ...(stored as object), schedule: { ...summary.schedule, times: [3, 2] } }, 'd')).toBeNull();
   });

@@ -9,10 +9,12 @@ import type { Deck } from './deck';
 import { deckTags } from './tags';
 import { startOfDay } from './srs/days';
 import { deckKeys } from './srs/due';
+import { practiceCount, type PracticeCount } from './practice';
 import type { ReviewRecord } from './srs/reviewLog';
 import { dueAt } from './srs/schedule';
 
-export const SUMMARY_VERSION = 1;
+/** 2: with the practice count (summaries of version 1 are rebuilt). */
+export const SUMMARY_VERSION = 2;
 
 export interface DueCounts {
   /** "N due". */
@@ -57,6 +59,8 @@ export interface DeckSummary {
   createdAt: string;
   /** Cards in the deck (the "N cards" pill). */
   cardCount: number;
+  /** What practice counts, said beside the pill when it differs (practice.ts practiceCountText). */
+  practice: PracticeCount;
   /** The cards' tags, each once, sorted as deckTags sorts them. */
   tags: string[];
   schedule: DueSchedule;
@@ -106,6 +110,7 @@ export function summarize(deck: Deck, reviews: ReviewRecord, now: number): DeckS
     targetLang: deck.targetLang,
     createdAt: deck.createdAt,
     cardCount: deck.cards.length,
+    practice: practiceCount(deck),
     tags: deckTags(deck.cards),
     schedule: dueSchedule(deck, reviews, now),
   };
@@ -153,6 +158,9 @@ export function parseSummary(value: unknown, id: string): (DeckSummary & { deckL
   if (![stored.name, stored.author, stored.description, stored.sourceLang, stored.targetLang, stored.createdAt].every(isString)) return null;
   if (!isCount(stored.cardCount) || !Array.isArray(stored.tags) || !(stored.tags as unknown[]).every(isString)) return null;
   if (typeof stored.deckLength !== 'number' || typeof stored.reviewsLength !== 'number') return null;
+  const practice = stored.practice as Partial<Record<keyof PracticeCount, unknown>> | null | undefined;
+  if (typeof practice !== 'object' || practice === null || typeof practice.bothWays !== 'boolean') return null;
+  if (![practice.items, practice.multiGap, practice.gaps, practice.suspended, practice.incomplete].every(isCount)) return null;
   if (typeof schedule !== 'object' || schedule === null) return null;
   if (![schedule.newPerDay, schedule.fresh, schedule.dueBy, schedule.later, schedule.newSeen].every(isCount)) return null;
   if (typeof schedule.at !== 'number' || typeof schedule.from !== 'number') return null;
@@ -166,6 +174,14 @@ export function parseSummary(value: unknown, id: string): (DeckSummary & { deckL
     targetLang: stored.targetLang as string,
     createdAt: stored.createdAt as string,
     cardCount: stored.cardCount,
+    practice: {
+      items: practice.items as number,
+      multiGap: practice.multiGap as number,
+      gaps: practice.gaps as number,
+      suspended: practice.suspended as number,
+      incomplete: practice.incomplete as number,
+      bothWays: practice.bothWays,
+    },
     tags: stored.tags as string[],
     schedule: {
       newPerDay: schedule.newPerDay as number,
@@ -194,6 +210,7 @@ export function toStoredSummary(summary: DeckSummary, deckLength: number, review
     targetLang: summary.targetLang,
     createdAt: summary.createdAt,
     cardCount: summary.cardCount,
+    practice: summary.practice,
     tags: summary.tags,
     schedule: summary.schedule,
     deckLength,

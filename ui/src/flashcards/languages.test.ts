@@ -28,6 +28,18 @@ describe('the language list', () => {
   });
 });
 
+describe('the language names', () => {
+  it('are carried for every listed code, each once, whatever names the browser’s Intl has', () => {
+    const names = languageOptions().map((entry) => entry.name);
+    expect(new Set(names).size).toBe(183);
+    expect(languageName('tw')).toBe('Twi');
+    expect(languageName('ak')).toBe('Akan');
+    // The names a browser with little ICU data (Chromium) leaves out.
+    expect(['aa', 'kj', 'za'].map(languageName)).toEqual(['Afar', 'Kuanyama', 'Zhuang']);
+    expect(languageName('DE')).toBe('German');
+  });
+});
+
 describe('language tags', () => {
   it('accepts the spec’s four and any well-formed language tag', () => {
     for (const tag of ['en', 'nl', 'fr', 'hu', 'de', 'ja', 'yue', 'pt-BR', 'zh-Hant', 'sr-Latn-RS', 'EN']) expect(isLanguageTag(tag)).toBe(true);

@@ -1,25 +1,54 @@
 // Deck languages beyond the spec's four: which tags a deck may carry, the list the language select
-// offers, the names screens show and the search over them. Pure apart from Intl (the browser's own
-// language names, so no name list ships in the bundle).
+// offers, the names screens show and the search over them. Pure apart from Intl (the names of tags
+// beyond the list, and each language's name in itself).
 //
 // Where the list comes from: ISO 639-1, the two-letter codes (183 of them), is the set every
-// browser, speech engine and dictionary names; Intl.DisplayNames gives each its English name and
-// its own name ("Deutsch"), both searchable. Intl.supportedValuesOf has no list of languages, and
-// the full IANA registry (8,000 tags) would bury the learner's language among dialects. A deck may
-// still carry any well-formed language tag (yue, pt-BR, zh-Hant): the select offers one that is
-// typed in full, and a stored one keeps working and shows as it is.
+// browser, speech engine and dictionary names; each has its English name here (NAMES) and, where
+// the browser knows it, its own name from Intl.DisplayNames ("Deutsch"), both searchable.
+// Intl.supportedValuesOf has no list of languages, and the full IANA registry (8,000 tags) would
+// bury the learner's language among dialects. A deck may still carry any well-formed language tag
+// (yue, pt-BR, zh-Hant): the select offers one that is typed in full, and a stored one keeps
+// working and shows as it is.
 
 /** The spec's four (SPEC.md 9), offered first in this order. */
 export const SPEC_LANGUAGES = ['en', 'nl', 'fr', 'hu'] as const;
 
+/**
+ * ISO 639-1, every two-letter code, with its English name (CLDR's, as Intl gives it where the
+ * browser has it): Chromium's Intl names only 132 of the 183, and names Twi "Akan" like Akan
+ * itself, so the names are carried here (2 kB) and are the same in every browser.
+ */
+const NAMES: ReadonlyMap<string, string> = new Map(
+  (
+    'aa=Afar|ab=Abkhazian|ae=Avestan|af=Afrikaans|ak=Akan|am=Amharic|an=Aragonese|ar=Arabic|as=Assamese|' +
+    'av=Avaric|ay=Aymara|az=Azerbaijani|ba=Bashkir|be=Belarusian|bg=Bulgarian|bi=Bislama|bm=Bambara|' +
+    'bn=Bangla|bo=Tibetan|br=Breton|bs=Bosnian|ca=Catalan|ce=Chechen|ch=Chamorro|co=Corsican|cr=Cree|' +
+    'cs=Czech|cu=Church Slavic|cv=Chuvash|cy=Welsh|da=Danish|de=German|dv=Divehi|dz=Dzongkha|ee=Ewe|' +
+    'el=Greek|en=English|eo=Esperanto|es=Spanish|et=Estonian|eu=Basque|fa=Persian|ff=Fula|fi=Finnish|' +
+    'fj=Fijian|fo=Faroese|fr=French|fy=Western Frisian|ga=Irish|gd=Scottish Gaelic|gl=Galician|gn=Guarani|' +
+    'gu=Gujarati|gv=Manx|ha=Hausa|he=Hebrew|hi=Hindi|ho=Hiri Motu|hr=Croatian|ht=Haitian Creole|' +
+    'hu=Hungarian|hy=Armenian|hz=Herero|ia=Interlingua|id=Indonesian|ie=Interlingue|ig=Igbo|ii=Sichuan Yi|' +
+    'ik=Inupiaq|io=Ido|is=Icelandic|it=Italian|iu=Inuktitut|ja=Japanese|jv=Javanese|ka=Georgian|kg=Kongo|' +
+    'ki=Kikuyu|kj=Kuanyama|kk=Kazakh|kl=Kalaallisut|km=Khmer|kn=Kannada|ko=Korean|kr=Kanuri|ks=Kashmiri|' +
+    'ku=Kurdish|kv=Komi|kw=Cornish|ky=Kyrgyz|la=Latin|lb=Luxembourgish|lg=Ganda|li=Limburgish|ln=Lingala|' +
+    'lo=Lao|lt=Lithuanian|lu=Luba-Katanga|lv=Latvian|mg=Malagasy|mh=Marshallese|mi=Māori|mk=Macedonian|' +
+    'ml=Malayalam|mn=Mongolian|mr=Marathi|ms=Malay|mt=Maltese|my=Burmese|na=Nauru|nb=Norwegian Bokmål|' +
+    'nd=North Ndebele|ne=Nepali|ng=Ndonga|nl=Dutch|nn=Norwegian Nynorsk|no=Norwegian|nr=South Ndebele|' +
+    'nv=Navajo|ny=Nyanja|oc=Occitan|oj=Ojibwa|om=Oromo|or=Odia|os=Ossetic|pa=Punjabi|pi=Pali|pl=Polish|' +
+    'ps=Pashto|pt=Portuguese|qu=Quechua|rm=Romansh|rn=Rundi|ro=Romanian|ru=Russian|rw=Kinyarwanda|' +
+    'sa=Sanskrit|sc=Sardinian|sd=Sindhi|se=Northern Sami|sg=Sango|si=Sinhala|sk=Slovak|sl=Slovenian|' +
+    'sm=Samoan|sn=Shona|so=Somali|sq=Albanian|sr=Serbian|ss=Swati|st=Southern Sotho|su=Sundanese|' +
+    'sv=Swedish|sw=Swahili|ta=Tamil|te=Telugu|tg=Tajik|th=Thai|ti=Tigrinya|tk=Turkmen|tl=Filipino|' +
+    'tn=Tswana|to=Tongan|tr=Turkish|ts=Tsonga|tt=Tatar|tw=Twi|ty=Tahitian|ug=Uyghur|uk=Ukrainian|ur=Urdu|' +
+    'uz=Uzbek|ve=Venda|vi=Vietnamese|vo=Volapük|wa=Walloon|wo=Wolof|xh=Xhosa|yi=Yiddish|yo=Yoruba|' +
+    'za=Zhuang|zh=Chinese|zu=Zulu'
+  )
+    .split('|')
+    .map((entry) => entry.split('=') as [string, string]),
+);
+
 /** ISO 639-1: every two-letter language code. */
-export const ISO_639_1 = (
-  'aa ab ae af ak am an ar as av ay az ba be bg bi bm bn bo br bs ca ce ch co cr cs cu cv cy da de dv dz ee el en eo es et eu ' +
-  'fa ff fi fj fo fr fy ga gd gl gn gu gv ha he hi ho hr ht hu hy hz ia id ie ig ii ik io is it iu ja jv ka kg ki kj kk kl km ' +
-  'kn ko kr ks ku kv kw ky la lb lg li ln lo lt lu lv mg mh mi mk ml mn mr ms mt my na nb nd ne ng nl nn no nr nv ny oc oj om ' +
-  'or os pa pi pl ps pt qu rm rn ro ru rw sa sc sd se sg si sk sl sm sn so sq sr ss st su sv sw ta te tg th ti tk tl tn to tr ' +
-  'ts tt tw ty ug uk ur uz ve vi vo wa wo xh yi yo za zh zu'
-).split(' ');
+export const ISO_639_1 = [...NAMES.keys()];
 
 /** Longest tag a deck keeps (RFC 5646 advises room for 35 characters). */
 const MAX_TAG_LENGTH = 35;
@@ -49,6 +78,8 @@ const nameCache = new Map<string, string>();
 
 /** The English name of a language ('German', 'Brazilian Portuguese'); the code when unknown. */
 export function languageName(code: string): string {
+  const carried = NAMES.get(code.toLowerCase());
+  if (carried !== undefined) return carried;
   const cached = nameCache.get(code);
   if (cached !== undefined) return cached;
   if (englishNames === undefined) {

@@ -7,6 +7,8 @@ import {
   faces,
   isComplete,
   itemAt,
+  practiceCount,
+  practiceCountText,
   practiceItems,
   practiceReducer,
   progress,
@@ -59,6 +61,26 @@ describe('practice items', () => {
     const forward = items.find((i) => !i.reverse && i.card.id === 'b');
     if (forward) expect(faces(forward)).toEqual({ prompt: 'dog', answer: 'chien' });
     expect(new Set(items.map((i) => i.key)).size).toBe(6);
+  });
+});
+
+describe('what practice counts beside "N cards"', () => {
+  it('says nothing when practice counts one per card', () => {
+    expect(practiceCountText(3, practiceCount({ cards, bidirectional: false }))).toBeNull();
+  });
+
+  it('says what a cloze card with two gaps is, and counts what "N due" counts', () => {
+    const deck = { cards: [...cards, card('z', 'Der {{c1::Hund}} {{c2::bellt}}', '')], bidirectional: false };
+    const count = practiceCount(deck);
+    expect(count.items).toBe(practiceItems(deck).length);
+    expect(practiceCountText(4, count)).toBe('5 to practice: 1 cloze card has 2 gaps, each practiced as a card of its own');
+  });
+
+  it('names each reason: both ways, suspended cards, cards without both sides', () => {
+    const deck = { cards: [...cards, { ...card('s', 'sun', 'soleil'), suspended: true }, card('h', 'half', '')], bidirectional: true };
+    const count = practiceCount(deck);
+    expect(count.items).toBe(practiceItems(deck).length);
+    expect(practiceCountText(5, count)).toBe('6 to practice: each card both ways; 1 suspended; 1 without both sides');
   });
 });
 

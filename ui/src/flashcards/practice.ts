@@ -77,6 +77,55 @@ export function practiceItems(deck: Pick<Deck, 'cards' | 'bidirectional'>, tag?:
   return items;
 }
 
+/**
+ * What a deck's practice counts ("N due", "Review due (N)", a session's "n / N"), beside what its
+ * "N cards" counts: the items, and why they are not one per card.
+ */
+export interface PracticeCount {
+  items: number;
+  /** Cloze cards with more than one cloze number (each number is an item), and the numbers they hold. */
+  multiGap: number;
+  gaps: number;
+  suspended: number;
+  /** Cards without both sides (or a cloze front): they give no item. */
+  incomplete: number;
+  /** Bidirectional: each card that is no cloze card gives two items. */
+  bothWays: boolean;
+}
+
+export function practiceCount(deck: Pick<Deck, 'cards' | 'bidirectional'>): PracticeCount {
+  const count: PracticeCount = { items: 0, multiGap: 0, gaps: 0, suspended: 0, incomplete: 0, bothWays: false };
+  for (const card of deck.cards) {
+    if (!isCompleteCard(card)) count.incomplete += 1;
+    else if (card.suspended) count.suspended += 1;
+    else {
+      const numbers = clozeNumbers(card.front).length;
+      if (numbers > 1) {
+        count.multiGap += 1;
+        count.gaps += numbers;
+      }
+      if (numbers === 0 && deck.bidirectional) count.bothWays = true;
+      count.items += numbers > 0 ? numbers : deck.bidirectional ? 2 : 1;
+    }
+  }
+  return count;
+}
+
+/**
+ * The words beside "N cards" when practice counts otherwise, e.g. "13 to practice: 1 cloze card
+ * has 2 gaps, each practiced as a card of its own"; null when it counts the same.
+ */
+export function practiceCountText(cards: number, count: PracticeCount): string | null {
+  if (count.items === cards) return null;
+  const why: string[] = [];
+  if (count.bothWays) why.push('each card both ways');
+  if (count.multiGap === 1) why.push(`1 cloze card has ${count.gaps} gaps, each practiced as a card of its own`);
+  else if (count.multiGap > 1) why.push(`${count.multiGap} cloze cards have ${count.gaps} gaps, each practiced as a card of its own`);
+  if (count.suspended > 0) why.push(`${count.suspended} suspended`);
+  if (count.incomplete > 0) why.push(`${count.incomplete} without both sides`);
+  return `${count.items} to practice: ${why.join('; ')}`;
+}
+
 /** Each tag of the deck's practice items (first spelling, sorted) with the keys of its items. */
 export function keysByTag(deck: Pick<Deck, 'cards' | 'bidirectional'>): { tag: string; keys: string[] }[] {
   const byTag = new Map<string, { tag: string; keys: string[] }>();

@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { MemoryStorage } from '../lib/memoryStorage';
 import { defaultMeta, emptyCard, normaliseForSave, storedCards, type Deck } from './deck';
 import { createDeckStore, deckDraftKey, deckKey, INDEX_KEY, reviewsKey, sessionKey } from './storage';
-import { DEFAULT_NEW_PER_DAY, emptyReviews, recordMark, toStored } from './srs/reviewLog';
+import { DEFAULT_NEW_PER_DAY, deriveItems, emptyReviews, recordMark, toStored } from './srs/reviewLog';
+import { grade } from './srs/schedule';
 import { createDecksSyncAdapter } from './syncAdapter';
 
 const T = new Date('2026-03-01T10:00:00.000Z');
@@ -141,42 +142,73 @@ describe('the review logs as sync carries them', () => {
       const id = `d${i}`;
       expect(read.reviews[id]?.newPerDay, `stored cap ${String(cap)}`).toBe(store.readReviews(id).newPerDay);
       // The same cap arriving in a vault reads the same.
-      expect(adapter.parseReviews(cap, []).newPerDay, `vault cap ${String(cap)}`).toBe(store.readReviews(id).newPerDay);
+      expect(adapter.parseReviews(cap, [], undefined).newPerDay, `vault cap ${String(cap)}`).toBe(store.readReviews(id).newPerDay);
     });
-    expect(adapter.parseReviews(undefined, undefined)).toEqual({ newPerDay: DEFAULT_NEW_PER_DAY, log: [] });
+    expect(adapter.parseReviews(undefined, undefined, undefined)).toEqual({ newPerDay: DEFAULT_NEW_PER_DAY, log: [], seeds: {} });
   });
 
   it('keeps the marks the review log keeps, whether they come from storage or from a vault', () => {
     const { storage, store, adapter } = setup();
     store.saveDeck(deck('m', 'Marks'));
     const log = [['m-c0', 3, 'good'], ['m-c0', 1, 'again'], ['m-c0', 2, 'meh'], ['', 4, 'good'], 'junk'];
-    storage.setItem(reviewsKey('m'), JSON.stringify({ type: 'reviews', version: 1, newPerDay: 5, items: {}, log }));
-    expect(adapter.read().reviews.m).toEqual({ newPerDay: 5, log: store.readReviews('m').log });
-    expect(adapter.parseReviews(5, log)).toEqual({ newPerDay: 5, log: store.readReviews('m').log });
+    storage.setItem(reviewsKey('m'), JSON.stringify({ type: 'reviews', version: 1, newPerDay: 5, seeds: {}, items: {}, log }));
+    expect(adapter.read().reviews.m).toEqual({ newPerDay: 5, seeds: {}, log: store.readReviews('m').log });
+    expect(adapter.parseReviews(5, log, {})).toEqual({ newPerDay: 5, seeds: {}, log: store.readReviews('m').log });
     expect(store.readReviews('m').log).toEqual([
       ['m-c0', 1, 'again'],
       ['m-c0', 3, 'good'],
     ]);
   });
 
-  it('writes a merged log the review log reads: new marks replayed, untouched items kept', () => {
+  it('writes a merged log the review log reads: each item the vault changed derived from its seeds and marks, the others kept', () => {
     const { storage, store, adapter } = setup();
-    store.saveDeck(deck('r', 'Reviews', ['a', 'b']));
+    store.saveDeck(deck('r', 'Reviews', ['a', 'b', 'c', 'd']));
     let here = recordMark(emptyReviews(), 'r-c0', 'good', 1_000);
     here = recordMark(here, 'r-c1', 'good', 2_000);
-    // r-c1's state stands for marks the log no longer holds: it must survive the merge.
-    const kept = here.items['r-c1'];
-    store.writeReviews('r', { ...here, log: here.log.filter(([key]) => key !== 'r-c1') });
-    const fromElsewhere = recordMark(emptyReviews(), 'r-c0', 'again', 5_000);
-    const merged = { newPerDay: 12, log: [...here.log.filter(([key]) => key !== 'r-c1'), ...fromElsewhere.log] };
+    here = recordMark(here, 'r-c3', 'good', 3_000);
+    store.writeReviews('r', here);
+    // From another device: a mark of r-c0, an imported state for r-c2, and a seed of r-c3 through its mark.
+    const imported = grade(grade(null, 'good', 100), 'good', 86_400_000);
+    const merged = {
+      newPerDay: 12,
+      log: [...here.log, ['r-c0', 5_000, 'again'] as const],
+      seeds: { 'r-c2': { through: 0, state: imported }, 'r-c3': { through: 3_000, state: imported } },
+    };
     adapter.apply({ put: {}, remove: [], order: null, reviews: { r: merged } });
     const read = store.readReviews('r');
     expect(read.newPerDay).toBe(12);
     expect(read.log).toEqual(merged.log);
-    expect(read.items['r-c1']).toEqual(kept);
-    // The touched item has the state its marks lead to, as if marked here.
+    expect(read.seeds).toEqual(merged.seeds);
+    expect(read.items['r-c1']).toEqual(here.items['r-c1']);
+    // The touched items have the state their seeds and marks lead to, as if marked here.
     expect(read.items['r-c0']).toEqual(recordMark(recordMark(emptyReviews(), 'r-c0', 'good', 1_000), 'r-c0', 'again', 5_000).items['r-c0']);
+    expect(read.items['r-c2']).toEqual(imported);
+    expect(read.items['r-c3']).toEqual(imported);
+    expect(read.items).toEqual(deriveItems(read.seeds, read.log));
     expect(JSON.parse(storage.getItem(reviewsKey('r')) ?? '{}')).toEqual(toStored(read));
+  });
+
+  it('works out the seeds of a record from before seeds once, keeps them, and sends them', () => {
+    const { storage, store, adapter } = setup();
+    store.saveDeck(deck('o', 'Old', ['a', 'b']));
+    const anki = grade(grade(null, 'good', 100), 'good', 86_400_000);
+    // As an import before seeds stored it: o-c0's state is Anki's, not what its one mark leads to.
+    const replayed = grade(null, 'good', 200_000_000);
+    const old = {
+      type: 'reviews',
+      version: 1,
+      newPerDay: 20,
+      items: { 'o-c0': anki, 'o-c1': replayed },
+      log: [
+        ['o-c0', 200_000_000, 'good'],
+        ['o-c1', 200_000_000, 'good'],
+      ],
+    };
+    storage.setItem(reviewsKey('o'), JSON.stringify(old));
+    const seeds = { 'o-c0': { through: 200_000_000, state: anki } };
+    expect(adapter.read().reviews.o?.seeds).toEqual(seeds);
+    expect(JSON.parse(storage.getItem(reviewsKey('o')) ?? '{}')).toMatchObject({ seeds, items: old.items });
+    expect(store.readReviews('o').items).toEqual(old.items);
   });
 });
 
@@ -213,17 +245,22 @@ describe('a shared deck', () => {
     expect(storage.data.size).toBe(0);
   });
 
-  it('is previewed with its name, languages and card sides', () => {
+  it('is previewed with its name, author, description, languages and card sides, a cloze card as practice shows it', () => {
     const { adapter } = setup();
-    const shared = adapter.parseDeck(deck('p', 'Preview', ['one', 'two']), 'p');
+    const made = deck('p', 'Preview', ['one', 'Der {{c1::Hund}} {{c2::bellt::verb}}', '{{c1::Katze}}']);
+    made.cards[2] = { ...made.cards[2], back: '' } as (typeof made.cards)[number];
+    const shared = adapter.parseDeck({ ...made, author: 'Ada', description: 'Animals' }, 'p');
     if (!shared) throw new Error('no deck');
     expect(adapter.preview(shared)).toEqual({
       name: 'Preview',
+      author: 'Ada',
+      description: 'Animals',
       sourceLang: 'en',
       targetLang: 'nl',
       cards: [
         { front: 'one', back: 'one!' },
-        { front: 'two', back: 'two!' },
+        { front: 'Der [...] [verb]', back: 'Der Hund bellt\nDer {{c1::Hund}} {{c2::bellt::verb}}!' },
+        { front: '[...]', back: 'Katze' },
       ],
     });
   });

@@ -4,9 +4,23 @@
 // sync; sync never names these keys. Beside storage.ts, the only flashcards code that touches
 // the browser's storage.
 import type { DeckPreview, DecksAdapter, DecksChange, ShareUpdatePlan, SyncDeck, SyncedReviews } from '../lib/syncAdapters';
+import { listedSides } from './cloze';
 import { storedCards, type Deck } from './deck';
 import { browserStorage, createDeckStore, deckDraftKey, deckKey, INDEX_KEY, parseDeck, reviewsKey, sessionKey, summaryKey } from './storage';
-import { emptyReviews, newPerDayOr, parseLog, parseMarks, parseReviews, toStored, type ReviewEntry } from './srs/reviewLog';
+import {
+  deriveItems,
+  emptyReviews,
+  newPerDayOr,
+  parseLog,
+  parseMarks,
+  parseReviews,
+  parseSeeds,
+  predatesSeeds,
+  toStored,
+  type ReviewEntry,
+  type Seed,
+} from './srs/reviewLog';
+import { sameItemState } from './srs/schedule';
 import { hasChanges, parseShareBase, planShareUpdate, shareBaseOf, type ShareUpdate } from './shareUpdate';
 import { newId } from './uuid';
 
@@ -27,16 +41,23 @@ const synced = (deck: Deck): SyncDeck => storedCards(deck);
 
 const planOf = (update: ShareUpdate): ShareUpdatePlan => ({
   name: update.deck.name,
-  added: update.added,
-  changed: update.changed,
-  removed: update.removed,
-  kept: update.kept,
+  added: update.added.map(listedSides),
+  changed: update.changed.map(({ before, after }) => ({ before: listedSides(before), after: listedSides(after) })),
+  removed: update.removed.map(listedSides),
+  kept: update.kept.map(listedSides),
   detailsChanged: update.detailsChanged,
   worthShowing: hasChanges(update),
   base: update.base,
 });
 
-const markId = (mark: ReviewEntry) => `${mark[1]}\u0000${mark[0]}\u0000${mark[2]}`;
+/** Each item's marks, as one text per item key. */
+function marksByKey(log: readonly ReviewEntry[]): Map<string, string> {
+  const marks = new Map<string, string>();
+  for (const [key, at, mark] of log) marks.set(key, `${marks.get(key) ?? ''}${at}${mark === 'good' ? '+' : '-'}`);
+  return marks;
+}
+
+const sameSeed = (a: Seed | undefined, b: Seed | undefined) => a === b || (!!a && !!b && a.through === b.through && sameItemState(a.state, b.state));
 
 export function createDecksSyncAdapter(storage: Storage | null, makeId: () => string = newId): DecksAdapter {
   const store = createDeckStore(storage, makeId);
@@ -58,18 +79,23 @@ export function createDecksSyncAdapter(storage: Storage | null, makeId: () => st
   };
 
   /**
-   * The record after the merge: the vault's cap and marks; an item whose marks are unchanged keeps
-   * its state (it may come from marks the log no longer holds), the others get the state their
-   * marks lead to.
+   * The record after the merge: the vault's cap, seeds and marks, and each item's state derived
+   * from them (reviewLog.ts deriveItems), as on every other device; an item whose seed and marks
+   * did not change keeps the state it has, which is the same derivation's.
    */
   const mergedReviews = (deckId: string, merged: SyncedReviews) => {
     const current = parseReviews(readJson(reviewsKey(deckId))) ?? emptyReviews();
     const log = parseLog(merged.log);
-    const known = new Set(current.log.map(markId));
-    const touched = new Set(log.filter((mark) => !known.has(markId(mark))).map(([key]) => key));
+    const seeds = parseSeeds(merged.seeds);
+    const before = marksByKey(current.log);
+    const after = marksByKey(log);
+    const touched = new Set<string>();
+    for (const key of new Set([...before.keys(), ...after.keys(), ...Object.keys(current.seeds), ...Object.keys(seeds)])) {
+      if (before.get(key) !== after.get(key) || !sameSeed(current.seeds[key], seeds[key])) touched.add(key);
+    }
     const items = Object.fromEntries(Object.entries(current.items).filter(([key]) => !touched.has(key)));
-    const record = parseReviews(toStored({ newPerDay: newPerDayOr(merged.newPerDay), items, log })) ?? emptyReviews();
-    return toStored(record);
+    Object.assign(items, deriveItems(seeds, log, touched));
+    return toStored({ newPerDay: newPerDayOr(merged.newPerDay), seeds, items, log });
   };
 
   /** A shared deck's update planned against the stored copy, now. */
@@ -89,8 +115,22 @@ export function createDecksSyncAdapter(storage: Storage | null, makeId: () => st
         const deck = readDeck(id);
         if (!deck) continue;
         decks[id] = synced(deck);
-        const marks = parseMarks(readJson(reviewsKey(id)));
-        if (marks) reviews[id] = marks;
+        const stored = readJson(reviewsKey(id));
+        if (!predatesSeeds(stored)) {
+          const marks = parseMarks(stored);
+          if (marks) reviews[id] = marks;
+          continue;
+        }
+        // A record from before seeds has its seeds worked out once, and kept (best effort).
+        const record = parseReviews(stored);
+        if (!record) continue;
+        reviews[id] = { newPerDay: record.newPerDay, log: record.log, seeds: record.seeds };
+        try {
+          write(reviewsKey(id), toStored(record));
+          store.forgetSummary(id);
+        } catch {
+          // A full quota: worked out again next time.
+        }
       }
       return { order, decks, reviews };
     },
@@ -106,7 +146,7 @@ export function createDecksSyncAdapter(storage: Storage | null, makeId: () => st
       const deck = parseDeck(value, id, stableCardIds(id));
       return deck && synced(deck);
     },
-    parseReviews: (newPerDay, log) => ({ newPerDay: newPerDayOr(newPerDay), log: parseLog(log) }),
+    parseReviews: (newPerDay, log, seeds) => ({ newPerDay: newPerDayOr(newPerDay), log: parseLog(log), seeds: parseSeeds(seeds) }),
     apply(change: DecksChange) {
       for (const [id, value] of Object.entries(change.put)) {
         // Checked again: nothing reaches storage that this feature would not read back.
@@ -152,12 +192,14 @@ export function createDecksSyncAdapter(storage: Storage | null, makeId: () => st
     },
     preview(value): DeckPreview {
       const deck = parseDeck(value, value.id, stableCardIds(value.id));
-      if (!deck) return { name: value.name, sourceLang: '', targetLang: '', cards: [] };
+      if (!deck) return { name: value.name, author: '', description: '', sourceLang: '', targetLang: '', cards: [] };
       return {
         name: deck.name,
+        author: deck.author,
+        description: deck.description,
         sourceLang: deck.sourceLang,
         targetLang: deck.targetLang,
-        cards: deck.cards.map((card) => ({ front: card.front, back: card.back })),
+        cards: deck.cards.map(listedSides),
       };
     },
   };

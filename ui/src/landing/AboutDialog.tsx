@@ -35,7 +35,7 @@ export function AboutDialog({ name, ref }: { name: string; ref: Ref<AboutDialogH
           </button>
         </div>
         <p>
-          This is the personal website of <strong>{name}</strong>: practise a language with flashcards, or subscribe to calendars remapped for your calendar
+          This is the personal website of <strong>{name}</strong>: practice a language with flashcards, or subscribe to calendars remapped for your calendar
           app.
         </p>
       </div>

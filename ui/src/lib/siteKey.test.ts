@@ -108,6 +108,21 @@ describe('withSiteKey', () => {
     expect(stored()).toBe('secret');
   });
 
+  it('waits for an answer given later (a dialog), as for one given at once', async () => {
+    const { d, stored } = deps(null, []);
+    const sent: (string | null)[] = [];
+    const outcome = await withSiteKey(
+      (key) => {
+        sent.push(key);
+        return key === 'late' ? Promise.resolve('ok') : Promise.reject(new HttpError(401, 'key'));
+      },
+      { ...d, askKey: () => Promise.resolve().then(() => ' late ') },
+    );
+    expect(outcome).toEqual({ kind: 'done', value: 'ok' });
+    expect(sent).toEqual([null, 'late']);
+    expect(stored()).toBe('late');
+  });
+
   it('forgets a refused stored key and says so when asking; cancelling stops', async () => {
     const { d, asked, stored } = deps('old', [null]);
     const outcome = await withSiteKey(() => Promise.reject(new HttpError(401, 'wrong key')), d);

@@ -1,7 +1,7 @@
 // This site's key (the server's publish or sync key), kept once for every feature that needs it,
 // and the one rule for asking for it: a call is made with the stored key; on a 401 the visitor is
 // asked (told so when a stored key was refused), the answer is kept and the call made again;
-// cancelling the prompt stops. Calendars send it as X-Publish-Key, sync as X-Sync-Key.
+// cancelling the question stops. Each feature asks in its own words (sync in a dialog). Calendars send it as X-Publish-Key, sync as X-Sync-Key.
 
 /** The one place the key is kept. */
 export const SITE_KEY = 'site:key';
@@ -72,8 +72,11 @@ export interface KeyDeps {
   readKey(): string | null;
   writeKey(key: string): void;
   clearKey(): void;
-  /** Asks the visitor; null or blank when they cancel. `refused`: a key was sent and refused. */
-  askKey(refused: boolean): string | null;
+  /**
+   * Asks the visitor (the browser's prompt, or a feature's own dialog, which answers later); null
+   * or blank when they cancel. `refused`: a key was sent and refused.
+   */
+  askKey(refused: boolean): string | null | Promise<string | null>;
 }
 
 export interface KeyPrompts {
@@ -110,7 +113,7 @@ export async function withSiteKey<T>(action: (key: string | null) => Promise<T>,
       if (status !== 401 || attempt >= MAX_KEY_ATTEMPTS) return { kind: 'failed', message, status, error };
       const refused = key !== null;
       if (refused) deps.clearKey();
-      const answer = deps.askKey(refused)?.trim() ?? '';
+      const answer = (await deps.askKey(refused))?.trim() ?? '';
       if (answer === '') return { kind: 'cancelled' };
       deps.writeKey(answer);
       key = answer;

@@ -9,9 +9,15 @@ export interface Slots {
   deckEditorActions?: ComponentType<{ deckId: string }>;
   /** Under a saved deck's pills in the list and under the editor's toolbar: whether it follows a share link. */
   deckShareStatus?: ComponentType<{ deckId: string }>;
-  /** In the storage notice's sentence, before "export a backup": the offer to sync. */
-  syncOffer?: ComponentType;
+  /** A hook: how this browser stands with sync (the storage notice's words follow it). */
+  syncStanding?: () => SyncStanding;
 }
+
+/**
+ * Whether this browser's decks are synced: 'off' (this server has no sync), 'offered' (it has,
+ * this browser does not sync), 'on', or 'stopped' (the server no longer has its vault).
+ */
+export type SyncStanding = 'off' | 'offered' | 'on' | 'stopped';
 
 export const SlotsContext = createContext<Slots>({});
 
@@ -25,9 +31,11 @@ export function DeckEditorActionsSlot({ deckId }: { deckId: string }) {
   return Actions ? <Actions deckId={deckId} /> : null;
 }
 
-export function SyncOfferSlot() {
-  const { syncOffer: Offer } = useContext(SlotsContext);
-  return Offer ? <Offer /> : null;
+/** How this browser stands with sync ('off' without the slot). */
+export function useSyncStanding(): SyncStanding {
+  const { syncStanding } = useContext(SlotsContext);
+  // The slot holds one hook for the app's lifetime: it is called on every render, or on none.
+  return syncStanding ? syncStanding() : 'off';
 }
 
 export function DeckShareStatusSlot({ deckId }: { deckId: string }) {

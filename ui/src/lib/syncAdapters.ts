@@ -15,10 +15,25 @@ export type SyncDeck = { readonly id: string; readonly name: string; readonly cr
 /** One review mark: item key, epoch ms, grade. */
 export type SyncMark = readonly [key: string, at: number, grade: string];
 
-/** What sync carries of a deck's review log: the daily new-card cap and every mark, oldest first. */
+/**
+ * Where an item's schedule starts before its marks (the feature's own rule: an import's memory
+ * state, marks its log dropped): the time of the last mark it holds, and the state, which sync
+ * carries untouched. Of two seeds of one item the one through the later mark wins.
+ */
+export interface SyncSeed {
+  readonly through: number;
+  readonly state: unknown;
+}
+
+/**
+ * What sync carries of a deck's review log: the daily new-card cap, every mark (oldest first) and
+ * the items' seeds; the feature derives its schedule from these alone, the same on every device.
+ */
 export interface SyncedReviews {
   newPerDay: number;
   log: readonly SyncMark[];
+  /** Seeds by item key; absent or empty when there are none. */
+  seeds?: Readonly<Record<string, SyncSeed>>;
 }
 
 /** The decks of this browser as the feature reads them. */
@@ -41,19 +56,22 @@ export interface DecksChange {
   remove: readonly string[];
   /** The deck list's new order, or null when it stays as it is. */
   order: readonly string[] | null;
-  /** Review logs to replace, by deck id; the feature rebuilds what it derives from the marks. */
+  /** Review logs to replace, by deck id; the feature rebuilds what it derives from the marks and seeds. */
   reviews: Readonly<Record<string, SyncedReviews>>;
 }
 
 /** What a shared deck's page shows. */
 export interface DeckPreview {
   name: string;
+  author: string;
+  description: string;
   sourceLang: string;
   targetLang: string;
-  cards: readonly { front: string; back: string }[];
+  /** The cards as a list shows them (the feature's rule: e.g. a cloze card's deletions blank on its front, revealed on its back). */
+  cards: readonly CardText[];
 }
 
-/** A card as the review of a shared deck's update lists it. */
+/** A card as the review of a shared deck's update lists it (as DeckPreview's cards are; a back may hold a second line). */
 export interface CardText {
   front: string;
   back: string;
@@ -88,7 +106,7 @@ export interface DecksAdapter {
   /** A deck from a vault or a shared link, checked as the feature checks its own; null when it is none this app reads. */
   parseDeck(value: unknown, id: string): SyncDeck | null;
   /** A review log from a vault, checked as the feature checks its own (the cap's default included). */
-  parseReviews(newPerDay: unknown, log: unknown): SyncedReviews;
+  parseReviews(newPerDay: unknown, log: unknown, seeds: unknown): SyncedReviews;
   /** Writes a merged state, announcing nothing; throws when storage refuses (a full quota). */
   apply(change: DecksChange): void;
   /** "Add to my decks": a copy with a new id, saved now and first in the list; its id. Throws with words when it cannot be saved. */

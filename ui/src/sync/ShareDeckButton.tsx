@@ -1,9 +1,12 @@
 // The deck editor's Share button: a read-only link to this deck (its own key), with a QR code,
-// and Revoke; the dialog says how long the server keeps a link nobody opens, and whether the link
-// shows the deck as saved now (it follows each save by itself: shareUpdates.ts), with "Create a
-// new link" when the server no longer has it.
+// "Share…" through the device's share sheet, "Copy link", and Revoke apart and quiet at the end;
+// the dialog says how long the server keeps a link nobody opens, and whether the link shows the
+// deck as saved now (it follows each save by itself: shareUpdates.ts), with "Create a new link"
+// when the server no longer has it. The site's key, when a link needs it, is asked for in a dialog.
 import { useId, useRef, useState } from 'react';
 import { Share2, X } from 'lucide-react';
+import { syncAdapters } from '../lib/syncAdapters';
+import { KeyQuestionHost } from './KeyDialog';
 import { shareUrl } from './links';
 import { LinkBox } from './LinkBox';
 import { revokeShare, shareDeck, shareOf, type MadeShare } from './shares';
@@ -18,6 +21,7 @@ export function ShareDeckButton({ deckId }: { deckId: string }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const [share, setShare] = useState<MadeShare | null>(() => shareOf(deckId));
   const { busy, error, run } = useBusyAction();
+  const [name, setName] = useState('');
   const id = useId();
   useShareUpdates();
   if (!info) return null;
@@ -37,7 +41,15 @@ export function ShareDeckButton({ deckId }: { deckId: string }) {
 
   return (
     <>
-      <button type="button" className="button" onClick={() => dialog.current?.showModal()}>
+      <button
+        type="button"
+        className="button"
+        onClick={() => {
+          // The deck's name as saved now, for the share sheet.
+          void syncAdapters().then((adapters) => setName(adapters.decks.readDeck(deckId)?.name.trim() ?? ''));
+          dialog.current?.showModal();
+        }}
+      >
         <Share2 aria-hidden="true" size={16} />
         Share
       </button>
@@ -73,10 +85,18 @@ export function ShareDeckButton({ deckId }: { deckId: string }) {
             </>
           ) : share ? (
             <>
-              <LinkBox url={shareUrl(window.location.origin, share)} label="Share link" qrLabel="QR code of the share link" />
-              <button type="button" className="button button--danger" disabled={busy} onClick={() => void run(takeDown)}>
-                Revoke link
-              </button>
+              <LinkBox
+                url={shareUrl(window.location.origin, share)}
+                label="Share link"
+                qrLabel="QR code of the share link"
+                share={{ title: name || 'A shared deck', text: name ? `The flashcard deck “${name}”` : 'A flashcard deck' }}
+              />
+              <div className="share-dialog__revoke">
+                <p className="hint">Revoking stops the link for everyone; those who added the deck keep their copies.</p>
+                <button type="button" className="button button--quiet" disabled={busy} onClick={() => void run(takeDown)}>
+                  Revoke link
+                </button>
+              </div>
             </>
           ) : (
             <button type="button" className="button button--primary" disabled={busy} onClick={() => void run(makeLink)}>
@@ -90,6 +110,7 @@ export function ShareDeckButton({ deckId }: { deckId: string }) {
           )}
         </div>
       </dialog>
+      <KeyQuestionHost />
     </>
   );
 }

@@ -1,5 +1,6 @@
 // /sync/update/:deckId: the review of a shared deck's update before the learner takes it: the
-// rule in words, the cards it adds, changes and removes, the ones that keep the learner's edit,
+// rule in words, the cards it adds, changes and removes (tables of front and back; a changed side
+// shows its old text struck out above its new one), the ones that keep the learner's edit,
 // and "Take the update" (the flashcards' adapter keeps card ids, so progress stays).
 import { useEffect, useState } from 'react';
 import { Link, useParams } from 'react-router';
@@ -17,46 +18,81 @@ import { useSyncInfo } from './useSync';
 export const UPDATE_RULE =
   'Taking it keeps your progress: every card keeps its reviews and schedule. Cards you have not edited take the sharer’s new text; cards you edited keep yours. The sharer’s new cards are added, and the cards they removed leave your copy unless you edited them. Cards you added or removed yourself stay as you have them.';
 
-function CardList({ title, cards }: { title: string; cards: readonly CardText[] }) {
+/** A group of cards as a table, front and back each in its own column (they never run together). */
+function CardTable({ title, cards }: { title: string; cards: readonly CardText[] }) {
   if (cards.length === 0) return null;
   return (
     <section className="share-update__group" aria-label={title}>
       <h2>{title}</h2>
-      <ul className="share-update__cards">
-        {cards.map((card, index) => (
-          <li key={index}>
-            <span className="share-update__front">{card.front}</span> <span className="share-update__back">{card.back}</span>
-          </li>
-        ))}
-      </ul>
+      <table className="share-update__cards">
+        <thead>
+          <tr>
+            <th scope="col">Front</th>
+            <th scope="col">Back</th>
+          </tr>
+        </thead>
+        <tbody>
+          {cards.map((card, index) => (
+            <tr key={index}>
+              <td>{card.front}</td>
+              <td>{card.back}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
     </section>
   );
 }
 
-function Review({ plan }: { plan: ShareUpdatePlan }) {
+/** One side of a changed card: as it is when unchanged, else the old text struck out and the new one. */
+function ChangedSide({ before, after }: { before: string; after: string }) {
+  if (before === after) return <>{after}</>;
   return (
     <>
-      <CardList title={`${cards(plan.added.length)} added`} cards={plan.added} />
+      <del>
+        <span className="visually-hidden">was: </span>
+        {before}
+      </del>
+      <ins>
+        <span className="visually-hidden">becomes: </span>
+        {after}
+      </ins>
+    </>
+  );
+}
+
+function Review({ plan }: { plan: ShareUpdatePlan }) {
+  const changed = `${cards(plan.changed.length)} changed`;
+  return (
+    <>
+      <CardTable title={`${cards(plan.added.length)} added`} cards={plan.added} />
       {plan.changed.length > 0 && (
-        <section className="share-update__group" aria-label={`${cards(plan.changed.length)} changed`}>
-          <h2>{cards(plan.changed.length)} changed</h2>
-          <ul className="share-update__cards">
-            {plan.changed.map(({ before, after }, index) => (
-              <li key={index}>
-                <del>
-                  {before.front} {before.back}
-                </del>{' '}
-                becomes{' '}
-                <ins>
-                  {after.front} {after.back}
-                </ins>
-              </li>
-            ))}
-          </ul>
+        <section className="share-update__group" aria-label={changed}>
+          <h2>{changed}</h2>
+          <table className="share-update__cards share-update__cards--changed">
+            <thead>
+              <tr>
+                <th scope="col">Front</th>
+                <th scope="col">Back</th>
+              </tr>
+            </thead>
+            <tbody>
+              {plan.changed.map(({ before, after }, index) => (
+                <tr key={index}>
+                  <td>
+                    <ChangedSide before={before.front} after={after.front} />
+                  </td>
+                  <td>
+                    <ChangedSide before={before.back} after={after.back} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
         </section>
       )}
-      <CardList title={`${cards(plan.removed.length)} removed`} cards={plan.removed} />
-      <CardList title={`${cards(plan.kept.length)} kept as you edited them`} cards={plan.kept} />
+      <CardTable title={`${cards(plan.removed.length)} removed`} cards={plan.removed} />
+      <CardTable title={`${cards(plan.kept.length)} kept as you edited them`} cards={plan.kept} />
       {plan.detailsChanged && <p>The deck’s name, description or options change where you have not changed them.</p>}
     </>
   );

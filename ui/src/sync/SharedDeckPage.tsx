@@ -1,5 +1,7 @@
-// /sync/deck#s=…&k=…: a deck someone shared, read-only, with "Add to my decks" (a copy with a new id,
-// which remembers the link so it is offered the sharer's later versions: shareUpdates.ts).
+// /sync/deck#s=…&k=…: a deck someone shared, read-only (its name, author, description, languages
+// and cards as the flashcards feature lists them: a cloze card's deletions blank on the front),
+// with "Add to my decks" (a copy with a new id, which remembers the link so it is offered the
+// sharer's later versions: shareUpdates.ts).
 // The link's key leaves the address bar once read and stays in this tab's session (sharedLink.ts).
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
@@ -70,6 +72,7 @@ export function SharedDeckPage() {
           <span className="pill pill--accent">
             {deck.sourceLang.toUpperCase()} → {deck.targetLang.toUpperCase()}
           </span>
+          {deck.author.trim() !== '' && <span className="pill">By {deck.author.trim()}</span>}
           <span className="count">{deck.cards.length} cards</span>
         </div>
         {added ? (
@@ -83,6 +86,7 @@ export function SharedDeckPage() {
           </button>
         )}
       </div>
+      {deck.description.trim() !== '' && <p className="shared-deck__description">{deck.description.trim()}</p>}
       {added && (
         <p role="status" className="notice">
           Added “{name}” to your decks. When the sharer saves a new version, your copy offers it, and your progress stays.

@@ -11,7 +11,8 @@
 import * as v from 'valibot';
 import { isRecord, parseJsonText } from '../lib/json';
 import { parseOrNull, record } from '../lib/schema';
-import { browserKeyDeps, withSiteKey } from '../lib/siteKey';
+import { siteKey, withSiteKey, type KeyDeps } from '../lib/siteKey';
+import { askSyncKey } from './keyQuestion';
 
 export type BlobKind = 'vaults' | 'shares';
 
@@ -37,12 +38,13 @@ export interface SyncInfo {
   shareExpiryDays?: number;
 }
 
-/** Sync's words when the site wants its key (lib/siteKey.ts keeps it and holds the rule). */
-export const SYNC_KEY_PROMPTS = {
-  ask: 'This site needs its key to sync and share decks. Key:',
-  refused: 'That key was not accepted. Key:',
+/** The site's one key (lib/siteKey.ts keeps it and holds the rule), asked for in sync's dialog (keyQuestion.ts). */
+const keyDeps: KeyDeps = {
+  readKey: () => siteKey.read(),
+  writeKey: (key) => void siteKey.write(key),
+  clearKey: () => siteKey.clear(),
+  askKey: askSyncKey,
 };
-const keyDeps = browserKeyDeps(SYNC_KEY_PROMPTS);
 
 /**
  * Retry-After in seconds: a number of seconds, or an HTTP date (from `now`, epoch ms); null

@@ -24,11 +24,11 @@ beforeEach(async () => {
   server = new FakeSyncServer(() => storage.getItem('sync:pendingVault') ?? storage.getItem('sync:shares'));
   answers = [];
   questions = [];
-  const prompt = (question: string) => {
-    questions.push(question);
+  const askKey = (refused: boolean) => {
+    questions.push(refused ? 'refused' : 'asked');
     return answers.shift() ?? null;
   };
-  adapters = await enterBrowser(storage, server, prompt);
+  adapters = await enterBrowser(storage, server, askKey);
   adapters.decks.apply({ put: { a: deck('a', 'Verbs', 1_000) }, remove: [], order: ['a'], reviews: {} });
   engine = await import('./engine');
   shares = await import('./shares');
@@ -79,7 +79,7 @@ describe('making a vault', () => {
     server.key = 's3cret';
     answers.push('s3cret');
     await engine.createVault();
-    expect(questions).toEqual(['This site needs its key to sync and share decks. Key:']);
+    expect(questions).toEqual(['asked']);
     const posts = server.sent('POST');
     expect(posts.map((post) => post.headers.get('X-Sync-Key'))).toEqual([null, 's3cret']);
     // Both tries carried the token kept before the first.
@@ -95,7 +95,7 @@ describe('making a vault', () => {
     expect(questions).toHaveLength(1);
   });
 
-  it('stops quietly when the key prompt is cancelled, keeping the token for the next try', async () => {
+  it('stops quietly when the key question is cancelled, keeping the token for the next try', async () => {
     server.key = 'k';
     expect(await engine.createVault()).toBeNull();
     expect(engine.readVault()).toBeNull();

@@ -162,25 +162,27 @@ export async function readWholeVault(server: FakeSyncServer, id: string, key: st
 
 /**
  * A fresh browser for sync's modules: the module registry reset, then the globals sync reads
- * stubbed (`storage` as localStorage, online, `server` answering fetch, a window whose prompt is
- * `prompt`, cancelled when absent) and in-memory adapters provided for the features' data. The
- * sync modules a test imports after this bind this browser (its storage, its adapters).
+ * stubbed (`storage` as localStorage, online, `server` answering fetch, a window), in-memory
+ * adapters provided for the features' data, and the site key's question answered by `askKey`
+ * (cancelled when absent). The sync modules a test imports after this bind this browser.
  */
 export async function enterBrowser(
   storage: Storage,
   server: FakeSyncServer,
-  prompt: (question: string) => string | null = () => null,
+  askKey: (refused: boolean) => string | null = () => null,
 ): Promise<ReturnType<typeof memoryAdapters>> {
   vi.resetModules();
   const globals = {
     localStorage: storage,
-    window: { localStorage: storage, prompt, addEventListener: () => undefined, removeEventListener: () => undefined, dispatchEvent: () => true },
+    window: { localStorage: storage, addEventListener: () => undefined, removeEventListener: () => undefined, dispatchEvent: () => true },
     navigator: { onLine: true },
     fetch: server.fetch,
   };
   for (const [name, value] of Object.entries(globals)) vi.stubGlobal(name, value);
   const adapters = memoryAdapters();
   (await import('../lib/syncAdapters')).provideSyncAdapters(() => Promise.resolve(adapters));
+  // The key dialog's place: questions are answered by `askKey`.
+  (await import('./keyQuestion')).answerKeyQuestionsWith(askKey);
   return adapters;
 }
 
@@ -199,9 +201,10 @@ export function memoryAdapters(): SyncAdapters & { decksHere: Map<string, SyncDe
     readDeck: (id) => decksHere.get(id) ?? null,
     sharedDeck: (id) => decksHere.get(id) ?? null,
     parseDeck,
-    parseReviews: (newPerDay, log) => ({
+    parseReviews: (newPerDay, log, seeds) => ({
       newPerDay: typeof newPerDay === 'number' ? newPerDay : 20,
       log: Array.isArray(log) ? (log as SyncedReviews['log']) : [],
+      ...(typeof seeds === 'object' && seeds !== null ? { seeds: seeds as SyncedReviews['seeds'] } : {}),
     }),
     apply(change) {
       for (const [id, deck] of Object.entries(change.put)) decksHere.set(id, deck);
@@ -218,7 +221,7 @@ export function memoryAdapters(): SyncAdapters & { decksHere: Map<string, SyncDe
       state.order = [id, ...state.order];
       return id;
     },
-    preview: (deck) => ({ name: deck.name, sourceLang: 'en', targetLang: 'fr', cards: [] }),
+    preview: (deck) => ({ name: deck.name, author: '', description: '', sourceLang: 'en', targetLang: 'fr', cards: [] }),
     // A copy follows its share as a whole: the base is the deck's text without its save time.
     shareBase: (deck) => JSON.stringify({ ...deck, id: '', createdAt: '' }),
     planUpdate(copyId, incoming, base) {

@@ -10,7 +10,8 @@ import { isRecord } from '../lib/json';
 import type { CalendarsAdapter, DecksAdapter, DecksSnapshot, SyncAdapters, SyncDeck, SyncedReviews } from '../lib/syncAdapters';
 import { deckFromV1, deleteDeck, editDeck, parseDeckDoc, renderDeck, v1Stamp } from './deckDoc';
 import { isStamp, NO_STAMP, type Clock, type Stamp } from './hlc';
-import { canonical, deckLive, deckStamp, type CalendarList, type DeckDoc, type DeckReviews, type Mark, type VaultState } from './merge';
+import type { SyncSeed } from '../lib/syncAdapters';
+import { canonical, deckLive, deckStamp, withSeeds, type CalendarList, type DeckDoc, type DeckReviews, type Mark, type VaultState } from './merge';
 
 export const VAULT_TYPE = 'hearth-vault';
 export const VAULT_VERSION = 2;
@@ -39,11 +40,13 @@ export interface Base {
   newPerDay: Record<string, { value: number; setAt: Stamp }>;
   /** The merged review logs, by deck id: with the documents, what the merge's vault parts held. */
   logs: Record<string, readonly Mark[]>;
+  /** The merged logs' seeds, by deck id (decks with none are absent). */
+  seeds: Record<string, Readonly<Record<string, SyncSeed>>>;
   calendarsText: string;
   calendarsAt: Stamp;
 }
 
-export const emptyBase = (): Base => ({ decks: {}, shown: {}, legacy: {}, newPerDay: {}, logs: {}, calendarsText: '[]', calendarsAt: NO_STAMP });
+export const emptyBase = (): Base => ({ decks: {}, shown: {}, legacy: {}, newPerDay: {}, logs: {}, seeds: {}, calendarsText: '[]', calendarsAt: NO_STAMP });
 
 type Adapters = Pick<SyncAdapters, 'decks' | 'calendars'>;
 type DeckReader = Pick<DecksAdapter, 'parseDeck'>;
@@ -104,7 +107,7 @@ export function localState(snapshot: LocalSnapshot, base: Base, clock: Clock, re
   for (const [id, local] of Object.entries(snapshot.decks.reviews)) {
     const before = base.newPerDay[id];
     const setAt = before && before.value === local.newPerDay ? before.setAt : before ? stamp() : NO_STAMP;
-    reviews[id] = { newPerDay: local.newPerDay, setAt, log: local.log };
+    reviews[id] = withSeeds({ newPerDay: local.newPerDay, setAt, log: local.log }, local.seeds);
   }
   const text = canonical(snapshot.calendars);
   const calendars: CalendarList = {
@@ -123,9 +126,11 @@ export function baseOf(state: VaultState): Base {
   }
   const newPerDay: Base['newPerDay'] = {};
   const logs: Base['logs'] = {};
+  const seeds: Base['seeds'] = {};
   for (const [id, reviews] of Object.entries(state.reviews)) {
     newPerDay[id] = { value: reviews.newPerDay, setAt: reviews.setAt };
     logs[id] = reviews.log;
+    if (reviews.seeds) seeds[id] = reviews.seeds;
   }
   return {
     decks: { ...state.decks },
@@ -133,12 +138,14 @@ export function baseOf(state: VaultState): Base {
     legacy: {},
     newPerDay,
     logs,
+    seeds,
     calendarsText: canonical(state.calendars.list),
     calendarsAt: state.calendars.savedAt,
   };
 }
 
-const sameReviews = (a: SyncedReviews, b: SyncedReviews) => a.newPerDay === b.newPerDay && canonical(a.log) === canonical(b.log);
+const sameReviews = (a: SyncedReviews, b: SyncedReviews) =>
+  a.newPerDay === b.newPerDay && canonical(a.log) === canonical(b.log) && canonical(a.seeds ?? {}) === canonical(b.seeds ?? {});
 
 /**
  * Writes `state` through the adapters where it differs from `snapshot`: decks, the list (new
@@ -172,7 +179,7 @@ export function applyState(adapters: Adapters, state: VaultState, snapshot: Loca
   for (const [id, merged] of Object.entries(state.reviews)) {
     if (!liveIds.has(id)) continue;
     const local = here.reviews[id];
-    if (!local || !sameReviews(local, merged)) reviews[id] = { newPerDay: merged.newPerDay, log: merged.log };
+    if (!local || !sameReviews(local, merged)) reviews[id] = withSeeds({ newPerDay: merged.newPerDay, log: merged.log }, merged.seeds);
   }
   const orderChanged = canonical(order) !== canonical(here.order);
   const decksChanged = Object.keys(put).length > 0 || remove.length > 0 || orderChanged || Object.keys(reviews).length > 0;
@@ -190,7 +197,9 @@ const num = (value: unknown) => (typeof value === 'number' && Number.isFinite(va
 function parseReviewsOf(value: unknown, adapters: { decks: DecksAdapter }, setAt: (raw: unknown) => Stamp): Record<string, DeckReviews> {
   const reviews: Record<string, DeckReviews> = {};
   for (const [id, raw] of Object.entries(isRecord(value) ? value : {})) {
-    if (isRecord(raw)) reviews[id] = { ...adapters.decks.parseReviews(raw.newPerDay, raw.log), setAt: setAt(raw.setAt) };
+    if (!isRecord(raw)) continue;
+    const { newPerDay, log, seeds } = adapters.decks.parseReviews(raw.newPerDay, raw.log, raw.seeds);
+    reviews[id] = withSeeds({ newPerDay, setAt: setAt(raw.setAt), log }, seeds);
   }
   return reviews;
 }

@@ -13,6 +13,7 @@ import {
   normaliseField,
   sameState,
   unionLogs,
+  withSeeds,
   type CardDoc,
   type DeckDoc,
   type FieldDoc,
@@ -56,11 +57,20 @@ const deckArb: fc.Arbitrary<DeckDoc> = fc
 
 const markArb: fc.Arbitrary<Mark> = fc.tuple(fc.constantFrom('c1', 'c2'), fc.integer({ min: 0, max: 5 }), fc.constantFrom('good', 'again'));
 
+const seedArb = fc.record({ through: fc.integer({ min: 0, max: 5 }), state: fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 2 }) });
+
 const stateArb: fc.Arbitrary<VaultState> = fc.record({
   decks: fc.dictionary(fc.constantFrom('a', 'b'), deckArb, { maxKeys: 2 }),
   reviews: fc.dictionary(
     fc.constantFrom('a', 'b'),
-    fc.record({ newPerDay: fc.integer({ min: 0, max: 30 }), setAt: maybeStamp, log: fc.array(markArb, { maxLength: 5 }).map((log) => unionLogs(log, [])) }),
+    fc
+      .record({
+        newPerDay: fc.integer({ min: 0, max: 30 }),
+        setAt: maybeStamp,
+        log: fc.array(markArb, { maxLength: 5 }).map((log) => unionLogs(log, [])),
+        seeds: fc.dictionary(fc.constantFrom('c1', 'c2'), seedArb, { maxKeys: 2 }),
+      })
+      .map(({ seeds, ...reviews }) => withSeeds(reviews, seeds)),
     { maxKeys: 2 },
   ),
   calendars: fc.record({ savedAt: maybeStamp, list: fc.array(fc.constantFrom('work', 'home'), { maxLength: 2 }) }),
@@ -105,6 +115,18 @@ describe('merge', () => {
       ['x', 2, 'again'],
       ['y', 3, 'again'],
     ]);
+  });
+
+  it('keeps each item’s seed through the later mark, and no seeds field when there are none', () => {
+    const a = withSeeds({ newPerDay: 20, setAt: NO_STAMP, log: [] }, { x: { through: 5, state: [1] }, y: { through: 1, state: [1] } });
+    const b = withSeeds(
+      { newPerDay: 20, setAt: NO_STAMP, log: [] },
+      { x: { through: 2, state: [2] }, y: { through: 3, state: [2] }, z: { through: 0, state: [2] } },
+    );
+    const merged = merge({ ...emptyState(), reviews: { d: a } }, { ...emptyState(), reviews: { d: b } }).reviews.d;
+    expect(merged?.seeds).toEqual({ x: { through: 5, state: [1] }, y: { through: 3, state: [2] }, z: { through: 0, state: [2] } });
+    const none = merge({ ...emptyState(), reviews: { d: { newPerDay: 20, setAt: NO_STAMP, log: [] } } }, emptyState()).reviews.d;
+    expect(none && 'seeds' in none).toBe(false);
   });
 });
 

@@ -15,12 +15,13 @@
 // edit the deleting device never saw (a concurrent edit, or one made after the deletion by a
 // device that had not seen it) brings it back whole, so no text is lost; everything the deleting
 // device had seen stays deleted. A deleted deck's content stays in the vault so that revival is
-// whole. Review logs are united mark by mark; the daily cap and the calendar list are one value
-// each, the later stamp wins. merge is commutative, associative and idempotent: every device that
+// whole. Review logs are united mark by mark, and of an item's two seeds (where its schedule
+// starts before its marks) the one through the later mark wins; the daily cap and the calendar
+// list are one value each, the later stamp wins. merge is commutative, associative and idempotent: every device that
 // syncs through the vault ends with the same state. Decks and cards are the features' own
 // (lib/syncAdapters.ts): the merge knows a deck's `id`, `cards` and `createdAt` and a card's `id`
 // and `conflict`, and carries every other field as it is.
-import type { SyncMark } from '../lib/syncAdapters';
+import type { SyncMark, SyncSeed } from '../lib/syncAdapters';
 import { maxStamp, NO_STAMP, type Stamp } from './hlc';
 
 /** One value of a card field: what it is, when it was set, and the stamp of the value it replaced. */
@@ -69,7 +70,13 @@ export interface DeckReviews {
   setAt: Stamp;
   /** Oldest first. */
   log: readonly Mark[];
+  /** Seeds by item key; absent when there are none (so a vault without any reads and hashes as before seeds). */
+  seeds?: Readonly<Record<string, SyncSeed>>;
 }
+
+/** `reviews` (which has no seeds) with `seeds`, the field left out when there are none. */
+export const withSeeds = <T extends object>(reviews: T, seeds: Readonly<Record<string, SyncSeed>> | undefined): T & Pick<DeckReviews, 'seeds'> =>
+  seeds && Object.keys(seeds).length > 0 ? { ...reviews, seeds } : reviews;
 
 /** The calendars feature's saved list, one value. */
 export interface CalendarList {
@@ -222,9 +229,19 @@ export function unionLogs(a: readonly Mark[], b: readonly Mark[]): Mark[] {
   return merged.length > MAX_MARKS ? merged.slice(merged.length - MAX_MARKS) : merged;
 }
 
+/** Each item's seed through the later mark (at the same mark the larger value, so the order is total). */
+export function mergeSeeds(a: Readonly<Record<string, SyncSeed>> = {}, b: Readonly<Record<string, SyncSeed>> = {}): Record<string, SyncSeed> {
+  const seeds: Record<string, SyncSeed> = { ...a };
+  for (const [key, seed] of Object.entries(b)) {
+    const other = seeds[key];
+    if (!other || seed.through > other.through || (seed.through === other.through && canonical(seed.state) > canonical(other.state))) seeds[key] = seed;
+  }
+  return seeds;
+}
+
 function mergeReviews(a: DeckReviews, b: DeckReviews): DeckReviews {
   const setting = a.setAt !== b.setAt ? (a.setAt > b.setAt ? a : b) : a.newPerDay >= b.newPerDay ? a : b;
-  return { newPerDay: setting.newPerDay, setAt: setting.setAt, log: unionLogs(a.log, b.log) };
+  return withSeeds({ newPerDay: setting.newPerDay, setAt: setting.setAt, log: unionLogs(a.log, b.log) }, mergeSeeds(a.seeds, b.seeds));
 }
 
 function mergeCalendars(a: CalendarList, b: CalendarList): CalendarList {

@@ -26,6 +26,8 @@ describe("sync's stored state", () => {
       },
       shown: { a: '1970-01-01T00:00:00.002Z' },
       newPerDay: { a: { value: 5, setAt: at } },
+      logs: { a: [['c', 7, 'good']] },
+      seeds: { a: { c: { through: 7, state: [1, 2] } } },
       calendarsText: '[]',
       calendarsAt: at,
     };

@@ -5,8 +5,9 @@
 // merge (deflated when large: packedText.ts) and its hash (a v1 base, from before documents per deck, is read as `legacy` and
 // converted at the next sync), the share links this browser made or is making, what this browser
 // has seen of each blob it opened (the highest version, and whether a body bound to its place
-// came: see binding.ts), old vaults a link replacement still has to remove from the server, and
-// the hybrid logical clock's state (hlc.ts). Read through schemas like every other stored shape:
+// came: see binding.ts), old vaults a link replacement still has to remove from the server, the
+// one-time link for another device made last (handover.ts), and the hybrid logical clock's state
+// (hlc.ts). Read through schemas like every other stored shape:
 // a value without its shape reads as absent.
 import * as v from 'valibot';
 import { count, entriesOf, listOf, nonEmpty, orNull, parseOrNull, record } from '../lib/schema';
@@ -30,6 +31,8 @@ export const COPIES_KEY = 'sync:copies';
 export const SHARES_SEEN_KEY = 'sync:sharesSeen';
 /** Vaults a link replacement left behind, to remove from the server (retried until it answers). */
 export const RETIRED_KEY = 'sync:retiredVaults';
+/** The one-time link for another device this browser made last (handover.ts), to remove when it makes the next. */
+export const HANDOVER_KEY = 'sync:handover';
 
 /** A blob's id as the server makes them. */
 const BlobId = v.pipe(v.string(), v.regex(/^[0-9a-f]{32}$/));
@@ -97,6 +100,8 @@ const BaseV2Schema = record({
   newPerDay: entriesOf(record({ value: Time, setAt: StampSchema })),
   /** Absent from bases written before vault parts: then every part is fetched once. */
   logs: entriesOf(v.custom<Mark[]>(Array.isArray)),
+  /** Absent from bases written before seeds: then a part holding seeds is fetched once. */
+  seeds: entriesOf(entriesOf(record({ through: v.pipe(v.number(), v.finite()), state: v.unknown() }))),
   calendarsText: v.fallback(v.string(), '[]'),
   calendarsAt: StampSchema,
 });
@@ -110,6 +115,7 @@ const BaseSchema = v.union([
       legacy: {},
       newPerDay: base.newPerDay,
       logs: base.logs,
+      seeds: base.seeds,
       calendarsText: base.calendarsText,
       calendarsAt: base.calendarsAt,
     })),
@@ -158,6 +164,14 @@ const SeenSchema = record({
 
 export type SeenRecord = v.InferOutput<typeof SeenSchema>;
 
+/**
+ * A one-time link this browser made (with its id) or is making (`chosenId`: the id its create asks
+ * for): its key, its write token and the vault it hands over.
+ */
+const HandoverSchema = record({ id: v.optional(BlobId), chosenId: BlobId, key: Secret, token: Secret, vaultId: BlobId });
+
+export type HandoverRecord = v.InferOutput<typeof HandoverSchema>;
+
 /** An old vault to remove, with the token that may. */
 const RetiredSchema = record({ id: BlobId, token: Secret });
 
@@ -196,6 +210,10 @@ export interface SyncStore {
   retired(): RetiredVault[];
   /** Throws when storage refuses: a replacement must not go ahead with its old vault forgotten. */
   setRetired(list: RetiredVault[]): void;
+  /** The one-time link made (or being made) last, or null. */
+  handover(): HandoverRecord | null;
+  /** Throws when storage refuses: a link must not be made with a token that is not kept. */
+  setHandover(handover: HandoverRecord | null): void;
 }
 
 export function createSyncStore(storage: Storage | null): SyncStore {
@@ -265,6 +283,8 @@ export function createSyncStore(storage: Storage | null): SyncStore {
     setShareSeen: (shareId, seen) => write(SHARES_SEEN_KEY, { ...sharesSeen(), [shareId]: seen }),
     retired: () => read(RETIRED_KEY, listOf(RetiredSchema)) ?? [],
     setRetired: (list) => (list.length > 0 ? write(RETIRED_KEY, list) : remove(RETIRED_KEY)),
+    handover: () => read(HANDOVER_KEY, HandoverSchema),
+    setHandover: (handover) => (handover ? write(HANDOVER_KEY, handover) : remove(HANDOVER_KEY)),
   };
 }
 

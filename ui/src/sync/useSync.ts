@@ -2,7 +2,8 @@
 // server; asked once per page where it is not).
 import { useEffect, useState, useSyncExternalStore } from 'react';
 import { embeddedSyncInfo, syncInfo, type SyncInfo } from './api';
-import { currentStatus, subscribe, type SyncStatus } from './engine';
+import type { SyncStanding } from '../lib/slots';
+import { currentStatus, readVault, subscribe, type SyncStatus } from './engine';
 
 export const useSyncStatus = (): SyncStatus => useSyncExternalStore(subscribe, currentStatus, currentStatus);
 
@@ -36,4 +37,14 @@ export function useSyncInfo(): SyncInfo | null | undefined {
     };
   }, []);
   return value;
+}
+
+/** How this browser stands with sync (lib/slots.tsx: the flashcards' storage notice words follow it). */
+export function useSyncStanding(): SyncStanding {
+  const info = useSyncInfo();
+  const status = useSyncStatus();
+  if (!info) return 'off';
+  const vault = readVault();
+  if (!vault) return 'offered';
+  return status.phase === 'gone' || vault.gone ? 'stopped' : 'on';
 }

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { newKey } from './crypto';
 import { OPEN_LIMITS } from './limits';
 import type { DeckDoc, DeckReviews, VaultState } from './merge';
-import { assemble, BUCKETS, bucketOf, manifestOf, manifestParts, nameParts, partsOf, sealPart, type NamedPart } from './vaultParts';
+import { baseOf } from './local';
+import { assemble, baseContent, BUCKETS, bucketOf, manifestOf, manifestParts, nameParts, partsOf, sealPart, type NamedPart } from './vaultParts';
 
 const doc = (name: string) => ({ meta: { name: { v: name, at: '0000000000001-0000-a' } }, cards: {} });
 
@@ -39,6 +40,21 @@ describe('buckets and names', () => {
     expect(parts.length).toBeLessThanOrEqual(BUCKETS);
     expect(parts.flatMap((part) => Object.keys(part.decks)).sort()).toEqual(ids.sort());
     for (const part of parts) expect(Object.keys(part.reviews).sort()).toEqual(Object.keys(part.decks).sort());
+  });
+
+  it('names the parts a base remembers as the state it was made from, seeds and all', async () => {
+    const key = await newKey();
+    const seeded = state(40);
+    const first = seeded.reviews['deck-0'];
+    if (!first) throw new Error('no log');
+    const withSeed: VaultState = {
+      ...seeded,
+      reviews: { ...seeded.reviews, 'deck-0': { ...first, seeds: { 'card-0': { through: 1_000, state: [1, 2, 3] } } } },
+    };
+    for (const whole of [seeded, withSeed]) {
+      const names = (await nameParts(partsOf(whole), key)).map((part) => part.name);
+      expect((await nameParts(partsOf(baseContent(baseOf(whole))), key)).map((part) => part.name)).toEqual(names);
+    }
   });
 
   it('names a part by its content under the key: one deck changed renames one part only', async () => {

@@ -34,7 +34,7 @@ describe("the deck list's sync link", () => {
   });
 
   it('says when the vault is gone, pointing to starting again', () => {
-    expect(badgeText(true, status({ phase: 'gone' }))).toBe('Sync stopped: start again');
+    expect(badgeText(true, status({ phase: 'gone' }))).toBe('Sync stopped');
   });
 });
 

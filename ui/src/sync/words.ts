@@ -24,9 +24,29 @@ export function vaultGoneText(vaultDays: number | undefined): string {
   return `The server no longer has this browser's sync vault: ${why}. Your decks are still here, in this browser.`;
 }
 
-/** The sync page's next steps once the vault is gone: the replaced link's new one, or a new vault. */
+/** The sync page's next steps once the vault is gone: the replaced link's new one first, a new vault only without one. */
 export const VAULT_GONE_NEXT =
-  'If another device replaced the sync link, open the new link on this device to continue syncing: the decks here are merged with it. Otherwise, start again to make a new vault from the decks in this browser, then open its new link on your other devices.';
+  'If another device replaced the sync link, open the new link on this device, or paste it here, to keep syncing with your other devices: the decks here are merged with it.';
+
+/** Below it: what starting again does, and when it is the right step. */
+export const VAULT_GONE_START_AGAIN =
+  'If no device has a working link any more, start again: that makes a separate new vault from the decks in this browser, with a new link to open on your other devices.';
+
+/** The placeholder the server shows when its owner set no name (--owner-name's default). */
+const UNNAMED_OWNER = 'Your Name';
+
+/** Who to ask for the sync key: the owner by name when the site has one. */
+export function keyOwner(name: string): string {
+  const owner = name.trim();
+  return owner === '' || owner === UNNAMED_OWNER ? 'the person who runs this site' : `${owner}, who runs this site,`;
+}
+
+/** The key question's words (KeyDialog.tsx): which key, whom to ask, where it is kept. */
+export const keyQuestionText = (ownerName: string) =>
+  `Syncing and sharing decks on this site is for the learners its owner invites, with a key. Ask ${keyOwner(ownerName)} for the sync key and enter it here. This browser keeps it, so it asks only once.`;
+
+/** Said above the key question when the key given or kept was not accepted. */
+export const KEY_REFUSED = 'The server did not accept that key. Check it with whoever gave it to you, and enter it again.';
 
 /** A shared deck's page when the server no longer has it. */
 export function shareGoneText(shareDays: number | undefined): string {
@@ -58,7 +78,7 @@ export function badgeText(syncing: boolean, status: SyncStatus): string {
     case 'offline':
       return 'Offline: will sync';
     case 'gone':
-      return 'Sync stopped: start again';
+      return 'Sync stopped';
     case 'error':
       return status.retryAt === null ? 'Sync failed' : 'Sync paused';
     case 'idle':

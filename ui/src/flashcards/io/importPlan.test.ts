@@ -117,6 +117,7 @@ describe('decksToSave', () => {
     expect(rest).toEqual([]);
     expect(deck).toEqual({
       ...meta,
+      // Some card has a pronunciation, a gender and an example: their fields stay on.
       name: 'Animals',
       id: 'id-3',
       createdAt: NOW.toISOString(),
@@ -127,6 +128,12 @@ describe('decksToSave', () => {
         { id: 'id-2', front: 'dog', back: 'chien', pronunciation: '', gender: '', example: '', tags: [], suspended: false },
       ],
     });
+  });
+
+  it('switches off the optional fields no imported card has', () => {
+    const plan = planImport(request('cat\tchat\t/ʃa/\ndog\tchien'), counter());
+    const [deck] = decksToSave(plan, { ...defaultMeta(), name: 'Animals' }, [], counter(), NOW);
+    expect(deck).toMatchObject({ pronunciationField: true, genderField: false, exampleField: false });
   });
 
   it('gives backup decks new ids only where taken', () => {

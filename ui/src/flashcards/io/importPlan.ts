@@ -83,7 +83,8 @@ export function planImport(request: ImportRequest, makeId: () => string): Import
 
 /**
  * The decks to store when the user confirms: backup decks as they were (new ids only where an id
- * is taken), or one new deck of the imported cards with the metadata the user gave it.
+ * is taken), or one new deck of the imported cards with the metadata the user gave it and only the
+ * optional fields (pronunciation, gender, example) some imported card has switched on.
  */
 export function decksToSave(plan: ImportPlan, meta: DeckMeta, takenIds: Iterable<string>, makeId: () => string, now: Date): Deck[] {
   if (plan.status === 'decks') return withFreshIds(plan.decks, takenIds, makeId);
@@ -98,7 +99,9 @@ export function decksToSave(plan: ImportPlan, meta: DeckMeta, takenIds: Iterable
     tags: card.tags,
     suspended: false,
   }));
-  const [deck] = withFreshIds([normaliseForSave(makeId(), meta, cards, now)], takenIds, makeId);
+  const has = (field: 'pronunciation' | 'gender' | 'example') => plan.cards.some((card) => card[field].trim() !== '');
+  const fields = { pronunciationField: has('pronunciation'), genderField: has('gender'), exampleField: has('example') };
+  const [deck] = withFreshIds([normaliseForSave(makeId(), { ...meta, ...fields }, cards, now)], takenIds, makeId);
   return deck ? [{ ...deck, type: 'deck', version: DECK_VERSION }] : [];
 }
 

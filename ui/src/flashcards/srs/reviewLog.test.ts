@@ -1,6 +1,20 @@
-// The review log: marks logged and scheduled, undo, validation on read, the size bound.
+// The review log: marks logged and scheduled, undo, validation on read, the size bound, and each
+// item's state derived from seeds and marks alone.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_NEW_PER_DAY, emptyReviews, MAX_LOG_ENTRIES, parseNewPerDay, parseReviews, recordMark, toStored, undoMark, withNewPerDay } from './reviewLog';
+import {
+  DEFAULT_NEW_PER_DAY,
+  deriveItems,
+  emptyReviews,
+  MAX_LOG_ENTRIES,
+  parseLog,
+  parseNewPerDay,
+  parseReviews,
+  recordMark,
+  toStored,
+  undoMark,
+  withNewPerDay,
+  type ReviewRecord,
+} from './reviewLog';
 import { grade } from './schedule';
 
 const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);
@@ -34,9 +48,15 @@ describe('review log', () => {
     expect(undoMark(none, 'c9')).toBe(none);
   });
 
-  it('keeps the log in time order when the clock goes back', () => {
+  it('keeps the log in time order when the clock goes back, each mark at a time of its own', () => {
     const log = recordMark(recordMark(emptyReviews(), 'a', 'good', T0), 'b', 'good', T0 - 5 * MINUTE);
-    expect(log.log.map((entry) => entry[1])).toEqual([T0, T0]);
+    expect(log.log.map((entry) => entry[1])).toEqual([T0, T0 + 1]);
+    const same = recordMark(recordMark(emptyReviews(), 'a', 'good', T0), 'a', 'again', T0);
+    expect(same.log).toEqual([
+      ['a', T0, 'good'],
+      ['a', T0 + 1, 'again'],
+    ]);
+    expect(same.items).toEqual(deriveItems({}, same.log));
   });
 
   it('round-trips through storage and reads the stored shape', () => {
@@ -84,5 +104,68 @@ describe('review log', () => {
     expect(parseNewPerDay('25')).toBe(25);
     expect(parseNewPerDay(9999)).toBe(9999);
     for (const bad of [-1, 1.5, 10000, '', 'ten', null, Number.NaN]) expect(parseNewPerDay(bad)).toBeNull();
+  });
+});
+
+describe('states derived from seeds and marks', () => {
+  const anki = grade(grade(null, 'good', T0 - 30 * 24 * 60 * MINUTE), 'good', T0 - 10 * 24 * 60 * MINUTE);
+  const seeded = (): ReviewRecord => ({ ...emptyReviews(), seeds: { a: { through: T0, state: anki } }, items: { a: anki }, log: [['a', T0, 'good']] });
+
+  it('grades a seed with the marks after its `through` only', () => {
+    const record = recordMark(seeded(), 'a', 'again', T0 + MINUTE);
+    expect(record.items.a).toEqual(grade(anki, 'again', T0 + MINUTE));
+    expect(deriveItems(record.seeds, record.log)).toEqual(record.items);
+    // Undone, the item is back at its seed.
+    expect(undoMark(record, 'a').items.a).toEqual(anki);
+    expect(undoMark(undoMark(record, 'a'), 'a').items.a).toEqual(anki);
+  });
+
+  it('reads the log in one order whatever order it was stored in, each mark once', () => {
+    const log = [
+      ['b', T0, 'good'],
+      ['a', T0, 'good'],
+      ['a', T0, 'again'],
+      ['b', T0, 'good'],
+    ];
+    const expected = [
+      ['a', T0, 'again'],
+      ['a', T0, 'good'],
+      ['b', T0, 'good'],
+    ];
+    expect(parseLog(log)).toEqual(expected);
+    expect(parseLog([...log].reverse())).toEqual(expected);
+  });
+
+  it('round-trips seeds through storage', () => {
+    const record = recordMark(seeded(), 'b', 'good', T0 + MINUTE);
+    expect(parseReviews(JSON.parse(JSON.stringify(toStored(record))))).toEqual(record);
+  });
+
+  it('folds the marks beyond the cap into seeds, so no item’s schedule changes', () => {
+    let record = seeded();
+    for (let i = 1; i <= 12; i += 1) record = recordMark(record, ['a', 'b', 'c'][i % 3] ?? 'a', i % 4 === 0 ? 'again' : 'good', T0 + i * 10 * MINUTE, 5);
+    expect(record.log).toHaveLength(5);
+    let whole = seeded();
+    for (let i = 1; i <= 12; i += 1) whole = recordMark(whole, ['a', 'b', 'c'][i % 3] ?? 'a', i % 4 === 0 ? 'again' : 'good', T0 + i * 10 * MINUTE);
+    expect(record.items).toEqual(whole.items);
+    expect(deriveItems(record.seeds, record.log)).toEqual(record.items);
+  });
+
+  it('gives a record from before seeds a seed for each state its marks do not explain, keeping every state', () => {
+    const replayed = grade(null, 'good', T0);
+    const parsed = parseReviews({
+      type: 'reviews',
+      version: 1,
+      newPerDay: 20,
+      items: { a: anki, b: replayed, c: anki },
+      log: [
+        ['a', T0, 'good'],
+        ['b', T0, 'good'],
+      ],
+    });
+    expect(parsed?.seeds).toEqual({ a: { through: T0, state: anki }, c: { through: 0, state: anki } });
+    expect(parsed?.items).toEqual({ a: anki, b: replayed, c: anki });
+    // Once seeds are stored, a state neither a seed nor a mark explains is not kept.
+    expect(parseReviews({ type: 'reviews', version: 1, newPerDay: 20, seeds: {}, items: { c: anki }, log: [] })?.items).toEqual({});
   });
 });

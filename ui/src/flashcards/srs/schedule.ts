@@ -69,6 +69,9 @@ export function replay(marks: Iterable<{ at: number; grade: Grade }>): ItemState
   return state;
 }
 
+/** Whether two states are the same, number for number. */
+export const sameItemState = (a: ItemState, b: ItemState) => a.every((part, i) => Object.is(part, b[i]));
+
 export const dueAt = (state: ItemState) => state[0];
 export const kindOf = (state: ItemState) => state[7];
 

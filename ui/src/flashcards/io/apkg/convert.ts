@@ -1,12 +1,16 @@
 // An Anki collection (collection.ts) turned into Hearth decks and review logs: one deck per Anki
 // deck holding cards, named as in Anki; note types mapped (Basic; Basic and reversed as a
 // bidirectional deck; type-in-the-answer as Basic; Cloze keeping its {{cN::...}} syntax; any
-// other type by its first two fields); fields' HTML as plain text; tags kept; and the schedule:
-// Anki's review log becomes the deck's marks and each card's current Anki state its FSRS state.
+// other type by its first two fields); fields' HTML as plain text; tags kept; the languages guessed
+// (languageGuess.ts); the optional fields (pronunciation, gender, example) off, since an Anki card
+// brings none; and the schedule:
+// Anki's review log becomes the deck's marks and each card's current Anki state the seed of its
+// FSRS state (holding the marks Anki's state already counts), so it syncs with the log.
 // Pure: ids and the clock come from the caller.
 import { normaliseTags } from '../../tags';
-import { DECK_VERSION, defaultMeta, type Card, type Deck } from '../../deck';
-import { MAX_LOG_ENTRIES, MAX_NEW_PER_DAY, type ReviewEntry, type ReviewRecord } from '../../srs/reviewLog';
+import { DECK_VERSION, DEFAULT_SOURCE, DEFAULT_TARGET, defaultMeta, type Card, type Deck } from '../../deck';
+import { guessDeckLanguages, type DeckLanguageGuess } from '../languageGuess';
+import { deriveItems, inLogOrder, MAX_LOG_ENTRIES, MAX_NEW_PER_DAY, type ReviewEntry, type ReviewRecord, type Seed } from '../../srs/reviewLog';
 import type { ItemState } from '../../srs/schedule';
 import type { AnkiCard, AnkiCollection, AnkiNote, AnkiNotetype } from './collection';
 import { fieldToText, type FieldMedia } from './htmlText';
@@ -37,6 +41,8 @@ export interface ImportSummary {
 export interface ConvertedCollection {
   decks: Deck[];
   reviews: ReviewRecord[];
+  /** Each deck's languages as guessed (the decks carry them, or the defaults where nothing said). */
+  languages: DeckLanguageGuess[];
   summary: ImportSummary;
 }
 
@@ -95,6 +101,25 @@ interface DeckBuild {
   cards: ImportedAnkiCard[];
   /** Anki card id → Hearth item key. */
   keys: Map<number, string>;
+  /** What the fronts and backs came from: field names and their HTML, for the languages. */
+  frontFields: Set<string>;
+  backFields: Set<string>;
+  frontHtml: string[];
+  backHtml: string[];
+  cloze: boolean;
+}
+
+/**
+ * The deck's languages: the guess; a side nothing said is English beside another language (the
+ * app's language, the likeliest the learner reads), else the spec's default for that side.
+ */
+function languagesOf(guess: DeckLanguageGuess): { sourceLang: string; targetLang: string } {
+  const fill = (other: string | undefined, fallback: string, alternative: string) =>
+    other !== undefined && other !== 'en' ? 'en' : other === fallback ? alternative : fallback;
+  return {
+    sourceLang: guess.source?.lang ?? fill(guess.target?.lang, DEFAULT_SOURCE, DEFAULT_TARGET),
+    targetLang: guess.target?.lang ?? fill(guess.source?.lang, DEFAULT_TARGET, DEFAULT_SOURCE),
+  };
 }
 
 export function convertCollection(collection: AnkiCollection, makeId: () => string, now: Date): ConvertedCollection {
@@ -132,7 +157,16 @@ export function convertCollection(collection: AnkiCollection, makeId: () => stri
       perNote.set(card.note, set);
     });
     const bidirectional = [...perNote.values()].every((set) => set.size === 2 && set.has('forward') && set.has('reverse'));
-    const build: DeckBuild = { cards: [], keys: new Map() };
+    const build: DeckBuild = { cards: [], keys: new Map(), frontFields: new Set(), backFields: new Set(), frontHtml: [], backHtml: [], cloze: false };
+    const notedFields = (note: AnkiNote, role: Role) => {
+      const names = collection.notetypes.get(note.notetype)?.fields ?? [];
+      const [front, back] = role === 'reverse' ? [1, 0] : [0, 1];
+      build.frontFields.add(names[front] ?? '');
+      build.backFields.add(names[back] ?? '');
+      build.frontHtml.push(note.fields[front] ?? '');
+      build.backHtml.push(note.fields[back] ?? '');
+      if (role === 'cloze') build.cloze = true;
+    };
     const shared = new Map<number, ImportedAnkiCard>();
     const suspendedAll = new Map<ImportedAnkiCard, boolean>();
     cards.forEach((card, index) => {
@@ -159,6 +193,7 @@ export function convertCollection(collection: AnkiCollection, makeId: () => stri
           }
           shared.set(note.id, imported);
           build.cards.push(imported);
+          notedFields(note, role === 'cloze' ? 'cloze' : 'forward');
         }
         key = role === 'cloze' ? clozeItemKey(imported.id, card.ord + 1) : role === 'reverse' ? `${imported.id}:reverse` : imported.id;
       } else {
@@ -169,6 +204,7 @@ export function convertCollection(collection: AnkiCollection, makeId: () => stri
         }
         imported = { id: makeId(), front, back, tags: [...note.tags], suspended: true };
         build.cards.push(imported);
+        notedFields(note, role);
         key = imported.id;
       }
       suspendedAll.set(imported, (suspendedAll.get(imported) ?? true) && card.queue === -1);
@@ -184,31 +220,55 @@ export function convertCollection(collection: AnkiCollection, makeId: () => stri
 
   const decks: Deck[] = [];
   const reviews: ReviewRecord[] = [];
+  const languages: DeckLanguageGuess[] = [];
   let carried = 0;
   const meta = defaultMeta();
   const sorted = built
     .map((entry) => ({ ...entry, name: collection.decks.get(entry.deckId)?.name ?? 'Anki deck' }))
     .sort((a, b) => a.name.localeCompare(b.name));
   for (const { deckId, build, bidirectional, name } of sorted) {
-    const items: Record<string, ItemState> = {};
+    const states = new Map<string, ItemState>();
     for (const [cardId, key] of build.keys) {
       const card = cardsById.get(cardId);
       const state = card ? itemStateOf(card, collection.created, lastMarks.get(cardId) ?? null) : null;
-      if (state) items[key] = state;
+      if (state) states.set(key, state);
     }
     // Marks of cards that are new again (forgotten in Anki) are left out: replaying them would
     // schedule a card Anki shows as new.
-    const log: ReviewEntry[] = [];
+    let log: ReviewEntry[] = [];
     for (const review of collection.reviews) {
       const key = build.keys.get(review.card);
-      if (key === undefined || !(key in items) || review.ease < 1 || review.ease > 4) continue;
+      if (key === undefined || !states.has(key) || review.ease < 1 || review.ease > 4) continue;
       log.push([key, review.at, review.ease === 1 ? 'again' : 'good']);
     }
+    log = inLogOrder(log);
+    // Each Anki state holds every Anki mark of its card: the seed is through the last of them.
+    const through = new Map<string, number>();
+    for (const [key, at] of log) through.set(key, at);
+    const seeds: Record<string, Seed> = {};
+    for (const [key, state] of states) seeds[key] = { through: through.get(key) ?? 0, state };
     if (log.length > MAX_LOG_ENTRIES) log.splice(0, log.length - MAX_LOG_ENTRIES);
     carried += log.length;
     const newPerDay = Math.min(MAX_NEW_PER_DAY, Math.max(0, Math.round(collection.decks.get(deckId)?.newPerDay ?? 20)));
+    const guess = guessDeckLanguages({
+      name,
+      tags: build.cards.flatMap((card) => card.tags),
+      frontFields: [...build.frontFields],
+      backFields: [...build.backFields],
+      frontHtml: build.frontHtml,
+      backHtml: build.backHtml,
+      fronts: build.cards.map((card) => card.front),
+      backs: build.cards.map((card) => card.back),
+      cloze: build.cloze,
+    });
+    languages.push(guess);
     decks.push({
       ...meta,
+      ...languagesOf(guess),
+      // An Anki card brings no pronunciation, gender or example: their columns stay off.
+      pronunciationField: false,
+      genderField: false,
+      exampleField: false,
       id: makeId(),
       name,
       bidirectional,
@@ -217,12 +277,13 @@ export function convertCollection(collection: AnkiCollection, makeId: () => stri
       type: 'deck',
       version: DECK_VERSION,
     });
-    reviews.push({ newPerDay, items, log });
+    reviews.push({ newPerDay, seeds, items: deriveItems(seeds, log), log });
   }
 
   return {
     decks,
     reviews,
+    languages,
     summary: {
       notes: collection.notes.length,
       cards: collection.cards.length,

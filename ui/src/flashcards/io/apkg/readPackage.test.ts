@@ -73,6 +73,22 @@ describe.each(['current.apkg', 'legacy.apkg', 'collection.colpkg'])('%s', (name)
   });
 });
 
+describe.each(['current.apkg', 'legacy.apkg', 'collection.colpkg'])('%s, as its decks are stored', (name) => {
+  it('guesses each deck’s languages from what the package says, and switches off the fields Anki has not', async () => {
+    const { result } = await read(name);
+    const languages = Object.fromEntries(result.decks.map((deck, index) => [deck.name, [deck.sourceLang, deck.targetLang, result.languages[index]]]));
+    // Spanish words on the front, English on the back: from the cards' text.
+    expect(languages.Spanish).toEqual(['es', 'en', { source: { lang: 'es', from: 'text' }, target: { lang: 'en', from: 'text' } }]);
+    // French on the front (its text); the English backs are single words that say nothing: the default.
+    expect(languages.Parent).toEqual(['fr', 'en', { source: { lang: 'fr', from: 'text' }, target: null }]);
+    // German nouns say nothing by themselves; the cards' tag "german" does.
+    expect(languages['Parent::Child']).toEqual(['de', 'en', { source: { lang: 'de', from: 'name' }, target: null }]);
+    // A cloze deck's back is an extra: both sides are the text's language.
+    expect(languages.Cloze).toEqual(['en', 'en', { source: { lang: 'en', from: 'text' }, target: { lang: 'en', from: 'text' } }]);
+    for (const deck of result.decks) expect(deck).toMatchObject({ pronunciationField: false, genderField: false, exampleField: false });
+  });
+});
+
 describe('files that are not decks', () => {
   const fails = async (bytes: Uint8Array) => {
     try {
