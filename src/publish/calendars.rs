@@ -13,7 +13,7 @@ use crate::calendar::{CalendarConfig, Mapping};
 use crate::clock::{from_millis, to_millis};
 use crate::http::client::ClientKey;
 use crate::secret::{token_matches, Token};
-use crate::store::{client_tags, Db, StoreError};
+use crate::store::{client_tags, ClientTags, Db, StoreError};
 
 /// Who is publishing: the client, and whether it presented the publish key.
 #[derive(Debug, Clone, Copy)]
@@ -186,6 +186,9 @@ pub async fn publish(
                     tx.commit()?;
                     return Ok(Err(problem));
                 }
+                // The owner's calendars are nobody's share (of the count or the feed storage),
+                // as calendars stored before tags were.
+                let tags = if maker.owner { ClientTags::default() } else { tags };
                 let token = Token::generate();
                 tx.execute(
                     "INSERT INTO calendars (id, name, url, mapping, token_hash, revision, created_at, updated_at, options, client, net56, net48)

@@ -19,6 +19,7 @@ mod rendered;
 mod served;
 pub mod sources;
 mod spill;
+pub mod storage;
 pub mod validate;
 pub mod workers;
 

@@ -1,22 +1,43 @@
 //! Past events that stay, on the feeds' side: when a new copy of an address replaces the
 //! stored one and a calendar reading that address keeps history, the events the new copy
-//! dropped after they ended are kept (within the feed storage, at most `MAX_KEPT_PER_FEED` per
-//! address, pruned after the longest `history.keepDays` of the calendars reading it); those
-//! that come back are kept no longer. The calendar's render merges them after its feeds.
+//! dropped after they ended are kept (pruned after the longest `history.keepDays` of the
+//! calendars reading it); those that come back are kept no longer. They are feed storage: at
+//! most `MAX_KEPT_PER_FEED` per address, within the room the address has beside its own copy
+//! (its publishers' shares and the whole, `storage.rs`), the oldest dropped first when that room
+//! is short, which the calendar's status then says. The calendar's render merges them after its
+//! feeds.
 
+use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::SystemTime;
 
 use axum::body::Bytes;
 use rusqlite::params;
 
 use super::{FeedCopy, Feeds};
 use crate::calendar::{self, Limits};
+use crate::lock::lock;
 use crate::publish::cache::Kind;
-use crate::publish::quotas::stored_besides;
+use crate::publish::storage::{address_bytes, room_for, trim_kept};
 use crate::store::StoreError;
 
 /// Most past events kept for one address.
 pub const MAX_KEPT_PER_FEED: usize = 5_000;
+
+/// Addresses whose last trim is remembered (the oldest note goes first past it).
+const MAX_TRIM_NOTES: usize = 4096;
+
+/// Kept events dropped to stay within the room of an address: the last time, and how many.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Trimmed {
+    pub at: SystemTime,
+    pub events: usize,
+}
+
+/// The last trim of each address, in memory (a restart forgets them; the next refresh that is
+/// short of room notes it again).
+#[derive(Debug, Default)]
+pub struct TrimNotes(std::sync::Mutex<HashMap<String, Trimmed>>);
 
 /// One kept event: when it ended and its lines.
 #[derive(Debug, Clone)]
@@ -75,10 +96,10 @@ impl Feeds {
             .run(move || calendar::vanished_events(&old_body, &new_body, now, &Limits::default()))
             .await??;
         let key = url.to_owned();
-        let max = self.storage.max();
-        let reserved = self.storage.reserved_besides(url);
+        let storage = self.storage.clone();
         let oldest = now - i64::from(days) * 86_400;
-        self.db
+        let trimmed = self
+            .db
             .write(move |conn| {
                 let tx = conn.transaction()?;
                 // Those that came back, and those kept long enough, go.
@@ -93,22 +114,8 @@ impl Feeds {
                     "DELETE FROM kept_events WHERE url = ?1 AND ends_at < ?2",
                     params![key, oldest],
                 )?;
-                let mut count: i64 = tx.query_row(
-                    "SELECT count(*) FROM kept_events WHERE url = ?1",
-                    [&key],
-                    |r| r.get(0),
-                )?;
-                let (mut used, _) = stored_besides(&tx, &key)?;
-                used += reserved;
                 for event in vanished.ended.iter().filter(|e| e.ends_at >= oldest) {
-                    let size = event.text.len() as u64;
-                    if usize::try_from(count).unwrap_or(usize::MAX) >= MAX_KEPT_PER_FEED
-                        || used + size > max
-                    {
-                        tracing::warn!(url = %key, "past events not kept: the feed storage or the count per feed is full");
-                        break;
-                    }
-                    let changed = tx.execute(
+                    tx.execute(
                         "INSERT INTO kept_events (url, uid, recurrence_id, ends_at, component)
                          VALUES (?1, ?2, ?3, ?4, ?5)
                          ON CONFLICT (url, uid, recurrence_id) DO UPDATE SET
@@ -121,15 +128,51 @@ impl Feeds {
                             event.text
                         ],
                     )?;
-                    count += i64::try_from(changed).unwrap_or(0);
-                    used += size;
+                }
+                // Then the address keeps what its room holds beside its own copy, the newest
+                // first: a source that drops events at every fetch never grows it past that.
+                let room = room_for(&tx, &key, &storage)?;
+                let (copy, _) = address_bytes(&tx, &key)?;
+                let trimmed =
+                    trim_kept(&tx, &key, room.bytes.saturating_sub(copy), MAX_KEPT_PER_FEED)?;
+                if trimmed > 0 {
+                    tracing::info!(url = %key, trimmed, "past events dropped, the oldest first: the feed storage or its share is full");
                 }
                 tx.commit()?;
-                Ok(())
+                Ok(trimmed)
             })
             .await?;
+        if trimmed > 0 {
+            self.note_trimmed(url, trimmed);
+        }
         self.cache.forget(Kind::Feed, &cache_key(url));
         Ok(())
+    }
+
+    /// Notes that `events` kept events of `url` were dropped for room just now.
+    pub(super) fn note_trimmed(&self, url: &str, events: usize) {
+        let mut notes = lock(&self.trims.0);
+        if notes.len() >= MAX_TRIM_NOTES && !notes.contains_key(url) {
+            let oldest = notes
+                .iter()
+                .min_by_key(|(_, t)| t.at)
+                .map(|(u, _)| u.clone());
+            if let Some(oldest) = oldest {
+                notes.remove(&oldest);
+            }
+        }
+        notes.insert(
+            url.to_owned(),
+            Trimmed {
+                at: self.clock.wall(),
+                events,
+            },
+        );
+    }
+
+    /// The last time kept events of `url` were dropped for room, if this server did.
+    pub fn trimmed(&self, url: &str) -> Option<Trimmed> {
+        lock(&self.trims.0).get(url).copied()
     }
 
     /// The past events kept for `url` (from memory once read), whatever their age.

@@ -21,7 +21,8 @@ use slots::Slot;
 use super::cache::{Cache, Kind};
 use super::fetch::{FetchError, Fetched, Fetcher, Validators};
 use super::health::{self, Fetch};
-use super::quotas::{FeedStorage, QuotaError};
+use super::quotas::QuotaError;
+use super::storage::FeedStorage;
 use super::workers::{WorkError, Workers};
 use crate::calendar::{self, Limits};
 use crate::clock::Clock;
@@ -117,6 +118,8 @@ pub struct Feeds {
     bytes: Arc<ByteBudget>,
     /// Upstream fetches since the start by outcome (the metrics read them).
     fetches: FetchCounts,
+    /// When kept events of an address last had to go for room (its calendars' status says so).
+    trims: history::TrimNotes,
 }
 
 /// Upstream fetches by outcome.
@@ -173,6 +176,7 @@ impl Feeds {
             storage: FeedStorage::new(max_storage),
             bytes,
             fetches: FetchCounts::default(),
+            trims: history::TrimNotes::default(),
         }
     }
 
