@@ -179,8 +179,11 @@ impl Publisher {
         let Some(calendar) = self.calendar(db, id).await? else {
             return Ok(None);
         };
-        let feed = self.calendar_feed(&calendar, Ask::subscriber(ttl)).await?;
-        let rendered = self.renders.render(&calendar, &feed, ttl).await?;
+        let (feed, input) = self.calendar_feed(&calendar, Ask::subscriber(ttl)).await?;
+        let rendered = self
+            .renders
+            .render_from(&calendar, &feed, &input, ttl)
+            .await?;
         Ok(Some(HostedFeed {
             calendar,
             feed,

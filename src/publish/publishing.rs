@@ -188,7 +188,6 @@ impl Publisher {
             .merge_outcomes(
                 fetched.into_iter().map(Ok).collect(),
                 &input.sources,
-                None,
                 Some(work),
                 None,
             )
