@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Attack benchmark (issues 11, 12 and 22): examples/attack/ starts the release binary once per
+# Attack benchmark (issues 11, 12, 22 and 33): examples/attack/ starts the release binary once per
 # attack (with the environment of deploy/hearth.service), attacks it from loopback addresses
 # while probing /healthz from 127.0.0.2, and prints per attack: peak RSS, RSS afterwards, the
 # worst /healthz latency and failures, what legitimate clients got meanwhile, and each target met
@@ -14,6 +14,8 @@
 #               conn-table-v6: as root only, it adds 2001:db8:48:N::1 to lo and removes them
 #               after; otherwise its row says why it was skipped), engine-saturated, quota-race,
 #               household
+#     issue 33: history (history-render, history-storage), metrics (metrics-conns), reflector
+#               (reflector, reflector-v6: 16 /64s of one /48 named through X-Forwarded-For)
 #   SCALE=0.1       smaller counts and shorter holds while developing (default 1: the issues' scale)
 #   RSS_CAP_MB=6144 the server is killed above this, so an undefended build cannot take the machine
 #   HEARTH_BIN=PATH another server binary (default: target/release/hearth)

@@ -1,4 +1,4 @@
-//! The attack benchmark of `make bench` (issues 11, 12 and 22): starts the release binary once
+//! The attack benchmark of `make bench` (issues 11, 12, 22 and 33): starts the release binary once
 //! per attack, attacks it from loopback addresses (127.0.0.1 and others of 127/8, IPv6 /64s of
 //! one /48 when it can add them) while probing `/healthz` from 127.0.0.2, and prints a table:
 //! peak RSS, RSS after, the worst probe, what legitimate clients got, and each target met or not.
@@ -6,7 +6,7 @@
 //! Run through `bench/attack.sh`. Environment: `HEARTH_BIN` (the server binary), `ATTACKS=` a
 //! comma-separated subset of attack names or groups (`regex,amplify,cache,slots,slow,slowloris,
 //! flood,proxy-slow,slow-uploads,nonreading,sync-flood,conn-table,engine-saturated,quota-race,
-//! household`), `SCALE=0.1` (smaller counts and shorter holds while developing), `RSS_CAP_MB`
+//! household,history,metrics,reflector`), `SCALE=0.1` (smaller counts and shorter holds while developing), `RSS_CAP_MB`
 //! (the server is killed above it; default 6144).
 
 #[path = "../../crates/engine/benches/feedgen/mod.rs"]
@@ -16,6 +16,7 @@ mod issue11_12;
 mod issue22_edge;
 mod issue22_publish;
 mod issue22_sync;
+mod issue33_edge;
 mod raw;
 mod server;
 mod upstream;
@@ -33,6 +34,7 @@ use issue11_12::{
 use issue22_edge::{conn_table, proxy_slow, V6Addresses};
 use issue22_publish::{engine_saturated, nonreading_feed, quota_race};
 use issue22_sync::{household, nonreading_vault, slow_uploads, sync_flood};
+use issue33_edge::{history_render, history_storage, metrics_conns, reflector};
 use server::{read_status, Monitor, ProbeStats, Server};
 use upstream::Upstream;
 
@@ -76,6 +78,11 @@ enum Kind {
     EngineSaturated,
     QuotaRace,
     Household,
+    HistoryRender,
+    HistoryStorage,
+    MetricsConns,
+    Reflector,
+    ReflectorV6,
 }
 
 struct AttackDef {
@@ -206,6 +213,36 @@ const ATTACKS: &[AttackDef] = &[
         name: "household",
         group: "household",
         issue: 22,
+    },
+    AttackDef {
+        kind: Kind::HistoryRender,
+        name: "history-render",
+        group: "history",
+        issue: 33,
+    },
+    AttackDef {
+        kind: Kind::HistoryStorage,
+        name: "history-storage",
+        group: "history",
+        issue: 33,
+    },
+    AttackDef {
+        kind: Kind::MetricsConns,
+        name: "metrics-conns",
+        group: "metrics",
+        issue: 33,
+    },
+    AttackDef {
+        kind: Kind::Reflector,
+        name: "reflector",
+        group: "reflector",
+        issue: 33,
+    },
+    AttackDef {
+        kind: Kind::ReflectorV6,
+        name: "reflector-v6",
+        group: "reflector",
+        issue: 33,
     },
 ];
 
@@ -442,6 +479,8 @@ struct Setup {
     args: Vec<String>,
     nofile: Option<u32>,
     listen: &'static str,
+    /// Where its metrics are served, when the attack needs them.
+    metrics: Option<SocketAddr>,
 }
 
 fn setup_of(kind: Kind) -> Setup {
@@ -449,6 +488,7 @@ fn setup_of(kind: Kind) -> Setup {
         args: Vec::new(),
         nofile: None,
         listen: "127.0.0.1:0",
+        metrics: None,
     };
     let mut args = |list: &[&str]| setup.args.extend(list.iter().map(|a| (*a).to_owned()));
     match kind {
@@ -470,6 +510,19 @@ fn setup_of(kind: Kind) -> Setup {
         // The hosted feed's copy is old within the attack, so its changed upstream is fetched.
         Kind::EngineSaturated => args(&["--feed-ttl", "2s"]),
         Kind::QuotaRace => args(&["--max-feed-storage", "8MiB"]),
+        Kind::HistoryRender => args(&["--feed-ttl", "2s"]),
+        Kind::HistoryStorage => args(&["--feed-ttl", "2s", "--max-feed-storage", "48MiB"]),
+        Kind::MetricsConns => {
+            // The issue's machine: 4,096 files.
+            setup.nofile = Some(4096);
+            let free = std::net::TcpListener::bind("127.0.0.1:0")
+                .and_then(|l| l.local_addr())
+                .ok();
+            if let Some(addr) = free {
+                args(&["--metrics-listen", &addr.to_string()]);
+            }
+            setup.metrics = free;
+        }
         _ => {}
     }
     setup
@@ -500,6 +553,7 @@ fn run_attack(
         v6: v6.as_ref(),
         upstream,
         settings,
+        metrics: setup.metrics,
     };
     let result = rt.block_on(attack_of(attack.kind, &ctx));
     std::thread::sleep(SETTLE);
@@ -563,6 +617,8 @@ struct Ctx<'a> {
     v6: Option<&'a V6Addresses>,
     upstream: &'a Upstream,
     settings: &'a Settings,
+    /// The metrics listener, when the attack's server has one.
+    metrics: Option<SocketAddr>,
 }
 
 impl Ctx<'_> {
@@ -598,5 +654,13 @@ async fn attack_of(kind: Kind, ctx: &Ctx<'_>) -> Result<Outcome, String> {
         Kind::EngineSaturated => engine_saturated(ctx).await,
         Kind::QuotaRace => quota_race(ctx).await,
         Kind::Household => household(ctx).await,
+        Kind::HistoryRender => history_render(ctx).await,
+        Kind::HistoryStorage => history_storage(ctx).await,
+        Kind::MetricsConns => match ctx.metrics {
+            Some(addr) => metrics_conns(ctx, addr).await,
+            None => Err("no free port for the metrics listener".to_owned()),
+        },
+        Kind::Reflector => reflector(ctx, false).await,
+        Kind::ReflectorV6 => reflector(ctx, true).await,
     }
 }

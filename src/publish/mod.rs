@@ -119,6 +119,7 @@ impl Publisher {
                 clock.clone(),
                 settings.max_feed_storage,
                 bytes,
+                settings.upstream,
             )),
             renders: Arc::new(Renders::new(
                 cache.clone(),
