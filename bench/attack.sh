@@ -18,6 +18,8 @@
 #               conn-table-v6: as root only, it adds 2001:db8:48:N::1 to lo and removes them
 #               after; otherwise its row says why it was skipped), engine-saturated, quota-race,
 #               household
+#     issue 33: history (history-render, history-storage), metrics (metrics-conns), reflector
+#               (reflector, reflector-v6: 16 /64s of one /48 named through X-Forwarded-For)
 #   SCALE=0.1       smaller counts and shorter holds while developing (default 1: the issues' scale)
 #   RSS_CAP_MB=6144 the server is killed above this, so an undefended build cannot take the machine
 #   HEARTH_BIN=PATH another server binary (default: target/release/hearth)

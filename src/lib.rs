@@ -74,11 +74,14 @@ where
     };
     let clock = config.clock.clone();
     let metrics_listen = config.metrics_listen;
+    let metrics_settings = web::metrics::connection_settings(&config.edge);
     let state = web::AppState::new(config, db.clone())?;
     let backups = state.backups.clone();
     backups.spawn().await;
     let observed = web::observed::spawn_reports(&state);
-    // Metrics on a listener of their own, never on the public one.
+    // Metrics on a listener of their own, never on the public one, through the same accept
+    // loop (deadlines, a connection table of its own); stopped by aborting it, which closes its
+    // connections.
     let metrics_server = match metrics_listen {
         Some(addr) => {
             let listener = TcpListener::bind(addr)
@@ -87,7 +90,8 @@ where
             tracing::info!(%addr, "metrics on http://{addr}/metrics");
             let app = web::metrics::router(state.clone());
             Some(tokio::spawn(async move {
-                if let Err(e) = axum::serve(listener, app).await {
+                let forever = std::future::pending::<()>();
+                if let Err(e) = web::conn::serve(listener, app, metrics_settings, forever).await {
                     tracing::error!(error = %e, "the metrics listener failed");
                 }
             }))

@@ -28,7 +28,7 @@ fn main() -> ExitCode {
         }
         Command::Backup(args) => {
             let dir = args.data_dir.resolve();
-            match hearth::store::backup_to(&dir, &args.path) {
+            match backup(dir, args.path.clone()) {
                 Ok(size) => {
                     println!("wrote {} ({size} bytes)", args.path.display());
                     ExitCode::SUCCESS
@@ -291,6 +291,29 @@ fn serve(config: hearth::Config) -> anyhow::Result<()> {
         hearth::serve(config, db, listener, shutdown_signal()).await?;
         drop(held);
         Ok(())
+    })
+}
+
+/// `hearth backup`: the copy runs on a thread of its own while Ctrl-C or SIGTERM stop it, and a
+/// stopped copy leaves no file (neither the partial copy nor SQLite's journal of it).
+fn backup(data_dir: std::path::PathBuf, path: std::path::PathBuf) -> anyhow::Result<u64> {
+    use hearth::store::{backup_file, CopyStop};
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        let stop = CopyStop::default();
+        let copying = stop.clone();
+        let copy = tokio::task::spawn_blocking(move || backup_file(&data_dir, &path, &copying));
+        tokio::pin!(copy);
+        let copied = tokio::select! {
+            copied = &mut copy => copied,
+            () = shutdown_signal() => {
+                stop.stop();
+                copy.await
+            }
+        };
+        Ok(copied??)
     })
 }
 

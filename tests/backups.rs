@@ -261,9 +261,121 @@ async fn restore_is_refused_while_a_server_runs_and_brings_a_backup_back_after()
 
 /// Asks the server process to stop as systemd does.
 fn terminate(pid: u32) {
+    signal(pid, "-TERM");
+}
+
+fn signal(pid: u32, which: &str) {
     let status = std::process::Command::new("kill")
-        .args(["-TERM", &pid.to_string()])
+        .args([which, &pid.to_string()])
         .status()
         .expect("kill runs");
     assert!(status.success());
+}
+
+/// A data directory whose database takes a moment to copy (about 64 MiB of ballast).
+fn big_database() -> tempfile::TempDir {
+    let data = tempfile::tempdir().expect("tempdir");
+    drop(hearth::Db::open(data.path()).expect("opens"));
+    let conn = rusqlite::Connection::open(data.path().join("hearth.db")).expect("opens");
+    conn.execute_batch("CREATE TABLE ballast (x BLOB)")
+        .expect("creates");
+    for _ in 0..256 {
+        conn.execute("INSERT INTO ballast VALUES (randomblob(262144))", [])
+            .expect("inserts");
+    }
+    data
+}
+
+/// The names in `dir`, sorted.
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("lists")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Runs `hearth backup` of `data` into `folder` and sends it `which` once SQLite's journal of
+/// the copy is on the disk (mid-copy); the names in `folder` after it ended. Retries with a new
+/// name when a copy ended before its journal was seen.
+fn interrupted_backup(data: &Path, folder: &Path, which: &str) -> Vec<String> {
+    for attempt in 0..5u64 {
+        let at = SystemTime::UNIX_EPOCH + Duration::from_secs(1_790_000_000 + attempt * 3600);
+        let mut child = hearth_bin()
+            .arg("backup")
+            .arg(folder.join(files::name_for(at)))
+            .arg("--data-dir")
+            .arg(data)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("runs");
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        let mid_copy = loop {
+            if names_in(folder).iter().any(|n| n.ends_with("-journal")) {
+                break true;
+            }
+            if child.try_wait().expect("waits").is_some() {
+                break false;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the copy never started"
+            );
+            std::thread::yield_now();
+        };
+        if mid_copy {
+            signal(child.id(), which);
+            let status = child.wait().expect("ends");
+            assert!(!status.success(), "an interrupted backup is not a success");
+            return names_in(folder);
+        }
+        // Too quick to catch: that backup is whole; try again beside it.
+    }
+    panic!("no copy was caught mid-way in five tries");
+}
+
+#[tokio::test]
+async fn a_backup_stopped_mid_copy_leaves_no_file() {
+    let data = big_database();
+    let folder = tempfile::tempdir().expect("tempdir");
+    let left = interrupted_backup(data.path(), folder.path(), "-INT");
+    // Nothing but whole backups (of earlier tries too quick to catch), no partial copy, no
+    // journal.
+    assert!(left.iter().all(|n| files::made_at(n).is_some()), "{left:?}");
+}
+
+#[tokio::test]
+async fn what_a_backup_killed_mid_copy_left_is_removed_at_the_next_start_and_never_passes_for_a_backup(
+) {
+    let data = big_database();
+    let folder = tempfile::tempdir().expect("tempdir");
+    let left = interrupted_backup(data.path(), folder.path(), "-KILL");
+    // A kill leaves what it leaves, but never a file that looks like a whole backup.
+    let whole_before = files::list(folder.path()).expect("lists").len();
+    assert!(
+        left.iter().any(|n| n.ends_with(".partial-journal")),
+        "the copy was caught mid-way: {left:?}"
+    );
+    // The next start of a server backing up into that folder removes it at once.
+    let clock = Clock::manual();
+    let server = TestServer::start(backups_every_hour(&clock, folder.path(), 7)).await;
+    started(&server).await;
+    let now = names_in(folder.path());
+    assert!(
+        now.iter()
+            .all(|n| !n.contains("partial") && !n.ends_with("-journal")),
+        "{now:?}"
+    );
+    assert_eq!(
+        files::list(folder.path()).expect("lists").len(),
+        whole_before
+    );
+    // And a backup run leaves nothing beside its file either.
+    clock.advance(FIRST_AFTER);
+    backups_made(folder.path(), whole_before + 1).await;
+    let after = names_in(folder.path());
+    assert!(after.iter().all(|n| n.starts_with("hearth-")), "{after:?}");
+    server.stop().await;
 }

@@ -139,3 +139,69 @@ async fn history_is_checked_like_every_option() {
     assert_eq!(response.status(), StatusCode::BAD_REQUEST);
     assert_eq!(common::field_error(response).await.0, "history.keepDays");
 }
+
+/// Engine time the server has spent so far, as its metrics say.
+async fn engine_seconds(metrics: std::net::SocketAddr) -> f64 {
+    let text = reqwest::get(format!("http://{metrics}/metrics"))
+        .await
+        .expect("scraped")
+        .text()
+        .await
+        .expect("text");
+    text.lines()
+        .find_map(|l| l.strip_prefix("hearth_engine_seconds_total "))
+        .and_then(|v| v.trim().parse().ok())
+        .expect("the engine's time")
+}
+
+/// About 120 KB of events that ended ten days before the manual clock's start.
+fn ended_events() -> String {
+    let ended = utc_stamp(std::time::SystemTime::now() - DAY * 10);
+    let mut extra = String::new();
+    for i in 0..400 {
+        extra.push_str(&format!(
+            "BEGIN:VEVENT\r\nUID:past-{i}@hearth.test\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:{ended}\r\n\
+             DURATION:PT1H\r\nSUMMARY:Review {i}\r\nDESCRIPTION:{}\r\nEND:VEVENT\r\n",
+            "notes ".repeat(40)
+        ));
+    }
+    SAMPLE.replace("END:VCALENDAR\r\n", &format!("{extra}END:VCALENDAR\r\n"))
+}
+
+#[tokio::test]
+async fn a_calendar_keeping_history_merges_its_past_events_only_when_it_renders() {
+    let upstream = Upstream::start().await;
+    upstream.set_body(ended_events());
+    let clock = Clock::manual();
+    let metrics = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        l.local_addr().expect("addr")
+    };
+    // A cache far smaller than the calendar with its past events: neither its merge nor its
+    // render stays in memory (the render is on disk).
+    let server = TestServer::calendars_on(&clock, TTL, |c| {
+        c.calendars.cache_size = 64 * 1024;
+        c.metrics_listen = Some(metrics);
+    })
+    .await;
+    let url = upstream.url("/work.ics");
+    publish(&server, "kept", &url, true).await;
+    upstream.set_body(SAMPLE);
+    clock.advance(TTL * 2);
+    let _ = hosted(&server, "kept").await;
+    until("the past events are served", || async {
+        let feed = hosted(&server, "kept").await;
+        feed.contains("SUMMARY:Review 399\r\n") && !feed.contains("UID:cancelled")
+    })
+    .await;
+    let served = hosted(&server, "kept").await;
+    assert!(served.len() > 100_000, "{}", served.len());
+    assert!(served.contains("SUMMARY:Team meeting\r\n"));
+    // Polls answered from that render make nothing on the engine: no merge, no render.
+    let before = engine_seconds(metrics).await;
+    for _ in 0..5 {
+        assert_eq!(hosted(&server, "kept").await, served);
+    }
+    assert_eq!(engine_seconds(metrics).await, before);
+    server.stop().await;
+}

@@ -79,6 +79,7 @@ fn a_fresh_install_with_nothing_wrong_passes() {
         "backups",
         "public url",
         "publish key",
+        "metrics",
         "proxy",
         "clock",
         "tz database",
@@ -189,6 +190,28 @@ fn an_open_site_without_a_key_or_public_address_is_warned_about() {
 }
 
 #[test]
+fn metrics_served_beyond_this_machine_are_warned_about_with_what_to_do() {
+    let dir = installed();
+    let report = doctor(dir.path(), &["--metrics-listen", "127.0.0.1:9090"]);
+    assert!(
+        report.line("metrics").starts_with("ok"),
+        "{:#?}",
+        report.lines
+    );
+    for beyond in ["0.0.0.0:9090", "192.168.1.20:9090", "[::]:9090"] {
+        let report = doctor(dir.path(), &["--metrics-listen", beyond]);
+        assert!(report.success, "a warning keeps the status 0");
+        let line = report.line("metrics");
+        assert!(line.starts_with("warn"), "{line}");
+        assert!(
+            line.contains("bind it to 127.0.0.1") && line.contains("firewall"),
+            "{line}"
+        );
+        assert!(line.contains("without a key"), "says why: {line}");
+    }
+}
+
+#[test]
 fn what_the_server_saw_of_its_proxy_is_explained() {
     let dir = installed();
     sql(
@@ -286,6 +309,12 @@ async fn the_owner_page_needs_the_key_and_does_not_exist_without_one() {
             .any(|c| c["check"] == "database" && c["status"] == "ok"),
         "{answer}"
     );
+    assert!(
+        checks
+            .iter()
+            .any(|c| c["check"] == "metrics" && c["status"] == "ok"),
+        "{answer}"
+    );
     assert_eq!(answer["sync"]["maxVaults"], 200);
     assert_eq!(answer["feeds"]["calendars"], 0);
     assert_eq!(answer["backups"]["keep"], 7);
@@ -293,4 +322,31 @@ async fn the_owner_page_needs_the_key_and_does_not_exist_without_one() {
         .as_array()
         .expect("calendars")
         .is_empty());
+}
+
+#[tokio::test]
+async fn the_owner_page_warns_of_metrics_served_beyond_this_machine() {
+    let any = std::net::TcpListener::bind("0.0.0.0:0").expect("binds");
+    let metrics = any.local_addr().expect("addr");
+    drop(any);
+    let server = TestServer::start(|c| {
+        c.edge.publish_key = Some("owner-key".into());
+        c.metrics_listen = Some(metrics);
+    })
+    .await;
+    let answer = server
+        .get_json("/api/owner", &[("x-publish-key", "owner-key")])
+        .await;
+    let checks = answer["checks"].as_array().expect("checks");
+    let finding = checks
+        .iter()
+        .find(|c| c["check"] == "metrics")
+        .unwrap_or_else(|| panic!("{answer}"));
+    assert_eq!(finding["status"], "warn", "{finding}");
+    assert!(
+        finding["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("127.0.0.1")),
+        "{finding}"
+    );
 }

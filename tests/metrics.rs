@@ -271,3 +271,71 @@ async fn the_grafana_dashboard_shows_only_metrics_the_server_has() {
         );
     }
 }
+
+/// Opens an idle connection to `to` from the loopback address `from` (127.0.0.0/8 is all this
+/// machine's, so each is a client of its own).
+async fn idle_from(from: [u8; 4], to: SocketAddr) -> tokio::net::TcpStream {
+    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+    socket
+        .bind(SocketAddr::from((from, 0)))
+        .expect("binds to a loopback address");
+    socket.connect(to).await.expect("connects")
+}
+
+/// Whether the server has closed `stream` (a peek sees the end, or an error), asked of the
+/// socket itself rather than of the runtime's idea of its readiness.
+fn closed(stream: &tokio::net::TcpStream) -> bool {
+    let mut byte = [std::mem::MaybeUninit::<u8>::uninit(); 1];
+    !matches!(
+        socket2::SockRef::from(stream).peek(&mut byte),
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock
+    )
+}
+
+#[tokio::test]
+async fn idle_connections_to_the_metrics_listener_are_held_to_its_table_and_its_deadline() {
+    let metrics = free_addr();
+    let deadline = Duration::from_millis(400);
+    let server = TestServer::start(|c| {
+        c.metrics_listen = Some(metrics);
+        c.edge.header_read_timeout = deadline;
+    })
+    .await;
+    // The metrics listener is bound before the site answers.
+    assert_eq!(server.get("/healthz").await.status(), StatusCode::OK);
+    // Four clients each open far more idle connections than the listener keeps for everyone.
+    let mut idle = Vec::new();
+    for attacker in 1..=4u8 {
+        for _ in 0..40 {
+            idle.push(idle_from([127, 0, 0, attacker], metrics).await);
+        }
+    }
+    // A scraper from elsewhere is still answered (the heaviest client's oldest connection makes
+    // room for it), and so is the public site.
+    let scraper = reqwest::Client::builder()
+        .local_address(std::net::IpAddr::from([127, 0, 0, 9]))
+        .build()
+        .expect("client");
+    let response = scraper
+        .get(format!("http://{metrics}/metrics"))
+        .send()
+        .await
+        .expect("scraped");
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(server.get("/healthz").await.status(), StatusCode::OK);
+    // Those past the table were closed at once: at most the table's size is left open.
+    common::until("connections past the table closed", || {
+        let open = idle.iter().filter(|s| !closed(s)).count();
+        async move { open <= hearth::web::metrics::MAX_CONNECTIONS }
+    })
+    .await;
+    // And the rest go at the header deadline, having sent nothing.
+    let started = std::time::Instant::now();
+    common::until("idle connections cut at the deadline", || {
+        let open = idle.iter().filter(|s| !closed(s)).count();
+        async move { open == 0 }
+    })
+    .await;
+    assert!(started.elapsed() < deadline * 10, "{:?}", started.elapsed());
+    assert_eq!(server.get("/healthz").await.status(), StatusCode::OK);
+}

@@ -62,7 +62,8 @@ async fn stored_bytes(server: &TestServer) -> u64 {
 #[tokio::test]
 async fn concurrent_publishes_never_store_more_than_the_feed_storage() {
     let upstream = Upstream::start().await;
-    upstream.set_body(feed_of(30_000));
+    // Each visitor's eighth of the storage holds one such feed; ten of them do not fit.
+    upstream.set_body(feed_of(10_000));
     // The upstream holds every fetch until all ten publishes are under way at once.
     upstream.close_gate();
     const MAX: u64 = 100_000;
@@ -137,8 +138,9 @@ async fn a_feed_that_grows_past_the_storage_is_not_stored() {
     let upstream = Upstream::start().await;
     upstream.set_body(feed_of(20_000));
     let clock = hearth::clock::Clock::manual();
+    // 25,000 bytes are the visitor's eighth.
     let server = TestServer::calendars_on(&clock, std::time::Duration::from_secs(60), |c| {
-        c.calendars.max_feed_storage = 50_000;
+        c.calendars.max_feed_storage = 200_000;
     })
     .await;
     let response = publish_as(

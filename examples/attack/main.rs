@@ -6,7 +6,7 @@
 //! Run through `bench/attack.sh`. Environment: `HEARTH_BIN` (the server binary), `ATTACKS=` a
 //! comma-separated subset of attack names or groups (`regex,amplify,cache,slots,slow,slowloris,
 //! flood,proxy-slow,slow-uploads,nonreading,sync-flood,conn-table,engine-saturated,quota-race,
-//! household,neighbours`), `SCALE=0.1` (smaller counts and shorter holds while developing), `RSS_CAP_MB`
+//! household,neighbours,history,metrics,reflector`), `SCALE=0.1` (smaller counts and shorter holds while developing), `RSS_CAP_MB`
 //! (the server is killed above it; default 6144).
 
 #[path = "../../crates/engine/benches/feedgen/mod.rs"]
@@ -16,6 +16,7 @@ mod issue11_12;
 mod issue22_edge;
 mod issue22_publish;
 mod issue22_sync;
+mod issue33_edge;
 mod issue33_neighbours;
 mod raw;
 mod server;
@@ -34,6 +35,7 @@ use issue11_12::{
 use issue22_edge::{conn_table, proxy_slow, V6Addresses};
 use issue22_publish::{engine_saturated, nonreading_feed, quota_race};
 use issue22_sync::{household, nonreading_vault, slow_uploads, sync_flood};
+use issue33_edge::{history_render, history_storage, metrics_conns, reflector};
 use issue33_neighbours::{neighbours_bytes, neighbours_engine, neighbours_keys, neighbours_quotas};
 use server::{read_status, Monitor, ProbeStats, Server};
 use upstream::Upstream;
@@ -82,6 +84,11 @@ enum Kind {
     NeighboursEngine,
     NeighboursQuotas,
     NeighboursKeys,
+    HistoryRender,
+    HistoryStorage,
+    MetricsConns,
+    Reflector,
+    ReflectorV6,
 }
 
 struct AttackDef {
@@ -235,6 +242,36 @@ const ATTACKS: &[AttackDef] = &[
         kind: Kind::NeighboursKeys,
         name: "neighbours-keys",
         group: "neighbours",
+        issue: 33,
+    },
+    AttackDef {
+        kind: Kind::HistoryRender,
+        name: "history-render",
+        group: "history",
+        issue: 33,
+    },
+    AttackDef {
+        kind: Kind::HistoryStorage,
+        name: "history-storage",
+        group: "history",
+        issue: 33,
+    },
+    AttackDef {
+        kind: Kind::MetricsConns,
+        name: "metrics-conns",
+        group: "metrics",
+        issue: 33,
+    },
+    AttackDef {
+        kind: Kind::Reflector,
+        name: "reflector",
+        group: "reflector",
+        issue: 33,
+    },
+    AttackDef {
+        kind: Kind::ReflectorV6,
+        name: "reflector-v6",
+        group: "reflector",
         issue: 33,
     },
 ];
@@ -472,6 +509,8 @@ struct Setup {
     args: Vec<String>,
     nofile: Option<u32>,
     listen: &'static str,
+    /// Where its metrics are served, when the attack needs them.
+    metrics: Option<SocketAddr>,
 }
 
 fn setup_of(kind: Kind) -> Setup {
@@ -479,6 +518,7 @@ fn setup_of(kind: Kind) -> Setup {
         args: Vec::new(),
         nofile: None,
         listen: "127.0.0.1:0",
+        metrics: None,
     };
     let mut args = |list: &[&str]| setup.args.extend(list.iter().map(|a| (*a).to_owned()));
     match kind {
@@ -501,6 +541,19 @@ fn setup_of(kind: Kind) -> Setup {
         Kind::EngineSaturated => args(&["--feed-ttl", "2s"]),
         Kind::QuotaRace => args(&["--max-feed-storage", "8MiB"]),
         Kind::NeighboursKeys => args(&["--publish-key", PUBLISH_KEY]),
+        Kind::HistoryRender => args(&["--feed-ttl", "2s"]),
+        Kind::HistoryStorage => args(&["--feed-ttl", "2s", "--max-feed-storage", "48MiB"]),
+        Kind::MetricsConns => {
+            // The issue's machine: 4,096 files.
+            setup.nofile = Some(4096);
+            let free = std::net::TcpListener::bind("127.0.0.1:0")
+                .and_then(|l| l.local_addr())
+                .ok();
+            if let Some(addr) = free {
+                args(&["--metrics-listen", &addr.to_string()]);
+            }
+            setup.metrics = free;
+        }
         _ => {}
     }
     setup
@@ -531,6 +584,7 @@ fn run_attack(
         v6: v6.as_ref(),
         upstream,
         settings,
+        metrics: setup.metrics,
     };
     let result = rt.block_on(attack_of(attack.kind, &ctx));
     std::thread::sleep(SETTLE);
@@ -594,6 +648,8 @@ struct Ctx<'a> {
     v6: Option<&'a V6Addresses>,
     upstream: &'a Upstream,
     settings: &'a Settings,
+    /// The metrics listener, when the attack's server has one.
+    metrics: Option<SocketAddr>,
 }
 
 impl Ctx<'_> {
@@ -633,5 +689,13 @@ async fn attack_of(kind: Kind, ctx: &Ctx<'_>) -> Result<Outcome, String> {
         Kind::NeighboursEngine => neighbours_engine(ctx).await,
         Kind::NeighboursQuotas => neighbours_quotas(ctx).await,
         Kind::NeighboursKeys => neighbours_keys(ctx).await,
+        Kind::HistoryRender => history_render(ctx).await,
+        Kind::HistoryStorage => history_storage(ctx).await,
+        Kind::MetricsConns => match ctx.metrics {
+            Some(addr) => metrics_conns(ctx, addr).await,
+            None => Err("no free port for the metrics listener".to_owned()),
+        },
+        Kind::Reflector => reflector(ctx, false).await,
+        Kind::ReflectorV6 => reflector(ctx, true).await,
     }
 }

@@ -25,6 +25,9 @@ pub enum FeedKind {
 
 pub struct UpState {
     hits: AtomicUsize,
+    /// Requests being answered now, and the most at once since the last reset.
+    in_flight: AtomicUsize,
+    max_in_flight: AtomicUsize,
     switch_delay_ms: AtomicU64,
     generation: AtomicU64,
     feeds: Mutex<HashMap<(FeedKind, usize), Bytes>>,
@@ -48,7 +51,10 @@ impl UpState {
 /// `/feed/{events}.ics` and `/feed/{events}/{variant}.ics` (a generated feed; the variant makes
 /// the URL and the calendar name distinct), `/compact/{events}.ics`, `/slow/{secs}.ics` (a small
 /// feed after a delay), `/switch/{name}.ics` (a small feed after the delay the benchmark sets),
-/// `/changing/{name}.ics` (a small feed that changes each time the benchmark says so), and any
+/// `/changing/{name}.ics` (a small feed that changes each time the benchmark says so),
+/// `/dropping/{events}/{bytes}/{name}.ics` (events of about `bytes` each that ended days ago,
+/// new ones at each change, so the last ones are dropped after they ended: what history keeps),
+/// `/delay/{ms}/{name}.ics` (a small feed after `ms` milliseconds, whatever its query), and any
 /// other path: a small feed.
 pub struct Upstream {
     pub addr: SocketAddr,
@@ -60,6 +66,8 @@ impl Upstream {
     pub fn start() -> Result<Upstream, String> {
         let state = Arc::new(UpState {
             hits: AtomicUsize::new(0),
+            in_flight: AtomicUsize::new(0),
+            max_in_flight: AtomicUsize::new(0),
             switch_delay_ms: AtomicU64::new(0),
             generation: AtomicU64::new(0),
             feeds: Mutex::new(HashMap::new()),
@@ -136,14 +144,40 @@ impl Upstream {
             .store(delay.as_millis() as u64, Ordering::SeqCst);
     }
 
-    /// Changes what every `/changing/` feed says from now on.
+    /// The most requests answered at once since the last call (which starts a new count).
+    pub fn take_max_in_flight(&self) -> usize {
+        self.state.max_in_flight.swap(
+            self.state.in_flight.load(Ordering::SeqCst),
+            Ordering::SeqCst,
+        )
+    }
+
+    /// Changes what every `/changing/` and `/dropping/` feed says from now on.
     pub fn change(&self) {
         self.state.generation.fetch_add(1, Ordering::SeqCst);
     }
 }
 
+/// Counts a request as answered until dropped.
+struct Answering<'a>(&'a UpState);
+
+impl<'a> Answering<'a> {
+    fn new(state: &'a UpState) -> Answering<'a> {
+        let now = state.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+        state.max_in_flight.fetch_max(now, Ordering::SeqCst);
+        Answering(state)
+    }
+}
+
+impl Drop for Answering<'_> {
+    fn drop(&mut self) {
+        self.0.in_flight.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 async fn serve_upstream(State(state): State<Arc<UpState>>, uri: Uri) -> Response {
     state.hits.fetch_add(1, Ordering::SeqCst);
+    let _answering = Answering::new(&state);
     let parts: Vec<&str> = uri.path().trim_start_matches('/').split('/').collect();
     let number = |file: &str| {
         file.strip_suffix(".ics")
@@ -175,6 +209,18 @@ async fn serve_upstream(State(state): State<Arc<UpState>>, uri: Uri) -> Response
         ["changing", _] => Some(Bytes::from(changing_feed(
             state.generation.load(Ordering::SeqCst),
         ))),
+        ["dropping", events, bytes, name] => {
+            let events = events.parse::<usize>().unwrap_or(100).min(20_000);
+            let bytes = bytes.parse::<usize>().unwrap_or(200).min(64 * 1024);
+            let name = name.trim_end_matches(".ics");
+            let generation = state.generation.load(Ordering::SeqCst);
+            Some(Bytes::from(dropping_feed(events, bytes, name, generation)))
+        }
+        ["delay", ms, _] => {
+            let ms = ms.parse::<u64>().unwrap_or(0).min(60_000);
+            tokio::time::sleep(Duration::from_millis(ms)).await;
+            None
+        }
         ["switch", _] => {
             let ms = state.switch_delay_ms.load(Ordering::SeqCst);
             tokio::time::sleep(Duration::from_millis(ms)).await;
@@ -198,6 +244,62 @@ fn changing_feed(generation: u64) -> Vec<u8> {
         1,
     )
     .into_bytes()
+}
+
+/// Generation `generation` of a feed whose `events` events (of about `bytes` each) all ended
+/// days ago, each generation's after the last's, with UIDs of their generation: every change
+/// drops the last generation's events after they ended. One event ahead keeps it a live feed.
+fn dropping_feed(events: usize, bytes: usize, name: &str, generation: u64) -> Vec<u8> {
+    let mut out = Vec::with_capacity(events * (bytes + 200) + 512);
+    out.extend_from_slice(
+        b"BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Hearth//attack bench//EN\r\nX-WR-CALNAME:Dropping\r\n\
+BEGIN:VEVENT\r\nUID:ahead@attack.hearth.example\r\nDTSTAMP:20260101T000000Z\r\n\
+DTSTART:20351201T090000Z\r\nSUMMARY:Ahead\r\nEND:VEVENT\r\n",
+    );
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    // Generation g's events end within the day that starts 60 - 2g days ago.
+    let day = now / 86_400 - 60 + 2 * generation.min(25);
+    let text: String = "Minutes of the meeting, kept for the record. "
+        .chars()
+        .cycle()
+        .take(bytes)
+        .collect();
+    for i in 0..events {
+        let start = day * 86_400 + (i as u64 * 60) % 86_000;
+        let event = format!(
+            "BEGIN:VEVENT\r\nUID:g{generation}-{i}-{name}@attack.hearth.example\r\nDTSTAMP:20260101T000000Z\r\n\
+             DTSTART:{}\r\nDURATION:PT30M\r\nSUMMARY:Generation {generation} meeting {i}\r\n",
+            utc_stamp(start)
+        );
+        out.extend_from_slice(event.as_bytes());
+        hearth_engine::write_folded(&mut out, format!("DESCRIPTION:{text}").as_bytes());
+        out.extend_from_slice(b"END:VEVENT\r\n");
+    }
+    out.extend_from_slice(b"END:VCALENDAR\r\n");
+    out
+}
+
+/// `YYYYMMDDTHHMMSSZ` of unix seconds (the civil date by Howard Hinnant's algorithm).
+fn utc_stamp(secs: u64) -> String {
+    let secs = secs as i64;
+    let (days, rest) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}{m:02}{d:02}T{:02}{:02}{:02}Z",
+        rest / 3600,
+        rest / 60 % 60,
+        rest % 60
+    )
 }
 
 /// A feed of small events (about 150 bytes each).

@@ -84,7 +84,18 @@ pub fn prune(dir: &Path, keep: usize) -> std::io::Result<Vec<PathBuf>> {
     Ok(removed)
 }
 
-/// Removes the copies left half-written in `dir` (`.hearth-….db.partial`).
+/// Whether `name` is what a copy cut short leaves: the partial copy (`.hearth-….db.partial`),
+/// or SQLite's journal (`-journal`) or log (`-wal`, `-shm`) of it.
+fn is_partial(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix(".hearth-") else {
+        return false;
+    };
+    ["", "-journal", "-wal", "-shm"]
+        .iter()
+        .any(|suffix| rest.ends_with(&format!(".db.partial{suffix}")))
+}
+
+/// Removes what copies cut short left in `dir` (see [`is_partial`]).
 pub fn remove_partial(dir: &Path) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -92,7 +103,7 @@ pub fn remove_partial(dir: &Path) {
     for entry in entries.flatten() {
         let name = entry.file_name();
         let name = name.to_string_lossy();
-        if name.starts_with(".hearth-") && name.ends_with(".partial") {
+        if is_partial(&name) {
             if let Err(e) = std::fs::remove_file(entry.path()) {
                 tracing::warn!(file = %name, error = %e, "could not remove a partial backup");
             }
@@ -123,6 +134,7 @@ mod tests {
         for other in [
             "notes.txt",
             ".hearth-20261118T110640Z.db.partial",
+            ".hearth-20261118T110640Z.db.partial-journal",
             "hearth-x.db",
         ] {
             std::fs::write(dir.path().join(other), b"x").expect("writes");
@@ -131,10 +143,12 @@ mod tests {
         assert_eq!(listed.len(), 4);
         assert_eq!(listed[0].made_at, t0 + Duration::from_secs(3 * 3600));
         remove_partial(dir.path());
-        assert!(!dir
-            .path()
-            .join(".hearth-20261118T110640Z.db.partial")
-            .exists());
+        for partial in [
+            ".hearth-20261118T110640Z.db.partial",
+            ".hearth-20261118T110640Z.db.partial-journal",
+        ] {
+            assert!(!dir.path().join(partial).exists(), "{partial}");
+        }
         let removed = prune(dir.path(), 2).expect("prunes");
         assert_eq!(removed.len(), 2);
         let left: Vec<SystemTime> = list(dir.path())

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use crate::clock::{from_millis, to_millis, Clock};
 use crate::config::BackupSettings;
 use crate::lock::lock;
-use crate::store::{backup_to, database_bytes, free_bytes, Db, StoreError};
+use crate::store::{backup_file, database_bytes, free_bytes, CopyStop, Db, StoreError};
 
 /// The first backup after a start with none due sooner waits this long, so a start is quick.
 pub const FIRST_AFTER: Duration = Duration::from_secs(60);
@@ -75,11 +75,6 @@ pub enum BackupFailure {
     Folder { dir: String, source: std::io::Error },
     #[error("{0}")]
     Copy(String),
-    #[error("cannot put the backup in place at {path}: {source}")]
-    Rename {
-        path: String,
-        source: std::io::Error,
-    },
 }
 
 /// The scheduler and its last report.
@@ -91,6 +86,8 @@ pub struct Backups {
     report: Mutex<Report>,
     /// The schedule, stopped with the server.
     task: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    /// Stops the copy under way with the server (it then leaves no file).
+    copying: CopyStop,
 }
 
 impl Backups {
@@ -102,6 +99,7 @@ impl Backups {
             clock,
             report: Mutex::new(Report::default()),
             task: Mutex::new(None),
+            copying: CopyStop::default(),
         })
     }
 
@@ -112,6 +110,10 @@ impl Backups {
     /// Starts the schedule (nothing when backups are off). The first backup is due an interval
     /// after the newest one in the folder, and at least [`FIRST_AFTER`] after the start.
     pub async fn spawn(self: &Arc<Self>) {
+        // What a server killed mid-copy left (the partial copy and SQLite's journal of it) goes
+        // now, not at the next run a day later.
+        let dir = self.settings.dir.clone();
+        let _ = tokio::task::spawn_blocking(move || files::remove_partial(&dir)).await;
         let Some(interval) = self.settings.interval else {
             tracing::info!("scheduled backups are off (--backup-interval off)");
             return;
@@ -156,9 +158,11 @@ impl Backups {
         *lock(&self.task) = Some(task);
     }
 
-    /// Stops the schedule (at shutdown). A copy being written finishes on its thread and is
-    /// left as a `.partial` file, which the next run removes; a running command is killed.
+    /// Stops the schedule (at shutdown). A copy being written is interrupted and removed with
+    /// its journal (what a kill leaves instead is removed at the next start); a running command
+    /// is killed.
     pub fn stop(&self) {
+        self.copying.stop();
         if let Some(task) = lock(&self.task).take() {
             task.abort();
         }
@@ -232,7 +236,8 @@ impl Backups {
         let data_dir = self.data_dir.clone();
         let reserve = self.settings.min_free;
         let name = files::name_for(self.clock.wall());
-        tokio::task::spawn_blocking(move || write_in(&data_dir, &dir, &name, reserve))
+        let stop = self.copying.clone();
+        tokio::task::spawn_blocking(move || write_in(&data_dir, &dir, &name, reserve, &stop))
             .await
             .map_err(|_| BackupFailure::Copy("the backup task stopped".into()))?
     }
@@ -255,6 +260,7 @@ fn write_in(
     dir: &Path,
     name: &str,
     reserve: u64,
+    stop: &CopyStop,
 ) -> Result<(PathBuf, u64), BackupFailure> {
     std::fs::DirBuilder::new()
         .recursive(true)
@@ -264,6 +270,10 @@ fn write_in(
             dir: dir.display().to_string(),
             source,
         })?;
+    // Partial copies left by a crash are removed first (they take room too), and never count
+    // as backups; the copy is written under a partial name of its own and renamed into place
+    // when whole.
+    files::remove_partial(dir);
     // The copy is at most the database and its log together.
     let needed = database_bytes(data_dir);
     let free = free_bytes(dir).unwrap_or(0);
@@ -275,23 +285,10 @@ fn write_in(
             reserve,
         });
     }
-    // Partial copies left by a crash or a stop are removed, and never count as backups.
-    files::remove_partial(dir);
-    let partial = dir.join(format!(".{name}.partial"));
-    let size = backup_to(data_dir, &partial).map_err(|e| BackupFailure::Copy(e.to_string()))?;
     let target = dir.join(name);
-    let placed = std::fs::File::open(&partial)
-        .and_then(|f| f.sync_all())
-        .and_then(|()| std::fs::rename(&partial, &target));
-    if let Err(source) = placed {
-        let _ = std::fs::remove_file(&partial);
-        return Err(BackupFailure::Rename {
-            path: target.display().to_string(),
-            source,
-        });
-    }
-    if let Err(e) = std::fs::File::open(dir).and_then(|d| d.sync_all()) {
-        tracing::debug!(error = %e, "syncing the backup folder failed");
-    }
+    let written =
+        backup_file(data_dir, &target, stop).map_err(|e| BackupFailure::Copy(e.to_string()));
+    files::remove_partial(dir);
+    let size = written?;
     Ok((target, size))
 }

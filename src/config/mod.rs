@@ -17,7 +17,7 @@ pub use cli::{BackupArgs, Cli, Command, DataDirArg, LogFormat, RemapArgs, Restor
 use parse::load_avatar;
 pub use settings::{
     Avatar, BackupSettings, CalendarSettings, EdgeSettings, EngineBudget, SiteSettings,
-    SyncSettings, HEADER_READ_TIMEOUT, SHUTDOWN_DEADLINE,
+    SyncSettings, UpstreamLimits, HEADER_READ_TIMEOUT, SHUTDOWN_DEADLINE,
 };
 
 use crate::http::inflight::InFlightLimits;
@@ -154,6 +154,7 @@ impl ServeArgs {
                 max_feed_storage: self.max_feed_storage,
                 engine: EngineBudget::default(),
                 feed_hosts: std::collections::HashMap::new(),
+                upstream: UpstreamLimits::default(),
             },
             sync: SyncSettings {
                 enabled: !self.no_sync,

@@ -52,6 +52,50 @@ pub struct CalendarSettings {
     pub engine: EngineBudget,
     /// Fixed addresses for feed host names (no flag: tests point Outlook's names at loopback).
     pub feed_hosts: HashMap<String, Vec<IpAddr>>,
+    /// Budgets of the fetches made upstream for visitors (no flag).
+    pub upstream: UpstreamLimits,
+}
+
+/// Budgets of the fetches Hearth makes to other servers for its visitors (the editor reading
+/// feeds, previews, publishing), so that nobody can use it to hammer a third party: per client
+/// (its /56 and /48 at their multiples) and per upstream host, each `burst` at once and then one
+/// every `every`; and connections open at once to one host. The server's own refreshes of hosted
+/// calendars spend neither allowance and have as many connections again of their own. No flags:
+/// README's Budgets section documents them, tests lift them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UpstreamLimits {
+    pub client_burst: u32,
+    pub client_every: Duration,
+    pub host_burst: u32,
+    pub host_every: Duration,
+    pub connections_per_host: usize,
+}
+
+impl Default for UpstreamLimits {
+    /// A merged calendar's ten sources on one host at once, then six fetches a minute of that
+    /// host; a client thirty fetches at once, then one every two seconds.
+    fn default() -> UpstreamLimits {
+        UpstreamLimits {
+            client_burst: 30,
+            client_every: Duration::from_secs(2),
+            host_burst: 10,
+            host_every: Duration::from_secs(10),
+            connections_per_host: 4,
+        }
+    }
+}
+
+impl UpstreamLimits {
+    /// As good as none (tests that fetch the same loopback upstream many times).
+    pub fn unlimited() -> UpstreamLimits {
+        UpstreamLimits {
+            client_burst: 1_000_000,
+            client_every: Duration::from_millis(1),
+            host_burst: 1_000_000,
+            host_every: Duration::from_millis(1),
+            connections_per_host: 64,
+        }
+    }
 }
 
 /// Flashcard sync and shared decks.

@@ -75,6 +75,8 @@ impl Finding {
 pub struct Setup {
     pub data_dir: PathBuf,
     pub listen: SocketAddr,
+    /// `--metrics-listen`, if set.
+    pub metrics_listen: Option<SocketAddr>,
     pub public_url: Option<String>,
     pub publish_key: bool,
     pub backups: BackupSettings,
@@ -93,6 +95,7 @@ impl Setup {
         Setup {
             data_dir: config.data_dir.clone(),
             listen: config.listen,
+            metrics_listen: config.metrics_listen,
             public_url: config.public_url.clone(),
             publish_key: config.edge.publish_key.is_some(),
             backups: config.backups.clone(),
@@ -125,6 +128,7 @@ pub fn run(setup: &Setup, now: SystemTime) -> Vec<Finding> {
     findings.push(operation::backups(setup, conn.as_ref(), now));
     findings.push(operation::public_url(setup));
     findings.push(operation::publish_key(setup));
+    findings.push(operation::metrics(setup));
     findings.push(operation::proxy(conn.as_ref()));
     findings.push(operation::clock(conn.as_ref(), now));
     findings.push(operation::time_zones());

@@ -127,6 +127,23 @@ pub(super) fn publish_key(setup: &Setup) -> Finding {
     }
 }
 
+/// The metrics listener answers anyone who reaches it, with no key: what the site serves, how
+/// busy it is, when it was last backed up. On loopback only this machine's Prometheus (or an
+/// SSH tunnel) reaches it.
+pub(super) fn metrics(setup: &Setup) -> Finding {
+    const CHECK: &str = "metrics";
+    match setup.metrics_listen {
+        None => Finding::ok(CHECK, "not served (--metrics-listen unset)"),
+        Some(addr) if is_local(addr.ip()) => {
+            Finding::ok(CHECK, format!("served on {addr}, this machine only"))
+        }
+        Some(addr) => Finding::warn(
+            CHECK,
+            format!("served on {addr}, beyond this machine: anyone who reaches that address reads the site's metrics without a key (what it serves, how busy it is, its backups) and holds connections to it; bind it to 127.0.0.1 (a Prometheus on this machine, or an SSH tunnel), or to a LAN address that a firewall opens to your Prometheus server alone"),
+        ),
+    }
+}
+
 pub(super) fn proxy(conn: Option<&Connection>) -> Finding {
     const CHECK: &str = "proxy";
     let report: Option<ProxyReport> = conn

@@ -309,6 +309,7 @@ pub async fn status_answer(
     url: String,
 ) -> Result<StatusAnswer, AppError> {
     let calendar = id.to_owned();
+    let upstream_url = url.clone();
     let (upstream, sources) = state
         .db
         .read(move |conn| {
@@ -322,13 +323,18 @@ pub async fn status_answer(
     let subscribers = state.publisher.polls.of(id).await?;
     let now = state.clock.wall();
     let flagged = |h: &Option<health::UpstreamHealth>| h.as_ref().is_some_and(|h| h.flagged(now));
-    let answer = |h: &Option<health::UpstreamHealth>| {
-        h.as_ref().map(UpstreamAnswer::from).unwrap_or_default()
+    let feeds = &state.publisher.feeds;
+    let answer = |h: &Option<health::UpstreamHealth>, url: &str| UpstreamAnswer {
+        history_dropped: feeds.trimmed(url).map(|t| health::HistoryDropped {
+            at: health::rfc3339(t.at),
+            events: t.events,
+        }),
+        ..h.as_ref().map(UpstreamAnswer::from).unwrap_or_default()
     };
     // A merged calendar is flagged when any source is, and shows the first failing one first.
     let (upstream, is_flagged) = match sources.iter().find(|(h, _, _)| flagged(h)) {
-        Some((failing, _, _)) => (answer(failing), true),
-        None => (answer(&upstream), flagged(&upstream)),
+        Some((failing, url, _)) => (answer(failing, url), true),
+        None => (answer(&upstream, &upstream_url), flagged(&upstream)),
     };
     Ok(StatusAnswer {
         flagged: is_flagged,
@@ -341,7 +347,7 @@ pub async fn status_answer(
                     url: url.clone(),
                     label: label.clone(),
                     flagged: flagged(h),
-                    upstream: answer(h),
+                    upstream: answer(h, url),
                 })
                 .collect()
         }),

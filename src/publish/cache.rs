@@ -3,20 +3,21 @@
 //! and the least recently used go first when the budget is full. The cache knows none of those
 //! types (each kind's module puts and gets its own), so nothing here imports them. What is evicted comes back from SQLite (copies,
 //! calendars, compiled again) or is rendered again (feeds) when next needed. Copies the editor
-//! fetched for a visitor count against that visitor's share (a quarter of the budget): past it,
-//! the visitor's own oldest copies go first, so one visitor reading many feeds cannot push out
-//! everyone else's.
+//! fetched for a visitor count against that visitor's share (an eighth of the budget; its /56
+//! and /48 in aggregate at their multiples, see [`Level::cap`]): past it, the oldest copies of
+//! the group that is over go first, so a few visitors, or the /64s of one /48, reading many
+//! feeds hold at most half of it and cannot push out everyone else's.
 
 use std::any::Any;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use crate::http::client::ClientKey;
+use crate::fair::{ClientKey, Group, Level};
 use crate::lock::lock;
 
 /// One visitor's share of the cache is this part of it.
-const SHARE_DIVISOR: usize = 4;
+const SHARE_DIVISOR: usize = 8;
 
 /// What an entry holds; each kind has its own map, keyed by URL (copies) or calendar id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,8 +48,8 @@ struct Lru {
     entries: [HashMap<String, Entry>; 3],
     /// Entries by last use, oldest first.
     order: BTreeMap<u64, (Kind, String)>,
-    /// Bytes each visitor's entries hold.
-    owned: HashMap<ClientKey, usize>,
+    /// Bytes the entries of each visitor, and of each of their networks, hold.
+    owned: HashMap<Group, usize>,
 }
 
 impl Lru {
@@ -72,26 +73,28 @@ impl Lru {
     /// Takes what `entry` held off the totals.
     fn forget(&mut self, entry: &Entry) {
         self.used -= entry.size;
-        if let Some(owner) = entry.owner {
-            if let Some(n) = self.owned.get_mut(&owner) {
+        for group in entry.owner.into_iter().flat_map(ClientKey::groups) {
+            if let Some(n) = self.owned.get_mut(&group) {
                 *n = n.saturating_sub(entry.size);
                 if *n == 0 {
-                    self.owned.remove(&owner);
+                    self.owned.remove(&group);
                 }
             }
         }
     }
 
-    /// Removes the least recently used entry of `owner` (any entry when `None`).
-    fn evict_oldest(&mut self, owner: Option<ClientKey>) -> bool {
+    /// Removes the least recently used entry of a visitor in `group` (any entry when `None`).
+    fn evict_oldest(&mut self, group: Option<Group>) -> bool {
         let tick = self
             .order
             .iter()
             .find(|(_, (kind, key))| {
-                owner.is_none()
-                    || self.entries[*kind as usize]
+                group.is_none_or(|g| {
+                    self.entries[*kind as usize]
                         .get(key)
-                        .is_some_and(|e| e.owner == owner)
+                        .and_then(|e| e.owner)
+                        .is_some_and(|o| o.group(g.level) == g)
+                })
             })
             .map(|(tick, _)| *tick);
         let Some((kind, key)) = tick.and_then(|t| self.order.remove(&t)) else {
@@ -118,9 +121,10 @@ impl Lru {
             // Larger than the whole budget, or than its visitor's share: not kept at all.
             return;
         }
-        if let Some(owner) = owner {
-            while self.owned.get(&owner).copied().unwrap_or(0) + size > share {
-                if !self.evict_oldest(Some(owner)) {
+        for group in owner.into_iter().flat_map(ClientKey::groups) {
+            let cap = group_cap(group.level, share);
+            while self.owned.get(&group).copied().unwrap_or(0) + size > cap {
+                if !self.evict_oldest(Some(group)) {
                     break;
                 }
             }
@@ -142,10 +146,15 @@ impl Lru {
             },
         );
         self.used += size;
-        if let Some(owner) = owner {
-            *self.owned.entry(owner).or_insert(0) += size;
+        for group in owner.into_iter().flat_map(ClientKey::groups) {
+            *self.owned.entry(group).or_insert(0) += size;
         }
     }
+}
+
+/// What a visitor's group at `level` may hold when one visitor may hold `share`.
+fn group_cap(level: Level, share: usize) -> usize {
+    usize::try_from(level.cap(share as u64)).unwrap_or(usize::MAX)
 }
 
 /// The cache; `capacity` is `--cache-size`.
@@ -260,23 +269,51 @@ mod tests {
 
     #[test]
     fn a_visitors_editor_copies_make_room_among_themselves_first() {
-        let cache = Cache::new(40_000);
+        let cache = Cache::new(80_000);
         let me = ClientKey::of("198.51.100.1".parse().expect("ip"));
         put(&cache, "shared", 9000, None);
         for n in 0..5 {
             put(&cache, &format!("mine-{n}"), 3000, Some(me));
         }
-        // A quarter of 40 000 bytes: only the newest three of mine fit.
+        // An eighth of 80 000 bytes: only the newest three of mine fit.
         assert!(!has(&cache, "mine-0") && !has(&cache, "mine-1"));
         assert!(has(&cache, "mine-4"));
         assert!(has(&cache, "shared"), "others' entries stay");
         assert!(
-            cache.lru().owned.get(&me).copied().unwrap_or(0) <= 10_000,
+            cache
+                .lru()
+                .owned
+                .get(&me.group(Level::Client))
+                .copied()
+                .unwrap_or(0)
+                <= 10_000,
             "within the share"
         );
         // Larger than a visitor's share: not kept for that visitor at all.
         put(&cache, "huge", 11_000, Some(me));
         assert!(!has(&cache, "huge"));
+    }
+
+    #[test]
+    fn the_64s_of_one_48_hold_twice_one_visitors_share_and_a_bystanders_copy_stays() {
+        let cache = Cache::new(80_000);
+        let bystander = ClientKey::of("192.0.2.7".parse().expect("ip"));
+        put(&cache, "theirs", 3000, Some(bystander));
+        for n in 1..=16 {
+            let from = ClientKey::of(format!("2001:db8:48:{n:x}::1").parse().expect("ip"));
+            for m in 0..3 {
+                put(&cache, &format!("v6-{n}-{m}"), 3000, Some(from));
+            }
+        }
+        let held = cache
+            .lru()
+            .owned
+            .get(&ClientKey::of("2001:db8:48::1".parse().expect("ip")).group(Level::Net48))
+            .copied()
+            .unwrap_or(0);
+        assert!(held <= 20_000, "the /48 holds {held}");
+        assert!(has(&cache, "v6-16-2"), "the newest stay");
+        assert!(has(&cache, "theirs"), "the bystander's copy stays");
     }
 
     #[test]

@@ -198,6 +198,9 @@ pub async fn publish(
                     tx.commit()?;
                     return Ok(Err(problem));
                 }
+                // The owner's calendars are nobody's share (of the count or the feed storage),
+                // as calendars stored before tags were.
+                let tags = if maker.owner { ClientTags::default() } else { tags };
                 let token = Token::generate();
                 tx.execute(
                     "INSERT INTO calendars (id, name, url, mapping, token_hash, revision, created_at, updated_at, options, client, net56, net48)

@@ -146,6 +146,10 @@ impl From<FeedError> for AppError {
             FeedError::Store(e) => AppError::Store(e),
             FeedError::Busy(e) => e.into(),
             FeedError::Quota(e) => e.into(),
+            FeedError::Throttled(t) => AppError::Throttled {
+                retry_after: t.retry_after().as_secs_f64().ceil().max(1.0) as u64,
+                message: t.to_string(),
+            },
         }
     }
 }

@@ -56,6 +56,18 @@ pub struct UpstreamAnswer {
     pub failing_since: Option<String>,
     pub size: Option<u64>,
     pub events: Option<u64>,
+    /// Kept past events dropped, the oldest first, to keep the address within the feed storage
+    /// and its publishers' shares: the last time and how many (absent: none since the start).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history_dropped: Option<HistoryDropped>,
+}
+
+/// See [`UpstreamAnswer::history_dropped`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryDropped {
+    pub at: String,
+    pub events: usize,
 }
 
 impl From<&UpstreamHealth> for UpstreamAnswer {
@@ -68,6 +80,7 @@ impl From<&UpstreamHealth> for UpstreamAnswer {
             failing_since: h.failing_since.map(rfc3339),
             size: h.size,
             events: h.events,
+            history_dropped: None,
         }
     }
 }

@@ -6,21 +6,22 @@
 //! one at once, and the new render follows in the background.
 
 use std::collections::{HashMap, HashSet};
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
-use sha2::{Digest, Sha256};
+use axum::body::Bytes;
 use tokio::sync::OnceCell;
 
 use super::cache::{Cache, Kind};
 use super::feeds::FeedOutcome;
 pub use super::rendered::{content_disposition, response, Caching, Rendered};
-use super::rendered::{Output, RenderInputs};
+use super::rendered::{Output, RenderInputs, Writing};
 use super::served::HostedCalendar;
 use super::spill::SpillDir;
 use super::workers::{Budget, Payer, WorkError, Workers};
-use crate::calendar::{self, Limits, RemapError, RemapOptions};
+use crate::calendar::{self, Interrupt, Limits, RemapError, RemapOptions};
 use crate::clock::Clock;
-use crate::http::conditional::etag_for;
 use crate::lock::lock;
 
 /// Why a hosted feed could not be rendered (and no earlier render could stand in).
@@ -39,6 +40,45 @@ pub enum RenderError {
 }
 
 const DAY_SECONDS: i64 = 24 * 60 * 60;
+
+/// Makes a render's input on the engine thread, within the render's own job (its words when it
+/// cannot).
+pub type Make = Box<dyn FnOnce(&Interrupt) -> Result<Bytes, String> + Send>;
+
+/// What a render reads: a feed's copy as it is, or bytes made only when a render is due (a
+/// calendar's sources merged with the past events it keeps): a poll answered from an earlier
+/// render makes nothing, and the merge takes its memory inside the render's job, one job at a
+/// time per engine thread.
+#[derive(Clone)]
+pub enum Input {
+    Copy(Bytes),
+    Later(Arc<dyn LateInput>),
+}
+
+/// An input made when a render needs it.
+pub trait LateInput: Send + Sync {
+    /// Gathers what making it needs (reads, off the engine), without making it.
+    fn prepare(&self) -> Pin<Box<dyn Future<Output = Result<Make, String>> + Send + '_>>;
+}
+
+impl Input {
+    async fn prepare(&self) -> Result<Make, String> {
+        match self {
+            Input::Copy(bytes) => {
+                let bytes = bytes.clone();
+                Ok(Box::new(move |_| Ok(bytes)))
+            }
+            Input::Later(late) => late.prepare().await,
+        }
+    }
+}
+
+/// Why a render's job made nothing.
+enum Failure {
+    Input(String),
+    Remap(RemapError),
+    Written(std::io::Error),
+}
 
 /// The moment a date window counts from: the start of the current UTC day by the server's clock.
 /// Whole days keep a day's renders identical (one render a day, a stable ETag), and the feed
@@ -83,6 +123,10 @@ pub struct Renders {
     failed: Mutex<HashMap<String, (RenderInputs, RenderError)>>,
     /// Renders run so far (tests check that concurrent misses share one).
     runs: std::sync::atomic::AtomicU64,
+    /// Renders being prepared or run at once, as many as the engine has threads: a render's
+    /// input (a merge's sources and kept events) is gathered only when it is next, so renders
+    /// waiting for the engine hold none of it.
+    turns: tokio::sync::Semaphore,
 }
 
 impl Renders {
@@ -97,6 +141,7 @@ impl Renders {
             flights: Mutex::new(HashMap::new()),
             failed: Mutex::new(HashMap::new()),
             runs: std::sync::atomic::AtomicU64::new(0),
+            turns: tokio::sync::Semaphore::new(super::workers::default_jobs()),
         }
     }
 
@@ -111,12 +156,25 @@ impl Renders {
         lock(&self.failed).remove(id);
     }
 
-    /// The rendered feed for `calendar` from `feed`, rendering only when either changed; while
-    /// the engine is busy, the earlier render if there is one (the new one follows).
+    /// The rendered feed for `calendar` from `feed` as it is, rendering only when either
+    /// changed; while the engine is busy, the earlier render if there is one (the new one
+    /// follows).
     pub async fn render(
         self: &Arc<Self>,
         calendar: &Arc<HostedCalendar>,
         feed: &FeedOutcome,
+        ttl: std::time::Duration,
+    ) -> Result<Arc<Rendered>, RenderError> {
+        let input = Input::Copy(feed.copy.body.clone());
+        self.render_from(calendar, feed, &input, ttl).await
+    }
+
+    /// As [`Renders::render`], the bytes made by `input` (`feed` describes them).
+    pub async fn render_from(
+        self: &Arc<Self>,
+        calendar: &Arc<HostedCalendar>,
+        feed: &FeedOutcome,
+        input: &Input,
         ttl: std::time::Duration,
     ) -> Result<Arc<Rendered>, RenderError> {
         let id = calendar.record.id.as_str();
@@ -129,11 +187,11 @@ impl Renders {
             // The engine is busy, or this calendar's publisher has spent what its renders may
             // take: subscribers get the earlier render at once, the new one follows when it can.
             if self.workers.busy() || !self.workers.publisher_can_render(&calendar.record.maker) {
-                self.render_behind(calendar.clone(), feed.clone(), ttl);
+                self.render_behind(calendar.clone(), feed.clone(), input.clone(), ttl);
                 return Ok(earlier);
             }
         }
-        self.render_shared(calendar, feed, ttl, inputs).await
+        self.render_shared(calendar, feed, input, ttl, inputs).await
     }
 
     /// Renders in the background, once per calendar at a time.
@@ -141,6 +199,7 @@ impl Renders {
         self: &Arc<Self>,
         calendar: Arc<HostedCalendar>,
         feed: FeedOutcome,
+        input: Input,
         ttl: std::time::Duration,
     ) {
         let id = calendar.record.id.clone();
@@ -150,7 +209,10 @@ impl Renders {
         let renders = self.clone();
         tokio::spawn(async move {
             let inputs = inputs_of(&calendar, &feed, &renders.clock);
-            if let Err(e) = renders.render_shared(&calendar, &feed, ttl, inputs).await {
+            if let Err(e) = renders
+                .render_shared(&calendar, &feed, &input, ttl, inputs)
+                .await
+            {
                 tracing::debug!(calendar = %id, error = %e, "background render failed");
             }
             lock(&renders.behind).remove(&id);
@@ -162,6 +224,7 @@ impl Renders {
         &self,
         calendar: &HostedCalendar,
         feed: &FeedOutcome,
+        input: &Input,
         ttl: std::time::Duration,
         inputs: RenderInputs,
     ) -> Result<Arc<Rendered>, RenderError> {
@@ -179,7 +242,7 @@ impl Renders {
             }
         };
         let result = flight
-            .get_or_init(|| self.render_now(calendar, feed, ttl, inputs))
+            .get_or_init(|| self.render_now(calendar, feed, input, ttl, inputs))
             .await
             .clone();
         let mut flights = lock(&self.flights);
@@ -196,6 +259,7 @@ impl Renders {
         &self,
         calendar: &HostedCalendar,
         feed: &FeedOutcome,
+        input: &Input,
         ttl: std::time::Duration,
         inputs: RenderInputs,
     ) -> Result<Arc<Rendered>, RenderError> {
@@ -211,17 +275,23 @@ impl Renders {
         if let Some(error) = known_failure {
             return previous.ok_or(error);
         }
+        let _turn = self
+            .turns
+            .acquire()
+            .await
+            .map_err(|_| RenderError::Busy(WorkError::Stopped))?;
         self.runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let body = feed.copy.body.clone();
+        let make = input.prepare().await.map_err(RenderError::Unreadable)?;
         let config = calendar.config.clone();
         let mut options = RemapOptions {
             calendar_name: Some(calendar.record.name.clone()),
             refresh_interval: Some(ttl),
             sequence_offset: u32::try_from(calendar.record.revision).unwrap_or(u32::MAX),
-            max_output_bytes: Some(calendar::output_limit(body.len())),
+            max_output_bytes: None,
             now: inputs.3,
             interrupt: None,
         };
+        let (spill, limit, name) = (self.spill.clone(), self.memory_limit, id.to_owned());
         // Charged to the calendar's publisher, from an allowance kept for its renders: a
         // mapping that takes seconds per render cannot take the engine from everyone.
         let budget = Budget {
@@ -230,20 +300,32 @@ impl Renders {
         };
         let output = self
             .workers
-            .run_within(budget, move |stop| -> Result<Output, RemapError> {
+            .run_within(budget, move |stop| -> Result<Output, Failure> {
                 options.interrupt = Some(stop.clone());
-                let output = calendar::remap(&body, &config, &options, &Limits::default())?;
-                let etag = etag_for(&Sha256::digest(&output.bytes), None);
-                Ok(Output::new(output.bytes, etag))
+                // The input is made here (a merge: inside this job), and the render is written
+                // as it comes, to disk past its share of memory.
+                let body = make(stop).map_err(Failure::Input)?;
+                options.max_output_bytes = Some(calendar::output_limit(body.len()));
+                let mut writing = Writing::new(&spill, &name, limit);
+                calendar::remap_into(&body, &config, &options, &Limits::default(), &mut writing)
+                    .map_err(Failure::Remap)?;
+                drop(body);
+                writing.finish().map_err(Failure::Written)
             })
             .await?;
         let output = match output {
             Ok(done) => done,
-            Err(e) => {
-                let error = match e {
-                    RemapError::TooLarge { .. } => RenderError::TooLarge(e.to_string()),
-                    RemapError::Interrupted => RenderError::TooSlow(e.to_string()),
-                    other => RenderError::Unreadable(other.to_string()),
+            Err(failure) => {
+                let error = match failure {
+                    Failure::Remap(e @ RemapError::TooLarge { .. }) => {
+                        RenderError::TooLarge(e.to_string())
+                    }
+                    Failure::Remap(e @ RemapError::Interrupted) => {
+                        RenderError::TooSlow(e.to_string())
+                    }
+                    Failure::Remap(other) => RenderError::Unreadable(other.to_string()),
+                    Failure::Input(words) => RenderError::Unreadable(words),
+                    Failure::Written(e) => RenderError::Kept(e.to_string()),
                 };
                 tracing::warn!(calendar = %id, error = %error, "render failed: serving the last good render, if any");
                 lock(&self.failed).insert(id.to_owned(), (inputs, error.clone()));

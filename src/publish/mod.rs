@@ -19,6 +19,7 @@ mod rendered;
 mod served;
 pub mod sources;
 mod spill;
+pub mod storage;
 pub mod validate;
 pub mod workers;
 
@@ -118,6 +119,7 @@ impl Publisher {
                 clock.clone(),
                 settings.max_feed_storage,
                 bytes,
+                settings.upstream,
             )),
             renders: Arc::new(Renders::new(
                 cache.clone(),
@@ -178,8 +180,11 @@ impl Publisher {
         let Some(calendar) = self.calendar(db, id).await? else {
             return Ok(None);
         };
-        let feed = self.calendar_feed(&calendar, Ask::subscriber(ttl)).await?;
-        let rendered = self.renders.render(&calendar, &feed, ttl).await?;
+        let (feed, input) = self.calendar_feed(&calendar, Ask::subscriber(ttl)).await?;
+        let rendered = self
+            .renders
+            .render_from(&calendar, &feed, &input, ttl)
+            .await?;
         Ok(Some(HostedFeed {
             calendar,
             feed,

@@ -9,7 +9,8 @@ use std::sync::Arc;
 use super::calendars::{self, Maker, PublishOutcome, Published};
 use super::feeds::{Ask, FeedError, FeedOutcome, Want};
 use super::fetch::FetchError;
-use super::quotas::{FeedReservation, QuotaError, Quotas};
+use super::quotas::{QuotaError, Quotas};
+use super::storage::FeedReservation;
 use super::validate::{self, Invalid, MappingTooLarge, PublishInput, PublishRequest};
 use super::workers::{Budget, WorkError};
 use super::{hosted, Publisher};
@@ -141,9 +142,11 @@ impl Publisher {
         maker: Maker,
     ) -> Result<(Option<FeedReservation>, FeedOutcome), PublishError> {
         let feed_max = self.settings.feed_max_size;
+        // The site's owner has no share of the feed storage, only the whole.
+        let publisher = (!maker.owner).then_some(maker.client);
         let reservation = self
             .feeds
-            .reserve(url, feed_max as u64)
+            .reserve(url, feed_max as u64, publisher)
             .await
             .map_err(quota_or_feed)?;
         let limit = reservation
@@ -164,9 +167,11 @@ impl Publisher {
             .await
             .map_err(|e| match e {
                 // The feed is larger than the room left, not than a feed may be.
-                FeedError::Fetch(FetchError::TooLarge(n)) if n < feed_max => {
-                    PublishError::Quota(QuotaError::FeedStorageFull)
-                }
+                FeedError::Fetch(FetchError::TooLarge(n)) if n < feed_max => PublishError::Quota(
+                    reservation
+                        .as_ref()
+                        .map_or(QuotaError::FeedStorageFull, FeedReservation::refusal),
+                ),
                 other => quota_or_feed(other),
             })?;
         Ok((reservation, feed))
@@ -183,7 +188,6 @@ impl Publisher {
             .merge_outcomes(
                 fetched.into_iter().map(Ok).collect(),
                 &input.sources,
-                None,
                 Some(work),
                 None,
             )

@@ -1,25 +1,15 @@
-//! What publishing may store: how many calendars (and each client's share of them) and how many
-//! bytes their feed copies take. A publish reserves room for its feed before fetching it (the
-//! fetch may bring no more than the room reserved) and is charged what it stores, checked again
-//! in the write; a copy that grows on a later fetch is stored only while it fits. So no race of
-//! concurrent publishes and no growing feed gets past the budget. Messages never tell anyone
-//! what others use.
-
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+//! What publishing may store: how many calendars (and each client's share of them), and the
+//! refusals of the feed storage, whose shares and reservations live in `storage.rs`. Messages
+//! never tell anyone what others use.
 
 use rusqlite::OptionalExtension;
 
 use crate::config::CalendarSettings;
 use crate::fair::{self, Level, Refusal, Shares};
-use crate::lock::lock;
 use crate::store::{ClientTags, StoreError};
 
 /// One client's share of the calendars is this part of `--max-calendars`.
 const SHARE_DIVISOR: usize = 8;
-
-/// Room smaller than this is no room: no calendar feed is that small.
-const MIN_ROOM: u64 = 1024;
 
 /// Limits on what publishing may store (`--max-calendars`, `--max-feed-storage`).
 #[derive(Debug, Clone, Copy)]
@@ -84,6 +74,23 @@ pub enum QuotaError {
          need, or ask the site's owner to raise --max-feed-storage"
     )]
     FeedStorageFull,
+    #[error(
+        "your address already has its share of this server's storage for calendar feeds (the \
+         feeds your calendars read and the past events they keep): unpublish a calendar you no \
+         longer need, or keep fewer days of history"
+    )]
+    FeedShareTaken,
+    #[error(
+        "your network already has its share of this server's storage for calendar feeds: \
+         unpublish a calendar you no longer need first"
+    )]
+    FeedNetworkShareTaken,
+    #[error(
+        "the server's storage for calendar feeds is nearly full, and what is left is kept for \
+         visitors who have published nothing here yet: unpublish a calendar you no longer need \
+         first"
+    )]
+    FeedStorageKeptForNewcomers,
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -138,152 +145,9 @@ pub fn count_problem(
     })
 }
 
-/// Bytes of the stored feed copies of every address but `url` (with every kept past event,
-/// which counts against the same storage), and whether `url` has one.
-pub fn stored_besides(conn: &rusqlite::Connection, url: &str) -> Result<(u64, bool), StoreError> {
-    let (elsewhere, here): (i64, i64) = conn.query_row(
-        "SELECT coalesce(sum(CASE WHEN url != ?1 THEN length(body) END), 0)
-                  + (SELECT coalesce(sum(length(component)), 0) FROM kept_events),
-                count(CASE WHEN url = ?1 THEN 1 END)
-         FROM feed_copies",
-        [url],
-        |r| Ok((r.get(0)?, r.get(1)?)),
-    )?;
-    Ok((u64::try_from(elsewhere).unwrap_or(0), here > 0))
-}
-
-/// Room reserved for feed copies being fetched for a publish, by address.
-#[derive(Debug)]
-pub struct FeedStorage {
-    max: u64,
-    reserved: Mutex<HashMap<String, Held>>,
-}
-
-#[derive(Debug, Clone, Copy)]
-struct Held {
-    bytes: u64,
-    holders: usize,
-}
-
-impl FeedStorage {
-    pub fn new(max: u64) -> Arc<FeedStorage> {
-        Arc::new(FeedStorage {
-            max,
-            reserved: Mutex::new(HashMap::new()),
-        })
-    }
-
-    pub fn max(&self) -> u64 {
-        self.max
-    }
-
-    /// Bytes reserved for addresses other than `url`.
-    pub fn reserved_besides(&self, url: &str) -> u64 {
-        lock(&self.reserved)
-            .iter()
-            .filter(|(u, _)| u.as_str() != url)
-            .map(|(_, held)| held.bytes)
-            .sum()
-    }
-
-    /// Reserves room for a copy of `url`, at most `want` bytes, while `stored_elsewhere` bytes
-    /// are stored for other addresses; publishes of the same address share one reservation.
-    pub fn reserve(
-        self: &Arc<Self>,
-        url: &str,
-        stored_elsewhere: u64,
-        want: u64,
-    ) -> Result<FeedReservation, QuotaError> {
-        let mut reserved = lock(&self.reserved);
-        if let Some(held) = reserved.get_mut(url) {
-            held.holders += 1;
-            return Ok(FeedReservation {
-                storage: self.clone(),
-                url: url.to_owned(),
-                bytes: held.bytes,
-            });
-        }
-        let others: u64 = reserved.values().map(|h| h.bytes).sum();
-        let room = self
-            .max
-            .saturating_sub(stored_elsewhere)
-            .saturating_sub(others);
-        if room < MIN_ROOM {
-            return Err(QuotaError::FeedStorageFull);
-        }
-        let bytes = want.min(room);
-        reserved.insert(url.to_owned(), Held { bytes, holders: 1 });
-        Ok(FeedReservation {
-            storage: self.clone(),
-            url: url.to_owned(),
-            bytes,
-        })
-    }
-}
-
-/// Room held for one address until dropped.
-#[derive(Debug)]
-pub struct FeedReservation {
-    storage: Arc<FeedStorage>,
-    url: String,
-    bytes: u64,
-}
-
-impl FeedReservation {
-    /// The most the fetch may bring.
-    pub fn bytes(&self) -> u64 {
-        self.bytes
-    }
-}
-
-impl Drop for FeedReservation {
-    fn drop(&mut self) {
-        let mut reserved = lock(&self.storage.reserved);
-        if let Some(held) = reserved.get_mut(&self.url) {
-            held.holders = held.holders.saturating_sub(1);
-            if held.holders == 0 {
-                reserved.remove(&self.url);
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn concurrent_reservations_share_the_room_and_never_pass_it() {
-        let storage = FeedStorage::new(8 * 1024 * 1024);
-        let want = 5 * 1024 * 1024;
-        let a = storage.reserve("https://a/", 0, want).expect("a");
-        assert_eq!(a.bytes(), want);
-        let b = storage
-            .reserve("https://b/", 0, want)
-            .expect("b gets the rest");
-        assert_eq!(b.bytes(), 3 * 1024 * 1024);
-        assert!(matches!(
-            storage.reserve("https://c/", 0, want),
-            Err(QuotaError::FeedStorageFull)
-        ));
-        // The same address shares its reservation.
-        let a2 = storage.reserve("https://a/", 0, want).expect("shared");
-        assert_eq!(a2.bytes(), want);
-        assert_eq!(storage.reserved_besides("https://a/"), 3 * 1024 * 1024);
-        drop((a, b));
-        assert_eq!(
-            storage.reserved_besides("https://z/"),
-            want,
-            "a2 still holds it"
-        );
-        drop(a2);
-        assert_eq!(storage.reserved_besides("https://z/"), 0);
-        // What is stored elsewhere counts too.
-        assert!(matches!(
-            storage.reserve("https://d/", 8 * 1024 * 1024 - 100, want),
-            Err(QuotaError::FeedStorageFull)
-        ));
-    }
 
     #[test]
     fn a_client_has_an_eighth_of_the_calendars() {

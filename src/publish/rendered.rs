@@ -1,6 +1,6 @@
 //! One rendered hosted feed and the answer calendar apps get for it: the bytes plain and
-//! gzipped (compressed once per render, not per request), kept in memory or, when larger than
-//! their share of the cache, on disk (`spill`); strong ETags, Last-Modified, 304s, and a name
+//! gzipped (compressed once per render, as it is written, not per request), kept in memory or,
+//! when larger than their share of the cache, on disk (`spill`, written there as they come); strong ETags, Last-Modified, 304s, and a name
 //! for the file. Every answer is written from the one copy, never a copy per connection.
 
 use std::io::Write;
@@ -11,9 +11,11 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
+use sha2::{Digest, Sha256};
+
 use super::feeds::FeedOutcome;
-use super::spill::{SpillDir, SpilledFile};
-use crate::http::conditional::{accepted_encodings, etag_matches};
+use super::spill::{SpillDir, SpillWriter, Spilled, SpilledFile};
+use crate::http::conditional::{accepted_encodings, etag_for, etag_matches};
 use crate::http::error::AppError;
 
 /// What a render is made from: the source version, the revision, when it was published, and for
@@ -44,26 +46,76 @@ pub struct Rendered {
     pub(super) inputs: RenderInputs,
 }
 
-/// A render just made, before it is kept: plain and gzipped bytes and the plain form's tag.
+/// A render being written, plain and gzipped at once, each kept in memory up to the render's
+/// share and on disk past it (`spill`), with the plain form's hash for its ETag: no form of a
+/// large render is ever whole in memory.
+pub struct Writing<'a> {
+    plain: SpillWriter<'a>,
+    /// `None` once compressing failed (the plain form is served then).
+    gzip: Option<flate2::write::GzEncoder<SpillWriter<'a>>>,
+    hash: Sha256,
+}
+
+impl<'a> Writing<'a> {
+    /// A render of calendar `id`, in memory while each form is at most `memory_limit` bytes.
+    pub fn new(spill: &'a SpillDir, id: &str, memory_limit: usize) -> Writing<'a> {
+        Writing {
+            plain: spill.writer(&format!("{id}.ics"), memory_limit),
+            gzip: Some(flate2::write::GzEncoder::new(
+                spill.writer(&format!("{id}.ics.gz"), memory_limit),
+                flate2::Compression::default(),
+            )),
+            hash: Sha256::new(),
+        }
+    }
+
+    /// Both forms written, and the plain form's tag.
+    pub fn finish(self) -> std::io::Result<Output> {
+        let body = self.plain.finish()?;
+        let gzip = self
+            .gzip
+            .and_then(|encoder| encoder.finish().ok())
+            .and_then(|writer| writer.finish().ok());
+        Ok(Output {
+            body,
+            gzip,
+            etag: etag_for(&self.hash.finalize(), None),
+        })
+    }
+}
+
+impl Write for Writing<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.plain.write_all(buf)?;
+        self.hash.update(buf);
+        if let Some(encoder) = &mut self.gzip {
+            if encoder.write_all(buf).is_err() {
+                self.gzip = None;
+            }
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.plain.flush()
+    }
+}
+
+/// A render just made, before it is kept: plain and gzipped (each in memory or on disk) and the
+/// plain form's tag.
 pub struct Output {
-    pub body: Vec<u8>,
-    pub gzip: Option<Vec<u8>>,
+    body: Spilled,
+    gzip: Option<Spilled>,
     pub etag: String,
 }
 
 impl Output {
-    /// Compresses `body` (the gzip form is left out if compressing fails).
-    pub fn new(body: Vec<u8>, etag: String) -> Output {
-        let gzip = gzip(&body);
-        Output { body, gzip, etag }
+    fn len(&self) -> u64 {
+        self.body.len() + self.gzip.as_ref().map_or(0, Spilled::len)
     }
 
-    fn len(&self) -> usize {
-        self.body.len() + self.gzip.as_ref().map_or(0, Vec::len)
-    }
-
-    /// Kept in memory when it fits in `memory_limit` bytes, else written to `spill` (on a
-    /// blocking thread: the caller is one).
+    /// Kept in memory when both forms are there and fit in `memory_limit` bytes together, else
+    /// on disk (on a blocking thread: the caller is one).
     pub fn keep(
         self,
         id: &str,
@@ -73,18 +125,23 @@ impl Output {
         inputs: RenderInputs,
     ) -> std::io::Result<Rendered> {
         let gzip_etag = format!("{}-gzip\"", self.etag.trim_end_matches('"'));
-        let stored = if self.len() <= memory_limit {
-            Stored::Memory {
-                body: Bytes::from(self.body),
-                gzip: self.gzip.map(Bytes::from),
-            }
-        } else {
-            let body = spill.write(&format!("{id}.ics"), &self.body)?;
-            let gzip = match &self.gzip {
-                Some(bytes) => Some(spill.write(&format!("{id}.ics.gz"), bytes)?),
-                None => None,
-            };
-            Stored::Disk { body, gzip }
+        let fits = self.len() <= memory_limit as u64;
+        let stored = match (self.body, self.gzip) {
+            (Spilled::Memory(body), Some(Spilled::Memory(gzip))) if fits => Stored::Memory {
+                body: Bytes::from(body),
+                gzip: Some(Bytes::from(gzip)),
+            },
+            (Spilled::Memory(body), None) if fits => Stored::Memory {
+                body: Bytes::from(body),
+                gzip: None,
+            },
+            (body, gzip) => Stored::Disk {
+                body: body.into_file(spill, &format!("{id}.ics"))?,
+                gzip: match gzip {
+                    Some(gzip) => Some(gzip.into_file(spill, &format!("{id}.ics.gz"))?),
+                    None => None,
+                },
+            },
         };
         Ok(Rendered {
             stored,
@@ -134,16 +191,6 @@ impl Rendered {
         };
         opened.map_err(|e| AppError::Internal(format!("a spilled render cannot be read: {e}")))
     }
-}
-
-/// The gzip form of a feed; `None` if compressing fails (the plain form is served then).
-fn gzip(bytes: &[u8]) -> Option<Vec<u8>> {
-    let mut encoder = flate2::write::GzEncoder::new(
-        Vec::with_capacity(bytes.len() / 4 + 64),
-        flate2::Compression::default(),
-    );
-    encoder.write_all(bytes).ok()?;
-    encoder.finish().ok()
 }
 
 /// Who may keep a hosted feed, and for how long.
@@ -281,12 +328,36 @@ mod tests {
         );
     }
 
+    /// `body` written as a render is.
+    fn output_of(body: &[u8], spill: &SpillDir, memory_limit: usize) -> std::io::Result<Output> {
+        let mut writing = Writing::new(spill, "test", memory_limit);
+        writing.write_all(body)?;
+        writing.finish()
+    }
+
+    #[test]
+    fn a_render_is_tagged_by_its_plain_bytes_and_served_gzipped_from_the_same_pass() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let spill = SpillDir::new(dir.path());
+        let body = b"BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n".repeat(500);
+        let output = output_of(&body, &spill, 1 << 20).expect("written");
+        assert_eq!(output.etag, etag_for(&Sha256::digest(&body), None));
+        let Some(Spilled::Memory(gzip)) = &output.gzip else {
+            panic!("gzipped in memory");
+        };
+        let mut plain = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gzip[..]), &mut plain)
+            .expect("gunzips");
+        assert_eq!(plain, body);
+    }
+
     #[tokio::test]
     async fn a_render_larger_than_its_share_of_memory_goes_to_disk_and_reads_back() {
         let dir = tempfile::tempdir().expect("tempdir");
         let spill = SpillDir::new(dir.path());
         let inputs: RenderInputs = (1, 0, SystemTime::UNIX_EPOCH, None);
-        let big = Output::new(vec![b'x'; 100_000], "\"t\"".into())
+        let big = output_of(&[b'x'; 100_000], &spill, 10_000)
+            .expect("written")
             .keep("cal", 10_000, &spill, SystemTime::UNIX_EPOCH, inputs)
             .expect("kept");
         assert!(big.spilled());
@@ -295,7 +366,8 @@ mod tests {
             .await
             .expect("reads");
         assert_eq!(plain.len(), 100_000);
-        let small = Output::new(vec![b'x'; 1000], "\"s\"".into())
+        let small = output_of(&[b'x'; 1000], &spill, 10_000)
+            .expect("written")
             .keep("cal", 10_000, &spill, SystemTime::UNIX_EPOCH, inputs)
             .expect("kept");
         assert!(!small.spilled());

@@ -4,8 +4,11 @@
 //! single feed. A source that fails keeps its last good copy; one that has none is left out
 //! (the others still serve) and named. The merge of given copies is kept in the cache, so a poll
 //! within the TTL merges nothing. A calendar that keeps history merges the past events its
-//! feeds dropped after them (`feeds::history`).
+//! feeds dropped after them (`feeds::history`). A hosted calendar's merge is made only when its
+//! render is due, inside the render's job, so it is never in memory on a poll.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -14,9 +17,9 @@ use tokio::task::JoinSet;
 
 use super::cache::Kind;
 pub use super::feed_source::SourceFeed;
-use super::feeds::{version_of, Ask, FeedCopy, FeedError, FeedOutcome};
+use super::feeds::{version_of, Ask, FeedCopy, FeedError, FeedOutcome, Feeds};
 use super::fetch::FetchError;
-use super::hosted;
+use super::hosted::{self, Input, LateInput, Make};
 use super::served::HostedCalendar;
 use super::workers::Budget;
 use super::Publisher;
@@ -60,6 +63,73 @@ fn merge_version(parts: &[(Option<u64>, Option<&str>)]) -> u64 {
     version_of(&key)
 }
 
+/// Stale when a source's copy is, with the first such source's reason (a source with no copy at
+/// all is named in its own state and in the calendar's health instead).
+fn stale_of(fetched: &[Result<FeedOutcome, FeedError>]) -> Option<FetchError> {
+    fetched.iter().enumerate().find_map(|(i, f)| match f {
+        Ok(o) => o
+            .stale
+            .clone()
+            .map(|e| FetchError::Other(format!("source {}: {e}", i + 1))),
+        Err(_) => None,
+    })
+}
+
+/// A hosted calendar's merge, made when its render is due: its sources' copies (none for one
+/// without a copy yet) with their prefixes, and the addresses whose past events it keeps with
+/// the oldest end it keeps.
+struct LateMerge {
+    feeds: Arc<Feeds>,
+    bodies: Vec<Option<Bytes>>,
+    prefixes: Vec<Option<String>>,
+    kept: Vec<(String, i64)>,
+}
+
+impl LateInput for LateMerge {
+    fn prepare(&self) -> Pin<Box<dyn Future<Output = Result<Make, String>> + Send + '_>> {
+        Box::pin(async move {
+            let mut kept = Vec::with_capacity(self.kept.len());
+            for (url, oldest) in &self.kept {
+                let text = self.feeds.kept_text(url).await.map_err(|e| e.to_string())?;
+                kept.push(text.since(*oldest));
+            }
+            // The past events go last, without a prefix (they had theirs when they were kept),
+            // as one input of bare components: a slice of what memory holds when they are one
+            // address's.
+            let kept = match kept.len() {
+                0 => None,
+                1 => kept.pop(),
+                _ => Some(Bytes::from(kept.concat())),
+            };
+            let mut bodies = self.bodies.clone();
+            let mut prefixes = self.prefixes.clone();
+            if let Some(kept) = kept {
+                bodies.push(Some(kept));
+                prefixes.push(None);
+            }
+            let make: Make = Box::new(move |stop| {
+                let inputs: Vec<MergeInput<'_>> = bodies
+                    .iter()
+                    .zip(&prefixes)
+                    .map(|(body, prefix)| MergeInput {
+                        bytes: body.as_deref().unwrap_or_default(),
+                        prefix: prefix.as_deref(),
+                    })
+                    .collect();
+                calendar::merge(&inputs, &Limits::default(), Some(stop))
+                    .map(|merged| Bytes::from(merged.bytes))
+                    .map_err(|e| match e {
+                        MergeError::Source { index, error } => {
+                            format!("source {}: {error}", index + 1)
+                        }
+                        other => other.to_string(),
+                    })
+            });
+            Ok(make)
+        })
+    }
+}
+
 impl Publisher {
     /// Every source fetched as `ask` says, at the same time, in order.
     async fn fetch_sources(
@@ -96,17 +166,19 @@ impl Publisher {
         budget: Option<Budget>,
     ) -> Result<MergedFeed, FeedError> {
         let fetched = self.fetch_sources(sources, ask).await;
-        self.merge_outcomes(fetched, sources, None, budget, ask.client)
+        self.merge_outcomes(fetched, sources, budget, ask.client)
             .await
     }
 
-    /// A hosted calendar's feed for a subscriber: its one feed as it is, or its sources merged,
-    /// with the past events it keeps (`history`) merged after them.
+    /// A hosted calendar's feed for a subscriber and what its render reads: its one feed as it
+    /// is, or its sources merged with the past events it keeps (`history`) after them. A merge
+    /// is described here (its version, its sources' freshness) and made only when a render is
+    /// due, inside the render's job: a poll answered from an earlier render merges nothing.
     pub async fn calendar_feed(
         &self,
         calendar: &HostedCalendar,
         ask: Ask,
-    ) -> Result<FeedOutcome, FeedError> {
+    ) -> Result<(FeedOutcome, Input), FeedError> {
         let sources = if calendar.sources.is_empty() {
             vec![SourceFeed {
                 url: calendar.url.clone(),
@@ -115,44 +187,79 @@ impl Publisher {
         } else {
             calendar.sources.clone()
         };
-        let kept = match calendar.config.keep_days() {
-            Some(days) => self.kept_calendar(&sources, days).await?,
-            None => None,
-        };
-        if calendar.sources.is_empty() && kept.is_none() {
-            return self.feeds.get(&calendar.url, ask).await;
+        let mut kept = Vec::new();
+        if let Some(days) = calendar.config.keep_days() {
+            let oldest = hosted::window_now(&self.settings.clock) - i64::from(days) * 86_400;
+            for source in &sources {
+                let index = self.feeds.kept_index(source.url.as_str()).await?;
+                if index.count_since(oldest) > 0 {
+                    kept.push((source.url.as_str().to_owned(), oldest, index));
+                }
+            }
+        }
+        if calendar.sources.is_empty() && kept.is_empty() {
+            let outcome = self.feeds.get(&calendar.url, ask).await?;
+            let input = Input::Copy(outcome.copy.body.clone());
+            return Ok((outcome, input));
         }
         let fetched = self.fetch_sources(&sources, ask).await;
-        Ok(self
-            .merge_outcomes(fetched, &sources, kept, None, None)
-            .await?
-            .outcome)
-    }
-
-    /// The past events kept for `sources` that ended at most `days` before today (whole UTC
-    /// days, so a day's renders stay the same), as a calendar; `None` when there are none.
-    async fn kept_calendar(
-        &self,
-        sources: &[SourceFeed],
-        days: u32,
-    ) -> Result<Option<Bytes>, FeedError> {
-        let oldest = hosted::window_now(&self.settings.clock) - i64::from(days) * 86_400;
-        let mut texts: Vec<Bytes> = Vec::new();
-        for source in sources {
-            let kept = self.feeds.kept_events(source.url.as_str()).await?;
-            texts.extend(
-                kept.0
-                    .iter()
-                    .filter(|r| r.ends_at >= oldest)
-                    .map(|r| r.component.clone()),
-            );
+        if fetched.iter().all(Result::is_err) {
+            let first = fetched.into_iter().find_map(Result::err);
+            return Err(first.unwrap_or_else(|| FetchError::Other("no sources".into()).into()));
         }
-        if texts.is_empty() {
-            return Ok(None);
+        let mut parts: Vec<(Option<u64>, Option<&str>)> = fetched
+            .iter()
+            .zip(&sources)
+            .map(|(f, s)| (f.as_ref().ok().map(|o| o.copy.version), s.prefix.as_deref()))
+            .collect();
+        for (_, oldest, index) in &kept {
+            parts.push((Some(index.version_since(*oldest)), Some("kept")));
         }
-        Ok(Some(Bytes::from(calendar::kept_calendar(
-            texts.iter().map(|t| &t[..]),
-        ))))
+        let version = merge_version(&parts);
+        let available: Vec<&FeedOutcome> = fetched.iter().filter_map(|f| f.as_ref().ok()).collect();
+        let now = self.settings.clock.wall();
+        // What the merge will be, without its bytes: what a render is keyed by and what a
+        // subscriber's answer says.
+        let described = Arc::new(FeedCopy {
+            body: Bytes::new(),
+            etag: None,
+            last_modified: None,
+            fetched_at: available
+                .iter()
+                .map(|o| o.copy.fetched_at)
+                .min()
+                .unwrap_or(now),
+            changed_at: available
+                .iter()
+                .map(|o| o.copy.changed_at)
+                .max()
+                .unwrap_or(now),
+            version,
+            confirmed: None,
+        });
+        let outcome = FeedOutcome {
+            copy: described,
+            stale: stale_of(&fetched),
+            expired: available.iter().any(|o| o.expired),
+            age: available
+                .iter()
+                .map(|o| o.age)
+                .max()
+                .unwrap_or(Duration::ZERO),
+        };
+        let late = LateMerge {
+            feeds: self.feeds.clone(),
+            bodies: fetched
+                .iter()
+                .map(|f| f.as_ref().ok().map(|o| o.copy.body.clone()))
+                .collect(),
+            prefixes: sources.iter().map(|s| s.prefix.clone()).collect(),
+            kept: kept
+                .into_iter()
+                .map(|(url, oldest, _)| (url, oldest))
+                .collect(),
+        };
+        Ok((outcome, Input::Later(Arc::new(late))))
     }
 
     /// Sources already fetched (in order), merged; the merge is kept in the cache, charged to
@@ -161,7 +268,6 @@ impl Publisher {
         &self,
         fetched: Vec<Result<FeedOutcome, FeedError>>,
         sources: &[SourceFeed],
-        kept: Option<Bytes>,
         budget: Option<Budget>,
         owner: Option<crate::http::client::ClientKey>,
     ) -> Result<MergedFeed, FeedError> {
@@ -169,38 +275,24 @@ impl Publisher {
             let first = fetched.into_iter().find_map(Result::err);
             return Err(first.unwrap_or_else(|| FetchError::Other("no sources".into()).into()));
         }
-        let mut parts: Vec<(Option<u64>, Option<&str>)> = fetched
+        let parts: Vec<(Option<u64>, Option<&str>)> = fetched
             .iter()
             .zip(sources)
             .map(|(f, s)| (f.as_ref().ok().map(|o| o.copy.version), s.prefix.as_deref()))
             .collect();
-        if let Some(kept) = &kept {
-            parts.push((Some(version_of(kept)), Some("kept")));
-        }
         let version = merge_version(&parts);
         let key = format!("merge:{version:016x}");
         let kept = match self.cache.get::<KeptMerge>(Kind::Feed, &key) {
             Some(kept) => kept,
             None => {
-                let kept = Arc::new(
-                    self.merge_now(&fetched, sources, kept, version, budget)
-                        .await?,
-                );
+                let kept = Arc::new(self.merge_now(&fetched, sources, version, budget).await?);
                 let size = kept.copy.body.len() + kept.origins.len() * 2 + 256;
                 self.cache.put(Kind::Feed, &key, kept.clone(), size, owner);
                 kept
             }
         };
         let available: Vec<&FeedOutcome> = fetched.iter().filter_map(|f| f.as_ref().ok()).collect();
-        // Stale when a source's copy is, with the first such source's reason (a source with no
-        // copy at all is named in its own state and in the calendar's health instead).
-        let stale = fetched.iter().enumerate().find_map(|(i, f)| match f {
-            Ok(o) => o
-                .stale
-                .clone()
-                .map(|e| FetchError::Other(format!("source {}: {e}", i + 1))),
-            Err(_) => None,
-        });
+        let stale = stale_of(&fetched);
         let outcome = FeedOutcome {
             copy: kept.copy.clone(),
             stale,
@@ -232,20 +324,14 @@ impl Publisher {
         &self,
         fetched: &[Result<FeedOutcome, FeedError>],
         sources: &[SourceFeed],
-        kept: Option<Bytes>,
         version: u64,
         budget: Option<Budget>,
     ) -> Result<KeptMerge, FeedError> {
-        let mut bodies: Vec<Option<Bytes>> = fetched
+        let bodies: Vec<Option<Bytes>> = fetched
             .iter()
             .map(|f| f.as_ref().ok().map(|o| o.copy.body.clone()))
             .collect();
-        let mut prefixes: Vec<Option<String>> = sources.iter().map(|s| s.prefix.clone()).collect();
-        // The past events kept go last, without a prefix (they had theirs when they were kept).
-        if let Some(kept) = kept {
-            bodies.push(Some(kept));
-            prefixes.push(None);
-        }
+        let prefixes: Vec<Option<String>> = sources.iter().map(|s| s.prefix.clone()).collect();
         let job = move |stop: Option<&calendar::Interrupt>| {
             let inputs: Vec<MergeInput<'_>> = bodies
                 .iter()

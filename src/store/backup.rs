@@ -1,12 +1,15 @@
 //! Online copies of the database: `VACUUM INTO` from a read-only connection gives a consistent,
 //! compact file while the server keeps writing. Copies are owner-only, and a copy that failed
-//! is removed rather than left half-written in the way of the next try.
+//! is removed with SQLite's journal of it rather than left half-written in the way of the next
+//! try. A copy can be stopped from another thread (a shutdown, Ctrl-C), which is such a failure.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::{Connection, InterruptHandle, OpenFlags};
 
 use super::{create_owner_only, open_connection, StoreError, DB_FILE};
+use crate::lock::lock;
 
 #[derive(Debug, thiserror::Error)]
 pub enum BackupError {
@@ -26,10 +29,78 @@ pub enum BackupError {
         path: String,
         source: rusqlite::Error,
     },
+    #[error("the copy to {0} was stopped before it was complete; nothing was left behind")]
+    Stopped(String),
+    #[error("cannot put the copy in place as {path}: {source}")]
+    Place {
+        path: String,
+        source: std::io::Error,
+    },
+}
+
+/// Stops a copy under way from another thread: SQLite is interrupted, the copy fails with
+/// [`BackupError::Stopped`] and its files are removed. Stopping before the copy starts stops it
+/// at its start.
+#[derive(Clone, Default)]
+pub struct CopyStop(Arc<Mutex<StopState>>);
+
+#[derive(Default)]
+struct StopState {
+    stopped: bool,
+    copying: Option<InterruptHandle>,
+}
+
+impl std::fmt::Debug for CopyStop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CopyStop")
+            .field("stopped", &self.is_stopped())
+            .finish()
+    }
+}
+
+impl CopyStop {
+    pub fn stop(&self) {
+        let mut state = lock(&self.0);
+        state.stopped = true;
+        if let Some(copying) = &state.copying {
+            copying.interrupt();
+        }
+    }
+
+    pub fn is_stopped(&self) -> bool {
+        lock(&self.0).stopped
+    }
+
+    /// Makes `conn` the one to interrupt; false when stopped already.
+    fn arm(&self, conn: &Connection) -> bool {
+        let mut state = lock(&self.0);
+        state.copying = Some(conn.get_interrupt_handle());
+        !state.stopped
+    }
+
+    fn disarm(&self) {
+        lock(&self.0).copying = None;
+    }
+}
+
+/// The files SQLite may make beside a database at `path`: its rollback journal (what a copy by
+/// `VACUUM INTO` writes as it goes), and a write-ahead log with its index.
+pub fn companions(path: &Path) -> [PathBuf; 3] {
+    let with = |suffix: &str| {
+        let mut name = path.as_os_str().to_owned();
+        name.push(suffix);
+        PathBuf::from(name)
+    };
+    [with("-journal"), with("-wal"), with("-shm")]
 }
 
 /// Writes a consistent copy of the database in `data_dir` to `target`; returns its size.
 pub fn backup_to(data_dir: &Path, target: &Path) -> Result<u64, BackupError> {
+    backup_until(data_dir, target, &CopyStop::default())
+}
+
+/// As [`backup_to`], stopped by `stop`.
+pub fn backup_until(data_dir: &Path, target: &Path, stop: &CopyStop) -> Result<u64, BackupError> {
     let source = data_dir.join(DB_FILE);
     if !source.is_file() {
         return Err(BackupError::Missing(source.display().to_string()));
@@ -40,12 +111,62 @@ pub fn backup_to(data_dir: &Path, target: &Path) -> Result<u64, BackupError> {
             StoreError::Open { source, .. } => BackupError::Open(source.to_string()),
             other => BackupError::Open(other.to_string()),
         })
-        .and_then(|conn| vacuum_into(&conn, target));
+        .and_then(|conn| {
+            let copied = if stop.arm(&conn) {
+                vacuum_into(&conn, target)
+            } else {
+                Err(BackupError::Stopped(target.display().to_string()))
+            };
+            stop.disarm();
+            copied
+        });
     if let Err(e) = copied {
         discard(target);
+        if stop.is_stopped() {
+            return Err(BackupError::Stopped(target.display().to_string()));
+        }
         return Err(e);
     }
     Ok(std::fs::metadata(target).map(|m| m.len()).unwrap_or(0))
+}
+
+/// Where a copy to `target` is written until it is whole: a hidden name beside it, so a copy
+/// cut short (the process killed) never passes for the file asked for.
+pub fn partial_of(target: &Path) -> PathBuf {
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    target.with_file_name(format!(".{name}.partial"))
+}
+
+/// Writes a copy to `target` under [`partial_of`] it, synced and renamed into place when whole.
+/// What an earlier copy to the same name left behind (killed mid-copy: the partial file and its
+/// journal) is removed first, and a copy that fails or is stopped leaves nothing. Refuses a
+/// `target` that exists.
+pub fn backup_file(data_dir: &Path, target: &Path, stop: &CopyStop) -> Result<u64, BackupError> {
+    if target.exists() {
+        return Err(BackupError::TargetExists(target.display().to_string()));
+    }
+    let partial = partial_of(target);
+    discard(&partial);
+    let size = backup_until(data_dir, &partial, stop)?;
+    let placed = std::fs::File::open(&partial)
+        .and_then(|f| f.sync_all())
+        .and_then(|()| std::fs::rename(&partial, target));
+    if let Err(source) = placed {
+        discard(&partial);
+        return Err(BackupError::Place {
+            path: target.display().to_string(),
+            source,
+        });
+    }
+    if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty()) {
+        if let Err(e) = std::fs::File::open(dir).and_then(|d| d.sync_all()) {
+            tracing::debug!(error = %e, "syncing the backup's folder failed");
+        }
+    }
+    Ok(size)
 }
 
 /// Creates `target` empty and owner-only (`VACUUM INTO` fills an existing empty file and keeps
@@ -64,11 +185,15 @@ fn claim(target: &Path) -> Result<(), BackupError> {
         })
 }
 
-/// Removes a copy that failed part-way, so it neither passes for a backup nor blocks a retry.
-fn discard(target: &Path) {
-    if let Err(e) = std::fs::remove_file(target) {
-        if e.kind() != std::io::ErrorKind::NotFound {
-            tracing::warn!(path = %target.display(), error = %e, "could not remove the failed copy");
+/// Removes a copy that failed part-way, and SQLite's journal of it, so it neither passes for a
+/// backup nor blocks a retry nor stays on the disk for good.
+pub fn discard(target: &Path) {
+    let [journal, wal, shm] = companions(target);
+    for path in [target.to_owned(), journal, wal, shm] {
+        if let Err(e) = std::fs::remove_file(&path) {
+            if e.kind() != std::io::ErrorKind::NotFound {
+                tracing::warn!(path = %path.display(), error = %e, "could not remove the failed copy");
+            }
         }
     }
 }

@@ -9,8 +9,9 @@ use sha2::{Digest, Sha256};
 use super::StoreError;
 use crate::fair::{ClientKey, Keyed, Level};
 
-/// The tags stored for one client: its own, and its networks' (equal to its own for IPv4).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The tags stored for one client: its own, and its networks' (equal to its own for IPv4). The
+/// default, all empty, is nobody's: rows stored before tags, and the site owner's.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ClientTags {
     pub client: String,
     pub net56: String,

@@ -18,7 +18,9 @@ use std::time::Duration;
 use rusqlite::{Connection, ErrorCode, OpenFlags};
 
 use crate::lock::lock;
-pub use backup::{backup_to, BackupError};
+pub use backup::{
+    backup_file, backup_to, backup_until, companions, discard, partial_of, BackupError, CopyStop,
+};
 pub use check::{database_bytes, free_bytes, integrity, Checked, CHECK_TIME_LIMIT, MIN_FREE_BYTES};
 pub use clients::{client_tags, ClientTags};
 pub use migrations::SCHEMA_VERSION;

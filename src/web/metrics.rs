@@ -1,7 +1,10 @@
 //! Prometheus metrics (`--metrics-listen`): served on a listener of their own, never on the
 //! public one, in the OpenMetrics text format (prometheus-client). Requests are counted by a
 //! middleware as they pass (a few atomic additions each); everything else is read from the
-//! features' own counters, the database and the backup report when a scrape asks.
+//! features' own counters, the database and the backup report when a scrape asks. The listener
+//! goes through the site's accept loop with a small connection table of its own (the edge's
+//! header and write deadlines, a share per client, the heaviest evicted when full), so idle
+//! connections to it cannot use the files the public site needs.
 
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
@@ -21,8 +24,31 @@ use prometheus_client::metrics::gauge::{ConstGauge, Gauge};
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::{Registry, Unit};
 
+use super::conn::ConnectionSettings;
 use super::AppState;
+use crate::config::EdgeSettings;
+use crate::http::client::TrustedProxies;
 use crate::store::{database_bytes, StoreError};
+
+/// Connections the metrics listener keeps open at once: a Prometheus server keeps one, a few
+/// curls and a second scraper fit beside it.
+pub const MAX_CONNECTIONS: usize = 16;
+
+/// One client's share of them (its /56 and /48 get the multiples every share has); when the
+/// table is full the heaviest client loses its oldest connection to a newcomer.
+pub const MAX_PER_CLIENT: usize = 4;
+
+/// How the metrics listener's accept loop treats connections: the edge's deadlines, a table of
+/// its own, and no proxies (nothing forwards visitors to it, so every peer is its own client).
+pub fn connection_settings(edge: &EdgeSettings) -> ConnectionSettings {
+    ConnectionSettings {
+        max_connections: MAX_CONNECTIONS,
+        max_per_client: MAX_PER_CLIENT,
+        header_read_timeout: edge.header_read_timeout,
+        write: edge.write_rules,
+        proxies: TrustedProxies::new(Vec::new(), false),
+    }
+}
 
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RequestLabels {

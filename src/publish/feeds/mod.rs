@@ -7,6 +7,7 @@ mod copy;
 pub mod history;
 mod slots;
 mod stored;
+pub mod upstream;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -21,10 +22,12 @@ use slots::Slot;
 use super::cache::{Cache, Kind};
 use super::fetch::{FetchError, Fetched, Fetcher, Validators};
 use super::health::{self, Fetch};
-use super::quotas::{FeedStorage, QuotaError};
+use super::quotas::QuotaError;
+use super::storage::FeedStorage;
 use super::workers::{WorkError, Workers};
 use crate::calendar::{self, Limits};
 use crate::clock::Clock;
+use crate::config::UpstreamLimits;
 use crate::fair::Holder;
 use crate::http::budget::ByteBudget;
 use crate::http::client::ClientKey;
@@ -50,6 +53,9 @@ pub enum FeedError {
     /// Storing the copy would take the feed copies past `--max-feed-storage`.
     #[error(transparent)]
     Quota(#[from] QuotaError),
+    /// The fetch's budget (its client's, its upstream host's) is spent for now.
+    #[error(transparent)]
+    Throttled(#[from] upstream::Throttled),
 }
 
 /// What one caller asks of [`Feeds::get`].
@@ -117,6 +123,10 @@ pub struct Feeds {
     bytes: Arc<ByteBudget>,
     /// Upstream fetches since the start by outcome (the metrics read them).
     fetches: FetchCounts,
+    /// What fetches for visitors may spend, and connections per upstream host.
+    upstream: upstream::UpstreamBudgets,
+    /// When kept events of an address last had to go for room (its calendars' status says so).
+    trims: history::TrimNotes,
 }
 
 /// Upstream fetches by outcome.
@@ -161,8 +171,10 @@ impl Feeds {
         clock: Clock,
         max_storage: u64,
         bytes: Arc<ByteBudget>,
+        limits: UpstreamLimits,
     ) -> Feeds {
         Feeds {
+            upstream: upstream::UpstreamBudgets::new(limits, &clock),
             fetcher,
             db,
             limits: Limits::default(),
@@ -173,6 +185,7 @@ impl Feeds {
             storage: FeedStorage::new(max_storage),
             bytes,
             fetches: FetchCounts::default(),
+            trims: history::TrimNotes::default(),
         }
     }
 
@@ -391,11 +404,12 @@ impl Feeds {
                     confirmed: Some(now),
                 })
             }
-            Err(FeedError::Busy(busy)) => {
-                // The machine is busy, upstream did nothing wrong: no failure is noted.
+            Err(error @ (FeedError::Busy(_) | FeedError::Throttled(_))) => {
+                // The machine is busy, or the fetch's budget is spent: upstream did nothing
+                // wrong, so no failure is noted, and the copy held (if any) serves meanwhile.
                 return match old {
                     Some(copy) => Ok(self.outcome(copy, None, true)),
-                    None => Err(FeedError::Busy(busy)),
+                    None => Err(error),
                 };
             }
             Err(error) => {
@@ -476,6 +490,16 @@ impl Feeds {
         ask: Ask,
     ) -> Result<Fetched, FeedError> {
         let max = ask.limit.unwrap_or(usize::MAX);
+        // A visitor's fetch spends its allowance and its host's, and every fetch waits for one
+        // of its host's few connections (the server's own have their own).
+        let _connection = self
+            .upstream
+            .admit(ask.client, url, &self.fetcher)
+            .await
+            .map_err(|refused| match refused {
+                upstream::Refused::Throttled(t) => FeedError::Throttled(t),
+                upstream::Refused::Fetch(e) => FeedError::Fetch(e),
+            })?;
         // The body counts against its client's share of the bytes in flight as it arrives; the
         // server's own fetches (a subscriber's, a background refresh) have room of their own.
         let who = ask.client.map_or(Holder::Server, Holder::Client);

@@ -1,5 +1,6 @@
 //! Feed copies in SQLite: the room a publish reserves before fetching, loading a copy back, and
-//! saving one only while it fits in `--max-feed-storage` with every reservation held.
+//! saving one only within the room its address has (`storage.rs`): a copy that grows makes room
+//! by dropping the address's oldest kept events first, and is not stored if that is not enough.
 
 use axum::body::Bytes;
 use rusqlite::{params, OptionalExtension};
@@ -7,32 +8,48 @@ use rusqlite::{params, OptionalExtension};
 use std::sync::Arc;
 
 use super::copy::{version_of, FeedCopy};
+use super::history::MAX_KEPT_PER_FEED;
 use super::{FeedError, Feeds};
 use crate::clock::{from_millis, to_millis};
+use crate::http::client::ClientKey;
 use crate::publish::health::Fetch;
-use crate::publish::quotas::{stored_besides, FeedReservation, QuotaError};
-use crate::store::StoreError;
+use crate::publish::storage::{address_bytes, room_for, trim_kept, FeedReservation};
+use crate::store::{client_tags, StoreError};
 
 impl Feeds {
-    /// Room in the database for a copy of `url`, at most `want` bytes, before it is fetched;
-    /// `None` when a copy of it is stored already (a later fetch is checked when it is saved).
+    /// Room in the database for a copy of `url`, at most `want` bytes, before it is fetched for
+    /// `publisher` (none: the site's owner, who has no share); `None` when a copy of it is stored
+    /// already (a later fetch is checked when it is saved), once the publisher may be charged
+    /// for it too.
     pub async fn reserve(
         &self,
         url: &reqwest::Url,
         want: u64,
+        publisher: Option<ClientKey>,
     ) -> Result<Option<FeedReservation>, FeedError> {
         let key = url.as_str().to_owned();
-        let (elsewhere, stored) = self
+        let storage = self.storage.clone();
+        let reserved = self
             .db
-            .read({
-                let key = key.clone();
-                move |conn| stored_besides(conn, &key)
+            .read(move |conn| {
+                let tags = publisher.map(|c| client_tags(conn, c)).transpose()?;
+                let stored = conn
+                    .query_row("SELECT 1 FROM feed_copies WHERE url = ?1", [&key], |_| {
+                        Ok(())
+                    })
+                    .optional()?
+                    .is_some();
+                if stored {
+                    let checked = match &tags {
+                        Some(tags) => storage.check_adding(conn, &key, tags),
+                        None => Ok(()),
+                    };
+                    return Ok(checked.map(|()| None));
+                }
+                Ok(storage.reserve(conn, &key, tags.as_ref(), want).map(Some))
             })
             .await?;
-        if stored {
-            return Ok(None);
-        }
-        Ok(Some(self.storage.reserve(&key, elsewhere, want)?))
+        Ok(reserved?)
     }
 
     pub(super) async fn load(&self, key: &str) -> Result<Option<FeedCopy>, FeedError> {
@@ -109,27 +126,29 @@ impl Feeds {
         let last_modified = copy.last_modified.clone();
         let fetched = to_millis(copy.fetched_at);
         let changed = to_millis(copy.changed_at);
-        let reserved_elsewhere = self.storage.reserved_besides(&key);
-        let max = self.storage.max();
-        self.db
+        let storage = self.storage.clone();
+        let url = key.clone();
+        let trimmed = self
+            .db
             .write(move |conn| {
                 let tx = conn.transaction()?;
-                // Charged on save, in the one writer: what is stored for other addresses, what
-                // publishes under way hold for theirs, and this copy must fit together. A copy
-                // that does not grow is never refused (the owner may have lowered the budget).
-                let (elsewhere, _) = stored_besides(&tx, &key)?;
-                let old: i64 = tx
-                    .query_row(
-                        "SELECT coalesce(length(body), 0) FROM feed_copies WHERE url = ?1",
-                        [&key],
-                        |r| r.get(0),
-                    )
-                    .optional()?
-                    .unwrap_or(0);
+                // Charged on save, in the one writer: the copy and the address's kept events
+                // must fit the room it has (its publishers' shares, and the whole with what is
+                // stored and reserved for other addresses). A copy that does not grow is never
+                // refused (the owner may have lowered the budget).
+                let room = room_for(&tx, &key, &storage)?;
+                let (old, kept) = address_bytes(&tx, &key)?;
                 let new = body.len() as u64;
-                let grows = new > u64::try_from(old).unwrap_or(0);
-                if grows && elsewhere + reserved_elsewhere + new > max {
-                    return Ok(Err(QuotaError::FeedStorageFull));
+                let mut trimmed = 0;
+                if new > old && new + kept > room.bytes {
+                    // Subscribers need the copy; past events give way, the oldest first.
+                    let left = room.bytes.saturating_sub(new);
+                    trimmed = trim_kept(&tx, &key, left, MAX_KEPT_PER_FEED)?;
+                    let (_, kept) = address_bytes(&tx, &key)?;
+                    if new + kept > room.bytes {
+                        // Nothing is stored, nothing is dropped.
+                        return Ok(Err(room.refusal()));
+                    }
                 }
                 tx.execute(
                     "INSERT INTO feed_copies (url, body, etag, last_modified, fetched_at, changed_at)
@@ -140,9 +159,12 @@ impl Feeds {
                     params![key, &body[..], etag, last_modified, fetched, changed],
                 )?;
                 tx.commit()?;
-                Ok(Ok(()))
+                Ok(Ok(trimmed))
             })
             .await??;
+        if trimmed > 0 {
+            self.note_trimmed(&url, trimmed);
+        }
         Ok(())
     }
 }

@@ -47,6 +47,13 @@ pub enum Fetched {
     NotModified,
 }
 
+/// An upstream server as its budgets know it (see [`Fetcher::upstream_of`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Upstream {
+    pub host: String,
+    pub addr: Option<IpAddr>,
+}
+
 /// Validators of the copy we hold, for a conditional request.
 #[derive(Debug, Default, Clone)]
 pub struct Validators {
@@ -90,6 +97,8 @@ pub struct Fetcher {
     refuse: RefusePolicy,
     max_bytes: usize,
     total_timeout: Duration,
+    /// The resolver's fixed answers, for [`Fetcher::upstream_of`].
+    hosts: Arc<HashMap<String, Vec<IpAddr>>>,
 }
 
 impl std::fmt::Debug for Fetcher {
@@ -140,7 +149,7 @@ impl Fetcher {
             .no_proxy()
             .dns_resolver(Arc::new(CheckingResolver {
                 refuse: options.refuse.clone(),
-                hosts: options.hosts,
+                hosts: options.hosts.clone(),
             }))
             .build()
             .map_err(|e| FetchError::Other(e.to_string()))?;
@@ -149,6 +158,34 @@ impl Fetcher {
             refuse: options.refuse,
             max_bytes: options.max_bytes,
             total_timeout: options.total_timeout,
+            hosts: Arc::new(options.hosts),
+        })
+    }
+
+    /// Who a fetch of `url` would ask: its host as written once normalised (lower case, no
+    /// final dot, an address in its one canonical form), and the first address a connection
+    /// would go to, by the same rules as the connection itself.
+    pub async fn upstream_of(&self, url: &Url) -> Result<Upstream, FetchError> {
+        if let Some(ip) = literal_ip(url) {
+            let ip = ip.to_canonical();
+            if (self.refuse)(ip) {
+                return Err(FetchError::RefusedAddress(ip.to_string()));
+            }
+            return Ok(Upstream {
+                host: ip.to_string(),
+                addr: Some(ip),
+            });
+        }
+        let host = url
+            .host_str()
+            .unwrap_or_default()
+            .trim_end_matches('.')
+            .to_ascii_lowercase();
+        let fixed = self.hosts.get(&host).cloned();
+        let addrs = policy::allowed_addresses(&host, fixed, &self.refuse).await?;
+        Ok(Upstream {
+            addr: addrs.first().map(|a| a.ip().to_canonical()),
+            host,
         })
     }
 

@@ -29,29 +29,41 @@ impl Resolve for CheckingResolver {
         let fixed = self.hosts.get(&host.to_ascii_lowercase()).cloned();
         Box::pin(async move {
             type BoxError = Box<dyn std::error::Error + Send + Sync>;
-            let addrs: Vec<SocketAddr> = match fixed {
-                Some(ips) => ips.into_iter().map(|ip| SocketAddr::new(ip, 0)).collect(),
-                None => match tokio::net::lookup_host((host.as_str(), 0)).await {
-                    Ok(found) => found.collect(),
-                    Err(e) => {
-                        tracing::debug!(host = %host, error = %e, "resolving a feed's host failed");
-                        return Err(Box::new(FetchError::Dns) as BoxError);
-                    }
-                },
-            };
-            if addrs.is_empty() {
-                return Err(Box::new(FetchError::Dns) as BoxError);
+            match allowed_addresses(&host, fixed, &refuse).await {
+                Ok(allowed) => Ok(Box::new(allowed.into_iter()) as Addrs),
+                Err(e) => Err(Box::new(e) as BoxError),
             }
-            // Only the allowed addresses are handed on: a name with a public and a private
-            // address is reached on the public one only.
-            let allowed: Vec<SocketAddr> =
-                addrs.iter().copied().filter(|a| !refuse(a.ip())).collect();
-            if allowed.is_empty() {
-                return Err(Box::new(FetchError::RefusedHost) as BoxError);
-            }
-            Ok(Box::new(allowed.into_iter()) as Addrs)
         })
     }
+}
+
+/// The addresses of `host` a connection may go to: `fixed` ones or the system resolver's, less
+/// the refused ones; an error when there are none.
+pub(super) async fn allowed_addresses(
+    host: &str,
+    fixed: Option<Vec<IpAddr>>,
+    refuse: &RefusePolicy,
+) -> Result<Vec<SocketAddr>, FetchError> {
+    let addrs: Vec<SocketAddr> = match fixed {
+        Some(ips) => ips.into_iter().map(|ip| SocketAddr::new(ip, 0)).collect(),
+        None => match tokio::net::lookup_host((host, 0)).await {
+            Ok(found) => found.collect(),
+            Err(e) => {
+                tracing::debug!(host = %host, error = %e, "resolving a feed's host failed");
+                return Err(FetchError::Dns);
+            }
+        },
+    };
+    if addrs.is_empty() {
+        return Err(FetchError::Dns);
+    }
+    // Only the allowed addresses are handed on: a name with a public and a private address is
+    // reached on the public one only.
+    let allowed: Vec<SocketAddr> = addrs.into_iter().filter(|a| !refuse(a.ip())).collect();
+    if allowed.is_empty() {
+        return Err(FetchError::RefusedHost);
+    }
+    Ok(allowed)
 }
 
 /// Addresses a feed may not live on: anything not on the public internet.
