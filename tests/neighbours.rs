@@ -477,3 +477,84 @@ async fn a_full_connection_table_lets_a_newcomer_in_while_four_addresses_hold_it
     drop(held);
     server.stop().await;
 }
+
+/// A preview naming ten sources of one host, each with a query string of its own.
+fn ten_sources(base: &str, who: &str, n: usize) -> serde_json::Value {
+    let sources: Vec<serde_json::Value> = (0..10)
+        .map(|s| json!({"url": format!("{base}?who={who}&n={n}&s={s}")}))
+        .collect();
+    json!({"config": {"mapping": {}, "sources": sources}})
+}
+
+#[tokio::test]
+async fn an_upstream_host_is_fetched_a_few_times_however_many_clients_ask_and_a_newcomer_still_gets_in(
+) {
+    let upstream = Upstream::start().await;
+    // This test is about the budgets of fetches made upstream: the defaults, not common's.
+    let server = TestServer::calendars(|c| {
+        c.calendars.upstream = hearth::config::UpstreamLimits::default();
+    })
+    .await;
+    let base = upstream.url("/reflect.ics");
+    let started = Instant::now();
+    let mut asked = 0;
+    for round in 0..3 {
+        for who in attackers() {
+            let response = from(server.client.post(server.url("/api/preview")), &who)
+                .json(&ten_sources(&base, &who, round))
+                .send()
+                .await
+                .expect("answered");
+            asked += 10;
+            assert!(
+                response.status() == StatusCode::OK
+                    || response.status() == StatusCode::TOO_MANY_REQUESTS,
+                "{who}: {}",
+                response.status()
+            );
+            if response.status() == StatusCode::TOO_MANY_REQUESTS {
+                assert!(response.headers().contains_key("retry-after"));
+                let error = common::error_of(response).await;
+                assert!(
+                    error.contains("asked too often") || error.contains("too many feeds"),
+                    "{error}"
+                );
+            }
+        }
+    }
+    let elapsed = started.elapsed();
+    let fetched = upstream.hits();
+    // The host's allowance (10, one more every 10 s), and what the room kept for newcomers let
+    // in: one per attacker (the /48 twice one client's). Without budgets, all 600 are fetched.
+    let most = 10 + 6 + (elapsed.as_secs_f64() / 10.0).ceil() as usize;
+    assert!(
+        fetched <= most,
+        "{fetched} of {asked} fetched in {elapsed:?} (at most {most})"
+    );
+    // A learner new to the host previews one feed of it: the room kept for newcomers lets it in
+    // once the attackers have spent theirs.
+    tokio::time::sleep(Duration::from_secs(20)).await;
+    for round in 3..5 {
+        for who in attackers() {
+            let _ = from(server.client.post(server.url("/api/preview")), &who)
+                .json(&ten_sources(&base, &who, round))
+                .send()
+                .await;
+        }
+    }
+    answered(
+        "a bystander's preview of the same host",
+        from(
+            server.client.post(server.url("/api/preview")),
+            "203.0.113.50",
+        )
+        .json(&json!({
+            "url": upstream.url("/bystander.ics"),
+            "config": {"mapping": {}}
+        })),
+        StatusCode::OK,
+        Duration::from_secs(10),
+    )
+    .await;
+    server.stop().await;
+}

@@ -117,9 +117,11 @@ impl Publisher {
                 cache.clone(),
                 workers.clone(),
                 clock.clone(),
-                settings.max_feed_storage,
-                bytes,
-                settings.upstream,
+                feeds::FeedBudgets {
+                    max_storage: settings.max_feed_storage,
+                    bytes,
+                    upstream: settings.upstream,
+                },
             )),
             renders: Arc::new(Renders::new(
                 cache.clone(),

@@ -162,6 +162,14 @@ pub fn check_calendar(bytes: &[u8], limits: &Limits) -> Result<(), FeedError> {
     }
 }
 
+/// What the feeds may take: room in the database for copies (`--max-feed-storage`), the bytes
+/// in flight their fetches draw on, and the budgets of fetches made upstream.
+pub struct FeedBudgets {
+    pub max_storage: u64,
+    pub bytes: Arc<ByteBudget>,
+    pub upstream: UpstreamLimits,
+}
+
 impl Feeds {
     pub fn new(
         fetcher: Fetcher,
@@ -169,12 +177,15 @@ impl Feeds {
         cache: Arc<Cache>,
         workers: Workers,
         clock: Clock,
-        max_storage: u64,
-        bytes: Arc<ByteBudget>,
-        limits: UpstreamLimits,
+        budgets: FeedBudgets,
     ) -> Feeds {
+        let FeedBudgets {
+            max_storage,
+            bytes,
+            upstream,
+        } = budgets;
         Feeds {
-            upstream: upstream::UpstreamBudgets::new(limits, &clock),
+            upstream: upstream::UpstreamBudgets::new(upstream, &clock),
             fetcher,
             db,
             limits: Limits::default(),

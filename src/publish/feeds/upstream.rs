@@ -6,8 +6,8 @@
 //! bounded multiple), and waits for one of the few connections a host may have at once. The
 //! server's own fetches (refreshing hosted calendars) spend neither allowance and have as many
 //! connections again of their own, so they never wait behind visitors. A host's allowance keeps
-//! room for clients new to it: half as much again, of which one client (its /56 and /48 at their
-//! multiples) takes at most two fetches every five minutes, so a few clients spending a host's
+//! room for clients new to it: as much again, of which one client (its /56 and /48 at their
+//! multiples) takes at most one fetch every five minutes, so a few clients spending a host's
 //! allowance do not lock everyone else out of it.
 
 use std::collections::HashMap;
@@ -26,9 +26,8 @@ use crate::publish::fetch::{FetchError, Fetcher, Upstream};
 /// (a wildcard's) share it, and servers of one provider behind one address are not starved.
 const ADDRESS_FACTOR: f64 = 4.0;
 
-/// A client new to a host may take this many fetches from the room kept for newcomers...
-const NEWCOMER_FETCHES: u32 = 2;
-/// ...and this many again once this long has passed.
+/// A client new to a host may take one fetch from the room kept for newcomers, and one more
+/// once this long has passed.
 const NEWCOMER_EVERY: Duration = Duration::from_secs(300);
 
 /// Longest wait for one of a host's connections.
@@ -132,13 +131,10 @@ impl UpstreamBudgets {
                 clock.clone(),
             ),
             kept: Allowance::new(
-                Rate::every(limits.host_burst.div_ceil(2), limits.host_every * 2),
+                Rate::every(limits.host_burst, limits.host_every),
                 clock.clone(),
             ),
-            newcomers: Allowance::new(
-                Rate::every(NEWCOMER_FETCHES, NEWCOMER_EVERY / NEWCOMER_FETCHES),
-                clock.clone(),
-            ),
+            newcomers: Allowance::new(Rate::every(1, NEWCOMER_EVERY), clock.clone()),
             visitors: Slots::new(limits.connections_per_host),
             server: Slots::new(limits.connections_per_host),
         }
@@ -174,12 +170,13 @@ impl UpstreamBudgets {
         let key = upstream
             .addr
             .map_or_else(|| upstream.host.clone(), |a| a.to_string());
-        slots.take(&key).await.ok_or_else(|| {
-            Refused::Throttled(Throttled::Busy {
+        slots
+            .take(&key)
+            .await
+            .ok_or(Refused::Throttled(Throttled::Busy {
                 host: upstream.host,
                 retry_after: BUSY_RETRY,
-            })
-        })
+            }))
     }
 }
 
@@ -196,7 +193,11 @@ impl UpstreamBudgets {
         if self.newcomers.take(&new, 1.0).is_err() {
             return Err(retry_after);
         }
-        self.kept.take(upstream, 1.0).map_err(|_| retry_after)
+        self.kept.take(upstream, 1.0).map_err(|_| {
+            // Nothing was fetched: the newcomer keeps its turn for when there is room.
+            self.newcomers.refund(&new, 1.0);
+            retry_after
+        })
     }
 }
 
@@ -313,8 +314,8 @@ mod tests {
                 "{spelled}"
             );
         }
-        // Past the host's allowance, the room kept for clients new to it (two fetches)...
-        for from in ["198.51.100.7", "198.51.100.8"] {
+        // Past the host's allowance, the room kept for clients new to it (three, one each)...
+        for from in ["198.51.100.6", "198.51.100.7", "198.51.100.8"] {
             assert!(budgets
                 .admit(client(from), &url("http://127.1/d.ics?y"), &fetcher)
                 .await
@@ -350,8 +351,8 @@ mod tests {
         let budgets = UpstreamBudgets::new(limits(), &clock);
         let fetcher = fetcher();
         let u = url("http://127.0.0.1/x.ics?n=1");
-        // Four attackers spend the host's allowance (3) and what they may take of the room kept
-        // for newcomers (2 each of its 2), ...
+        // Four attackers spend the host's allowance (3) and the room kept for newcomers (3, one
+        // each), ...
         let mut taken = 0;
         for n in 0..4 {
             let from = format!("198.51.100.{}", 10 + n);
@@ -361,7 +362,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(taken, 3 + 2, "the allowance and the kept room, no more");
+        assert_eq!(taken, 3 + 3, "the allowance and the kept room, no more");
         // ... sixteen /64s of one /48 take no more than its two ...
         let mut v6 = 0;
         for n in 1..=16 {
