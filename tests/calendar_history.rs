@@ -18,33 +18,9 @@ use upstream::{Upstream, SAMPLE};
 const TTL: Duration = Duration::from_secs(60);
 const DAY: Duration = Duration::from_secs(86_400);
 
-/// `YYYYMMDDTHHMMSSZ` of a time (the civil date by Howard Hinnant's algorithm).
-fn utc_stamp(time: std::time::SystemTime) -> String {
-    let secs = time
-        .duration_since(std::time::UNIX_EPOCH)
-        .expect("after 1970")
-        .as_secs() as i64;
-    let (days, rest) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}{m:02}{d:02}T{:02}{:02}{:02}Z",
-        rest / 3600,
-        rest / 60 % 60,
-        rest % 60
-    )
-}
-
 /// An event that ended ten days before the manual clock's start (today), and one far ahead.
 fn with_extra_events() -> String {
-    let ended = utc_stamp(std::time::SystemTime::now() - DAY * 10);
+    let ended = common::utc_stamp(std::time::SystemTime::now() - DAY * 10);
     let extra = format!(
         "BEGIN:VEVENT\r\nUID:past@hearth.test\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:{ended}\r\nDURATION:PT1H\r\nSUMMARY:Last month's review\r\nEND:VEVENT\r\n\
 BEGIN:VEVENT\r\nUID:cancelled@hearth.test\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:20301210T090000Z\r\nSUMMARY:Cancelled party\r\nEND:VEVENT\r\n"
@@ -156,7 +132,7 @@ async fn engine_seconds(metrics: std::net::SocketAddr) -> f64 {
 
 /// About 120 KB of events that ended ten days before the manual clock's start.
 fn ended_events() -> String {
-    let ended = utc_stamp(std::time::SystemTime::now() - DAY * 10);
+    let ended = common::utc_stamp(std::time::SystemTime::now() - DAY * 10);
     let mut extra = String::new();
     for i in 0..400 {
         extra.push_str(&format!(

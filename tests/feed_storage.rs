@@ -22,30 +22,6 @@ const MIB: u64 = 1024 * 1024;
 /// The storage of these tests: a visitor's eighth is 1 MiB.
 const STORAGE: u64 = 8 * MIB;
 
-/// `YYYYMMDDTHHMMSSZ` of a time (the civil date by Howard Hinnant's algorithm).
-fn utc_stamp(time: SystemTime) -> String {
-    let secs = time
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .expect("after 1970")
-        .as_secs() as i64;
-    let (days, rest) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}{m:02}{d:02}T{:02}{:02}{:02}Z",
-        rest / 3600,
-        rest / 60 % 60,
-        rest % 60
-    )
-}
-
 /// Generation `g` of a source that publishes 1,000 events that ended in the past days, new ones
 /// at every fetch (those of the last fetch dropped after they ended), each generation's later
 /// than the last's, and one ahead.
@@ -57,7 +33,7 @@ fn generation(g: u32) -> String {
     let now = SystemTime::now();
     for i in 0..1_000u32 {
         let ago = 86_400 * 10 + u64::from(i) * 60 - u64::from(g) * 72_000;
-        let start = utc_stamp(now - Duration::from_secs(ago));
+        let start = common::utc_stamp(now - Duration::from_secs(ago));
         out.push_str(&format!(
             "BEGIN:VEVENT\r\nUID:g{g}-{i}@t\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:{start}\r\n\
              DURATION:PT1H\r\nSUMMARY:Ended {g}/{i}\r\nEND:VEVENT\r\n"

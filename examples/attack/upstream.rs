@@ -281,25 +281,12 @@ DTSTART:20351201T090000Z\r\nSUMMARY:Ahead\r\nEND:VEVENT\r\n",
     out
 }
 
-/// `YYYYMMDDTHHMMSSZ` of unix seconds (the civil date by Howard Hinnant's algorithm).
+/// `YYYYMMDDTHHMMSSZ` of unix seconds.
 fn utc_stamp(secs: u64) -> String {
-    let secs = secs as i64;
-    let (days, rest) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}{m:02}{d:02}T{:02}{:02}{:02}Z",
-        rest / 3600,
-        rest / 60 % 60,
-        rest % 60
-    )
+    jiff::Timestamp::from_second(i64::try_from(secs).unwrap_or(i64::MAX))
+        .unwrap_or(jiff::Timestamp::MAX)
+        .strftime("%Y%m%dT%H%M%SZ")
+        .to_string()
 }
 
 /// A feed of small events (about 150 bytes each).

@@ -318,3 +318,11 @@ where
         tokio::task::yield_now().await;
     }
 }
+
+/// `YYYYMMDDTHHMMSSZ` of a time, as feeds write UTC times.
+pub fn utc_stamp(time: std::time::SystemTime) -> String {
+    jiff::Timestamp::try_from(time)
+        .expect("a time jiff can hold")
+        .strftime("%Y%m%dT%H%M%SZ")
+        .to_string()
+}

@@ -21,7 +21,7 @@ import { askNewCalendar } from './addCalendar';
 import { CalendarHealth } from './CalendarHealth';
 import { editorContent, editorReducer, feedWire, initialEditorState, isDirty, savedCalendar } from './editor';
 import { draftOf, editorStart, type EditorStart } from './editorSession';
-import { LeaveDialog } from './LeaveDialog';
+import { LeaveDialog } from '../lib/LeaveDialog';
 import { HostedBanner } from './HostedBanner';
 import { liveState, publishFingerprint } from './live';
 import { browserHostingDeps, runPublish, runUnpublish } from './hosting';

@@ -8,7 +8,7 @@ import { Plus, Save, Trash2, Undo2, X } from 'lucide-react';
 import { DeckEditorActionsSlot, DeckShareStatusSlot } from '../lib/slots';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
 import { CardTable, type CardTableHandle, type Columns } from './CardTable';
-import { cardCount, defaultMeta, emptyCard, langLabel, metaOf, normaliseForSave, type DeckMeta } from './deck';
+import { cardCount, defaultMeta, displayName, emptyCard, langLabel, metaOf, normaliseForSave, type DeckMeta } from './deck';
 import { canSave, editorReducer, filledCount, isDirty, saveBlocker, type EditorState } from './editor';
 import {
   canUndo,
@@ -22,7 +22,7 @@ import {
   type EditorStart,
   type RemovedCard,
 } from './editorSession';
-import { LeaveDialog } from './LeaveDialog';
+import { LeaveDialog } from '../lib/LeaveDialog';
 import type { DeckListNotice } from './DeckListPage';
 import { LanguageSelect } from './LanguageSelect';
 import { deckStore } from './storage';
@@ -387,7 +387,7 @@ function DeckEditor({ routeId, onCreated }: { routeId: string | null; onCreated:
       )}
       {guard.state === 'blocked' && (
         <LeaveDialog
-          name={meta.name}
+          name={displayName(meta.name)}
           canSave={valid}
           onStay={() => guard.reset()}
           onLeave={() => {

@@ -128,6 +128,6 @@ describe('restoredMessage', () => {
   it('names the time when the draft has one', () => {
     expect(restoredMessage(null)).toBe('Restored your unsaved changes.');
     expect(restoredMessage('not a date')).toBe('Restored your unsaved changes.');
-    expect(restoredMessage('2020-05-01T10:00:00.000Z', 'en-GB')).toMatch(/^Restored your unsaved changes from .*2020.*\.$/);
+    expect(restoredMessage('2020-05-01T10:00:00.000Z', new Date(), 'en-GB')).toMatch(/^Restored your unsaved changes from .*2020.*\.$/);
   });
 });

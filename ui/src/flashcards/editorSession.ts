@@ -43,35 +43,9 @@ export function editorStart(routeId: string | null, sources: StartSources, makeI
   return { state: initialEditorState(null, defaultMeta(), withRow([])), restored: null };
 }
 
-export interface LeaveRequest {
-  /** Changes not saved yet. */
-  dirty: boolean;
-  /** The editor itself is navigating (after a save or a delete), or the visitor already chose. */
-  allowed: boolean;
-  from: string;
-  to: string;
-  /** Writes the draft now; false when it could not be written (a full quota, storage disabled). */
-  keepDraft: () => boolean;
-}
-
-/**
- * In-app navigation away from unsaved changes asks first only when leaving would lose them: the
- * draft is written on the way out and comes back when the editor opens again (SPEC.md 4), so the
- * question is left for a draft that could not be written. Staying on the same page never asks,
- * and the draft is written only when nothing else lets the navigation go.
- */
-export function shouldConfirmLeave({ dirty, allowed, from, to, keepDraft }: LeaveRequest): boolean {
-  return dirty && !allowed && from !== to && !keepDraft();
-}
-
-/**
- * Closing or reloading the tab asks (the browser's "Leave site?") only when leaving would lose
- * something: unsaved changes whose draft could not be written (a full quota, storage disabled).
- * A kept draft comes back on return (SPEC.md 4), so asking then would only stop the reload.
- */
-export function mustAskBeforeUnload({ dirty, draftKept }: { dirty: boolean; draftKept: boolean }): boolean {
-  return dirty && !draftKept;
-}
+// Leaving with unsaved changes follows the rules every editor keeps (SPEC.md 4: the draft is
+// written on the way out and comes back when the editor opens again).
+export { mustAskBeforeUnload, restoredMessage, shouldConfirmLeave, type LeaveRequest } from '../lib/drafts';
 
 /** How long "Card removed. Undo" stays offered. */
 export const UNDO_MS = 10_000;
@@ -98,15 +72,4 @@ export const canUndo = (removed: RemovedCard | null, now: number): removed is Re
 export function restoreRemoved(cards: readonly Card[], removed: RemovedCard): Card[] {
   if (cards.some((card) => card.id === removed.card.id)) return [...cards];
   return addCard(cards, removed.card, removed.index);
-}
-
-/** "Restored unsaved changes from 16:05." for the notice (the time when the draft knows it). */
-export function restoredMessage(savedAt: string | null, locale?: string): string {
-  const date = savedAt === null ? null : new Date(savedAt);
-  if (!date || Number.isNaN(date.getTime())) return 'Restored your unsaved changes.';
-  const today = new Date().toDateString() === date.toDateString();
-  const when = today
-    ? date.toLocaleTimeString(locale, { hour: '2-digit', minute: '2-digit' })
-    : date.toLocaleString(locale, { dateStyle: 'medium', timeStyle: 'short' });
-  return `Restored your unsaved changes from ${when}.`;
 }

@@ -28,20 +28,23 @@ export const FLAG_TEXT = 'Source failing';
 
 const whole = v.pipe(v.number(), v.integer(), v.minValue(0));
 
+/** Text with something in it, trimmed; null when there is none. */
+const words = v.fallback(
+  v.nullable(
+    v.pipe(
+      v.string(),
+      v.transform((text) => text.trim()),
+      v.check((text) => text !== ''),
+    ),
+  ),
+  null,
+);
+
 const UpstreamSchema = record({
   lastFetchAt: instant,
   lastSuccessAt: instant,
   /** Why the last fetch failed; null when it succeeded. */
-  lastError: v.fallback(
-    v.nullable(
-      v.pipe(
-        v.string(),
-        v.transform((text) => text.trim()),
-        v.check((text) => text !== ''),
-      ),
-    ),
-    null,
-  ),
+  lastError: words,
   /** Consecutive failures, 0 when well. */
   failures: v.fallback(whole, 0),
   /** The first failure of the current run. */
@@ -62,16 +65,7 @@ const SubscriberSchema = record({
 const SourceHealthSchema = record({
   url: v.fallback(v.string(), ''),
   /** The name its owner gave the feed in the editor; null when none. */
-  label: v.fallback(
-    v.nullable(
-      v.pipe(
-        v.string(),
-        v.transform((text) => text.trim()),
-        v.check((text) => text !== ''),
-      ),
-    ),
-    null,
-  ),
+  label: words,
   upstream: v.fallback(v.nullable(UpstreamSchema), null),
   flagged: flag(false),
 });
