@@ -558,3 +558,25 @@ async fn an_upstream_host_is_fetched_a_few_times_however_many_clients_ask_and_a_
     .await;
     server.stop().await;
 }
+
+#[tokio::test]
+async fn the_owner_publishing_many_calendars_of_one_host_spends_no_visitors_allowance() {
+    let upstream = Upstream::start().await;
+    let server = TestServer::calendars(|c| {
+        c.calendars.upstream = hearth::config::UpstreamLimits::default();
+        c.edge.publish_key = Some("owner-key".into());
+    })
+    .await;
+    // Past the host's allowance (10) and the room kept for newcomers: every one is stored.
+    for n in 0..15 {
+        server
+            .publish_feed(
+                &format!("team-{n}"),
+                &upstream.url(&format!("/team-{n}.ics")),
+                Some("owner-key"),
+            )
+            .await;
+    }
+    assert_eq!(upstream.hits(), 15);
+    server.stop().await;
+}

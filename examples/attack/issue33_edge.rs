@@ -230,16 +230,16 @@ fn peak_mb(pid: u32) -> f64 {
 }
 
 /// Feed copies and kept events in the server's SQLite file: (copy bytes, kept bytes, kept).
-fn feed_storage(data_dir: &std::path::Path) -> Result<(u64, u64, u64), String> {
+fn feed_storage(data_dir: &std::path::Path, like: &str) -> Result<(u64, u64, u64), String> {
     let db = data_dir.join(hearth::store::DB_FILE);
     let conn =
         rusqlite::Connection::open_with_flags(&db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
             .map_err(|e| format!("{}: {e}", db.display()))?;
     conn.query_row(
-        "SELECT (SELECT coalesce(sum(length(body)), 0) FROM feed_copies),
-                (SELECT coalesce(sum(length(component)), 0) FROM kept_events),
-                (SELECT count(*) FROM kept_events)",
-        [],
+        "SELECT (SELECT coalesce(sum(length(body)), 0) FROM feed_copies WHERE url LIKE ?1),
+                (SELECT coalesce(sum(length(component)), 0) FROM kept_events WHERE url LIKE ?1),
+                (SELECT count(*) FROM kept_events WHERE url LIKE ?1)",
+        [like],
         |r| {
             Ok((
                 r.get::<_, i64>(0)?,
@@ -306,7 +306,7 @@ pub async fn history_render(ctx: &Ctx<'_>) -> Result<Outcome, String> {
         // The refresh and the past events it keeps, before the next change.
         tokio::time::sleep(Duration::from_secs(3)).await;
     }
-    let (copies, kept_bytes, kept) = feed_storage(&ctx.data_dir)?;
+    let (copies, kept_bytes, kept) = feed_storage(&ctx.data_dir, "%")?;
     let peak_keeping = peak_mb(ctx.pid);
     let run_for = ctx.secs(20.0, 6.0);
     let until = Instant::now() + run_for;
@@ -345,6 +345,7 @@ pub async fn history_render(ctx: &Ctx<'_>) -> Result<Outcome, String> {
 /// --max-feed-storage 48MiB), refreshed 8 times; then another address publishes.
 pub async fn history_storage(ctx: &Ctx<'_>) -> Result<Outcome, String> {
     const STORAGE: u64 = 48 * 1024 * 1024;
+    const ATTACKER_FEEDS: &str = "%/dropping/1000/1500/k%";
     const CALENDARS: usize = 4;
     let rounds = ctx.settings.scaled(8).max(2);
     let http = client(None, Duration::from_secs(120))?;
@@ -369,10 +370,11 @@ pub async fn history_storage(ctx: &Ctx<'_>) -> Result<Outcome, String> {
         let (tally, _) = poll_all(ctx, &http, &ids).await;
         polls.merge(tally);
         tokio::time::sleep(Duration::from_millis(1500)).await;
-        let (copies, kept, _) = feed_storage(&ctx.data_dir)?;
+        // The attacker's addresses only: the bystanders' subscriber has a calendar too.
+        let (copies, kept, _) = feed_storage(&ctx.data_dir, ATTACKER_FEEDS)?;
         most = most.max(copies + kept);
     }
-    let (copies, kept_bytes, kept) = feed_storage(&ctx.data_dir)?;
+    let (copies, kept_bytes, kept) = feed_storage(&ctx.data_dir, ATTACKER_FEEDS)?;
     let other = publish_history(
         ctx,
         &http,

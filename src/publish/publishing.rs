@@ -162,6 +162,7 @@ impl Publisher {
                     want: Want::Fresh,
                     limit,
                     client: Some(maker.client),
+                    owner: maker.owner,
                 },
             )
             .await

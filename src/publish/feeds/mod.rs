@@ -72,6 +72,9 @@ pub struct Ask {
     /// The client a fetch is for: its body counts against that client's share of the bytes in
     /// flight, and an editor's copy against its share of the cache. `None`: the server's own.
     pub client: Option<ClientKey>,
+    /// The site's owner asked (a publish with the publish key): its fetches spend no visitor's
+    /// allowance of fetches upstream (they still count against its bytes in flight).
+    pub owner: bool,
 }
 
 impl Ask {
@@ -84,6 +87,7 @@ impl Ask {
             want: Want::Fresh,
             limit: None,
             client: Some(client),
+            owner: false,
         }
     }
 
@@ -95,6 +99,7 @@ impl Ask {
             want: Want::Available,
             limit: None,
             client: None,
+            owner: false,
         }
     }
 }
@@ -505,7 +510,7 @@ impl Feeds {
         // of its host's few connections (the server's own have their own).
         let _connection = self
             .upstream
-            .admit(ask.client, url, &self.fetcher)
+            .admit(ask.client.filter(|_| !ask.owner), url, &self.fetcher)
             .await
             .map_err(|refused| match refused {
                 upstream::Refused::Throttled(t) => FeedError::Throttled(t),
