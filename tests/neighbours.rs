@@ -580,3 +580,78 @@ async fn the_owner_publishing_many_calendars_of_one_host_spends_no_visitors_allo
     assert_eq!(upstream.hits(), 15);
     server.stop().await;
 }
+
+#[tokio::test]
+async fn attackers_holding_a_hosts_connections_with_slow_addresses_leave_a_bystander_its_fetch() {
+    let upstream = Upstream::start().await;
+    upstream.close_gate();
+    let server = TestServer::calendars(|c| {
+        // The allowances out of the way: this test is about the host's connections.
+        c.calendars.upstream = hearth::config::UpstreamLimits {
+            connections_per_host: 8,
+            ..hearth::config::UpstreamLimits::unlimited()
+        };
+    })
+    .await;
+    // Four IPv4 addresses each read four slow addresses of the host at once: they hold what
+    // they may of its eight connections (two each, the last two kept for clients holding none).
+    let mut attacks = tokio::task::JoinSet::new();
+    for who in attackers().into_iter().take(4) {
+        for n in 0..4 {
+            let feed = upstream.url(&format!("/slow.ics?who={who}&n={n}"));
+            let request = from(server.client.get(editor_read(&server, &feed)), &who);
+            attacks.spawn(async move { request.send().await.map(|r| r.status()) });
+        }
+    }
+    tokio::time::timeout(Duration::from_secs(5), upstream.until_waiting(7))
+        .await
+        .expect("the attackers' reads reach the host");
+    // A bystander's slow read takes the last connection; another bystander's quick read of the
+    // same host is answered at once all the same, the heaviest attacker's oldest fetch stopped
+    // for it.
+    let slow = upstream.url("/slow.ics?who=bystander");
+    let first = from(
+        server.client.get(editor_read(&server, &slow)),
+        "203.0.113.60",
+    );
+    let first = tokio::spawn(async move { first.send().await.map(|r| r.status()) });
+    tokio::time::timeout(Duration::from_secs(5), upstream.until_waiting(8))
+        .await
+        .expect("the first bystander's read reaches the host");
+    answered(
+        "a bystander's read of the same host",
+        from(
+            server
+                .client
+                .get(editor_read(&server, &upstream.url("/fast/feed.ics"))),
+            "203.0.113.61",
+        ),
+        StatusCode::OK,
+        Duration::from_secs(5),
+    )
+    .await;
+    upstream.open_gate();
+    let mut statuses = Vec::new();
+    while let Some(status) = attacks.join_next().await {
+        statuses.push(status.expect("joins").expect("answered"));
+    }
+    assert_eq!(
+        statuses
+            .iter()
+            .filter(|s| **s == StatusCode::TOO_MANY_REQUESTS)
+            .count(),
+        1,
+        "one attacker's fetch was stopped: {statuses:?}"
+    );
+    assert_eq!(
+        first.await.expect("joins").expect("answered"),
+        StatusCode::OK,
+        "the first bystander's slow read"
+    );
+    server.stop().await;
+}
+
+/// The editor's read of `feed`.
+fn editor_read(server: &TestServer, feed: &str) -> reqwest::Url {
+    reqwest::Url::parse_with_params(&server.url("/api/feed"), [("url", feed)]).expect("url")
+}

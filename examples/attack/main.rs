@@ -539,7 +539,10 @@ fn setup_of(kind: Kind) -> Setup {
         }
         // The hosted feed's copy is old within the attack, so its changed upstream is fetched.
         Kind::EngineSaturated => args(&["--feed-ttl", "2s"]),
-        Kind::QuotaRace => args(&["--max-feed-storage", "8MiB"]),
+        // The owner publishes (with the key): a visitor's publishes of one upstream host are
+        // held by its outbound budgets and its eighth of the storage before they could race.
+        Kind::QuotaRace => args(&["--max-feed-storage", "8MiB", "--publish-key", PUBLISH_KEY]),
+        Kind::Cache => args(&["--publish-key", PUBLISH_KEY]),
         Kind::NeighboursKeys => args(&["--publish-key", PUBLISH_KEY]),
         Kind::HistoryRender => args(&["--feed-ttl", "2s"]),
         Kind::HistoryStorage => args(&["--feed-ttl", "2s", "--max-feed-storage", "48MiB"]),

@@ -73,14 +73,15 @@ pub struct UpstreamLimits {
 
 impl Default for UpstreamLimits {
     /// A merged calendar's ten sources on one host at once, then six fetches a minute of that
-    /// host; a client thirty fetches at once, then one every two seconds.
+    /// host; a client thirty fetches at once, then one every two seconds; eight connections to
+    /// a host for visitors (a client two of them, two kept for clients holding none).
     fn default() -> UpstreamLimits {
         UpstreamLimits {
             client_burst: 30,
             client_every: Duration::from_secs(2),
             host_burst: 10,
             host_every: Duration::from_secs(10),
-            connections_per_host: 4,
+            connections_per_host: 8,
         }
     }
 }

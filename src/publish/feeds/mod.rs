@@ -3,6 +3,7 @@
 //! subscriber who can be given a copy gets it at once; a copy past its TTL is refreshed in the
 //! background. Bodies live in the shared memory budget (`cache`), not here.
 
+mod connections;
 mod copy;
 pub mod history;
 mod slots;
@@ -508,7 +509,7 @@ impl Feeds {
         let max = ask.limit.unwrap_or(usize::MAX);
         // A visitor's fetch spends its allowance and its host's, and every fetch waits for one
         // of its host's few connections (the server's own have their own).
-        let _connection = self
+        let connection = self
             .upstream
             .admit(ask.client.filter(|_| !ask.owner), url, &self.fetcher)
             .await
@@ -520,11 +521,19 @@ impl Feeds {
         // server's own fetches (a subscriber's, a background refresh) have room of their own.
         let who = ask.client.map_or(Holder::Server, Holder::Client);
         let reservation = self.bytes.reserve(who, 0).map_err(|_| WorkError::Busy)?;
-        let fetched = match self
+        // A visitor's connection may be taken for a newcomer (its client held the most of the
+        // host's): the fetch stops.
+        let fetching = self
             .fetcher
-            .fetch_at_most(url, validators, max, Some(reservation))
-            .await
-        {
+            .fetch_at_most(url, validators, max, Some(reservation));
+        let fetched = tokio::select! {
+            fetched = fetching => fetched,
+            () = connection.taken() => {
+                let host = url.host_str().unwrap_or_default().to_owned();
+                return Err(FeedError::Throttled(upstream::busy(host)));
+            }
+        };
+        let fetched = match fetched {
             Ok(fetched) => fetched,
             Err(FetchError::InFlight) => return Err(FeedError::Busy(WorkError::Busy)),
             Err(e) => return Err(e.into()),

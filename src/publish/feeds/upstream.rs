@@ -3,24 +3,23 @@
 //! fetch spends its client's allowance (its /56 and /48 counted in aggregate) and the upstream
 //! host's, the host known by its name as normalised and by the address a connection goes to
 //! (so another spelling of it, or another name for the same server, is the same host within a
-//! bounded multiple), and waits for one of the few connections a host may have at once. The
+//! bounded multiple), and waits for one of the few connections a host may have at once
+//! (`connections.rs`, shared by the fairness rule). The
 //! server's own fetches (refreshing hosted calendars) spend neither allowance and have as many
 //! connections again of their own, so they never wait behind visitors. A host's allowance keeps
 //! room for clients new to it: as much again, of which one client (its /56 and /48 at their
 //! multiples) takes at most one fetch every five minutes, so a few clients spending a host's
 //! allowance do not lock everyone else out of it.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
-
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::clock::Clock;
 use crate::config::UpstreamLimits;
 use crate::fair::{Allowance, ClientKey, Group, Keyed, Rate};
-use crate::lock::lock;
 use crate::publish::fetch::{FetchError, Fetcher, Upstream};
+
+use super::connections::{self, Connection};
 
 /// The address of a host holds this many times its name's allowance: names of one server
 /// (a wildcard's) share it, and servers of one provider behind one address are not starved.
@@ -29,9 +28,6 @@ const ADDRESS_FACTOR: f64 = 4.0;
 /// A client new to a host may take one fetch from the room kept for newcomers, and one more
 /// once this long has passed.
 const NEWCOMER_EVERY: Duration = Duration::from_secs(300);
-
-/// Longest wait for one of a host's connections.
-const CONNECTION_WAIT: Duration = Duration::from_secs(10);
 
 /// What a visitor is told when a host's connections stay taken (its Retry-After).
 const BUSY_RETRY: Duration = Duration::from_secs(5);
@@ -99,6 +95,15 @@ fn seconds(wait: Duration) -> u64 {
     wait.as_secs_f64().ceil().max(1.0) as u64
 }
 
+/// What a visitor is told when a host's connections stay taken, or its own was taken for a
+/// newcomer.
+pub fn busy(host: String) -> Throttled {
+    Throttled::Busy {
+        host,
+        retry_after: BUSY_RETRY,
+    }
+}
+
 /// Why a fetch may not start: its budget, or the upstream itself (its name does not resolve, or
 /// only to refused addresses), which the fetch would have met too.
 #[derive(Debug)]
@@ -115,8 +120,8 @@ pub struct UpstreamBudgets {
     kept: Allowance<Upstream>,
     newcomers: Allowance<NewToHost>,
     /// Connections to each host for visitors, and for the server's own fetches.
-    visitors: Arc<Slots>,
-    server: Arc<Slots>,
+    visitors: Arc<connections::Visitors>,
+    server: Arc<connections::Server>,
 }
 
 impl UpstreamBudgets {
@@ -135,8 +140,8 @@ impl UpstreamBudgets {
                 clock.clone(),
             ),
             newcomers: Allowance::new(Rate::every(1, NEWCOMER_EVERY), clock.clone()),
-            visitors: Slots::new(limits.connections_per_host),
-            server: Slots::new(limits.connections_per_host),
+            visitors: connections::Visitors::new(limits.connections_per_host),
+            server: connections::Server::new(limits.connections_per_host),
         }
     }
 
@@ -147,36 +152,30 @@ impl UpstreamBudgets {
         client: Option<ClientKey>,
         url: &reqwest::Url,
         fetcher: &Fetcher,
-    ) -> Result<Slot, Refused> {
+    ) -> Result<Connection, Refused> {
         if let Some(client) = client {
             self.clients
                 .take(&client, 1.0)
                 .map_err(|retry_after| Refused::Throttled(Throttled::Client { retry_after }))?;
         }
         let upstream = fetcher.upstream_of(url).await.map_err(Refused::Fetch)?;
-        let slots = match client {
-            Some(client) => {
-                self.spend_host(client, &upstream).map_err(|retry_after| {
-                    Refused::Throttled(Throttled::Host {
-                        host: upstream.host.clone(),
-                        retry_after,
-                    })
-                })?;
-                &self.visitors
-            }
-            None => &self.server,
-        };
+        if let Some(client) = client {
+            self.spend_host(client, &upstream).map_err(|retry_after| {
+                Refused::Throttled(Throttled::Host {
+                    host: upstream.host.clone(),
+                    retry_after,
+                })
+            })?;
+        }
         // Connections count per server: by the address when it is known.
         let key = upstream
             .addr
             .map_or_else(|| upstream.host.clone(), |a| a.to_string());
-        slots
-            .take(&key)
-            .await
-            .ok_or(Refused::Throttled(Throttled::Busy {
-                host: upstream.host,
-                retry_after: BUSY_RETRY,
-            }))
+        let connection = match client {
+            Some(client) => self.visitors.take(&key, client).await,
+            None => self.server.take(&key).await,
+        };
+        connection.ok_or(Refused::Throttled(busy(upstream.host)))
     }
 }
 
@@ -198,71 +197,6 @@ impl UpstreamBudgets {
             self.newcomers.refund(&new, 1.0);
             retry_after
         })
-    }
-}
-
-/// Connections per host: a semaphore for each host with a fetch under way or waiting (only
-/// those are remembered).
-struct Slots {
-    per_host: usize,
-    open: Mutex<HashMap<String, Arc<Semaphore>>>,
-}
-
-impl Slots {
-    fn new(per_host: usize) -> Arc<Slots> {
-        Arc::new(Slots {
-            per_host: per_host.max(1),
-            open: Mutex::new(HashMap::new()),
-        })
-    }
-
-    async fn take(self: &Arc<Self>, key: &str) -> Option<Slot> {
-        let semaphore = lock(&self.open)
-            .entry(key.to_owned())
-            .or_insert_with(|| Arc::new(Semaphore::new(self.per_host)))
-            .clone();
-        let permit = tokio::time::timeout(CONNECTION_WAIT, semaphore.acquire_owned()).await;
-        match permit {
-            Ok(Ok(permit)) => Some(Slot {
-                permit: Some(permit),
-                slots: self.clone(),
-                key: key.to_owned(),
-            }),
-            _ => {
-                self.forget_idle(key);
-                None
-            }
-        }
-    }
-
-    /// Used by nothing any more: forgotten.
-    fn forget_idle(&self, key: &str) {
-        let mut open = lock(&self.open);
-        if open
-            .get(key)
-            .is_some_and(|s| Arc::strong_count(s) == 1 && s.available_permits() == self.per_host)
-        {
-            open.remove(key);
-        }
-    }
-
-    #[cfg(test)]
-    fn remembered(&self) -> usize {
-        lock(&self.open).len()
-    }
-}
-
-/// One of a host's connections, until dropped.
-pub struct Slot {
-    permit: Option<OwnedSemaphorePermit>,
-    slots: Arc<Slots>,
-    key: String,
-}
-
-impl Drop for Slot {
-    fn drop(&mut self) {
-        drop(self.permit.take());
-        self.slots.forget_idle(&self.key);
     }
 }
 
@@ -398,27 +332,39 @@ mod tests {
         let budgets = UpstreamBudgets::new(
             UpstreamLimits {
                 host_burst: 100,
+                connections_per_host: 4,
                 ..limits()
             },
             &clock,
         );
         let fetcher = fetcher();
         let u = url("http://127.0.0.1/x.ics");
-        let a = budgets.admit(client("198.51.100.1"), &u, &fetcher).await;
-        let b = budgets.admit(client("198.51.100.2"), &u, &fetcher).await;
-        assert!(a.is_ok() && b.is_ok());
-        // Both visitors' connections are taken; the server has its own.
+        // Four connections for visitors, one client holding one of them, one kept for newcomers.
+        let mut held = Vec::new();
+        for n in 1..=4 {
+            if let Ok(c) = budgets
+                .admit(client(&format!("198.51.100.{n}")), &u, &fetcher)
+                .await
+            {
+                held.push(c);
+            }
+        }
+        assert_eq!(held.len(), 4);
+        // All visitors' connections are taken; the server has its own.
         let server = budgets.admit(None, &u, &fetcher).await;
         assert!(server.is_ok());
-        let waiting = budgets.admit(client("198.51.100.3"), &u, &fetcher);
+        let waiting = budgets.admit(client("198.51.100.1"), &u, &fetcher);
         tokio::pin!(waiting);
         assert!(
             futures_pending(waiting.as_mut()),
-            "a third visitor waits for a connection"
+            "a visitor holding its share waits for a connection"
         );
-        drop(a);
+        // Another client's given back does not make room past its share; its own does.
+        held.remove(1);
+        assert!(futures_pending(waiting.as_mut()));
+        held.remove(0);
         assert!(waiting.await.is_ok(), "and gets the one given back");
-        drop((b, server));
+        drop((held, server));
         assert_eq!(budgets.visitors.remembered(), 0, "idle hosts are forgotten");
         assert_eq!(budgets.server.remembered(), 0);
     }
