@@ -4,7 +4,7 @@
 // calendar list and the owner page show. Pure: the clock and the time zone come in.
 import * as v from 'valibot';
 import { maskFeedUrl } from './feedAddress';
-import { flag, listOf, record } from './schema';
+import { flag, listOf, record, words } from './schema';
 import { formatBytes, formatCount, formatEventCount } from './units';
 import { instant, instantSchema, timeAgo, whenPhrase, type WhenOptions } from './when';
 
@@ -27,18 +27,6 @@ export const NEVER_FETCHED = 'No fetch of the source has been recorded yet.';
 export const FLAG_TEXT = 'Source failing';
 
 const whole = v.pipe(v.number(), v.integer(), v.minValue(0));
-
-/** Text with something in it, trimmed; null when there is none. */
-const words = v.fallback(
-  v.nullable(
-    v.pipe(
-      v.string(),
-      v.transform((text) => text.trim()),
-      v.check((text) => text !== ''),
-    ),
-  ),
-  null,
-);
 
 const UpstreamSchema = record({
   lastFetchAt: instant,

@@ -30,6 +30,14 @@ export const nonEmpty = v.pipe(v.string(), v.nonEmpty());
 /** `schema`'s value, or null for anything else (missing included). */
 export const orNull = <T extends v.GenericSchema>(schema: T) => v.fallback(v.nullable(schema), null);
 
+/** Words from the server, trimmed; null when missing, blank or not text. */
+export const words = orNull(
+  v.pipe(
+    filled,
+    v.transform((text) => text.trim()),
+  ),
+);
+
 /** A list keeping only the items `item` accepts, or an empty list for anything but a list. */
 export const listOf = <T extends v.GenericSchema>(item: T) =>
   v.fallback(

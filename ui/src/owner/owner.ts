@@ -5,20 +5,8 @@
 // JSON object at all is refused.
 import * as v from 'valibot';
 import { CalendarStatusSchema } from '../lib/feedHealth';
-import { record } from '../lib/schema';
+import { record, words } from '../lib/schema';
 import { instant } from '../lib/when';
-
-/** Words from the server, trimmed; null when missing, blank or not text. */
-const words = v.fallback(
-  v.nullable(
-    v.pipe(
-      v.string(),
-      v.transform((text) => text.trim()),
-      v.check((text) => text !== ''),
-    ),
-  ),
-  null,
-);
 
 const whole = v.fallback(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0))), null);
 

@@ -7,6 +7,7 @@ import { Link, useParams } from 'react-router';
 import { Download } from 'lucide-react';
 import type { CardText, ShareUpdatePlan } from '../lib/syncAdapters';
 import { ButtonLink } from '../lib/ButtonLink';
+import { CardsTable } from './CardsTable';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
 import { checkCopy, copyState, isSharedCopy, takeCopyUpdate } from './shareUpdates';
 import { useBusyAction } from './useBusyAction';
@@ -18,28 +19,13 @@ import { useSyncInfo } from './useSync';
 export const UPDATE_RULE =
   'Taking it keeps your progress: every card keeps its reviews and schedule. Cards you have not edited take the sharer’s new text; cards you edited keep yours. The sharer’s new cards are added, and the cards they removed leave your copy unless you edited them. Cards you added or removed yourself stay as you have them.';
 
-/** A group of cards as a table, front and back each in its own column (they never run together). */
+/** A group of cards as a table, front and back each in its own column. */
 function CardTable({ title, cards }: { title: string; cards: readonly CardText[] }) {
   if (cards.length === 0) return null;
   return (
     <section className="share-update__group" aria-label={title}>
       <h2>{title}</h2>
-      <table className="share-update__cards">
-        <thead>
-          <tr>
-            <th scope="col">Front</th>
-            <th scope="col">Back</th>
-          </tr>
-        </thead>
-        <tbody>
-          {cards.map((card, index) => (
-            <tr key={index}>
-              <td>{card.front}</td>
-              <td>{card.back}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <CardsTable className="share-update__cards" rows={cards} front={(card) => card.front} back={(card) => card.back} />
     </section>
   );
 }
@@ -69,26 +55,12 @@ function Review({ plan }: { plan: ShareUpdatePlan }) {
       {plan.changed.length > 0 && (
         <section className="share-update__group" aria-label={changed}>
           <h2>{changed}</h2>
-          <table className="share-update__cards share-update__cards--changed">
-            <thead>
-              <tr>
-                <th scope="col">Front</th>
-                <th scope="col">Back</th>
-              </tr>
-            </thead>
-            <tbody>
-              {plan.changed.map(({ before, after }, index) => (
-                <tr key={index}>
-                  <td>
-                    <ChangedSide before={before.front} after={after.front} />
-                  </td>
-                  <td>
-                    <ChangedSide before={before.back} after={after.back} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <CardsTable
+            className="share-update__cards share-update__cards--changed"
+            rows={plan.changed}
+            front={({ before, after }) => <ChangedSide before={before.front} after={after.front} />}
+            back={({ before, after }) => <ChangedSide before={before.back} after={after.back} />}
+          />
         </section>
       )}
       <CardTable title={`${cards(plan.removed.length)} removed`} cards={plan.removed} />

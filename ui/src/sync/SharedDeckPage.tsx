@@ -15,6 +15,7 @@ import { addFollowingCopy } from './shareUpdates';
 import { useBusyAction } from './useBusyAction';
 import { useSyncInfo } from './useSync';
 import { shareGoneText } from './words';
+import { CardsTable } from './CardsTable';
 
 function tabSession(): Storage | null {
   try {
@@ -97,22 +98,7 @@ export function SharedDeckPage() {
           {error}
         </p>
       )}
-      <table className="shared-deck__cards">
-        <thead>
-          <tr>
-            <th scope="col">Front</th>
-            <th scope="col">Back</th>
-          </tr>
-        </thead>
-        <tbody>
-          {deck.cards.map((card, index) => (
-            <tr key={index}>
-              <td>{card.front}</td>
-              <td>{card.back}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <CardsTable className="shared-deck__cards" rows={deck.cards} front={(card) => card.front} back={(card) => card.back} />
     </section>
   );
 }
