@@ -7,12 +7,14 @@
 //! not compile.
 
 mod allowance;
+mod eviction;
 mod key;
 mod ledger;
 mod shares;
 mod turns;
 
 pub use allowance::{Allowance, Attempt, Keyed, Paid, Rate};
+pub use eviction::Eviction;
 pub use key::{ClientKey, Group, Holder, Level};
 pub use ledger::{ClaimId, Ledger};
 pub use shares::{Held, Refusal, Shares};

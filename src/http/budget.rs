@@ -6,13 +6,10 @@
 //! (plus a small window), never what it declares, so slow senders hold little; what they hold
 //! can be taken back. Answers already in memory are held whole and never taken back.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use tokio::sync::Notify;
-
 use super::error::AppError;
-use crate::fair::{ClaimId, Holder, Ledger, Refusal, Shares};
+use crate::fair::{ClaimId, Eviction, Holder, Ledger, Refusal, Shares};
 use crate::lock::lock;
 
 /// Why a reservation was refused.
@@ -52,20 +49,6 @@ impl From<Refusal> for BudgetRefusal {
         } else {
             BudgetRefusal::Server
         }
-    }
-}
-
-/// How an evicted claim's holder hears of it.
-#[derive(Debug, Default)]
-struct Eviction {
-    done: AtomicBool,
-    notify: Notify,
-}
-
-impl Eviction {
-    fn evict(&self) {
-        self.done.store(true, Ordering::Release);
-        self.notify.notify_waiters();
     }
 }
 
@@ -199,20 +182,12 @@ impl Reservation {
 
     /// Whether the room was taken back: whoever reads or fetches into it must stop.
     pub fn evicted(&self) -> bool {
-        self.eviction.done.load(Ordering::Acquire)
+        self.eviction.is_evicted()
     }
 
     /// Resolves once the room is taken back (never, for an answer held whole).
     pub async fn until_evicted(&self) {
-        loop {
-            let notified = self.eviction.notify.notified();
-            tokio::pin!(notified);
-            notified.as_mut().enable();
-            if self.evicted() {
-                return;
-            }
-            notified.await;
-        }
+        self.eviction.until_evicted().await;
     }
 }
 

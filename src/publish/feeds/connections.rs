@@ -6,48 +6,21 @@
 //! wait in turn. Only hosts with a fetch under way or waiting are remembered.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 
-use crate::fair::{ClaimId, ClientKey, Holder, Ledger, Shares};
+use crate::fair::{ClaimId, ClientKey, Eviction, Holder, Ledger, Shares};
 use crate::lock::lock;
 
 /// Longest wait for one of a host's connections.
 const CONNECTION_WAIT: Duration = Duration::from_secs(10);
 
-/// How a visitor's fetch hears that its connection was taken for a newcomer.
-#[derive(Default)]
-struct Taken {
-    flag: AtomicBool,
-    notify: Notify,
-}
-
-impl Taken {
-    fn tell(&self) {
-        self.flag.store(true, Ordering::SeqCst);
-        self.notify.notify_waiters();
-    }
-
-    async fn wait(&self) {
-        loop {
-            let notified = self.notify.notified();
-            tokio::pin!(notified);
-            notified.as_mut().enable();
-            if self.flag.load(Ordering::SeqCst) {
-                return;
-            }
-            notified.await;
-        }
-    }
-}
-
 /// Visitors' connections to each host, shared fairly.
 pub(super) struct Visitors {
     shares: Shares,
-    hosts: Mutex<HashMap<String, Ledger<Arc<Taken>>>>,
+    hosts: Mutex<HashMap<String, Ledger<Arc<Eviction>>>>,
     /// Told whenever a connection is given back.
     freed: Notify,
 }
@@ -79,7 +52,7 @@ impl Visitors {
     }
 
     fn try_take(self: &Arc<Self>, key: &str, client: ClientKey) -> Option<Connection> {
-        let taken = Arc::new(Taken::default());
+        let taken = Arc::new(Eviction::default());
         let mut hosts = lock(&self.hosts);
         let ledger = hosts
             .entry(key.to_owned())
@@ -87,7 +60,7 @@ impl Visitors {
         match ledger.claim(Holder::Client(client), 1, true, taken.clone()) {
             Ok((id, evicted)) => {
                 for other in evicted {
-                    other.tell();
+                    other.evict();
                 }
                 Some(Connection(Held::Visitor {
                     visitors: self.clone(),
@@ -181,7 +154,7 @@ enum Held {
         visitors: Arc<Visitors>,
         key: String,
         id: ClaimId,
-        taken: Arc<Taken>,
+        taken: Arc<Eviction>,
     },
     Server {
         permit: Option<OwnedSemaphorePermit>,
@@ -195,7 +168,7 @@ impl Connection {
     /// are never taken): the fetch on it must stop.
     pub async fn taken(&self) {
         match &self.0 {
-            Held::Visitor { taken, .. } => taken.wait().await,
+            Held::Visitor { taken, .. } => taken.until_evicted().await,
             Held::Server { .. } => std::future::pending().await,
         }
     }
