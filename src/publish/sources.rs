@@ -108,22 +108,8 @@ impl LateInput for LateMerge {
                 prefixes.push(None);
             }
             let make: Make = Box::new(move |stop| {
-                let inputs: Vec<MergeInput<'_>> = bodies
-                    .iter()
-                    .zip(&prefixes)
-                    .map(|(body, prefix)| MergeInput {
-                        bytes: body.as_deref().unwrap_or_default(),
-                        prefix: prefix.as_deref(),
-                    })
-                    .collect();
-                calendar::merge(&inputs, &Limits::default(), Some(stop))
+                merge_sources(&bodies, &prefixes, Some(stop))
                     .map(|merged| Bytes::from(merged.bytes))
-                    .map_err(|e| match e {
-                        MergeError::Source { index, error } => {
-                            format!("source {}: {error}", index + 1)
-                        }
-                        other => other.to_string(),
-                    })
             });
             Ok(make)
         })
@@ -332,28 +318,12 @@ impl Publisher {
             .map(|f| f.as_ref().ok().map(|o| o.copy.body.clone()))
             .collect();
         let prefixes: Vec<Option<String>> = sources.iter().map(|s| s.prefix.clone()).collect();
-        let job = move |stop: Option<&calendar::Interrupt>| {
-            let inputs: Vec<MergeInput<'_>> = bodies
-                .iter()
-                .zip(&prefixes)
-                .map(|(body, prefix)| MergeInput {
-                    bytes: body.as_deref().unwrap_or_default(),
-                    prefix: prefix.as_deref(),
-                })
-                .collect();
-            // A source without a copy is empty bytes, which the merge reads as nothing.
-            calendar::merge(&inputs, &Limits::default(), stop)
-        };
+        let job = move |stop: Option<&calendar::Interrupt>| merge_sources(&bodies, &prefixes, stop);
         let merged = match budget {
             Some(budget) => self.run_within(budget, move |stop| job(Some(stop))).await?,
             None => self.run(move || job(None)).await?,
         }
-        .map_err(|e| match e {
-            MergeError::Source { index, error } => {
-                FeedError::NotCalendar(format!("source {}: {error}", index + 1))
-            }
-            other => FeedError::NotCalendar(other.to_string()),
-        })?;
+        .map_err(FeedError::NotCalendar)?;
         let available: Vec<&FeedOutcome> = fetched.iter().filter_map(|f| f.as_ref().ok()).collect();
         let fetched_at = available.iter().map(|o| o.copy.fetched_at).min();
         let changed_at = available.iter().map(|o| o.copy.changed_at).max();
@@ -377,4 +347,25 @@ impl Publisher {
             events: merged.source_events,
         })
     }
+}
+
+/// The sources' copies merged as one feed, each with its prefix (a source without a copy is
+/// empty bytes, which the merge reads as nothing); a failing source is named by its number.
+fn merge_sources(
+    bodies: &[Option<Bytes>],
+    prefixes: &[Option<String>],
+    stop: Option<&calendar::Interrupt>,
+) -> Result<calendar::Merged, String> {
+    let inputs: Vec<MergeInput<'_>> = bodies
+        .iter()
+        .zip(prefixes)
+        .map(|(body, prefix)| MergeInput {
+            bytes: body.as_deref().unwrap_or_default(),
+            prefix: prefix.as_deref(),
+        })
+        .collect();
+    calendar::merge(&inputs, &Limits::default(), stop).map_err(|e| match e {
+        MergeError::Source { index, error } => format!("source {}: {error}", index + 1),
+        other => other.to_string(),
+    })
 }
