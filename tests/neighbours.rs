@@ -593,19 +593,20 @@ async fn attackers_holding_a_hosts_connections_with_slow_addresses_leave_a_bysta
         };
     })
     .await;
-    // Four IPv4 addresses each read four slow addresses of the host at once: they hold what
-    // they may of its eight connections (two each, the last two kept for clients holding none).
+    // Four IPv4 addresses, one after the other, each read four slow addresses of the host at
+    // once: they hold what they may of its eight connections (two each while others remain,
+    // the last two kept for clients holding none, of which the fourth takes one).
     let mut attacks = tokio::task::JoinSet::new();
-    for who in attackers().into_iter().take(4) {
+    for (who, held) in attackers().into_iter().take(4).zip([2, 4, 6, 7]) {
         for n in 0..4 {
             let feed = upstream.url(&format!("/slow.ics?who={who}&n={n}"));
             let request = from(server.client.get(editor_read(&server, &feed)), &who);
             attacks.spawn(async move { request.send().await.map(|r| r.status()) });
         }
+        tokio::time::timeout(Duration::from_secs(5), upstream.until_waiting(held))
+            .await
+            .unwrap_or_else(|_| panic!("{who}'s reads reach the host"));
     }
-    tokio::time::timeout(Duration::from_secs(5), upstream.until_waiting(7))
-        .await
-        .expect("the attackers' reads reach the host");
     // A bystander's slow read takes the last connection; another bystander's quick read of the
     // same host is answered at once all the same, the heaviest attacker's oldest fetch stopped
     // for it.

@@ -132,7 +132,10 @@ impl Upstream {
     /// Returns once `n` requests are held at the closed gate.
     pub async fn until_waiting(&self, n: usize) {
         loop {
+            // Registered before the count is read, so an arrival in between is not missed.
             let arrived = self.state.arrived.notified();
+            tokio::pin!(arrived);
+            arrived.as_mut().enable();
             if self.state.waiting.load(Ordering::SeqCst) >= n {
                 return;
             }
