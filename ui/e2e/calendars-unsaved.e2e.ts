@@ -25,7 +25,7 @@ interface Stored {
 const DEFAULT_MAPPING = { SUMMARY: '${SUMMARY}', DESCRIPTION: '${DESCRIPTION}', LOCATION: '${LOCATION}', DTSTART: '${DTSTART}', DTEND: '${DTEND}' };
 const HAND_CHANGE = { uid: 'one@hearth.test', summary: 'Renamed by hand', eventTitle: 'Team Meeting - Room 101' };
 const leaveDialog = (page: Page) => page.getByRole('dialog', { name: 'Leave with unsaved changes?' });
-const marker = (page: Page, text: string) => page.locator('.cal-unsaved', { hasText: text });
+const marker = (page: Page, text: string) => page.locator('.unsaved-marker', { hasText: text });
 const field = (page: Page, name: string) => page.locator(`#cal-map-${name}`);
 const stored = (page: Page) => page.evaluate(() => JSON.parse(localStorage.getItem('calendars:v1') ?? '[]') as Stored[]);
 const draft = (page: Page, id: string) => page.evaluate((key) => JSON.parse(localStorage.getItem(key) ?? 'null') as Stored | null, `calendar:draft:${id}`);
@@ -84,7 +84,7 @@ describe('calendar editor: nothing lost', () => {
     await page.waitForURL(url('/calendars'));
     await expect(leaveDialog(page).count()).resolves.toBe(0);
     const item = page.getByRole('listitem').filter({ hasText: 'Kept' });
-    await item.locator('.cal-unsaved', { hasText: 'Unsaved changes' }).waitFor();
+    await item.locator('.unsaved-marker', { hasText: 'Unsaved changes' }).waitFor();
     // The saved calendar is as it was.
     expect((await stored(page))[0]).toMatchObject({ mapping: DEFAULT_MAPPING, options: { overrides: [HAND_CHANGE] } });
     expect((await stored(page))[0]?.sources).toBeUndefined();
@@ -126,7 +126,7 @@ describe('calendar editor: nothing lost', () => {
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.waitForURL(url('/calendars'));
     expect((await stored(page))[0]?.options?.overrides).toEqual([HAND_CHANGE, expect.objectContaining({ uid: 'two@hearth.test', summary: 'Long lunch' })]);
-    await expect(page.locator('.cal-unsaved').count()).resolves.toBe(0);
+    await expect(page.locator('.unsaved-marker').count()).resolves.toBe(0);
     await expect(draft(page, 'kept')).resolves.toBeNull();
   });
 
@@ -138,7 +138,7 @@ describe('calendar editor: nothing lost', () => {
     await page.getByRole('link', { name: 'All calendars' }).click();
     await page.waitForURL(url('/calendars'));
     const fresh = page.getByRole('listitem').filter({ hasText: 'Fresh' });
-    await fresh.locator('.cal-unsaved', { hasText: 'Not saved yet' }).waitFor();
+    await fresh.locator('.unsaved-marker', { hasText: 'Not saved yet' }).waitFor();
     await expect(page.getByText('No calendars saved yet.').count()).resolves.toBe(0);
 
     // Opened again from the list, Build & Host saves it: nothing unsaved is left.
@@ -147,11 +147,11 @@ describe('calendar editor: nothing lost', () => {
     await page.getByRole('button', { name: 'Build & Host' }).click();
     await page.getByRole('region', { name: 'Hosted feed' }).waitFor();
     await expect(marker(page, 'Not saved yet').count()).resolves.toBe(0);
-    await expect(page.locator('.cal-unsaved').count()).resolves.toBe(0);
+    await expect(page.locator('.unsaved-marker').count()).resolves.toBe(0);
     await expect(draft(page, 'fresh')).resolves.toBeNull();
     await page.getByRole('link', { name: 'All calendars' }).click();
     await page.getByRole('link', { name: 'Edit Fresh' }).waitFor();
-    await expect(page.locator('.cal-unsaved').count()).resolves.toBe(0);
+    await expect(page.locator('.unsaved-marker').count()).resolves.toBe(0);
 
     // Another one left unsaved, then deleted from the list: gone with its draft.
     await page.goto(editorUrl('passing', 'Passing'));
@@ -198,7 +198,7 @@ describe('calendar editor: nothing lost', () => {
     await leaveDialog(page).getByRole('button', { name: 'Leave', exact: true }).click();
     await page.waitForURL(url('/calendars'));
     expect((await stored(page))[0]?.mapping.SUMMARY).toBe('First: ${SUMMARY}');
-    await expect(page.locator('.cal-unsaved').count()).resolves.toBe(0);
+    await expect(page.locator('.unsaved-marker').count()).resolves.toBe(0);
   });
 
   it('has no axe violations with work unsaved, restored, listed and asked about, light and dark, phone and desktop', async () => {
@@ -223,7 +223,7 @@ describe('calendar editor: nothing lost', () => {
           await waitCounter(page, '1/3');
           await check('editor with a restored draft');
           await page.getByRole('link', { name: 'All calendars' }).click();
-          await page.locator('.cal-unsaved').waitFor();
+          await page.locator('.unsaved-marker').waitFor();
           await check('list with unsaved changes');
           await page.getByRole('link', { name: 'Edit Kept' }).click();
           await waitCounter(page, '1/3');

@@ -6,9 +6,9 @@
 // (editorSession.ts); leaving asks only when that draft could not be written.
 import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState, type MouseEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { ArrowLeft, CloudUpload, Plus, RefreshCw, Save, TriangleAlert, WifiOff, X } from 'lucide-react';
+import { ArrowLeft, CloudUpload, Plus, RefreshCw, Save, TriangleAlert, WifiOff } from 'lucide-react';
 import { ButtonLink } from '../lib/ButtonLink';
-import { restoredMessage } from '../lib/drafts';
+import { DraftNotice } from '../lib/DraftNotice';
 import { fetchedWhen } from '../lib/when';
 import { useDraftKeeping } from '../lib/useDraftKeeping';
 import { siteKey } from '../lib/siteKey';
@@ -351,7 +351,7 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
         <div className="toolbar">
           <div className="toolbar__title">
             <h1>Editor</h1>
-            {dirty && <span className="cal-unsaved">{saved === null ? 'Not saved yet' : 'Unsaved changes'}</span>}
+            {dirty && <span className="unsaved-marker">{saved === null ? 'Not saved yet' : 'Unsaved changes'}</span>}
           </div>
           <button
             type="button"
@@ -377,15 +377,7 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
           </button>
         </div>
         <p className="cal-editor__name">{name}</p>
-        {restored && dirty && (
-          <div className="cal-draft-notice" role="status">
-            <p>{restoredMessage(restored.savedAt)}</p>
-            <button type="button" className="button button--quiet" onClick={discardChanges}>
-              <X aria-hidden="true" size={16} />
-              Discard changes
-            </button>
-          </div>
-        )}
+        {restored && dirty && <DraftNotice savedAt={restored.savedAt} onDiscard={discardChanges} />}
         {draftError && (
           <p className="alert alert--warning cal-warning" role="alert">
             <TriangleAlert aria-hidden="true" size={16} />

@@ -37,7 +37,7 @@ function CalendarItem({ calendar, health, unsaved, onDelete }: ItemProps) {
         <h2 className="cal-item__name" id={titleId}>
           {name}
           {calendar.hostedUrl && <span className="pill pill--accent">Hosted</span>}
-          {unsaved && <span className="cal-unsaved">{unsaved === 'new' ? 'Not saved yet' : 'Unsaved changes'}</span>}
+          {unsaved && <span className="unsaved-marker">{unsaved === 'new' ? 'Not saved yet' : 'Unsaved changes'}</span>}
         </h2>
         {/* Private feeds carry an access token in the query: shown masked, never in full. */}
         <p className="cal-item__url">

@@ -4,7 +4,7 @@
 import './DeckEditorPage.css';
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState, type ReactNode } from 'react';
 import { useBlocker, useNavigate, useParams } from 'react-router';
-import { Plus, Save, Trash2, Undo2, X } from 'lucide-react';
+import { Plus, Save, Trash2, Undo2 } from 'lucide-react';
 import { DeckEditorActionsSlot, DeckShareStatusSlot } from '../lib/slots';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
 import { CardTable, type CardTableHandle, type Columns } from './CardTable';
@@ -15,13 +15,13 @@ import {
   editorStart,
   mustAskBeforeUnload,
   removalOf,
-  restoredMessage,
   restoreRemoved,
   shouldConfirmLeave,
   UNDO_MS,
   type EditorStart,
   type RemovedCard,
 } from './editorSession';
+import { DraftNotice } from '../lib/DraftNotice';
 import { LeaveDialog } from '../lib/LeaveDialog';
 import type { DeckListNotice } from './DeckListPage';
 import { LanguageSelect } from './LanguageSelect';
@@ -308,15 +308,7 @@ function DeckEditor({ routeId, onCreated }: { routeId: string | null; onCreated:
         </div>
       </div>
       {isExisting && <DeckShareStatusSlot deckId={deckId} />}
-      {restored && (
-        <div className="notice draft-notice" role="status">
-          <p>{restoredMessage(restored.savedAt)}</p>
-          <button type="button" className="button button--quiet" onClick={discardChanges}>
-            <X aria-hidden="true" size={16} />
-            Discard changes
-          </button>
-        </div>
-      )}
+      {restored && <DraftNotice savedAt={restored.savedAt} onDiscard={discardChanges} />}
       {error && (
         <p className="alert" role="alert">
           {error}
