@@ -2,7 +2,7 @@
 // deck's metadata and switches, the cards table, Save (button and Ctrl/Cmd+S) with the save-toast,
 // Delete with confirmation, and a draft written shortly after every change and restored on return.
 import './DeckEditorPage.css';
-import { useCallback, useEffect, useMemo, useReducer, useRef, useState, type ReactNode } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState, type ReactNode } from 'react';
 import { useBlocker, useNavigate, useParams } from 'react-router';
 import { Plus, Save, Trash2, Undo2 } from 'lucide-react';
 import { DeckEditorActionsSlot, DeckShareStatusSlot } from '../lib/slots';
@@ -176,16 +176,22 @@ function DeckEditor({ routeId, onCreated }: { routeId: string | null; onCreated:
   );
   const save = useCallback(() => void saveDeck(true), [saveDeck]);
 
-  useEffect(() => {
+  // Ctrl/Cmd+S works from the moment the editor shows: the key handler is attached while the
+  // editor is drawn (a layout effect, not after paint), once, and always calls the latest save.
+  const latestSave = useRef(save);
+  useLayoutEffect(() => {
+    latestSave.current = save;
+  }, [save]);
+  useLayoutEffect(() => {
     const onKeyDown = (event: KeyboardEvent) => {
       if ((event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === 's') {
         event.preventDefault();
-        save();
+        latestSave.current();
       }
     };
     window.addEventListener('keydown', onKeyDown);
     return () => window.removeEventListener('keydown', onKeyDown);
-  }, [save]);
+  }, []);
 
   const remove = () => {
     if (deckId === null) return;
