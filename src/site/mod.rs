@@ -114,7 +114,7 @@ impl Site {
     /// Shows what the owner saved before (at start).
     pub async fn load(&self, db: &Db) -> Result<(), StoreError> {
         let _one = self.saving.lock().await;
-        let saved = db.read(|conn| stored::read(conn)).await?;
+        let saved = db.read(stored::read).await?;
         self.show(&saved);
         Ok(())
     }
