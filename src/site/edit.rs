@@ -64,8 +64,13 @@ struct Defaults {
 }
 
 fn answer(site: &Site) -> Json<SiteAnswer> {
+    Json(editor_view(site))
+}
+
+/// The editor's view of the site now (the owner page's answer carries it too, so the page fills at once).
+pub fn editor_view(site: &Site) -> SiteAnswer {
     let (profile, flags, custom_texts, custom_avatar) = site.editing();
-    Json(SiteAnswer {
+    SiteAnswer {
         name: profile.name,
         about: profile.about,
         spotify_url: profile.spotify_url,
@@ -80,7 +85,7 @@ fn answer(site: &Site) -> Json<SiteAnswer> {
         },
         max_about_chars: MAX_ABOUT_CHARS,
         max_picture_bytes: MAX_PICTURE_BYTES,
-    })
+    }
 }
 
 /// Without a publish key everyone would be "the owner": the editor does not exist then.

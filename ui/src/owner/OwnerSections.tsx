@@ -276,7 +276,7 @@ export function OwnerSections({ owner, now, busy }: { owner: Owner; now: Date; b
       </Section>
       {/* The owner edits the landing page (issue 37); its own answers, not the check's. */}
       <Section id="owner-site" title="Site" busy={false}>
-        <SiteEditor />
+        {owner.site ? <SiteEditor initial={owner.site} /> : <NoData what="the site" />}
       </Section>
     </div>
   );

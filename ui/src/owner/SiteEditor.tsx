@@ -3,45 +3,43 @@
 // and the two links (saved with Save), and the way back to the flags' values. The server decides
 // (src/site/edit.rs); the form says beforehand what it would refuse, and the server's refusal
 // lands on the field it names. What is saved shows on the landing page at once, in this tab too.
-import { useEffect, useId, useRef, useState, type SyntheticEvent } from 'react';
+import { useId, useRef, useState, type SyntheticEvent } from 'react';
 import { Camera, ImagePlus, RotateCcw, Save, Trash2 } from 'lucide-react';
 import { useProfile, useReplaceProfile } from '../lib/ProfileContext';
 import { withSiteKey } from '../lib/siteKey';
 import { ownerKeyDeps } from './api';
 import { PictureError, preparePicture } from './picture';
-import { fetchSite, profileOf, removePicture, restoreDefaults, saveTexts, SiteApiError, uploadPicture, type OwnerSite } from './siteApi';
-import { aboutCount, fieldsOf, isFieldName, sameFields, validateFields, type FieldErrors, type FieldName, type SiteFields } from './siteForm';
+import { removePicture, restoreDefaults, saveTexts, SiteApiError, uploadPicture } from './siteApi';
+import {
+  aboutCount,
+  fieldsOf,
+  isFieldName,
+  profileOf,
+  sameFields,
+  validateFields,
+  type FieldErrors,
+  type FieldName,
+  type OwnerSite,
+  type SiteFields,
+} from './siteForm';
 
 type Busy = null | 'save' | 'picture' | 'defaults';
 
 const ending = (message: string) => (/[.!?]$/.test(message) ? message : `${message}.`);
 
-export function SiteEditor() {
+/** `initial`: the site as the owner page's first answer gave it; later answers do not reset the form. */
+export function SiteEditor({ initial }: { initial: OwnerSite }) {
   const id = useId();
   const current = useProfile();
   const replaceProfile = useReplaceProfile();
-  const [site, setSite] = useState<OwnerSite | null>(null);
-  const [fields, setFields] = useState<SiteFields | null>(null);
+  const [site, setSite] = useState<OwnerSite>(initial);
+  const [fields, setFields] = useState<SiteFields>(() => fieldsOf(initial));
   const [errors, setErrors] = useState<FieldErrors>({});
   const [status, setStatus] = useState('');
   const [pictureStatus, setPictureStatus] = useState('');
   const [busy, setBusy] = useState<Busy>(null);
   const chooser = useRef<HTMLInputElement>(null);
   const camera = useRef<HTMLInputElement>(null);
-
-  useEffect(() => {
-    let stale = false;
-    void withSiteKey(fetchSite, ownerKeyDeps).then((outcome) => {
-      if (stale) return;
-      if (outcome.kind === 'done') {
-        setSite(outcome.value);
-        setFields(fieldsOf(outcome.value));
-      } else setStatus(outcome.kind === 'cancelled' ? "The editor needs the site's publish key." : `The site could not be loaded: ${ending(outcome.message)}`);
-    });
-    return () => {
-      stale = true;
-    };
-  }, []);
 
   /** Runs one change on the server; its answer is what the site and the form show after it. */
   async function change(kind: Exclude<Busy, null>, action: (key: string | null) => Promise<OwnerSite>, said: string, refill: boolean): Promise<boolean> {
@@ -64,7 +62,7 @@ export function SiteEditor() {
 
   async function pictureChosen(input: HTMLInputElement | null) {
     const file = input?.files?.[0];
-    if (!input || !file || !site || busy) return;
+    if (!input || !file || busy) return;
     input.value = '';
     setPictureStatus('Preparing the picture…');
     let picture: Blob;
@@ -75,10 +73,6 @@ export function SiteEditor() {
       return;
     }
     await change('picture', (key) => uploadPicture(key, picture), 'Picture saved. The landing page shows it now.', false);
-  }
-
-  if (!site || !fields) {
-    return <p className="hint">{status || 'Loading the site…'}</p>;
   }
 
   const dirty = !sameFields(fields, fieldsOf(site));

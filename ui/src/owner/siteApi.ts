@@ -1,26 +1,10 @@
 // The owner's site editor on the server (src/site/edit.rs), with the site's key like the rest of
-// the owner page: GET/PUT/DELETE /api/owner/site (the texts; DELETE: the flags' values again,
+// the owner page (the page's answer carries the editor's first view): PUT/DELETE /api/owner/site (the texts; DELETE: the flags' values again,
 // picture included) and PUT/DELETE /api/owner/avatar. Every answer is the editor's view after the
 // change; a refusal is an OwnerApiError, with the field it names when it names one.
 import { isRecord } from '../lib/json';
-import type { Profile } from '../lib/profile';
 import { errorMessage, OwnerApiError, UNREACHABLE, NOT_UNDERSTOOD } from './api';
-import type { SiteFields } from './siteForm';
-
-export interface OwnerSite {
-  name: string;
-  about: string | null;
-  spotifyUrl: string | null;
-  beehiveUrl: string | null;
-  avatarUrl: string;
-  /** The owner saved texts of their own (else the flags' show). */
-  customTexts: boolean;
-  /** The owner uploaded the picture (else the flag's or the built-in one shows). */
-  customAvatar: boolean;
-  defaults: { name: string; spotifyUrl: string | null; beehiveUrl: string | null };
-  maxAboutChars: number;
-  maxPictureBytes: number;
-}
+import { parseOwnerSite, type OwnerSite, type SiteFields } from './siteForm';
 
 /** A refusal that names the field it is about (`name`, `about`, `spotifyUrl`, `beehiveUrl`, `avatar`). */
 export class SiteApiError extends OwnerApiError {
@@ -30,43 +14,6 @@ export class SiteApiError extends OwnerApiError {
     this.name = 'SiteApiError';
     this.field = field;
   }
-}
-
-const text = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value : null);
-const count = (value: unknown, fallback: number): number => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : fallback);
-
-/** Reads an answer; null when it has not the shape. */
-export function parseOwnerSite(value: unknown): OwnerSite | null {
-  if (!isRecord(value) || typeof value.name !== 'string' || typeof value.avatarUrl !== 'string') return null;
-  const defaults = isRecord(value.defaults) ? value.defaults : {};
-  return {
-    name: value.name,
-    about: text(value.about),
-    spotifyUrl: text(value.spotifyUrl),
-    beehiveUrl: text(value.beehiveUrl),
-    avatarUrl: value.avatarUrl,
-    customTexts: value.customTexts === true,
-    customAvatar: value.customAvatar === true,
-    defaults: {
-      name: typeof defaults.name === 'string' ? defaults.name : '',
-      spotifyUrl: text(defaults.spotifyUrl),
-      beehiveUrl: text(defaults.beehiveUrl),
-    },
-    maxAboutChars: count(value.maxAboutChars, 4000),
-    maxPictureBytes: count(value.maxPictureBytes, 512 * 1024),
-  };
-}
-
-/** The profile the app shows after a save (`version` is the server's, unchanged by it). */
-export function profileOf(site: OwnerSite, version: string): Profile {
-  return {
-    name: site.name,
-    avatarUrl: site.avatarUrl,
-    about: site.about,
-    spotifyUrl: site.spotifyUrl,
-    beehiveUrl: site.beehiveUrl,
-    version,
-  };
 }
 
 function fieldOf(body: string): string | null {
@@ -107,8 +54,6 @@ async function call(method: string, path: string, key: string | null, body?: { t
   if (!site) throw new SiteApiError(0, NOT_UNDERSTOOD, null);
   return site;
 }
-
-export const fetchSite = (key: string | null) => call('GET', '/api/owner/site', key);
 
 export const saveTexts = (key: string | null, fields: SiteFields) =>
   call('PUT', '/api/owner/site', key, {

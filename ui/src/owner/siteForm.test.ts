@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseOwnerSite, profileOf } from './siteApi';
-import { aboutCount, fieldsOf, isLinkAddress, sameFields, validateFields, type SiteFields } from './siteForm';
+import { aboutCount, fieldsOf, parseOwnerSite, profileOf, isLinkAddress, sameFields, validateFields, type SiteFields } from './siteForm';
 
 const fields = (over: Partial<SiteFields> = {}): SiteFields => ({ name: 'Ada', about: '', spotifyUrl: '', beehiveUrl: '', ...over });
 

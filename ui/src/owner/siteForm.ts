@@ -1,7 +1,61 @@
-// The site editor's form on /owner: the fields as typed, what the server would refuse said before
+// The site editor on /owner: the server's view of the site (GET /api/owner's `site`, and every
+// answer of the editor's routes), the fields as typed, what the server would refuse said before
 // sending (the same rules as src/site/texts.rs, which decides), and whether anything changed.
 import { characterCount } from '../lib/aboutText';
-import type { OwnerSite } from './siteApi';
+import { isRecord } from '../lib/json';
+import type { Profile } from '../lib/profile';
+
+export interface OwnerSite {
+  name: string;
+  about: string | null;
+  spotifyUrl: string | null;
+  beehiveUrl: string | null;
+  avatarUrl: string;
+  /** The owner saved texts of their own (else the flags' show). */
+  customTexts: boolean;
+  /** The owner uploaded the picture (else the flag's or the built-in one shows). */
+  customAvatar: boolean;
+  defaults: { name: string; spotifyUrl: string | null; beehiveUrl: string | null };
+  maxAboutChars: number;
+  maxPictureBytes: number;
+}
+
+const text = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value : null);
+const count = (value: unknown, fallback: number): number => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : fallback);
+
+/** Reads an answer; null when it has not the shape. */
+export function parseOwnerSite(value: unknown): OwnerSite | null {
+  if (!isRecord(value) || typeof value.name !== 'string' || typeof value.avatarUrl !== 'string') return null;
+  const defaults = isRecord(value.defaults) ? value.defaults : {};
+  return {
+    name: value.name,
+    about: text(value.about),
+    spotifyUrl: text(value.spotifyUrl),
+    beehiveUrl: text(value.beehiveUrl),
+    avatarUrl: value.avatarUrl,
+    customTexts: value.customTexts === true,
+    customAvatar: value.customAvatar === true,
+    defaults: {
+      name: typeof defaults.name === 'string' ? defaults.name : '',
+      spotifyUrl: text(defaults.spotifyUrl),
+      beehiveUrl: text(defaults.beehiveUrl),
+    },
+    maxAboutChars: count(value.maxAboutChars, 4000),
+    maxPictureBytes: count(value.maxPictureBytes, 512 * 1024),
+  };
+}
+
+/** The profile the app shows after a save (`version` is the server's, unchanged by it). */
+export function profileOf(site: OwnerSite, version: string): Profile {
+  return {
+    name: site.name,
+    avatarUrl: site.avatarUrl,
+    about: site.about,
+    spotifyUrl: site.spotifyUrl,
+    beehiveUrl: site.beehiveUrl,
+    version,
+  };
+}
 
 export interface SiteFields {
   name: string;
