@@ -211,7 +211,7 @@ describe('the owner edits the site', () => {
             const small = await editor
               .locator('button, input:not([type=file]), textarea')
               .evaluateAll((all) =>
-                all.map((e) => [(e.textContent ?? '').trim() || e.getAttribute('id'), e.getBoundingClientRect().height] as const).filter(([, h]) => h < 44),
+                all.map((e) => [e.textContent.trim() || e.getAttribute('id'), e.getBoundingClientRect().height] as const).filter(([, h]) => h < 44),
               );
             expect(small, `controls under 44 px on a phone (${scheme})`).toEqual([]);
           }
