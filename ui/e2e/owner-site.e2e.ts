@@ -229,8 +229,9 @@ describe('the owner edits the site', () => {
     expect(found, found.join('\n')).toEqual([]);
   });
 
-  it('goes back to the flags with "Remove picture" and "Use the defaults"', async () => {
+  it('goes back to the flags with "Remove picture" and "Use the defaults", asked first', async () => {
     const page = b.page;
+    const found: string[] = [];
     await keyed(b.context);
     await page.goto(url('/owner'));
     const editor = siteRegion(page);
@@ -239,12 +240,23 @@ describe('the owner edits the site', () => {
     await editor.getByText('Picture removed: the landing page shows the first one again.').waitFor();
     expect((await profile()).name).toBe('Ada Lovelace');
     await expect(editor.getByRole('button', { name: 'Remove picture' }).count()).resolves.toBe(0);
+    // Asked first: "Keep my changes" (focused, and Escape's answer) keeps them.
     await editor.getByRole('button', { name: 'Use the defaults' }).click();
+    const question = page.getByRole('dialog', { name: 'Use the defaults?' });
+    await question.waitFor();
+    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Keep my changes');
+    found.push(...describeViolations('Use the defaults?', await axe(page)));
+    await page.keyboard.press('Escape');
+    await question.waitFor({ state: 'hidden' });
+    expect((await profile()).about).toBe(ABOUT);
+    await editor.getByRole('button', { name: 'Use the defaults' }).click();
+    await question.getByRole('button', { name: 'Use the defaults' }).click();
     await editor.getByText("Back to the server's settings: the landing page shows them now.").waitFor();
     await expect(editor.getByLabel('Name', { exact: true }).inputValue()).resolves.toBe('Flag Name');
     expect(await profile()).toMatchObject({ name: 'Flag Name', about: null, spotifyUrl: 'https://open.spotify.com/user/flag', beehiveUrl: null });
     await page.goto(url('/'));
     await page.getByRole('button', { name: 'About' }).click();
     await expect(page.getByRole('dialog', { name: 'About' }).textContent()).resolves.toContain('This is the personal website of Flag Name');
+    expect(found, found.join('\n')).toEqual([]);
   });
 });

@@ -6,6 +6,7 @@
 import { useId, useRef, useState, type SyntheticEvent } from 'react';
 import { Camera, ImagePlus, RotateCcw, Save, Trash2 } from 'lucide-react';
 import { useProfile, useReplaceProfile } from '../lib/ProfileContext';
+import { QuestionDialog } from '../lib/QuestionDialog';
 import { withSiteKey } from '../lib/siteKey';
 import { ownerKeyDeps } from './api';
 import { PictureError, preparePicture } from './picture';
@@ -38,6 +39,7 @@ export function SiteEditor({ initial }: { initial: OwnerSite }) {
   const [status, setStatus] = useState('');
   const [pictureStatus, setPictureStatus] = useState('');
   const [busy, setBusy] = useState<Busy>(null);
+  const [askingDefaults, setAskingDefaults] = useState(false);
   const chooser = useRef<HTMLInputElement>(null);
   const camera = useRef<HTMLInputElement>(null);
 
@@ -225,15 +227,7 @@ export function SiteEditor({ initial }: { initial: OwnerSite }) {
             Save
           </button>
           {custom && (
-            <button
-              type="button"
-              className="button"
-              aria-disabled={busy !== null || undefined}
-              onClick={() =>
-                busy === null &&
-                void change('defaults', restoreDefaults, "Back to the server's settings: the landing page shows them now.", true).then(() => setErrors({}))
-              }
-            >
+            <button type="button" className="button" aria-disabled={busy !== null || undefined} onClick={() => busy === null && setAskingDefaults(true)}>
               <RotateCcw aria-hidden="true" size={16} />
               Use the defaults
             </button>
@@ -244,6 +238,28 @@ export function SiteEditor({ initial }: { initial: OwnerSite }) {
           {status}
         </p>
       </form>
+      {askingDefaults && (
+        <QuestionDialog
+          title="Use the defaults?"
+          className="owner-site__defaults"
+          safeAnswer="Keep my changes"
+          onSafe={() => setAskingDefaults(false)}
+          answers={
+            <button
+              type="button"
+              className="button button--primary"
+              onClick={() => {
+                setAskingDefaults(false);
+                void change('defaults', restoreDefaults, "Back to the server's settings: the landing page shows them now.", true).then(() => setErrors({}));
+              }}
+            >
+              Use the defaults
+            </button>
+          }
+        >
+          <p>The name, the links and the picture go back to the server's settings, and the About text you wrote is removed.</p>
+        </QuestionDialog>
+      )}
     </div>
   );
 }
