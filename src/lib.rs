@@ -76,6 +76,10 @@ where
     let metrics_listen = config.metrics_listen;
     let metrics_settings = web::metrics::connection_settings(&config.edge);
     let state = web::AppState::new(config, db.clone())?;
+    // What the owner saved on /owner takes the flags' place.
+    if let Err(e) = state.site.load(&db).await {
+        tracing::warn!(error = %e, "could not read the owner's saved profile: showing the flags' values");
+    }
     let backups = state.backups.clone();
     backups.spawn().await;
     let observed = web::observed::spawn_reports(&state);

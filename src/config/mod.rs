@@ -15,6 +15,8 @@ use clap::{CommandFactory, FromArgMatches};
 
 pub use cli::{BackupArgs, Cli, Command, DataDirArg, LogFormat, RemapArgs, RestoreArgs, ServeArgs};
 use parse::load_avatar;
+// The owner edits the same values on `/owner` (src/site/), held to the same rules.
+pub use parse::{parse_link_url, parse_owner_name};
 pub use settings::{
     Avatar, BackupSettings, CalendarSettings, EdgeSettings, EngineBudget, SiteSettings,
     SyncSettings, UpstreamLimits, HEADER_READ_TIMEOUT, SHUTDOWN_DEADLINE,

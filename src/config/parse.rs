@@ -64,11 +64,11 @@ pub(super) fn parse_public_url(value: &str) -> Result<String, String> {
     Ok(url.trim_end_matches('/').to_owned())
 }
 
-pub(super) fn parse_link_url(value: &str) -> Result<String, String> {
+pub fn parse_link_url(value: &str) -> Result<String, String> {
     parse_http_url(value)
 }
 
-pub(super) fn parse_owner_name(value: &str) -> Result<String, String> {
+pub fn parse_owner_name(value: &str) -> Result<String, String> {
     let name = value.trim();
     if name.is_empty() {
         return Err("the owner name is empty".to_owned());

@@ -1,7 +1,7 @@
 //! `index.html` with the owner's profile and whether the server syncs written in, as JSON data
 //! blocks (not scripts, so the strict Content-Security-Policy holds), and the owner's name as the
 //! page title. Both are known before the app's first render: nothing on screen moves when they
-//! would otherwise arrive.
+//! would otherwise arrive. Made again whenever the owner saves the profile (`super::Site`).
 
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::Response;
@@ -93,6 +93,7 @@ mod tests {
         Profile {
             name: name.to_owned(),
             avatar_url: "/avatar".to_owned(),
+            about: Some("Hi </script> & <b>".to_owned()),
             spotify_url: None,
             beehive_url: None,
             version: "test",
@@ -109,6 +110,12 @@ mod tests {
         let body = String::from_utf8(page.body).expect("utf8");
         assert!(body.contains("<title>Ada &lt;/script&gt;&lt;b&gt;</title>"));
         assert!(body.contains("id=\"hearth-profile\">{\"name\":\"Ada \\u003c/script>\\u003cb>\""));
+        assert!(body.contains("\"about\":\"Hi \\u003c/script> & \\u003cb>\""));
+        assert_eq!(
+            body.matches("</script>").count(),
+            2,
+            "only the two blocks end"
+        );
         assert!(
             body.find("hearth-profile").expect("present") < body.find("</head>").expect("head")
         );

@@ -13,12 +13,17 @@ use crate::http::error::json_error;
 
 /// `GET /api/site`.
 pub async fn profile(State(site): State<Arc<Site>>) -> Json<Profile> {
-    Json(site.profile.clone())
+    Json(site.profile())
 }
 
-/// `GET /avatar`.
-pub async fn avatar(State(site): State<Arc<Site>>, headers: HeaderMap) -> Response {
-    site.avatar_response(&headers)
+/// `GET /avatar?v=…` (`v`: the picture's version, as the profile's `avatarUrl` names it).
+pub async fn avatar(State(site): State<Arc<Site>>, uri: Uri, headers: HeaderMap) -> Response {
+    let version = uri
+        .query()
+        .unwrap_or_default()
+        .split('&')
+        .find_map(|pair| pair.strip_prefix("v="));
+    site.avatar_response(&headers, version)
 }
 
 /// `GET /assets/*`.
@@ -46,9 +51,6 @@ pub async fn spa_fallback(
     if path.starts_with("/cal/") || path == "/cal" {
         return not_found_text();
     }
-    let Some(index) = &site.index else {
-        return not_found_text();
-    };
     let status =
         if is_client_route(path) || (site.owner_page && path.trim_end_matches('/') == "/owner") {
             StatusCode::OK
@@ -56,7 +58,8 @@ pub async fn spa_fallback(
             // The app renders its own "page not found" for these.
             StatusCode::NOT_FOUND
         };
-    index.response(&headers, status)
+    site.index_response(&headers, status)
+        .unwrap_or_else(not_found_text)
 }
 
 /// The routes the React app knows (SPEC.md section 2, and sync's).

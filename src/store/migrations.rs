@@ -130,6 +130,21 @@ const MIGRATIONS: &[&str] = &[
     UPDATE sync_blobs SET net56 = client, net48 = client;
     CREATE INDEX sync_blobs_net56 ON sync_blobs (kind, net56);
     CREATE INDEX sync_blobs_net48 ON sync_blobs (kind, net48);",
+    // 10: the site as its owner edits it on /owner (src/site/). One row each: the texts (a NULL
+    // link is not shown; no row: the flags' values), and the picture with its type (no row: the
+    // flag's or the built-in avatar). Kept here so backups and replication carry them.
+    "CREATE TABLE site_profile (
+        id          INTEGER PRIMARY KEY CHECK (id = 1),
+        name        TEXT NOT NULL,
+        about       TEXT,
+        spotify_url TEXT,
+        beehive_url TEXT
+    ) STRICT;
+    CREATE TABLE site_avatar (
+        id           INTEGER PRIMARY KEY CHECK (id = 1),
+        content_type TEXT NOT NULL,
+        body         BLOB NOT NULL
+    ) STRICT;",
 ];
 
 /// The schema version this binary writes.

@@ -18,7 +18,7 @@ use std::time::Duration;
 use axum::extract::{FromRef, OriginalUri, Request};
 use axum::http::{Method, StatusCode};
 use axum::response::Response;
-use axum::routing::{any, delete, get, post};
+use axum::routing::{any, delete, get, post, put};
 use axum::{middleware, Router};
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::compression::CompressionLayer;
@@ -211,6 +211,17 @@ pub fn router(state: AppState) -> Router {
         .route("/calendars/{id}", delete(calendar_api::unpublish))
         .route("/calendars/{id}/status", get(calendar_api::status))
         .route("/owner", get(owner::page))
+        // The owner edits the site (src/site/edit.rs).
+        .route(
+            "/owner/site",
+            get(site::edit::read)
+                .put(site::edit::save)
+                .delete(site::edit::reset),
+        )
+        .route(
+            "/owner/avatar",
+            put(site::edit::upload).delete(site::edit::remove_picture),
+        )
         .fallback(api_not_found)
         // JSON answers (feed pages, previews) shrink several times; hosted feeds are gzipped once
         // per render instead, and assets are precompressed.

@@ -1,6 +1,7 @@
 //! `GET /api/owner`: the owner page's one answer, behind the publish key and absent (404) when
 //! the site has none: the self-check's findings, each calendar with its health, sync and feed
-//! storage against their limits, and the backups with their report.
+//! storage against their limits, and the backups with their report; and the site as its editor
+//! shows it (`site::edit`), so the whole page fills from one answer.
 
 use std::time::Duration;
 
@@ -36,6 +37,7 @@ pub struct OwnerAnswer {
     sync: SyncUsage,
     feeds: FeedUsage,
     backups: BackupsAnswer,
+    site: crate::site::edit::SiteAnswer,
 }
 
 #[derive(Serialize)]
@@ -130,6 +132,7 @@ pub async fn page(
     let report = state.backups.report();
     Ok(Json(OwnerAnswer {
         version: crate::version::VERSION,
+        site: crate::site::edit::editor_view(&state.site),
         checks,
         feeds: FeedUsage {
             calendars: lines.len(),

@@ -1,14 +1,16 @@
 // The About dialog. The spec shows no behaviour for About; this opens a small modal with the
-// owner's name and a line about the site. A native <dialog> traps focus and closes on Escape;
-// a click on the backdrop closes it too.
+// owner's About text (written on /owner: paragraphs and links, rendered as elements by
+// lib/AboutText.tsx), or, until they write one, the owner's name and a line about the site. A
+// native <dialog> traps focus and closes on Escape; a click on the backdrop closes it too.
 import { useImperativeHandle, useRef, type Ref } from 'react';
 import { X } from 'lucide-react';
+import { AboutText } from '../lib/AboutText';
 
 export interface AboutDialogHandle {
   open(): void;
 }
 
-export function AboutDialog({ name, ref }: { name: string; ref: Ref<AboutDialogHandle> }) {
+export function AboutDialog({ name, about, ref }: { name: string; about: string | null; ref: Ref<AboutDialogHandle> }) {
   const dialog = useRef<HTMLDialogElement>(null);
 
   useImperativeHandle(ref, () => ({
@@ -34,10 +36,16 @@ export function AboutDialog({ name, ref }: { name: string; ref: Ref<AboutDialogH
             <X aria-hidden="true" size={18} />
           </button>
         </div>
-        <p>
-          This is the personal website of <strong>{name}</strong>: practice a language with flashcards, or subscribe to calendars remapped for your calendar
-          app.
-        </p>
+        {about ? (
+          <div className="dialog__text">
+            <AboutText text={about} />
+          </div>
+        ) : (
+          <p>
+            This is the personal website of <strong>{name}</strong>: practice a language with flashcards, or subscribe to calendars remapped for your calendar
+            app.
+          </p>
+        )}
       </div>
     </dialog>
   );

@@ -54,7 +54,7 @@ export function LandingPage() {
           </AppLink>
         </li>
       </ul>
-      <AboutDialog ref={about} name={profile.name} />
+      <AboutDialog ref={about} name={profile.name} about={profile.about} />
     </section>
   );
 }

@@ -7,6 +7,7 @@ describe('parseProfile', () => {
       parseProfile({
         name: 'Ada',
         avatarUrl: '/avatar?v=1',
+        about: 'Hello\n\nhttps://example.org',
         spotifyUrl: 'https://open.spotify.com/x',
         beehiveUrl: null,
         version: '0.1.0',
@@ -14,6 +15,7 @@ describe('parseProfile', () => {
     ).toEqual({
       name: 'Ada',
       avatarUrl: '/avatar?v=1',
+      about: 'Hello\n\nhttps://example.org',
       spotifyUrl: 'https://open.spotify.com/x',
       beehiveUrl: null,
       version: '0.1.0',
@@ -22,6 +24,7 @@ describe('parseProfile', () => {
 
   it('treats empty link addresses as unset', () => {
     expect(parseProfile({ name: 'Ada', spotifyUrl: '  ' })?.spotifyUrl).toBeNull();
+    expect(parseProfile({ name: 'Ada', about: 7 })?.about).toBeNull();
   });
 
   it('rejects values without a name', () => {

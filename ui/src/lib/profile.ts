@@ -7,6 +7,8 @@ import { isRecord, parseJsonText } from './json';
 export interface Profile {
   name: string;
   avatarUrl: string;
+  /** The owner's About text (lib/aboutText.ts reads it); null: the built-in sentence. */
+  about: string | null;
   spotifyUrl: string | null;
   beehiveUrl: string | null;
   version: string;
@@ -15,6 +17,7 @@ export interface Profile {
 const FALLBACK: Profile = {
   name: '',
   avatarUrl: '/avatar',
+  about: null,
   spotifyUrl: null,
   beehiveUrl: null,
   version: '',
@@ -30,6 +33,7 @@ export function parseProfile(value: unknown): Profile | null {
   return {
     name: value.name,
     avatarUrl: typeof value.avatarUrl === 'string' ? value.avatarUrl : FALLBACK.avatarUrl,
+    about: optionalString(value.about),
     spotifyUrl: optionalString(value.spotifyUrl),
     beehiveUrl: optionalString(value.beehiveUrl),
     version: typeof value.version === 'string' ? value.version : '',

@@ -6,6 +6,7 @@ import { CircleCheck, CircleQuestionMark, CircleX, TriangleAlert } from 'lucide-
 import { describeHealth, feedLabel, FLAG_TEXT, type CalendarStatus } from '../lib/feedHealth';
 import type { Backups, Check, CheckStatus, FeedsUse, Owner, OwnerCalendar, SyncUse } from './owner';
 import { checksSummary, fileParts, lastRunText, scheduleText, statusLabel, usage, type Usage } from './words';
+import { SiteEditor } from './SiteEditor';
 
 const STATUS_ICONS = { ok: CircleCheck, warn: TriangleAlert, fail: CircleX } as const;
 
@@ -272,6 +273,10 @@ export function OwnerSections({ owner, now, busy }: { owner: Owner; now: Date; b
       </Section>
       <Section id="owner-backups" title="Backups" busy={busy}>
         <BackupsPart backups={owner.backups} now={now} />
+      </Section>
+      {/* The owner edits the landing page (issue 37); its own answers, not the check's. */}
+      <Section id="owner-site" title="Site" busy={false}>
+        {owner.site ? <SiteEditor initial={owner.site} /> : <NoData what="the site" />}
       </Section>
     </div>
   );

@@ -93,17 +93,18 @@ describe('the owner answer', () => {
   });
 
   it('reads an empty object as no data anywhere', () => {
-    expect(read({})).toEqual({ version: null, checks: null, calendars: null, sync: null, feeds: null, backups: null });
+    expect(read({})).toEqual({ version: null, checks: null, calendars: null, sync: null, feeds: null, backups: null, site: null });
   });
 
   it('reads parts of the wrong kind as no data', () => {
-    expect(read({ version: 3, checks: 'ok', calendars: {}, sync: [], feeds: 'x', backups: 7 })).toEqual({
+    expect(read({ version: 3, checks: 'ok', calendars: {}, sync: [], feeds: 'x', backups: 7, site: { name: 1 } })).toEqual({
       version: null,
       checks: null,
       calendars: null,
       sync: null,
       feeds: null,
       backups: null,
+      site: null,
     });
   });
 

@@ -7,6 +7,7 @@ import * as v from 'valibot';
 import { CalendarStatusSchema } from '../lib/feedHealth';
 import { record, words } from '../lib/schema';
 import { instant } from '../lib/when';
+import { parseOwnerSite } from './siteForm';
 
 const whole = v.fallback(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0))), null);
 
@@ -108,6 +109,14 @@ export const OwnerSchema = record({
   sync: part(SyncSchema),
   feeds: part(FeedsSchema),
   backups: part(BackupsSchema),
+  /** The site as its editor shows it (null: not sent or not readable). */
+  site: v.fallback(
+    v.pipe(
+      v.optional(v.unknown()),
+      v.transform((value) => parseOwnerSite(value)),
+    ),
+    null,
+  ),
 });
 
 export type Owner = v.InferOutput<typeof OwnerSchema>;
