@@ -16,8 +16,8 @@ use clap::{CommandFactory, FromArgMatches};
 pub use cli::{BackupArgs, Cli, Command, DataDirArg, LogFormat, RemapArgs, RestoreArgs, ServeArgs};
 use parse::load_avatar;
 pub use settings::{
-    Avatar, BackupSettings, CalendarSettings, EdgeSettings, EngineBudget, SiteSettings,
-    SyncSettings, UpstreamLimits, HEADER_READ_TIMEOUT, SHUTDOWN_DEADLINE,
+    AlertSettings, Avatar, BackupSettings, CalendarSettings, EdgeSettings, EngineBudget, NotifyUrl,
+    SiteSettings, SyncSettings, UpstreamLimits, HEADER_READ_TIMEOUT, SHUTDOWN_DEADLINE,
 };
 
 use crate::http::inflight::InFlightLimits;
@@ -51,6 +51,9 @@ pub enum ConfigError {
     },
     #[error("the sync key is empty")]
     SyncKeyEmpty,
+    /// The address is not repeated: it may hold a token.
+    #[error("--notify-url: {0}")]
+    NotifyUrl(&'static str),
     /// The flags' own defaults do not read (a mistake in `cli.rs`, which a test catches).
     #[error("the built-in defaults do not read: {0}")]
     Defaults(String),
@@ -76,6 +79,8 @@ pub struct Config {
     pub sync: SyncSettings,
     pub edge: EdgeSettings,
     pub backups: BackupSettings,
+    /// `--notify-url`: alerts of the doctor's checks.
+    pub alerts: AlertSettings,
 }
 
 /// A key given on the command line or in a file, trimmed; an empty one is refused.
@@ -129,7 +134,17 @@ impl ServeArgs {
             min_free: settings::BACKUP_MIN_FREE,
             command_timeout: settings::BACKUP_COMMAND_TIMEOUT,
         };
+        let alerts = AlertSettings {
+            url: self
+                .notify_url
+                .as_deref()
+                .map(NotifyUrl::parse)
+                .transpose()
+                .map_err(ConfigError::NotifyUrl)?,
+            ..AlertSettings::default()
+        };
         Ok(Config {
+            alerts,
             listen: self.listen,
             metrics_listen: self.metrics_listen,
             data_dir,
