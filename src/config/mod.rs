@@ -452,4 +452,33 @@ mod tests {
         );
         assert_eq!(config.site.owner_name, "Your Name");
     }
+
+    #[test]
+    fn the_notify_url_is_checked_and_never_printed() {
+        let token = "tk_0123456789";
+        let url = format!("https://ntfy.example.org/topic?auth={token}");
+        let config = serve_args(&["--notify-url", &url])
+            .expect("parses")
+            .into_config()
+            .expect("config");
+        let set = config.alerts.url.as_ref().expect("set");
+        assert_eq!(set.expose(), url);
+        assert!(!format!("{config:?}").contains(token));
+        for bad in ["ftp://x/tk_0123456789", "not an address tk_0123456789", " "] {
+            let refused = serve_args(&["--notify-url", bad])
+                .expect("parses")
+                .into_config()
+                .expect_err("refused");
+            assert!(!refused.to_string().contains(token), "{refused}");
+            assert!(
+                refused.to_string().starts_with("--notify-url: "),
+                "{refused}"
+            );
+        }
+        let config = serve_args(&[])
+            .expect("parses")
+            .into_config()
+            .expect("config");
+        assert!(config.alerts.url.is_none());
+    }
 }
