@@ -48,6 +48,7 @@ pub struct AlertsReport {
     pub configured: bool,
     /// The checks' runs since the start, and the last one's time (unix ms).
     pub checks: u64,
+    #[serde(serialize_with = "rfc3339")]
     pub checked_at: Option<i64>,
     /// Messages delivered and given up since the start, and those still to go.
     pub sent: u64,
@@ -55,7 +56,14 @@ pub struct AlertsReport {
     pub pending: usize,
     /// Why the last message given up was not delivered, and when (unix ms).
     pub last_failure: Option<String>,
+    #[serde(serialize_with = "rfc3339")]
     pub last_failure_at: Option<i64>,
+}
+
+/// Times in the owner answer as its other times are: RFC 3339.
+fn rfc3339<S: serde::Serializer>(at: &Option<i64>, s: S) -> Result<S::Ok, S::Error> {
+    at.map(|ms| crate::publish::health::rfc3339(crate::clock::from_millis(ms)))
+        .serialize(s)
 }
 
 /// Why a test notification was not sent.

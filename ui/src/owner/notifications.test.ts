@@ -11,17 +11,17 @@ describe('notifications', () => {
     const n = read({
       configured: true,
       checks: 3,
-      checkedAt: 1_700_000_000_000,
+      checkedAt: '2023-11-14T22:13:20Z',
       sent: 2,
       failed: 1,
       pending: 0,
       lastFailure: 'the notification service answered 500',
-      lastFailureAt: 1_700_000_000_000,
+      lastFailureAt: '2023-11-14T22:13:20Z',
     });
     expect(n.configured).toBe(true);
     expect(n.checkedAt?.toISOString()).toBe('2023-11-14T22:13:20.000Z');
     expect(n.lastFailure).toBe('the notification service answered 500');
-    const odd = read({ configured: 'yes', sent: -1, checkedAt: 'soon' });
+    const odd = read({ configured: 'yes', sent: -1, checkedAt: 1_700_000_000_000 });
     expect(odd).toMatchObject({ configured: null, sent: null, checkedAt: null, lastFailure: null });
     expect(parseOwner({ version: 'x' })?.notifications).toBeNull();
     expect(parseOwner({ notifications: { configured: false } })?.notifications?.configured).toBe(false);

@@ -4,31 +4,19 @@
 import * as v from 'valibot';
 import { record, words } from '../lib/schema';
 import { formatCount } from '../lib/units';
+import { instant } from '../lib/when';
 
 const whole = v.fallback(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0))), null);
-
-/** Unix milliseconds as a time; null when missing or no number. */
-const millis = v.fallback(
-  v.nullable(
-    v.pipe(
-      v.number(),
-      v.integer(),
-      v.minValue(0),
-      v.transform((ms) => new Date(ms)),
-    ),
-  ),
-  null,
-);
 
 export const NotificationsSchema = record({
   configured: v.fallback(v.nullable(v.boolean()), null),
   checks: whole,
-  checkedAt: millis,
+  checkedAt: instant,
   sent: whole,
   failed: whole,
   pending: whole,
   lastFailure: words,
-  lastFailureAt: millis,
+  lastFailureAt: instant,
 });
 
 export type Notifications = v.InferOutput<typeof NotificationsSchema>;
