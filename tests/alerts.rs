@@ -2,7 +2,8 @@
 //! what it is sent: a check turning bad sends one POST with ntfy's headers and the check's words;
 //! staying bad sends nothing more within the day (and a reminder after it); good again sends a
 //! recovery; a receiver answering 500 gets the message again; the address (with its token) is
-//! in no answer and no log line; the owner page's test button sends one.
+//! in no answer and no log line; the owner page's test button sends one; redirects are followed
+//! within the address's origin only.
 
 mod common;
 
@@ -66,11 +67,23 @@ async fn receive(State(inbox): State<Arc<Inbox>>, headers: HeaderMap, body: Stri
 /// The receiver, and the address the server is given: a topic with a token in its query.
 async fn receiver() -> (Arc<Inbox>, String) {
     let inbox = Arc::new(Inbox::default());
-    let app = Router::new()
-        .route("/hearth-topic", axum::routing::post(receive))
-        .with_state(inbox.clone());
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr: SocketAddr = listener.local_addr().expect("addr");
+    let moved = move |to: String| {
+        axum::routing::post(move || {
+            let to = to.clone();
+            async move { (StatusCode::TEMPORARY_REDIRECT, [("location", to)]) }
+        })
+    };
+    let app = Router::new()
+        .route("/hearth-topic", axum::routing::post(receive))
+        // Redirects: within this origin, and to another (localhost, port 9: never reached).
+        .route("/moved-here", moved(format!("http://{addr}/hearth-topic")))
+        .route(
+            "/moved-away",
+            moved("http://localhost:9/hearth-topic".to_owned()),
+        )
+        .with_state(inbox.clone());
     tokio::spawn(async move { axum::serve(listener, app).await });
     (inbox, format!("http://{addr}/hearth-topic?auth={TOKEN}"))
 }
@@ -414,4 +427,30 @@ async fn the_address_is_in_no_log_line() {
         "{all}"
     );
     assert!(!all.contains(TOKEN), "{all}");
+}
+
+#[tokio::test]
+async fn redirects_are_followed_within_the_address_origin_only() {
+    let clock = Clock::manual();
+    let (inbox, url) = receiver().await;
+    let base = url.split("/hearth-topic").next().expect("base").to_owned();
+    for (path, status) in [("/moved-here", 200), ("/moved-away", 502)] {
+        let server = start(&clock, &format!("{base}{path}")).await;
+        let answer = server
+            .client
+            .post(server.url("/api/owner/notifications/test"))
+            .header("x-publish-key", KEY)
+            .send()
+            .await
+            .expect("sent");
+        assert_eq!(answer.status(), status, "{path}");
+        if status == 502 {
+            assert_eq!(
+                common::error_of(answer).await,
+                "the test notification was not delivered: the notification service redirected to another site, which is not followed"
+            );
+        }
+        server.stop().await;
+    }
+    assert_eq!(inbox.received.lock().expect("lock").len(), 1);
 }
