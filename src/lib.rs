@@ -4,6 +4,7 @@
 // Production code handles every error; tests may expect (clippy.toml allows it there).
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 
+pub mod alerts;
 pub mod backups;
 pub mod clock;
 pub mod config;
@@ -82,6 +83,8 @@ where
     }
     let backups = state.backups.clone();
     backups.spawn().await;
+    let alerts = state.alerts.clone();
+    alerts.spawn().await;
     let observed = web::observed::spawn_reports(&state);
     // Metrics on a listener of their own, never on the public one, through the same accept
     // loop (deadlines, a connection table of its own); stopped by aborting it, which closes its
@@ -139,6 +142,7 @@ where
         }
     };
     backups.stop();
+    alerts.stop();
     observed.abort();
     if let Some(metrics) = metrics_server {
         metrics.abort();

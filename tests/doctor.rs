@@ -90,6 +90,18 @@ fn a_fresh_install_with_nothing_wrong_passes() {
     }
     assert!(report.line("database").contains("sound"));
     assert!(report.line("backups").contains("no backup yet"));
+    // The interval in words, not as a flag's value ("every 1day").
+    assert!(
+        report.line("backups").ends_with("then every day"),
+        "{}",
+        report.line("backups")
+    );
+    let report = doctor(dir.path(), &["--backup-interval", "6h"]);
+    assert!(
+        report.line("backups").ends_with("then every 6 hours"),
+        "{}",
+        report.line("backups")
+    );
 }
 
 #[test]

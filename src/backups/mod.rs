@@ -135,7 +135,7 @@ impl Backups {
             .max(FIRST_AFTER);
         tracing::info!(
             dir = %self.settings.dir.display(),
-            every = %humantime::format_duration(interval),
+            every = %every(interval),
             keep = self.settings.keep,
             "scheduled backups on: the next in {}",
             humantime::format_duration(Duration::from_secs(first.as_secs()))
@@ -291,4 +291,59 @@ fn write_in(
     files::remove_partial(dir);
     let size = written?;
     Ok((target, size))
+}
+
+/// How often, as people say it: "every day", "every 6 hours", "every 7 days", "every 1 hour and
+/// 30 minutes" (humantime's "1day" and "6h" are for flags, not sentences). The owner page says
+/// the same from the API's duration (ui/src/owner/words.ts, `intervalWords`).
+pub fn every(interval: Duration) -> String {
+    let mut left = interval.as_secs();
+    let mut parts = Vec::new();
+    for (size, unit) in [
+        (86_400, "day"),
+        (3600, "hour"),
+        (60, "minute"),
+        (1, "second"),
+    ] {
+        let n = left / size;
+        left %= size;
+        match n {
+            0 => {}
+            1 => parts.push(format!("1 {unit}")),
+            n => parts.push(format!("{n} {unit}s")),
+        }
+    }
+    match parts.as_slice() {
+        [] => "every moment".to_owned(),
+        [one] => match one.strip_prefix("1 ") {
+            Some(unit) => format!("every {unit}"),
+            None => format!("every {one}"),
+        },
+        [rest @ .., last] => format!("every {} and {last}", rest.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::every;
+    use std::time::Duration;
+
+    #[test]
+    fn intervals_read_as_people_say_them() {
+        let h = |n: u64| Duration::from_secs(n * 3600);
+        assert_eq!(every(h(24)), "every day");
+        assert_eq!(every(h(6)), "every 6 hours");
+        assert_eq!(every(h(1)), "every hour");
+        assert_eq!(every(h(7 * 24)), "every 7 days");
+        assert_eq!(
+            every(Duration::from_secs(90 * 60)),
+            "every 1 hour and 30 minutes"
+        );
+        assert_eq!(every(h(36)), "every 1 day and 12 hours");
+        assert_eq!(
+            every(Duration::from_secs(86_400 + 3600 + 60)),
+            "every 1 day, 1 hour and 1 minute"
+        );
+        assert_eq!(every(Duration::from_secs(15 * 60)), "every 15 minutes");
+    }
 }

@@ -242,6 +242,17 @@ pub struct ServeArgs {
     #[arg(long, env = "HEARTH_PUBLISH_KEY_FILE", value_name = "PATH")]
     pub publish_key_file: Option<PathBuf>,
 
+    /// Where Hearth sends a message when a check of `hearth doctor` turns bad, and when it is
+    /// good again: an ntfy topic (https://ntfy.sh/your-topic) or any webhook that takes a POST of
+    /// plain text. It may hold a token, so it is never logged or shown.
+    #[arg(
+        long,
+        env = "HEARTH_NOTIFY_URL",
+        value_name = "URL",
+        hide_env_values = true
+    )]
+    pub notify_url: Option<String>,
+
     /// Most connections open at once; more are closed as soon as they are accepted. Keep it
     /// well below the file descriptor limit (LimitNOFILE in the systemd unit).
     #[arg(

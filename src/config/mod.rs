@@ -18,8 +18,8 @@ use parse::load_avatar;
 // The owner edits the same values on `/owner` (src/site/), held to the same rules.
 pub use parse::{parse_link_url, parse_owner_name};
 pub use settings::{
-    Avatar, BackupSettings, CalendarSettings, EdgeSettings, EngineBudget, SiteSettings,
-    SyncSettings, UpstreamLimits, HEADER_READ_TIMEOUT, SHUTDOWN_DEADLINE,
+    AlertSettings, Avatar, BackupSettings, CalendarSettings, EdgeSettings, EngineBudget, NotifyUrl,
+    SiteSettings, SyncSettings, UpstreamLimits, HEADER_READ_TIMEOUT, SHUTDOWN_DEADLINE,
 };
 
 use crate::http::inflight::InFlightLimits;
@@ -53,6 +53,9 @@ pub enum ConfigError {
     },
     #[error("the sync key is empty")]
     SyncKeyEmpty,
+    /// The address is not repeated: it may hold a token.
+    #[error("--notify-url: {0}")]
+    NotifyUrl(&'static str),
     /// The flags' own defaults do not read (a mistake in `cli.rs`, which a test catches).
     #[error("the built-in defaults do not read: {0}")]
     Defaults(String),
@@ -78,6 +81,8 @@ pub struct Config {
     pub sync: SyncSettings,
     pub edge: EdgeSettings,
     pub backups: BackupSettings,
+    /// `--notify-url`: alerts of the doctor's checks.
+    pub alerts: AlertSettings,
 }
 
 /// A key given on the command line or in a file, trimmed; an empty one is refused.
@@ -131,7 +136,17 @@ impl ServeArgs {
             min_free: settings::BACKUP_MIN_FREE,
             command_timeout: settings::BACKUP_COMMAND_TIMEOUT,
         };
+        let alerts = AlertSettings {
+            url: self
+                .notify_url
+                .as_deref()
+                .map(NotifyUrl::parse)
+                .transpose()
+                .map_err(ConfigError::NotifyUrl)?,
+            ..AlertSettings::default()
+        };
         Ok(Config {
+            alerts,
             listen: self.listen,
             metrics_listen: self.metrics_listen,
             data_dir,
@@ -438,5 +453,34 @@ mod tests {
             "a proxy on this machine is said, not assumed"
         );
         assert_eq!(config.site.owner_name, "Your Name");
+    }
+
+    #[test]
+    fn the_notify_url_is_checked_and_never_printed() {
+        let token = "tk_0123456789";
+        let url = format!("https://ntfy.example.org/topic?auth={token}");
+        let config = serve_args(&["--notify-url", &url])
+            .expect("parses")
+            .into_config()
+            .expect("config");
+        let set = config.alerts.url.as_ref().expect("set");
+        assert_eq!(set.expose(), url);
+        assert!(!format!("{config:?}").contains(token));
+        for bad in ["ftp://x/tk_0123456789", "not an address tk_0123456789", " "] {
+            let refused = serve_args(&["--notify-url", bad])
+                .expect("parses")
+                .into_config()
+                .expect_err("refused");
+            assert!(!refused.to_string().contains(token), "{refused}");
+            assert!(
+                refused.to_string().starts_with("--notify-url: "),
+                "{refused}"
+            );
+        }
+        let config = serve_args(&[])
+            .expect("parses")
+            .into_config()
+            .expect("config");
+        assert!(config.alerts.url.is_none());
     }
 }

@@ -200,3 +200,72 @@ impl Default for EngineBudget {
         }
     }
 }
+
+/// `--notify-url`: where alerts go. It may hold a token (an ntfy access token in its query, a
+/// webhook's secret path), so nothing prints it: its `Debug` says only that it is set, and the
+/// one way to read it is [`NotifyUrl::expose`], for the request that sends a message.
+#[derive(Clone, PartialEq, Eq)]
+pub struct NotifyUrl(String);
+
+impl NotifyUrl {
+    /// An `http://` or `https://` address with a host. The error never repeats the address.
+    pub fn parse(value: &str) -> Result<NotifyUrl, &'static str> {
+        let trimmed = value.trim();
+        if trimmed.is_empty() {
+            return Err("the address is empty");
+        }
+        let url = reqwest::Url::parse(trimmed).map_err(|_| "not a valid address")?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err("not an http:// or https:// address");
+        }
+        if url.host_str().is_none_or(str::is_empty) {
+            return Err("the address has no host");
+        }
+        Ok(NotifyUrl(url.to_string()))
+    }
+
+    /// The address itself, for the request that sends a message and nothing else.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for NotifyUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("NotifyUrl(set)")
+    }
+}
+
+/// Alerts: the doctor's checks run in the server, and a message when one turns bad or good.
+#[derive(Debug, Clone)]
+pub struct AlertSettings {
+    /// `None`: no alerts (the checks are not run for them either).
+    pub url: Option<NotifyUrl>,
+    /// How often the checks run (no flag); the first run waits `first_after`.
+    pub check_every: Duration,
+    pub first_after: Duration,
+    /// Waits between the attempts of one message (no flag; their count bounds the attempts).
+    pub retry_after: Vec<Duration>,
+    /// One request's time limit.
+    pub timeout: Duration,
+}
+
+impl Default for AlertSettings {
+    fn default() -> AlertSettings {
+        let minutes = |m: u64| Duration::from_secs(m * 60);
+        AlertSettings {
+            url: None,
+            check_every: minutes(5),
+            first_after: minutes(1),
+            // Five attempts within about 45 minutes, then the message is given up (the next
+            // day's reminder says it again while the check stays bad).
+            retry_after: vec![
+                Duration::from_secs(30),
+                minutes(2),
+                minutes(10),
+                minutes(30),
+            ],
+            timeout: Duration::from_secs(10),
+        }
+    }
+}

@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime};
 use rusqlite::Connection;
 
 use super::{age, meta, size, Finding, Setup};
-use crate::backups::{files, Report, FIRST_AFTER};
+use crate::backups::{every, files, Report, FIRST_AFTER};
 use crate::http::client::ProxyReport;
 
 pub(super) fn backups(setup: &Setup, conn: Option<&Connection>, now: SystemTime) -> Finding {
@@ -43,7 +43,7 @@ pub(super) fn backups(setup: &Setup, conn: Option<&Connection>, now: SystemTime)
         return match (young, failure) {
             (true, None) => Finding::ok(
                 CHECK,
-                format!("no backup yet: the first is made a minute after the server starts, then every {}", humantime::format_duration(interval)),
+                format!("no backup yet: the first is made a minute after the server starts, then {}", every(interval)),
             ),
             (_, Some(failure)) => Finding::fail(CHECK, format!("no backup in {}: {failure}", dir.display())),
             (false, None) => Finding::fail(
@@ -72,13 +72,7 @@ pub(super) fn backups(setup: &Setup, conn: Option<&Connection>, now: SystemTime)
         return Finding::warn(CHECK, format!("{said}; {failure}"));
     }
     if how_old > late {
-        return Finding::warn(
-            CHECK,
-            format!(
-                "{said}: later than every {}",
-                humantime::format_duration(interval)
-            ),
-        );
+        return Finding::warn(CHECK, format!("{said}: later than {}", every(interval)));
     }
     if let Some(command) = command {
         return Finding::warn(

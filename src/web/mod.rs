@@ -71,6 +71,8 @@ pub struct AppState {
     pub clock: Clock,
     /// What the owner page's self-check reads of the configuration.
     pub doctor: Arc<crate::doctor::Setup>,
+    /// `--notify-url`: the checks run for alerts, and the owner page's test (`lib.rs` starts them).
+    pub alerts: Arc<crate::alerts::Alerts>,
 }
 
 impl AppState {
@@ -134,6 +136,13 @@ impl AppState {
             db.clone(),
             config.clock.clone(),
         );
+        let alerts = crate::alerts::Alerts::new(
+            config.alerts.clone(),
+            db.clone(),
+            config.clock.clone(),
+            doctor.clone(),
+            crate::alerts::site_name(config.public_url.as_deref(), config.listen),
+        );
         let calendars = CalendarState {
             settings: Arc::new(config.calendars),
             public_url: config.public_url.clone(),
@@ -156,6 +165,7 @@ impl AppState {
             data_dir: config.data_dir,
             clock: config.clock,
             doctor,
+            alerts,
         })
     }
 }
@@ -222,6 +232,7 @@ pub fn router(state: AppState) -> Router {
             "/owner/avatar",
             put(site::edit::upload).delete(site::edit::remove_picture),
         )
+        .route("/owner/notifications/test", post(owner::test_notification))
         .fallback(api_not_found)
         // JSON answers (feed pages, previews) shrink several times; hosted feeds are gzipped once
         // per render instead, and assets are precompressed.

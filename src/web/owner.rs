@@ -37,6 +37,8 @@ pub struct OwnerAnswer {
     sync: SyncUsage,
     feeds: FeedUsage,
     backups: BackupsAnswer,
+    /// Whether `--notify-url` is set and what was sent; never the address.
+    notifications: crate::alerts::AlertsReport,
     site: crate::site::edit::SiteAnswer,
 }
 
@@ -131,6 +133,7 @@ pub async fn page(
         .unwrap_or_default();
     let report = state.backups.report();
     Ok(Json(OwnerAnswer {
+        notifications: state.alerts.report(),
         version: crate::version::VERSION,
         site: crate::site::edit::editor_view(&state.site),
         checks,
@@ -177,4 +180,38 @@ pub async fn page(
             command_ok: report.command_ok,
         },
     }))
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TestAnswer {
+    delivered: bool,
+    message: &'static str,
+}
+
+/// `POST /api/owner/notifications/test`: the owner page's "Send a test notification", admitted
+/// as the page is; one attempt, within the client's allowance of tests. The answer says whether
+/// it was delivered, or why not, never the address.
+pub async fn test_notification(
+    State(state): State<AppState>,
+    caller: Caller<Owning>,
+) -> Result<Json<TestAnswer>, AppError> {
+    if state.admission.keys.publish.is_none() || !caller.owner {
+        return Err(AppError::NotFound(
+            "this site has no owner page (it has no publish key)".into(),
+        ));
+    }
+    use crate::alerts::TestError;
+    match state.alerts.test(caller.client.key()).await {
+        Ok(()) => Ok(Json(TestAnswer {
+            delivered: true,
+            message: "The test notification was delivered.",
+        })),
+        Err(e @ TestError::NotSet) => Err(AppError::Conflict(e.to_string())),
+        Err(e @ TestError::Wait(wait)) => Err(AppError::Throttled {
+            message: e.to_string(),
+            retry_after: wait.as_secs().max(1),
+        }),
+        Err(e @ TestError::Failed(_)) => Err(AppError::BadGateway(e.to_string())),
+    }
 }

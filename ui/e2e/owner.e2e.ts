@@ -13,7 +13,7 @@ import { useCalendarSite } from './calendars-support/site';
 import { WORK_FEED } from './calendars-support/upstream';
 
 const KEY = 'owner-s3cret';
-const SECTIONS = ['Checks', 'Calendars', 'Sync', 'Calendar feeds', 'Backups', 'Site'];
+const SECTIONS = ['Checks', 'Calendars', 'Sync', 'Calendar feeds', 'Backups', 'Notifications', 'Site'];
 
 const DEVICES = [
   { name: 'phone', options: { viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true } },

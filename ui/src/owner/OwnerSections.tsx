@@ -5,6 +5,7 @@ import { useId, type ReactNode } from 'react';
 import { CircleCheck, CircleQuestionMark, CircleX, TriangleAlert } from 'lucide-react';
 import { describeHealth, feedLabel, FLAG_TEXT, type CalendarStatus } from '../lib/feedHealth';
 import type { Backups, Check, CheckStatus, FeedsUse, Owner, OwnerCalendar, SyncUse } from './owner';
+import { NotificationsPart } from './NotificationsPart';
 import { checksSummary, fileParts, lastRunText, scheduleText, statusLabel, usage, type Usage } from './words';
 import { SiteEditor } from './SiteEditor';
 
@@ -273,6 +274,9 @@ export function OwnerSections({ owner, now, busy }: { owner: Owner; now: Date; b
       </Section>
       <Section id="owner-backups" title="Backups" busy={busy}>
         <BackupsPart backups={owner.backups} now={now} />
+      </Section>
+      <Section id="owner-notifications" title="Notifications" busy={busy}>
+        <NotificationsPart notifications={owner.notifications} />
       </Section>
       {/* The owner edits the landing page (issue 37); its own answers, not the check's. */}
       <Section id="owner-site" title="Site" busy={false}>

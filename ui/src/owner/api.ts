@@ -60,3 +60,18 @@ export async function fetchOwner(key: string | null, signal?: AbortSignal): Prom
   if (!owner) throw new OwnerApiError(0, NOT_UNDERSTOOD);
   return owner;
 }
+
+/** POST /api/owner/notifications/test: resolves when the server says it was delivered. */
+export async function sendTestNotification(key: string | null): Promise<void> {
+  let response: Response;
+  try {
+    response = await fetch('/api/owner/notifications/test', {
+      method: 'POST',
+      headers: { Accept: 'application/json', ...(key ? { 'X-Publish-Key': key } : {}) },
+      cache: 'no-store',
+    });
+  } catch {
+    throw new OwnerApiError(0, UNREACHABLE);
+  }
+  if (!response.ok) throw new OwnerApiError(response.status, errorMessage(response.status, await response.text()));
+}

@@ -8,6 +8,7 @@ import { CalendarStatusSchema } from '../lib/feedHealth';
 import { record, words } from '../lib/schema';
 import { instant } from '../lib/when';
 import { parseOwnerSite } from './siteForm';
+import { NotificationsSchema } from './notifications';
 
 const whole = v.fallback(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0))), null);
 
@@ -117,6 +118,7 @@ export const OwnerSchema = record({
     ),
     null,
   ),
+  notifications: part(NotificationsSchema),
 });
 
 export type Owner = v.InferOutput<typeof OwnerSchema>;
