@@ -78,6 +78,8 @@ where
     let state = web::AppState::new(config, db.clone())?;
     let backups = state.backups.clone();
     backups.spawn().await;
+    let replication = state.replication.clone();
+    replication.spawn().await;
     let observed = web::observed::spawn_reports(&state);
     // Metrics on a listener of their own, never on the public one, through the same accept
     // loop (deadlines, a connection table of its own); stopped by aborting it, which closes its
@@ -135,6 +137,7 @@ where
         }
     };
     backups.stop();
+    replication.stop();
     observed.abort();
     if let Some(metrics) = metrics_server {
         metrics.abort();

@@ -16,8 +16,9 @@ use clap::{CommandFactory, FromArgMatches};
 pub use cli::{BackupArgs, Cli, Command, DataDirArg, LogFormat, RemapArgs, RestoreArgs, ServeArgs};
 use parse::load_avatar;
 pub use settings::{
-    Avatar, BackupSettings, CalendarSettings, EdgeSettings, EngineBudget, SiteSettings,
-    SyncSettings, UpstreamLimits, HEADER_READ_TIMEOUT, SHUTDOWN_DEADLINE,
+    Avatar, BackupSettings, CalendarSettings, EdgeSettings, EngineBudget, ReplicationSettings,
+    SiteSettings, SyncSettings, UpstreamLimits, DRILL_TIMEOUT, HEADER_READ_TIMEOUT,
+    SHUTDOWN_DEADLINE,
 };
 
 use crate::http::inflight::InFlightLimits;
@@ -76,6 +77,7 @@ pub struct Config {
     pub sync: SyncSettings,
     pub edge: EdgeSettings,
     pub backups: BackupSettings,
+    pub replication: ReplicationSettings,
 }
 
 /// A key given on the command line or in a file, trimmed; an empty one is refused.
@@ -129,11 +131,23 @@ impl ServeArgs {
             min_free: settings::BACKUP_MIN_FREE,
             command_timeout: settings::BACKUP_COMMAND_TIMEOUT,
         };
+        let replication = ReplicationSettings {
+            replica_url: self
+                .replica_url
+                .clone()
+                .map(|u| u.trim().to_owned())
+                .filter(|u| !u.is_empty()),
+            config: self.litestream_config.clone(),
+            litestream: self.litestream.clone(),
+            drill_interval: self.restore_drill_interval.0,
+            drill_timeout: settings::DRILL_TIMEOUT,
+        };
         Ok(Config {
             listen: self.listen,
             metrics_listen: self.metrics_listen,
             data_dir,
             backups,
+            replication,
             public_url: self.public_url,
             log_format: self.log_format,
             clock: crate::clock::Clock::system(),

@@ -36,6 +36,21 @@ pub struct OwnerAnswer {
     sync: SyncUsage,
     feeds: FeedUsage,
     backups: BackupsAnswer,
+    replication: ReplicationAnswer,
+}
+
+/// Replication by Litestream: where the replica stands and the last restore drill.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ReplicationAnswer {
+    enabled: bool,
+    /// The replica's address without its query.
+    replica: Option<String>,
+    measured_at: Option<String>,
+    /// Seconds the oldest write the replica lacks has waited (0: it holds every write).
+    behind_seconds: Option<f64>,
+    measure_error: Option<String>,
+    drill: Option<crate::backups::replication::DrillReport>,
 }
 
 #[derive(Serialize)]
@@ -128,7 +143,9 @@ pub async fn page(
         .map_err(|_| AppError::Internal("listing the backups stopped".into()))?
         .unwrap_or_default();
     let report = state.backups.report();
+    let replication = replication_answer(&state);
     Ok(Json(OwnerAnswer {
+        replication,
         version: crate::version::VERSION,
         checks,
         feeds: FeedUsage {
@@ -174,4 +191,20 @@ pub async fn page(
             command_ok: report.command_ok,
         },
     }))
+}
+
+fn replication_answer(state: &AppState) -> ReplicationAnswer {
+    let replication = &state.replication;
+    let measured = replication.measured();
+    ReplicationAnswer {
+        enabled: replication.settings().replicated(),
+        replica: replication.settings().replica_shown(),
+        measured_at: measured.as_ref().map(|m| rfc3339(m.at)),
+        behind_seconds: measured
+            .as_ref()
+            .and_then(|m| m.result.as_ref().ok())
+            .map(|p| p.behind().as_secs_f64()),
+        measure_error: measured.and_then(|m| m.result.err()),
+        drill: replication.last_drill(),
+    }
 }
