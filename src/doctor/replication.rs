@@ -146,7 +146,10 @@ fn drill(setup: &Setup, conn: Option<&Connection>, now: SystemTime) -> Finding {
         .restored_heartbeat
         .map(|beat| {
             let lag = when.duration_since(from_millis(beat)).unwrap_or_default();
-            format!("; it held the writes of {} before the drill", age(lag))
+            format!(
+                "; the newest heartbeat in it (written once a minute) was {} old",
+                age(lag)
+            )
         })
         .unwrap_or_default();
     if how_old > interval * 2 + FIRST_DRILL_AFTER {
