@@ -143,10 +143,12 @@ pub fn parse_listing(json: &[u8]) -> Result<Option<(u64, Option<SystemTime>)>, R
         what: "the replica's listing".into(),
         why,
     };
-    let listed: Vec<ListedFile> = serde_json::from_slice(json).map_err(|e| unreadable(e.to_string()))?;
+    let listed: Vec<ListedFile> =
+        serde_json::from_slice(json).map_err(|e| unreadable(e.to_string()))?;
     let mut newest: Option<(u64, Option<SystemTime>)> = None;
     for file in listed {
-        let txid = u64::from_str_radix(&file.max_txid, 16).map_err(|e| unreadable(e.to_string()))?;
+        let txid =
+            u64::from_str_radix(&file.max_txid, 16).map_err(|e| unreadable(e.to_string()))?;
         let at = humantime::parse_rfc3339_weak(&file.timestamp).ok();
         if newest.is_none_or(|(t, _)| txid > t) {
             newest = Some((txid, at));
@@ -269,7 +271,8 @@ fn run(
     let program = settings.litestream.display().to_string();
     let what = format!(
         "litestream {}",
-        args.first().map_or(String::new(), |a| a.to_string_lossy().into_owned())
+        args.first()
+            .map_or(String::new(), |a| a.to_string_lossy().into_owned())
     );
     let mut command = Command::new(&settings.litestream);
     command
@@ -295,8 +298,18 @@ fn run(
             text
         })
     };
-    let out = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
-    let err = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let out = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let err = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
     let started = Instant::now();
     let status = loop {
         match child.try_wait() {
@@ -359,7 +372,10 @@ mod tests {
             txid_range("0000000000000001-000000000000001f.ltx"),
             Some((1, 31))
         );
-        assert_eq!(txid_range("0000000000000001-0000000000000002.ltx.tmp"), None);
+        assert_eq!(
+            txid_range("0000000000000001-0000000000000002.ltx.tmp"),
+            None
+        );
         assert_eq!(txid_range("notes.txt"), None);
     }
 
@@ -390,7 +406,11 @@ mod tests {
         let p = position(&local, Some((1, None)), Some(S(169)), S(200));
         assert_eq!(p.behind(), Duration::from_secs(50));
         let p = position(&local, None, None, S(200));
-        assert_eq!(p.behind(), Duration::from_secs(100), "an empty replica lacks all");
+        assert_eq!(
+            p.behind(),
+            Duration::from_secs(100),
+            "an empty replica lacks all"
+        );
     }
 
     #[test]
@@ -429,17 +449,30 @@ mod tests {
             drill_timeout: Duration::from_secs(1),
         };
         let stop = AtomicBool::new(false);
-        let err = run(&settings, dir.path(), &["x".as_ref()], LIST_TIMEOUT, &stop).expect_err("missing");
+        let err =
+            run(&settings, dir.path(), &["x".as_ref()], LIST_TIMEOUT, &stop).expect_err("missing");
         assert!(matches!(err, ReplicaError::NotStarted { .. }), "{err:?}");
         settings.litestream = "sleep".into();
         let started = Instant::now();
-        let err = run(&settings, dir.path(), &["5".as_ref()], Duration::from_millis(200), &stop)
-            .expect_err("slow");
+        let err = run(
+            &settings,
+            dir.path(),
+            &["5".as_ref()],
+            Duration::from_millis(200),
+            &stop,
+        )
+        .expect_err("slow");
         assert!(matches!(err, ReplicaError::TimedOut { .. }), "{err:?}");
         assert!(started.elapsed() < Duration::from_secs(2));
         settings.litestream = "sh".into();
-        let err = run(&settings, dir.path(), &["-c".as_ref(), "echo nope >&2; exit 3".as_ref()], LIST_TIMEOUT, &stop)
-            .expect_err("fails");
+        let err = run(
+            &settings,
+            dir.path(),
+            &["-c".as_ref(), "echo nope >&2; exit 3".as_ref()],
+            LIST_TIMEOUT,
+            &stop,
+        )
+        .expect_err("fails");
         assert!(err.to_string().contains("nope"), "{err}");
     }
 }

@@ -56,9 +56,11 @@ impl DrillReport {
 /// The heartbeat kept in the database.
 pub fn read_heartbeat(conn: &Connection) -> Result<Option<SystemTime>, StoreError> {
     let text: Option<String> = conn
-        .query_row("SELECT value FROM meta WHERE key = ?1", [HEARTBEAT_KEY], |r| {
-            r.get(0)
-        })
+        .query_row(
+            "SELECT value FROM meta WHERE key = ?1",
+            [HEARTBEAT_KEY],
+            |r| r.get(0),
+        )
         .optional()?;
     Ok(text.and_then(|t| t.parse::<i64>().ok()).map(from_millis))
 }
@@ -142,7 +144,9 @@ impl Replication {
                 if beat_at.is_none_or(|at| at.elapsed() >= HEARTBEAT_EVERY) {
                     match me.heartbeat().await {
                         Ok(now) => beat = Some(now),
-                        Err(e) => tracing::warn!(error = %e, "could not write the replication heartbeat"),
+                        Err(e) => {
+                            tracing::warn!(error = %e, "could not write the replication heartbeat")
+                        }
                     }
                     beat_at = Some(Instant::now());
                 }
@@ -236,7 +240,11 @@ impl Replication {
                 restored_heartbeat: None,
             });
         if report.ok {
-            tracing::info!(took_ms = report.took_ms, "restore drill: {}", report.message);
+            tracing::info!(
+                took_ms = report.took_ms,
+                "restore drill: {}",
+                report.message
+            );
         } else {
             tracing::error!("restore drill failed: {}", report.message);
         }

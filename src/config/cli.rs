@@ -10,9 +10,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use super::parse::{
     parse_backup_interval, parse_backup_keep, parse_cache_size, parse_count, parse_drill_interval,
-    parse_expiry,
-    parse_in_flight, parse_link_url, parse_max_calendars, parse_owner_name, parse_public_url,
-    parse_size, parse_storage, parse_ttl, BackupInterval,
+    parse_expiry, parse_in_flight, parse_link_url, parse_max_calendars, parse_owner_name,
+    parse_public_url, parse_size, parse_storage, parse_ttl, BackupInterval,
 };
 use super::VERSION;
 use crate::http::client::IpRange;
@@ -208,15 +207,30 @@ pub struct ServeArgs {
     /// S3-compatible storage, or file:///PATH), as deploy/litestream.yml reads it. Set when Hearth
     /// runs under `litestream replicate`: Hearth then leaves checkpoints to Litestream, reports
     /// how far behind the replica is, and runs the restore drill. Unset: not replicated.
-    #[arg(long, env = "HEARTH_REPLICA_URL", value_name = "URL", hide_env_values = true)]
+    #[arg(
+        long,
+        env = "HEARTH_REPLICA_URL",
+        value_name = "URL",
+        hide_env_values = true
+    )]
     pub replica_url: Option<String>,
 
     /// Litestream's configuration (the drill and the replica's position are read through it).
-    #[arg(long, env = "HEARTH_LITESTREAM_CONFIG", default_value = "/etc/hearth/litestream.yml", value_name = "PATH")]
+    #[arg(
+        long,
+        env = "HEARTH_LITESTREAM_CONFIG",
+        default_value = "/etc/hearth/litestream.yml",
+        value_name = "PATH"
+    )]
     pub litestream_config: PathBuf,
 
     /// The litestream program (a name looked up in PATH, or a path).
-    #[arg(long, env = "HEARTH_LITESTREAM", default_value = "litestream", value_name = "PATH")]
+    #[arg(
+        long,
+        env = "HEARTH_LITESTREAM",
+        default_value = "litestream",
+        value_name = "PATH"
+    )]
     pub litestream: PathBuf,
 
     /// How often the restore drill restores the replica to a temporary file and checks it

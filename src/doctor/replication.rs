@@ -155,7 +155,10 @@ fn drill(setup: &Setup, conn: Option<&Connection>, now: SystemTime) -> Finding {
     if how_old > interval * 2 + FIRST_DRILL_AFTER {
         return Finding::warn(
             CHECK,
-            format!("{said}{fresh}: overdue (every {})", humantime::format_duration(interval)),
+            format!(
+                "{said}{fresh}: overdue (every {})",
+                humantime::format_duration(interval)
+            ),
         );
     }
     Finding::ok(CHECK, format!("{said}{fresh}"))
@@ -184,9 +187,17 @@ mod tests {
         assert_eq!(judge("file:///r", &at(60_000, None)).status, Status::Warn);
         let late = judge("file:///r", &at(600_000, None));
         assert_eq!(late.status, Status::Fail);
-        assert!(late.message.contains("10 minutes behind"), "{}", late.message);
+        assert!(
+            late.message.contains("10 minutes behind"),
+            "{}",
+            late.message
+        );
         let stopped = judge("file:///r", &at(90_000, Some(1_000)));
         assert_eq!(stopped.status, Status::Fail);
-        assert!(stopped.message.contains("is it running"), "{}", stopped.message);
+        assert!(
+            stopped.message.contains("is it running"),
+            "{}",
+            stopped.message
+        );
     }
 }

@@ -612,6 +612,37 @@ pub(crate) mod tests {
         assert_eq!(urls, ["https://example.org/used.ics"]);
     }
 
+    #[tokio::test]
+    async fn a_replicated_database_is_never_truncated_at_shutdown() {
+        let wal_len = |dir: &Path| {
+            std::fs::metadata(dir.join(format!("{DB_FILE}-wal"))).map_or(0, |m| m.len())
+        };
+        for replicated in [false, true] {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let db = Db::open(dir.path()).expect("opens");
+            db.set_replicated(replicated);
+            // Litestream's read transaction, which a TRUNCATE checkpoint would wait for.
+            let reader = Connection::open(db.path()).expect("reader");
+            reader
+                .execute_batch("BEGIN; SELECT count(*) FROM meta;")
+                .expect("read");
+            db.write(|c| Ok(c.execute("INSERT INTO meta (key, value) VALUES ('k', 'v')", [])?))
+                .await
+                .expect("write");
+            assert!(wal_len(dir.path()) > 0);
+            reader.execute_batch("COMMIT").expect("end");
+            let started = std::time::Instant::now();
+            db.close();
+            assert!(started.elapsed() < Duration::from_secs(1));
+            if replicated {
+                assert!(wal_len(dir.path()) > 0, "the log is left to Litestream");
+            } else {
+                assert_eq!(wal_len(dir.path()), 0, "folded and truncated");
+            }
+            assert_eq!(db.replicated(), replicated);
+        }
+    }
+
     #[test]
     fn reopening_is_idempotent() {
         let dir = tempfile::tempdir().expect("tempdir");

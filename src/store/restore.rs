@@ -109,8 +109,11 @@ pub fn restore(backup: &Path, data_dir: &Path, stamp: &str) -> Result<Restored, 
         // own) stays with the copy it belongs to.
         let log = data_dir.join(format!("{DB_FILE}-wal"));
         if std::fs::metadata(&log).is_ok_and(|m| m.len() > 0) {
-            std::fs::rename(&log, data_dir.join(format!("{DB_FILE}.before-restore-{stamp}-wal")))
-                .map_err(dir_error)?;
+            std::fs::rename(
+                &log,
+                data_dir.join(format!("{DB_FILE}.before-restore-{stamp}-wal")),
+            )
+            .map_err(dir_error)?;
         }
         Some(aside)
     } else {
