@@ -50,7 +50,17 @@ struct ReplicationAnswer {
     /// Seconds the oldest write the replica lacks has waited (0: it holds every write).
     behind_seconds: Option<f64>,
     measure_error: Option<String>,
-    drill: Option<crate::backups::replication::DrillReport>,
+    drill: Option<DrillAnswer>,
+}
+
+/// The last restore drill.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DrillAnswer {
+    at: String,
+    ok: bool,
+    message: String,
+    took_ms: u64,
 }
 
 #[derive(Serialize)]
@@ -205,6 +215,11 @@ fn replication_answer(state: &AppState) -> ReplicationAnswer {
             .and_then(|m| m.result.as_ref().ok())
             .map(|p| p.behind().as_secs_f64()),
         measure_error: measured.and_then(|m| m.result.err()),
-        drill: replication.last_drill(),
+        drill: replication.last_drill().map(|d| DrillAnswer {
+            at: rfc3339(crate::clock::from_millis(d.at)),
+            ok: d.ok,
+            message: d.message,
+            took_ms: d.took_ms,
+        }),
     }
 }

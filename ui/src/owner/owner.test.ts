@@ -93,7 +93,7 @@ describe('the owner answer', () => {
   });
 
   it('reads an empty object as no data anywhere', () => {
-    expect(read({})).toEqual({ version: null, checks: null, calendars: null, sync: null, feeds: null, backups: null });
+    expect(read({})).toEqual({ version: null, checks: null, calendars: null, sync: null, feeds: null, backups: null, replication: null });
   });
 
   it('reads parts of the wrong kind as no data', () => {
@@ -104,6 +104,7 @@ describe('the owner answer', () => {
       sync: null,
       feeds: null,
       backups: null,
+      replication: null,
     });
   });
 

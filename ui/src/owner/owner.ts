@@ -7,6 +7,7 @@ import * as v from 'valibot';
 import { CalendarStatusSchema } from '../lib/feedHealth';
 import { record, words } from '../lib/schema';
 import { instant } from '../lib/when';
+import { ReplicationSchema } from './replication';
 
 const whole = v.fallback(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0))), null);
 
@@ -108,6 +109,7 @@ export const OwnerSchema = record({
   sync: part(SyncSchema),
   feeds: part(FeedsSchema),
   backups: part(BackupsSchema),
+  replication: part(ReplicationSchema),
 });
 
 export type Owner = v.InferOutput<typeof OwnerSchema>;
