@@ -3,7 +3,8 @@
 //! newest transaction Litestream has taken from the database is the newest of its own files
 //! beside it (`.hearth.db-litestream/ltx/0/MIN-MAX.ltx`, what Litestream itself reads as its
 //! position), the newest the replica holds is what `litestream ltx` lists there, and a write
-//! Hearth made (the heartbeat in `meta`) that Litestream has not taken shows that it stopped.
+//! Hearth made (the write-ahead log's last change, or the heartbeat in `meta`) that Litestream has
+//! not taken shows that it stopped.
 //! The drill is `litestream restore -o` to a temporary file beside the database, checked like a
 //! backup and removed. Every call runs the program within a time limit on the calling (blocking)
 //! thread and ends it early when told to stop.
@@ -158,12 +159,13 @@ pub fn parse_listing(json: &[u8]) -> Result<Option<(u64, Option<SystemTime>)>, R
 }
 
 /// The position from what was read: caught up when the replica holds Litestream's newest
-/// transaction; else behind by the age of the oldest file it lacks. A heartbeat Litestream has
-/// not taken within [`TAKE_GRACE`] makes it at least that old.
+/// transaction; else behind by the age of the oldest file it lacks. A write (`written`, the
+/// newest Hearth made) that Litestream has not taken within [`TAKE_GRACE`] makes it at least
+/// that old.
 pub fn position(
     local: &[LtxFile],
     replica: Option<(u64, Option<SystemTime>)>,
-    heartbeat: Option<SystemTime>,
+    written: Option<SystemTime>,
     now: SystemTime,
 ) -> Position {
     let local_txid = local.iter().map(|f| f.max_txid).max().unwrap_or(0);
@@ -177,7 +179,7 @@ pub fn position(
         now.duration_since(at).unwrap_or_default()
     });
     let newest_taken = local.iter().map(|f| f.at).max();
-    let not_taken_since = heartbeat.filter(|&beat| {
+    let not_taken_since = written.filter(|&beat| {
         now.duration_since(beat).unwrap_or_default() > TAKE_GRACE
             && newest_taken.is_none_or(|taken| taken + TAKE_GRACE < beat)
     });
@@ -203,6 +205,12 @@ pub fn measure(
 ) -> Result<Position, ReplicaError> {
     let local = local_files(data_dir)?;
     let database = data_dir.join(DB_FILE);
+    // The newest write Hearth made: the heartbeat, or the write-ahead log's last change (only
+    // writes change it), whichever is later.
+    let log = std::fs::metadata(data_dir.join(format!("{DB_FILE}-wal")))
+        .and_then(|m| m.modified())
+        .ok();
+    let written = heartbeat.max(log);
     let listing = run(
         settings,
         data_dir,
@@ -219,8 +227,7 @@ pub fn measure(
         stop,
     )?;
     let replica = parse_listing(&listing)?;
-    // What Litestream took after the listing was read counts as taken, not as lacking.
-    Ok(position(&local, replica, heartbeat, now))
+    Ok(position(&local, replica, written, now))
 }
 
 /// `litestream restore -o` of the replica into `target` (any file there first removed).

@@ -1,6 +1,6 @@
 //! Replication's part in the server, when `--replica-url` says Litestream replicates the
 //! database: a heartbeat written into `meta` once a minute (so the replica always holds a recent
-//! write to be measured by), the replica's position measured every few seconds and kept for
+//! write to be measured by), the replica's position measured every minute and kept for
 //! the metrics and the owner page, and the restore drill on the server's clock
 //! (`--restore-drill-interval`, weekly): the replica restored into a temporary file beside the
 //! database, checked like a backup, removed, and the outcome kept in `meta` for `hearth doctor`
@@ -21,8 +21,9 @@ use crate::lock::lock;
 use crate::store::{database_bytes, free_bytes, integrity, Checked, Db, StoreError};
 use crate::store::{CHECK_TIME_LIMIT, MIN_FREE_BYTES};
 
-/// How often the replica's position is measured.
-pub const MEASURE_EVERY: Duration = Duration::from_secs(15);
+/// How often the replica's position is measured (one listing of the replica each time: 1,440 a
+/// day, within what S3-compatible stores give free).
+pub const MEASURE_EVERY: Duration = Duration::from_secs(60);
 /// How often the heartbeat is written.
 pub const HEARTBEAT_EVERY: Duration = Duration::from_secs(60);
 /// The first drill after a start waits at least this long (or the interval, when shorter).
@@ -138,9 +139,14 @@ impl Replication {
         );
         let me = self.clone();
         let watch = tokio::spawn(async move {
-            let mut beat_at: Option<Instant> = None;
+            // Litestream takes the start's writes within a second: the first measurement after
+            // that. Each measurement judges the heartbeat written a minute before it (one written
+            // a moment before would be too fresh to tell anything), then writes the next.
+            tokio::time::sleep(Duration::from_secs(2)).await;
             let mut beat: Option<SystemTime> = None;
+            let mut beat_at: Option<Instant> = None;
             loop {
+                me.measure(beat).await;
                 if beat_at.is_none_or(|at| at.elapsed() >= HEARTBEAT_EVERY) {
                     match me.heartbeat().await {
                         Ok(now) => beat = Some(now),
@@ -150,9 +156,6 @@ impl Replication {
                     }
                     beat_at = Some(Instant::now());
                 }
-                // Litestream takes a write within a second: measured after that.
-                tokio::time::sleep(Duration::from_secs(2)).await;
-                me.measure(beat).await;
                 tokio::time::sleep(MEASURE_EVERY).await;
             }
         });

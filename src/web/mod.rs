@@ -88,7 +88,7 @@ impl AppState {
         let doctor = Arc::new(crate::doctor::Setup {
             // The integrity check ran at the start; the page does not repeat it.
             thorough: false,
-            // Nor does it ask the replica: the server measures it every few seconds.
+            // Nor does it ask the replica: the server measures it every minute.
             measured: Some(crate::doctor::LiveMeasure(Arc::new(move || {
                 measured.measured()
             }))),

@@ -166,11 +166,29 @@ EOF
   grep -qx 'hearth_restore_drill_ok 1.0' "$work/metrics" || fail "$name: metrics lack the drill"
   ok "$name: metrics: $(grep -E '^hearth_(replication_lag_seconds|restore_drill_ok) ' "$work/metrics" | tr '\n' ' ')"
 
+  # Litestream frozen: a write it does not take makes the replica behind, and doctor says so;
+  # thawed, it catches up.
+  kill -STOP "$ls_pid"
+  head -c 1000 /dev/urandom > "$work/$name-v3"
+  vault "$work/$name-v3" >/dev/null
+  sleep 7
+  local status=0
+  HEARTH_DATA_DIR="$data" HEARTH_REPLICA_URL="$url" env -u AWS_CA_BUNDLE "$bin" doctor > "$work/doctor.out" 2>&1 || status=$?
+  kill -CONT "$ls_pid"
+  [ "$status" = 1 ] && grep -Eq '^fail +replication +replicated to .*Litestream has not taken the writes since .* \(([6-9]|1[0-9]) seconds behind\)' "$work/doctor.out" ||
+    fail "$name: doctor with Litestream frozen (exit $status): $(grep replication "$work/doctor.out")"
+  ok "$name: Litestream frozen: $(grep -E '^fail +replication ' "$work/doctor.out" | sed 's/  */ /g' | cut -c1-150)"
+  sleep 2
+  HEARTH_DATA_DIR="$data" HEARTH_REPLICA_URL="$url" env -u AWS_CA_BUNDLE "$bin" doctor > "$work/doctor.out" 2>&1 || true
+  grep -Eq '^ok +replication +replicated to .* the replica holds every write' "$work/doctor.out" ||
+    fail "$name: doctor after Litestream thawed: $(grep replication "$work/doctor.out")"
+  ok "$name: thawed, Litestream caught up and doctor says so"
+
   # A clean stop right after a write leaves that write in the replica.
   head -c 2000 /dev/urandom > "$work/$name-v2"
   local v2; v2="$(vault "$work/$name-v2")"
   kill -TERM "$ls_pid"
-  local status=0
+  status=0
   wait "$ls_pid" || status=$?
   [ "$status" = 0 ] || fail "$name: litestream exited $status after a clean stop"
   pgrep -f "$bin serve --listen 127.0.0.1:$port" >/dev/null && fail "$name: hearth outlived litestream"

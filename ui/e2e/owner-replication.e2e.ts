@@ -23,7 +23,7 @@ describe('the owner page of a replicated site', () => {
   });
   const section = (page: Page) => page.getByRole('region', { name: 'Replication', exact: true });
 
-  /** Checks again until `text` shows in the section (the server measures every 15 s, drills after 10 s). */
+  /** Checks again until `text` shows in the section (the server measures a moment after its start, drills after 10 s). */
   async function until(page: Page, text: RegExp): Promise<void> {
     const deadline = Date.now() + 30_000;
     while ((await section(page).getByText(text).count()) === 0) {

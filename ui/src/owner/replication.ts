@@ -1,5 +1,5 @@
 // The owner page's replication part (issue 37): whether Litestream replicates the database, how
-// far behind the replica is (the server measures it every 15 seconds), and the last restore
+// far behind the replica is (the server measures it every minute), and the last restore
 // drill. Read leniently like the rest of the answer (owner.ts); the words are pure, the clock
 // comes in.
 import * as v from 'valibot';
