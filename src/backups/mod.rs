@@ -7,6 +7,8 @@
 
 pub mod command;
 pub mod files;
+pub mod replica;
+pub mod replication;
 
 use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};

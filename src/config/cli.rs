@@ -9,9 +9,9 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use super::parse::{
-    parse_backup_interval, parse_backup_keep, parse_cache_size, parse_count, parse_expiry,
-    parse_in_flight, parse_link_url, parse_max_calendars, parse_owner_name, parse_public_url,
-    parse_size, parse_storage, parse_ttl, BackupInterval,
+    parse_backup_interval, parse_backup_keep, parse_cache_size, parse_count, parse_drill_interval,
+    parse_expiry, parse_in_flight, parse_link_url, parse_max_calendars, parse_owner_name,
+    parse_public_url, parse_size, parse_storage, parse_ttl, BackupInterval,
 };
 use super::VERSION;
 use crate::http::client::IpRange;
@@ -202,6 +202,41 @@ pub struct ServeArgs {
     /// $HEARTH_BACKUP_FILE), e.g. to copy it off the SD card: rclone copy "$1" remote:hearth.
     #[arg(long, env = "HEARTH_BACKUP_COMMAND", value_name = "COMMAND")]
     pub backup_command: Option<String>,
+
+    /// The replica Litestream keeps of the database (s3://BUCKET/PATH, with ?endpoint=URL for
+    /// S3-compatible storage, or file:///PATH), as deploy/litestream.yml reads it. Set when Hearth
+    /// runs under `litestream replicate`: Hearth then leaves checkpoints to Litestream, reports
+    /// how far behind the replica is, and runs the restore drill. Unset: not replicated.
+    #[arg(
+        long,
+        env = "HEARTH_REPLICA_URL",
+        value_name = "URL",
+        hide_env_values = true
+    )]
+    pub replica_url: Option<String>,
+
+    /// Litestream's configuration (the drill and the replica's position are read through it).
+    #[arg(
+        long,
+        env = "HEARTH_LITESTREAM_CONFIG",
+        default_value = "/etc/hearth/litestream.yml",
+        value_name = "PATH"
+    )]
+    pub litestream_config: PathBuf,
+
+    /// The litestream program (a name looked up in PATH, or a path).
+    #[arg(
+        long,
+        env = "HEARTH_LITESTREAM",
+        default_value = "litestream",
+        value_name = "PATH"
+    )]
+    pub litestream: PathBuf,
+
+    /// How often the restore drill restores the replica to a temporary file and checks it
+    /// (e.g. 7d), or `off`; only while replicated.
+    #[arg(long, env = "HEARTH_RESTORE_DRILL_INTERVAL", default_value = "7d", value_name = "DURATION|off", value_parser = parse_drill_interval)]
+    pub restore_drill_interval: BackupInterval,
 
     /// Key that making a sync vault or a shared deck requires (an invitation for learners,
     /// which is not the publish key). Unset: the publish key when one is set, else anyone.

@@ -19,7 +19,8 @@ use parse::load_avatar;
 pub use parse::{parse_link_url, parse_owner_name};
 pub use settings::{
     AlertSettings, Avatar, BackupSettings, CalendarSettings, EdgeSettings, EngineBudget, NotifyUrl,
-    SiteSettings, SyncSettings, UpstreamLimits, HEADER_READ_TIMEOUT, SHUTDOWN_DEADLINE,
+    ReplicationSettings, SiteSettings, SyncSettings, UpstreamLimits, DRILL_TIMEOUT,
+    HEADER_READ_TIMEOUT, SHUTDOWN_DEADLINE,
 };
 
 use crate::http::inflight::InFlightLimits;
@@ -83,6 +84,7 @@ pub struct Config {
     pub backups: BackupSettings,
     /// `--notify-url`: alerts of the doctor's checks.
     pub alerts: AlertSettings,
+    pub replication: ReplicationSettings,
 }
 
 /// A key given on the command line or in a file, trimmed; an empty one is refused.
@@ -145,12 +147,24 @@ impl ServeArgs {
                 .map_err(ConfigError::NotifyUrl)?,
             ..AlertSettings::default()
         };
+        let replication = ReplicationSettings {
+            replica_url: self
+                .replica_url
+                .clone()
+                .map(|u| u.trim().to_owned())
+                .filter(|u| !u.is_empty()),
+            config: self.litestream_config.clone(),
+            litestream: self.litestream.clone(),
+            drill_interval: self.restore_drill_interval.0,
+            drill_timeout: settings::DRILL_TIMEOUT,
+        };
         Ok(Config {
             alerts,
             listen: self.listen,
             metrics_listen: self.metrics_listen,
             data_dir,
             backups,
+            replication,
             public_url: self.public_url,
             log_format: self.log_format,
             clock: crate::clock::Clock::system(),

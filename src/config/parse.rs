@@ -163,6 +163,20 @@ pub(super) fn parse_backup_interval(value: &str) -> Result<BackupInterval, Strin
     Ok(BackupInterval(Some(d)))
 }
 
+/// `--restore-drill-interval`: a duration from 10 seconds to 1 year, or `off`.
+pub(super) fn parse_drill_interval(value: &str) -> Result<BackupInterval, String> {
+    let value = value.trim();
+    if value.eq_ignore_ascii_case("off") {
+        return Ok(BackupInterval(None));
+    }
+    let d = humantime::parse_duration(value)
+        .map_err(|e| format!("'{value}' is not a duration like 7d, or off ({e})"))?;
+    if d < Duration::from_secs(10) || d > Duration::from_secs(365 * 24 * 3600) {
+        return Err(format!("'{value}' is outside 10s to 365d"));
+    }
+    Ok(BackupInterval(Some(d)))
+}
+
 /// `--backup-keep`: 1 to 1000.
 pub(super) fn parse_backup_keep(value: &str) -> Result<usize, String> {
     match value.trim().parse::<usize>() {

@@ -115,6 +115,36 @@ pub struct SyncSettings {
     pub share_expiry: Duration,
 }
 
+/// Replication by Litestream (`--replica-url` and the flags beside it).
+#[derive(Debug, Clone)]
+pub struct ReplicationSettings {
+    /// `None`: not replicated.
+    pub replica_url: Option<String>,
+    /// Litestream's configuration file and program.
+    pub config: std::path::PathBuf,
+    pub litestream: std::path::PathBuf,
+    /// How often the restore drill runs; `None`: never.
+    pub drill_interval: Option<Duration>,
+    /// How long one drill (the restore and the check) may take (no flag; tests shorten it).
+    pub drill_timeout: Duration,
+}
+
+/// How long a restore drill may take before it is stopped and counted as failed.
+pub const DRILL_TIMEOUT: Duration = Duration::from_secs(15 * 60);
+
+impl ReplicationSettings {
+    pub fn replicated(&self) -> bool {
+        self.replica_url.is_some()
+    }
+
+    /// The replica's address without its query (which may name an endpoint with a key).
+    pub fn replica_shown(&self) -> Option<String> {
+        self.replica_url
+            .as_deref()
+            .map(|u| u.split(['?', '#']).next().unwrap_or(u).to_owned())
+    }
+}
+
 /// Scheduled backups of the database.
 #[derive(Debug, Clone)]
 pub struct BackupSettings {

@@ -62,6 +62,10 @@ pub(super) fn database(setup: &Setup, conn: Option<&Connection>) -> Finding {
     let file_size = std::fs::metadata(&path).map_or(0, |m| m.len());
     // The check runs on a connection of its own, which it may interrupt.
     let checked = Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .and_then(|c| {
+            c.busy_timeout(std::time::Duration::from_secs(5))
+                .map(|()| c)
+        })
         .map_err(crate::store::StoreError::from)
         .and_then(|mut own| integrity(&mut own, &path, file_size, CHECK_TIME_LIMIT));
     match checked {

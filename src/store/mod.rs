@@ -11,7 +11,7 @@ mod restore;
 use std::fs::{DirBuilder, OpenOptions};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -145,6 +145,8 @@ struct Inner {
     path: PathBuf,
     /// Free space below which `ready` fails; `MIN_FREE_BYTES` unless set.
     min_free_bytes: AtomicU64,
+    /// Litestream replicates the file: checkpoints are its business (see `close`).
+    replicated: AtomicBool,
     writer: Mutex<Connection>,
     readers: Mutex<Vec<Connection>>,
 }
@@ -203,6 +205,7 @@ impl Db {
             inner: Arc::new(Inner {
                 path,
                 min_free_bytes: AtomicU64::new(MIN_FREE_BYTES),
+                replicated: AtomicBool::new(false),
                 writer: Mutex::new(writer),
                 readers: Mutex::new(Vec::new()),
             }),
@@ -213,6 +216,18 @@ impl Db {
     /// the check fail without filling a disk).
     pub fn set_min_free_bytes(&self, bytes: u64) {
         self.inner.min_free_bytes.store(bytes, Ordering::Relaxed);
+    }
+
+    /// Says that Litestream replicates the database (`--replica-url`), so Hearth never runs a
+    /// checkpoint that waits for readers: a TRUNCATE, RESTART or FULL checkpoint waits for
+    /// Litestream's read transaction and stalls every writer for the whole busy timeout. Only
+    /// SQLite's own passive checkpoints run, and Litestream makes the rest.
+    pub fn set_replicated(&self, replicated: bool) {
+        self.inner.replicated.store(replicated, Ordering::Relaxed);
+    }
+
+    pub fn replicated(&self) -> bool {
+        self.inner.replicated.load(Ordering::Relaxed)
     }
 
     pub fn path(&self) -> &Path {
@@ -288,11 +303,18 @@ impl Db {
     }
 
     /// Leaves the file tidy at shutdown: lets SQLite refresh its statistics and folds the WAL
-    /// back into the main file. Connections close when the last handle is dropped.
+    /// back into the main file, unless Litestream replicates it (then the log is Litestream's to
+    /// fold, after it has copied the last writes). Connections close when the last handle is
+    /// dropped.
     pub fn close(&self) {
         lock(&self.inner.readers).clear();
         let writer = lock(&self.inner.writer);
-        if let Err(e) = writer.execute_batch("PRAGMA optimize; PRAGMA wal_checkpoint(TRUNCATE);") {
+        let tidy = if self.replicated() {
+            "PRAGMA optimize;"
+        } else {
+            "PRAGMA optimize; PRAGMA wal_checkpoint(TRUNCATE);"
+        };
+        if let Err(e) = writer.execute_batch(tidy) {
             tracing::warn!(error = %e, "tidying the database at shutdown failed");
         }
     }
@@ -588,6 +610,37 @@ pub(crate) mod tests {
             .await
             .expect("read");
         assert_eq!(urls, ["https://example.org/used.ics"]);
+    }
+
+    #[tokio::test]
+    async fn a_replicated_database_is_never_truncated_at_shutdown() {
+        let wal_len = |dir: &Path| {
+            std::fs::metadata(dir.join(format!("{DB_FILE}-wal"))).map_or(0, |m| m.len())
+        };
+        for replicated in [false, true] {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let db = Db::open(dir.path()).expect("opens");
+            db.set_replicated(replicated);
+            // Litestream's read transaction, which a TRUNCATE checkpoint would wait for.
+            let reader = Connection::open(db.path()).expect("reader");
+            reader
+                .execute_batch("BEGIN; SELECT count(*) FROM meta;")
+                .expect("read");
+            db.write(|c| Ok(c.execute("INSERT INTO meta (key, value) VALUES ('k', 'v')", [])?))
+                .await
+                .expect("write");
+            assert!(wal_len(dir.path()) > 0);
+            reader.execute_batch("COMMIT").expect("end");
+            let started = std::time::Instant::now();
+            db.close();
+            assert!(started.elapsed() < Duration::from_secs(1));
+            if replicated {
+                assert!(wal_len(dir.path()) > 0, "the log is left to Litestream");
+            } else {
+                assert_eq!(wal_len(dir.path()), 0, "folded and truncated");
+            }
+            assert_eq!(db.replicated(), replicated);
+        }
     }
 
     #[test]

@@ -105,6 +105,16 @@ pub fn restore(backup: &Path, data_dir: &Path, stamp: &str) -> Result<Restored, 
         }
         let aside = data_dir.join(format!("{DB_FILE}.before-restore-{stamp}"));
         std::fs::rename(&database, &aside).map_err(dir_error)?;
+        // What a reader kept the checkpoint from folding in (Litestream's, when it runs on its
+        // own) stays with the copy it belongs to.
+        let log = data_dir.join(format!("{DB_FILE}-wal"));
+        if std::fs::metadata(&log).is_ok_and(|m| m.len() > 0) {
+            std::fs::rename(
+                &log,
+                data_dir.join(format!("{DB_FILE}.before-restore-{stamp}-wal")),
+            )
+            .map_err(dir_error)?;
+        }
         Some(aside)
     } else {
         None
@@ -144,6 +154,8 @@ pub fn check_backup(path: &Path) -> Result<i64, RestoreError> {
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )
     .map_err(|e| not_a_backup(e.to_string()))?;
+    conn.busy_timeout(std::time::Duration::from_secs(5))
+        .map_err(|e| not_a_backup(e.to_string()))?;
     let problems: Vec<String> = conn
         .prepare("PRAGMA integrity_check(10)")
         .and_then(|mut s| {
@@ -200,13 +212,16 @@ fn give_to_owner_of(dir: &Path, file: &Path) {
 }
 
 /// Folds a database's write-ahead log into its main file, so the file alone is the whole
-/// database when it is kept aside.
+/// database when it is kept aside. A passive checkpoint, which never waits for a reader: with
+/// Litestream replicating the file, a TRUNCATE would wait on its read transaction. Closing the
+/// last connection removes the log; one a reader still holds is kept aside with the copy.
 fn fold_log(database: &Path) -> rusqlite::Result<()> {
     let conn = Connection::open_with_flags(
         database,
         OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )?;
-    conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")
+    conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    conn.execute_batch("PRAGMA wal_checkpoint(PASSIVE);")
 }
 
 #[cfg(test)]

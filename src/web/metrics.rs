@@ -345,6 +345,7 @@ async fn render(state: &AppState) -> Result<String, StoreError> {
             gauge(age),
         );
     }
+    replication(&mut registry, state);
     let info: Family<Vec<(String, String)>, Gauge> = Family::default();
     info.get_or_create(&vec![(
         "version".to_owned(),
@@ -357,6 +358,66 @@ async fn render(state: &AppState) -> Result<String, StoreError> {
     // Writing into a String cannot fail.
     let _ = encode(&mut text, &registry);
     Ok(text)
+}
+
+/// Replication by Litestream: whether it is on, and (from the server's last measurement and
+/// drill) how far behind the replica is and how the last restore drill went.
+fn replication(registry: &mut Registry, state: &AppState) {
+    let replication = &state.replication;
+    let on = replication.settings().replicated();
+    registry.register(
+        "replication_enabled",
+        "1 when Litestream replicates the database (--replica-url)",
+        gauge(if on { 1.0 } else { 0.0 }),
+    );
+    if !on {
+        return;
+    }
+    let unix = |at: SystemTime| {
+        at.duration_since(SystemTime::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_secs_f64()
+    };
+    if let Some(measured) = replication.measured() {
+        registry.register(
+            "replication_measured",
+            "1 when the replica's position could be read at the last measurement",
+            gauge(if measured.result.is_ok() { 1.0 } else { 0.0 }),
+        );
+        if let Ok(position) = &measured.result {
+            registry.register_with_unit(
+                "replication_lag",
+                "How long the oldest write the replica lacks has waited (0: it holds every write)",
+                Unit::Seconds,
+                gauge(position.behind().as_secs_f64()),
+            );
+        }
+        registry.register_with_unit(
+            "replication_measured_timestamp",
+            "When the replica's position was last measured (unix time)",
+            Unit::Seconds,
+            gauge(unix(measured.at)),
+        );
+    }
+    if let Some(drill) = replication.last_drill() {
+        registry.register(
+            "restore_drill_ok",
+            "1 when the last restore drill restored a sound database",
+            gauge(if drill.ok { 1.0 } else { 0.0 }),
+        );
+        registry.register_with_unit(
+            "restore_drill_timestamp",
+            "When the last restore drill ran (unix time)",
+            Unit::Seconds,
+            gauge(unix(crate::clock::from_millis(drill.at))),
+        );
+        registry.register_with_unit(
+            "restore_drill_duration",
+            "How long the last restore drill took",
+            Unit::Seconds,
+            gauge(drill.took_ms as f64 / 1000.0),
+        );
+    }
 }
 
 #[cfg(test)]

@@ -26,6 +26,7 @@ use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetReques
 use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 
+use crate::backups::replication::Replication;
 use crate::backups::Backups;
 use crate::clock::Clock;
 use crate::config::Config;
@@ -65,6 +66,8 @@ pub struct AppState {
     pub sync: SyncState,
     /// Scheduled backups and their report (`lib.rs` starts the schedule).
     pub backups: Arc<Backups>,
+    /// Replication by Litestream: its measurements and drills (`lib.rs` starts them).
+    pub replication: Arc<Replication>,
     /// What the metrics middleware counts.
     pub metrics: Arc<Metrics>,
     pub data_dir: PathBuf,
@@ -77,9 +80,20 @@ pub struct AppState {
 
 impl AppState {
     pub fn new(config: Config, db: Db) -> Result<AppState, FetchError> {
+        let replication = Replication::new(
+            config.replication.clone(),
+            &config.data_dir,
+            db.clone(),
+            config.clock.clone(),
+        );
+        let measured = replication.clone();
         let doctor = Arc::new(crate::doctor::Setup {
             // The integrity check ran at the start; the page does not repeat it.
             thorough: false,
+            // Nor does it ask the replica: the server measures it every minute.
+            measured: Some(crate::doctor::LiveMeasure(Arc::new(move || {
+                measured.measured()
+            }))),
             ..crate::doctor::Setup::of(&config)
         });
         let edge = &config.edge;
@@ -161,6 +175,7 @@ impl AppState {
             admission,
             sync,
             backups,
+            replication,
             metrics: Arc::new(Metrics::default()),
             data_dir: config.data_dir,
             clock: config.clock,

@@ -40,6 +40,31 @@ pub struct OwnerAnswer {
     /// Whether `--notify-url` is set and what was sent; never the address.
     notifications: crate::alerts::AlertsReport,
     site: crate::site::edit::SiteAnswer,
+    replication: ReplicationAnswer,
+}
+
+/// Replication by Litestream: where the replica stands and the last restore drill.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ReplicationAnswer {
+    enabled: bool,
+    /// The replica's address without its query.
+    replica: Option<String>,
+    measured_at: Option<String>,
+    /// Seconds the oldest write the replica lacks has waited (0: it holds every write).
+    behind_seconds: Option<f64>,
+    measure_error: Option<String>,
+    drill: Option<DrillAnswer>,
+}
+
+/// The last restore drill.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DrillAnswer {
+    at: String,
+    ok: bool,
+    message: String,
+    took_ms: u64,
 }
 
 #[derive(Serialize)]
@@ -132,8 +157,10 @@ pub async fn page(
         .map_err(|_| AppError::Internal("listing the backups stopped".into()))?
         .unwrap_or_default();
     let report = state.backups.report();
+    let replication = replication_answer(&state);
     Ok(Json(OwnerAnswer {
         notifications: state.alerts.report(),
+        replication,
         version: crate::version::VERSION,
         site: crate::site::edit::editor_view(&state.site),
         checks,
@@ -213,5 +240,26 @@ pub async fn test_notification(
             retry_after: wait.as_secs().max(1),
         }),
         Err(e @ TestError::Failed(_)) => Err(AppError::BadGateway(e.to_string())),
+    }
+}
+
+fn replication_answer(state: &AppState) -> ReplicationAnswer {
+    let replication = &state.replication;
+    let measured = replication.measured();
+    ReplicationAnswer {
+        enabled: replication.settings().replicated(),
+        replica: replication.settings().replica_shown(),
+        measured_at: measured.as_ref().map(|m| rfc3339(m.at)),
+        behind_seconds: measured
+            .as_ref()
+            .and_then(|m| m.result.as_ref().ok())
+            .map(|p| p.behind().as_secs_f64()),
+        measure_error: measured.and_then(|m| m.result.err()),
+        drill: replication.last_drill().map(|d| DrillAnswer {
+            at: rfc3339(crate::clock::from_millis(d.at)),
+            ok: d.ok,
+            message: d.message,
+            took_ms: d.took_ms,
+        }),
     }
 }

@@ -13,7 +13,7 @@ import { useCalendarSite } from './calendars-support/site';
 import { WORK_FEED } from './calendars-support/upstream';
 
 const KEY = 'owner-s3cret';
-const SECTIONS = ['Checks', 'Calendars', 'Sync', 'Calendar feeds', 'Backups', 'Notifications', 'Site'];
+const SECTIONS = ['Checks', 'Calendars', 'Sync', 'Calendar feeds', 'Backups', 'Replication', 'Notifications', 'Site'];
 
 const DEVICES = [
   { name: 'phone', options: { viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true } },
@@ -96,6 +96,11 @@ describe('the owner page', () => {
     await backups
       .getByText(/^(No backup has been made yet\.|hearth-.+)$/)
       .first()
+      .waitFor();
+
+    // Replication: off on this site, and what that means.
+    await section(page, 'Replication')
+      .getByText(/^Not replicated: what was written since the last backup would be lost with the disk\./)
       .waitFor();
 
     // Check again, from the keyboard: the polite line says when it checked.

@@ -8,6 +8,7 @@ import type { Backups, Check, CheckStatus, FeedsUse, Owner, OwnerCalendar, SyncU
 import { NotificationsPart } from './NotificationsPart';
 import { checksSummary, fileParts, lastRunText, scheduleText, statusLabel, usage, type Usage } from './words';
 import { SiteEditor } from './SiteEditor';
+import { drillOutcome, drillText, replicationStatus, replicationText, type Replication } from './replication';
 
 const STATUS_ICONS = { ok: CircleCheck, warn: TriangleAlert, fail: CircleX } as const;
 
@@ -257,6 +258,41 @@ function BackupsPart({ backups, now }: { backups: Backups | null; now: Date }) {
   );
 }
 
+/** Replication by Litestream: where the replica stands, and the last restore drill. */
+function ReplicationPart({ replication, now }: { replication: Replication | null; now: Date }) {
+  if (replication === null) return <NoData what="replication" />;
+  const status = replicationStatus(replication);
+  const drill = replication.drill;
+  const drillStatus: CheckStatus | null = drill?.ok === true ? 'ok' : drill?.ok === false ? 'fail' : null;
+  return (
+    <>
+      <p>
+        {status && (
+          <>
+            <Status status={status} />{' '}
+          </>
+        )}
+        {replicationText(replication)}
+      </p>
+      {replication.enabled === true && (
+        <dl className="owner-facts">
+          <div>
+            <dt>Restore drill</dt>
+            <dd>
+              {drill && (
+                <>
+                  <Status status={drillStatus} label={drillOutcome(drill)} />{' '}
+                </>
+              )}
+              {drillText(drill, now)}
+            </dd>
+          </div>
+        </dl>
+      )}
+    </>
+  );
+}
+
 export function OwnerSections({ owner, now, busy }: { owner: Owner; now: Date; busy: boolean }) {
   return (
     <div className="owner__sections">
@@ -274,6 +310,9 @@ export function OwnerSections({ owner, now, busy }: { owner: Owner; now: Date; b
       </Section>
       <Section id="owner-backups" title="Backups" busy={busy}>
         <BackupsPart backups={owner.backups} now={now} />
+      </Section>
+      <Section id="owner-replication" title="Replication" busy={busy}>
+        <ReplicationPart replication={owner.replication} now={now} />
       </Section>
       <Section id="owner-notifications" title="Notifications" busy={busy}>
         <NotificationsPart notifications={owner.notifications} />

@@ -93,7 +93,17 @@ describe('the owner answer', () => {
   });
 
   it('reads an empty object as no data anywhere', () => {
-    expect(read({})).toEqual({ version: null, checks: null, calendars: null, sync: null, feeds: null, backups: null, notifications: null, site: null });
+    expect(read({})).toEqual({
+      version: null,
+      checks: null,
+      calendars: null,
+      sync: null,
+      feeds: null,
+      backups: null,
+      replication: null,
+      notifications: null,
+      site: null,
+    });
   });
 
   it('reads parts of the wrong kind as no data', () => {
@@ -104,6 +114,7 @@ describe('the owner answer', () => {
       sync: null,
       feeds: null,
       backups: null,
+      replication: null,
       notifications: null,
       site: null,
     });

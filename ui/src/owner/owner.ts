@@ -9,6 +9,7 @@ import { record, words } from '../lib/schema';
 import { instant } from '../lib/when';
 import { parseOwnerSite } from './siteForm';
 import { NotificationsSchema } from './notifications';
+import { ReplicationSchema } from './replication';
 
 const whole = v.fallback(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0))), null);
 
@@ -110,6 +111,7 @@ export const OwnerSchema = record({
   sync: part(SyncSchema),
   feeds: part(FeedsSchema),
   backups: part(BackupsSchema),
+  replication: part(ReplicationSchema),
   /** The site as its editor shows it (null: not sent or not readable). */
   site: v.fallback(
     v.pipe(

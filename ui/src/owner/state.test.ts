@@ -3,7 +3,17 @@ import { describe, expect, it } from 'vitest';
 import type { Owner } from './owner';
 import { initialOwnerState, ownerReducer, type OwnerAction, type OwnerState } from './state';
 
-const OWNER: Owner = { version: '0.1.0', checks: [], calendars: [], sync: null, feeds: null, backups: null, notifications: null, site: null };
+const OWNER: Owner = {
+  version: '0.1.0',
+  checks: [],
+  calendars: [],
+  sync: null,
+  feeds: null,
+  backups: null,
+  replication: null,
+  notifications: null,
+  site: null,
+};
 const AT = new Date('2026-11-25T10:00:00Z');
 const run = (actions: OwnerAction[], from: OwnerState = initialOwnerState) => actions.reduce(ownerReducer, from);
 const ready = run([{ type: 'loaded', owner: OWNER, at: AT }]);
