@@ -281,13 +281,7 @@ fn read_kept(conn: &rusqlite::Connection) -> Result<Kept, StoreError> {
 }
 
 fn write_kept(conn: &mut rusqlite::Connection, kept: &Kept) -> Result<(), StoreError> {
-    let text = serde_json::to_string(kept).unwrap_or_default();
-    conn.execute(
-        "INSERT INTO meta (key, value) VALUES (?1, ?2)
-         ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-        [KEPT_KEY, text.as_str()],
-    )?;
-    Ok(())
+    crate::store::meta::set_json(conn, KEPT_KEY, kept)
 }
 
 /// How messages name this server: the host of `--public-url`, else the address it listens on.

@@ -208,20 +208,7 @@ impl Backups {
             }
         }
         *lock(&self.report) = report.clone();
-        let kept = report.clone();
-        let saved = self
-            .db
-            .write(move |conn| {
-                let text = serde_json::to_string(&kept).unwrap_or_default();
-                conn.execute(
-                    "INSERT INTO meta (key, value) VALUES (?1, ?2)
-                     ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                    [REPORT_KEY, text.as_str()],
-                )?;
-                Ok(())
-            })
-            .await;
-        if let Err(e) = saved {
+        if let Err(e) = self.db.set_meta_json(REPORT_KEY, &report).await {
             tracing::warn!(error = %e, "could not keep the backup report in the database");
         }
         report

@@ -197,16 +197,7 @@ impl Replication {
     async fn heartbeat(&self) -> Result<SystemTime, StoreError> {
         let now = self.clock.wall();
         let value = to_millis(now).to_string();
-        self.db
-            .write(move |conn| {
-                conn.execute(
-                    "INSERT INTO meta (key, value) VALUES (?1, ?2)
-                     ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                    [HEARTBEAT_KEY, value.as_str()],
-                )?;
-                Ok(())
-            })
-            .await?;
+        self.db.set_meta(HEARTBEAT_KEY, value).await?;
         Ok(now)
     }
 
@@ -252,20 +243,7 @@ impl Replication {
             tracing::error!("restore drill failed: {}", report.message);
         }
         *lock(&self.drill) = Some(report.clone());
-        let kept = report.clone();
-        let saved = self
-            .db
-            .write(move |conn| {
-                let text = serde_json::to_string(&kept).unwrap_or_default();
-                conn.execute(
-                    "INSERT INTO meta (key, value) VALUES (?1, ?2)
-                     ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                    [DRILL_KEY, text.as_str()],
-                )?;
-                Ok(())
-            })
-            .await;
-        if let Err(e) = saved {
+        if let Err(e) = self.db.set_meta_json(DRILL_KEY, &report).await {
             tracing::warn!(error = %e, "could not keep the drill's report in the database");
         }
         report

@@ -5,6 +5,7 @@
 mod backup;
 mod check;
 mod clients;
+pub mod meta;
 mod migrations;
 mod restore;
 

@@ -22,18 +22,7 @@ pub fn spawn_reports(state: &AppState) -> tokio::task::JoinHandle<()> {
             if report == written {
                 continue;
             }
-            let text = serde_json::to_string(&report).unwrap_or_default();
-            let saved = db
-                .write(move |conn| {
-                    conn.execute(
-                        "INSERT INTO meta (key, value) VALUES (?1, ?2)
-                         ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                        [ProxyReport::KEY, text.as_str()],
-                    )?;
-                    Ok(())
-                })
-                .await;
-            match saved {
+            match db.set_meta_json(ProxyReport::KEY, &report).await {
                 Ok(()) => written = report,
                 Err(e) => tracing::warn!(error = %e, "could not keep the proxy report"),
             }
