@@ -2,6 +2,10 @@
 # Server benchmarks, each against nginx on the same machine in the same run: binary size, idle
 # memory, the landing page's initial script (gzipped), wrk load (50 connections, 10 s) on
 # GET /, a hashed asset, and a published 1,000-event hosted feed (200 and 304 answers).
+# Every answer's status is counted (bench/answers.lua): a run with any answer other than the one
+# it measures fails the bench, since a refusal is not a page served. Hearth is run as behind a
+# reverse proxy on the same machine (--trust-loopback true), each request naming another visitor,
+# as the many visitors a load test stands for would be; nginx serves files and ignores the header.
 # Everything listens on 127.0.0.1 only. Usage: bench/server.sh (after `make build`); HEARTH_BIN=PATH
 # measures another binary (an older build, for a before/after on the same machine).
 set -euo pipefail
@@ -66,7 +70,7 @@ cap=()
 if "$bin" serve --help | grep -q -- --max-connections-per-address; then
     cap=(--max-connections-per-address "$((connections + 8))")
 fi
-HEARTH_LOG=warn "$bin" serve --listen "127.0.0.1:$hport" --data-dir "$data" --allow-private-feeds --feed-ttl 1h "${cap[@]}" &
+HEARTH_LOG=warn "$bin" serve --listen "127.0.0.1:$hport" --data-dir "$data" --allow-private-feeds --feed-ttl 1h --trust-loopback true "${cap[@]}" &
 hpid=$!
 pids+=($hpid)
 wait_for "http://127.0.0.1:$hport/healthz"
@@ -89,18 +93,26 @@ curl -fsS -D "$out/hosted.headers" -o "$out/feeds/hosted.ics" "http://127.0.0.1:
 etag=$(awk 'tolower($1) == "etag:" { print $2 }' "$out/hosted.headers" | tr -d '\r')
 hosted_bytes=$(stat -c %s "$out/feeds/hosted.ics")
 
-# wrk NAME URL [HEADER]: prints "NAME req/s p99"
+# wrk NAME URL EXPECTED [HEADER]: prints "NAME req/s p99 answers"; a run with any other answer
+# than EXPECTED is reported and fails the bench at the end. Hearth's runs name many visitors.
+failed=()
 load() {
-    local name=$1 url=$2 header=${3:-}
-    local args=(-t2 -c"$connections" -d"$duration" --latency)
+    local name=$1 url=$2 expected=$3 header=${4:-}
+    local args=(-t2 -c"$connections" -d"$duration" --latency -s bench/answers.lua)
     [ -n "$header" ] && args+=(-H "$header")
+    local visitors=""
+    [[ $name == hearth-* ]] && visitors=forwarded
     local report
-    report=$(wrk "${args[@]}" "$url")
-    local rps p99 non2xx
+    report=$(wrk "${args[@]}" "$url" -- "$expected" $visitors)
+    local rps p99 good other
     rps=$(awk '/Requests\/sec:/ { print $2 }' <<<"$report")
     p99=$(awk '$1 == "99%" { print $2 }' <<<"$report")
-    non2xx=$(awk '/Non-2xx or 3xx responses:/ { print $5 }' <<<"$report")
-    printf '%-34s %12s %10s %s\n' "$name" "$rps" "$p99" "${non2xx:+($non2xx non-2xx)}"
+    good=$(awk '$1 == "answers:" { print $2 }' <<<"$report")
+    other=$(awk '$1 == "answers:" { print $4 }' <<<"$report")
+    if [ -z "$good" ] || [ "$other" != 0 ]; then
+        failed+=("$name: $(grep '^answers:' <<<"$report" || echo 'no count of answers')")
+    fi
+    printf '%-34s %12s %10s %s\n' "$name" "$rps" "$p99" "$good $expected, $other other"
     echo "$rps" > "$out/rps-$name"
 }
 
@@ -111,14 +123,14 @@ printf 'idle RSS after start:              %.1f MB (target <= 10 MB)\n' "$(echo 
 printf 'landing page initial JS, gzip -9:  %.1f KB (target <= 80 KB)\n' "$(echo "$entry_gz / 1000" | bc -l)"
 printf 'hosted feed: %d events, upstream %.2f MB, remapped %.2f MB\n' 1000 "$(echo "$feed_bytes / 1000000" | bc -l)" "$(echo "$hosted_bytes / 1000000" | bc -l)"
 echo
-printf '%-34s %12s %10s\n' "" "req/s" "p99"
-load hearth-index "http://127.0.0.1:$hport/"
-load nginx-index "http://127.0.0.1:$nport/"
-load hearth-asset "http://127.0.0.1:$hport$asset"
-load nginx-asset "http://127.0.0.1:$nport$asset"
-load hearth-feed-200 "http://127.0.0.1:$hport/cal/bench.ics"
-load nginx-feed-200 "http://127.0.0.1:$nport/feeds/hosted.ics"
-load hearth-feed-304 "http://127.0.0.1:$hport/cal/bench.ics" "If-None-Match: $etag"
+printf '%-34s %12s %10s %s\n' "" "req/s" "p99" "answers"
+load hearth-index "http://127.0.0.1:$hport/" 200
+load nginx-index "http://127.0.0.1:$nport/" 200
+load hearth-asset "http://127.0.0.1:$hport$asset" 200
+load nginx-asset "http://127.0.0.1:$nport$asset" 200
+load hearth-feed-200 "http://127.0.0.1:$hport/cal/bench.ics" 200
+load nginx-feed-200 "http://127.0.0.1:$nport/feeds/hosted.ics" 200
+load hearth-feed-304 "http://127.0.0.1:$hport/cal/bench.ics" 304 "If-None-Match: $etag"
 peak_rss=$(rss_kb "$hpid" VmHWM)
 
 ratio() { echo "scale=2; $(cat "$out/rps-$1") / $(cat "$out/rps-$2")" | bc; }
@@ -128,3 +140,11 @@ echo "hearth / nginx, hashed asset:     $(ratio hearth-asset nginx-asset)"
 echo "hearth / nginx, hosted feed 200:  $(ratio hearth-feed-200 nginx-feed-200) (target >= 0.8)"
 echo "hearth hosted feed 304:           $(cat "$out/rps-hearth-feed-304") req/s (target >= 20000)"
 printf 'hearth peak RSS during the run:   %.1f MB (target <= 60 MB)\n' "$(echo "$peak_rss / 1024" | bc -l)"
+
+# A figure is only what was served: any other answer fails the bench.
+if [ ${#failed[@]} -gt 0 ]; then
+    echo
+    echo "bench: runs with answers other than the ones measured:" >&2
+    printf '  %s\n' "${failed[@]}" >&2
+    exit 1
+fi
