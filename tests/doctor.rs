@@ -102,6 +102,21 @@ fn a_fresh_install_with_nothing_wrong_passes() {
         "{}",
         report.line("backups")
     );
+    // The restore drill's interval likewise ("every 7 days", not "every 7days").
+    let replicated = [
+        "--replica-url",
+        "file:///nowhere",
+        "--litestream",
+        "/bin/false",
+    ];
+    let report = doctor(dir.path(), &replicated);
+    assert!(
+        report
+            .line("replication drill")
+            .ends_with("the first runs 5 minutes after the server starts, then every 7 days"),
+        "{}",
+        report.line("replication drill")
+    );
 }
 
 #[test]

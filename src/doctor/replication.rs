@@ -9,6 +9,7 @@ use std::time::{Duration, SystemTime};
 use rusqlite::Connection;
 
 use super::{age, Finding, Setup};
+use crate::backups::every;
 use crate::backups::replica::{self, Position};
 use crate::backups::replication::{read_heartbeat, DrillReport, Measured, FIRST_DRILL_AFTER};
 use crate::clock::from_millis;
@@ -125,9 +126,9 @@ fn drill(setup: &Setup, conn: Option<&Connection>, now: SystemTime) -> Finding {
         return Finding::ok(
             CHECK,
             format!(
-                "no restore drill yet: the first runs {} after the server starts, then every {}",
-                humantime::format_duration(FIRST_DRILL_AFTER.min(interval)),
-                humantime::format_duration(interval)
+                "no restore drill yet: the first runs {} after the server starts, then {}",
+                age(FIRST_DRILL_AFTER.min(interval)),
+                every(interval)
             ),
         );
     };
@@ -155,10 +156,7 @@ fn drill(setup: &Setup, conn: Option<&Connection>, now: SystemTime) -> Finding {
     if how_old > interval * 2 + FIRST_DRILL_AFTER {
         return Finding::warn(
             CHECK,
-            format!(
-                "{said}{fresh}: overdue (every {})",
-                humantime::format_duration(interval)
-            ),
+            format!("{said}{fresh}: overdue ({})", every(interval)),
         );
     }
     Finding::ok(CHECK, format!("{said}{fresh}"))
