@@ -636,9 +636,10 @@ async fn attackers_holding_a_hosts_connections_with_slow_addresses_leave_a_bysta
     while let Some(status) = attacks.join_next().await {
         statuses.push(status.expect("joins").expect("answered"));
     }
-    // At least one attacker's fetch was stopped for the bystander. Under CPU load more than one
-    // attacker read is refused within a few tens of milliseconds (seen: 2 to 6 of 16, never a
-    // bystander), cause not yet found; what this test guards is that the bystanders are answered.
+    // At least one attacker's fetch was stopped for the bystander. When the gate opens, an
+    // attacker whose reads all finished holds none again, so its queued read may take a
+    // connection as a newcomer and stop the oldest fetch of an attacker still finishing (the
+    // rule at work among attackers; never a bystander's): under CPU load 2 to 6 of 16 were seen.
     let stopped = statuses
         .iter()
         .filter(|s| **s == StatusCode::TOO_MANY_REQUESTS)
