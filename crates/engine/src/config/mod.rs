@@ -18,7 +18,8 @@ pub use overrides::{
 };
 pub use schema::{
     AlarmMode, CalendarConfig, DurationRange, FilterAction, FilterRule, History, Matcher,
-    Occurrences, Override, Privacy, Source, TimeOfDay, TimezoneMode, Window,
+    Occurrences, Override, Privacy, Source, SourceAuth, SourceKind, TimeOfDay, TimezoneMode,
+    UidMode, Window, MAX_AUTH_BYTES,
 };
 
 #[cfg(test)]

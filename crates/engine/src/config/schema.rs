@@ -2,6 +2,9 @@
 //! time zones, alarms, privacy), as the editor, the publish API and `hearth remap --config` send
 //! it. Read and written by serde; checked and compiled in `compile`.
 
+use std::collections::BTreeMap;
+use std::fmt;
+
 use serde::{Deserialize, Serialize};
 
 use crate::mapping::Mapping;
@@ -35,6 +38,28 @@ pub struct CalendarConfig {
     /// Single events or occurrences changed by hand, applied after the mapping.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub overrides: Vec<Override>,
+    /// Serve the calendar's agenda (`/cal/{id}` as a page, `/cal/{id}.json`) beside its feed.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub agenda: bool,
+    /// Properties beyond the five templates (`TRANSP`, `CATEGORIES`, `CLASS`, `URL`, `COLOR`),
+    /// each a template in the mapping's syntax set on every kept event; an empty result removes
+    /// the property.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub properties: BTreeMap<String, String>,
+    /// Where events' UIDs come from: the source's own, or made from their content.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub uids: UidMode,
+}
+
+/// `"source"`: events keep the UIDs their source gives (what every calendar did before this
+/// key). `"content"`: a UID made from the event's content (its source, start, the source's
+/// summary and recurrence), for sources whose UIDs are missing or change at every fetch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UidMode {
+    #[default]
+    Source,
+    Content,
 }
 
 /// One event changed by hand: the event (`uid`), or one occurrence of it (`recurrenceId`, its
@@ -78,6 +103,135 @@ pub struct Source {
     /// The owner's name for the feed, shown in the editor.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
+    /// A feed (`"feed"`, the default: a GET of the address) or a CalDAV calendar (`"caldav"`:
+    /// its events read with a REPORT within the calendar's window).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub kind: SourceKind,
+    /// The login the source asks for. Write-only: it is always written back as `"set"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auth: Option<SourceAuth>,
+}
+
+/// What kind of address a source is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SourceKind {
+    #[default]
+    Feed,
+    Caldav,
+}
+
+/// Longest username, password or token a source's login may hold, in bytes.
+pub const MAX_AUTH_BYTES: usize = 1024;
+
+/// A source's login: `{"username": "…", "password": "…"}` (HTTP Basic), `{"token": "…"}`
+/// (Bearer), or `"set"`, a login stored before and kept. It is write-only by construction: it
+/// serializes as `"set"` whatever it holds and its `Debug` names no secret, so no config written
+/// back (an answer, a stored config, a log line) can carry it.
+#[derive(Clone, PartialEq, Eq)]
+pub enum SourceAuth {
+    Basic {
+        username: String,
+        password: String,
+    },
+    Bearer {
+        token: String,
+    },
+    /// The login stored for this source before, unchanged.
+    Set,
+}
+
+impl fmt::Debug for SourceAuth {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SourceAuth::Basic { .. } => "SourceAuth::Basic(..)",
+            SourceAuth::Bearer { .. } => "SourceAuth::Bearer(..)",
+            SourceAuth::Set => "SourceAuth::Set",
+        })
+    }
+}
+
+impl Serialize for SourceAuth {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str("set")
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(
+    untagged,
+    expecting = "{\"username\": …, \"password\": …}, {\"token\": …} or \"set\""
+)]
+enum RawAuth {
+    Word(AuthWord),
+    Basic(BasicAuth),
+    Bearer(BearerAuth),
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum AuthWord {
+    Set,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BasicAuth {
+    username: String,
+    password: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BearerAuth {
+    token: String,
+}
+
+impl<'de> Deserialize<'de> for SourceAuth {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let auth = match RawAuth::deserialize(deserializer)? {
+            RawAuth::Word(AuthWord::Set) => SourceAuth::Set,
+            RawAuth::Basic(b) => SourceAuth::Basic {
+                username: b.username,
+                password: b.password,
+            },
+            RawAuth::Bearer(b) => SourceAuth::Bearer { token: b.token },
+        };
+        auth.check().map_err(D::Error::custom)?;
+        Ok(auth)
+    }
+}
+
+impl SourceAuth {
+    /// Each part present, at most [`MAX_AUTH_BYTES`], without control characters (a header
+    /// value cannot hold them), and a Basic username without `:` (RFC 7617).
+    fn check(&self) -> Result<(), String> {
+        let parts: &[(&str, &str)] = match self {
+            SourceAuth::Basic { username, password } => {
+                if username.contains(':') {
+                    return Err("a login's username cannot contain \":\"".to_owned());
+                }
+                &[("username", username), ("password", password)]
+            }
+            SourceAuth::Bearer { token } => &[("token", token)],
+            SourceAuth::Set => &[],
+        };
+        for (name, value) in parts {
+            if value.is_empty() {
+                return Err(format!("a login's {name} is empty"));
+            }
+            if value.len() > MAX_AUTH_BYTES {
+                return Err(format!(
+                    "a login's {name} is longer than {MAX_AUTH_BYTES} bytes"
+                ));
+            }
+            if value.chars().any(char::is_control) {
+                return Err(format!("a login's {name} holds a control character"));
+            }
+        }
+        Ok(())
+    }
 }
 
 fn is_default<T: Default + PartialEq>(value: &T) -> bool {

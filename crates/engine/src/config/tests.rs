@@ -230,3 +230,80 @@ fn the_x_flag_allows_whitespace_and_comments_in_patterns() {
     .expect("reads");
     assert!(CompiledConfig::compile(&c).is_ok());
 }
+
+#[test]
+fn a_source_login_reads_in_each_shape_and_is_written_back_as_set() {
+    let c = read(
+        r#"{"mapping": {}, "sources": [
+            {"url": "https://a.example/x.ics", "auth": {"username": "ann", "password": "pa ss"}},
+            {"url": "https://b.example/y.ics", "auth": {"token": "t0k"}},
+            {"url": "https://c.example/dav/", "kind": "caldav", "auth": "set"},
+            {"url": "https://d.example/z.ics"}
+        ]}"#,
+    )
+    .expect("reads");
+    assert_eq!(
+        c.sources[0].auth,
+        Some(SourceAuth::Basic {
+            username: "ann".into(),
+            password: "pa ss".into()
+        })
+    );
+    assert_eq!(
+        c.sources[1].auth,
+        Some(SourceAuth::Bearer {
+            token: "t0k".into()
+        })
+    );
+    assert_eq!(c.sources[2].auth, Some(SourceAuth::Set));
+    assert_eq!(c.sources[2].kind, SourceKind::Caldav);
+    assert_eq!(c.sources[3].kind, SourceKind::Feed);
+    let written = serde_json::to_string(&c).expect("writes");
+    assert!(
+        !written.contains("pa ss") && !written.contains("t0k"),
+        "{written}"
+    );
+    assert_eq!(written.matches(r#""auth":"set""#).count(), 3, "{written}");
+    assert!(!written.contains("\"kind\":\"feed\""), "{written}");
+    let debug = format!("{c:?}");
+    assert!(
+        !debug.contains("pa ss") && !debug.contains("t0k"),
+        "{debug}"
+    );
+}
+
+#[test]
+fn a_source_login_is_refused_when_empty_too_long_or_with_control_characters() {
+    let long = "p".repeat(MAX_AUTH_BYTES + 1);
+    for auth in [
+        r#"{"username": "", "password": "x"}"#.to_owned(),
+        r#"{"username": "a:b", "password": "x"}"#.to_owned(),
+        r#"{"token": "a\nb"}"#.to_owned(),
+        format!(r#"{{"username": "u", "password": "{long}"}}"#),
+        r#"{"token": "x", "username": "u"}"#.to_owned(),
+        r#""unset""#.to_owned(),
+    ] {
+        let json = format!(
+            r#"{{"mapping": {{}}, "sources": [{{"url": "https://a.example/", "auth": {auth}}}]}}"#
+        );
+        assert!(read(&json).is_err(), "{auth} was read");
+    }
+}
+
+#[test]
+fn the_new_keys_are_absent_when_unset_and_read_when_set() {
+    let c = read(r#"{"mapping": {}}"#).expect("reads");
+    let written = serde_json::to_value(&c).expect("writes");
+    let keys: Vec<&String> = written.as_object().expect("an object").keys().collect();
+    assert_eq!(keys, ["mapping"]);
+    let c = read(
+        r#"{"mapping": {}, "agenda": true, "uids": "content", "properties": {"TRANSP": "TRANSPARENT"}}"#,
+    )
+    .expect("reads");
+    assert!(c.agenda);
+    assert_eq!(c.uids, UidMode::Content);
+    assert_eq!(
+        c.properties.get("TRANSP").map(String::as_str),
+        Some("TRANSPARENT")
+    );
+}
