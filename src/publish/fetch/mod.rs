@@ -3,10 +3,11 @@
 //! flight of whoever asked), control characters removed. The wing's parts: `address` (what may
 //! be fetched), `policy` (where it may connect: the SSRF rules, readable alone), `outlook` (the one
 //! host family with a rule of its own), `errors` (failures in words that reveal nothing about
-//! the network behind the server).
+//! the network behind the server), `login` (a source's login on a request to it).
 
 mod address;
 mod errors;
+mod login;
 mod outlook;
 mod policy;
 
@@ -21,6 +22,7 @@ use reqwest::{redirect, StatusCode, Url};
 pub use address::normalize_url;
 use errors::classify;
 pub use errors::{explain_status, FetchError};
+pub use login::with_login;
 pub use outlook::{is_outlook, user_agent_for, BROWSER_USER_AGENT, HEARTH_USER_AGENT};
 use policy::CheckingResolver;
 pub use policy::{is_refused, RefusePolicy};
