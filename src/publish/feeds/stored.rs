@@ -10,6 +10,8 @@ use std::sync::Arc;
 use super::copy::{version_of, FeedCopy};
 use super::history::MAX_KEPT_PER_FEED;
 use super::{FeedError, Feeds};
+use crate::publish::feed_source::copy_key;
+use crate::publish::fetch::Login;
 use crate::clock::{from_millis, to_millis};
 use crate::http::client::ClientKey;
 use crate::publish::health::Fetch;
@@ -24,10 +26,11 @@ impl Feeds {
     pub async fn reserve(
         &self,
         url: &reqwest::Url,
+        login: Option<&Login>,
         want: u64,
         publisher: Option<ClientKey>,
     ) -> Result<Option<FeedReservation>, FeedError> {
-        let key = url.as_str().to_owned();
+        let key = copy_key(url.as_str(), login);
         let storage = self.storage.clone();
         let reserved = self
             .db
