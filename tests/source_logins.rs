@@ -18,10 +18,16 @@ use serde_json::{json, Value};
 const PASSWORD: &str = "pw-Zq8u3vT-hunter";
 const TOKEN: &str = "tok-9fQe2Lx-bearer";
 
-async fn publish(server: &TestServer, id: &str, sources: Value, token: Option<&str>) -> reqwest::Response {
-    let mut request = server.client.post(server.url("/api/calendars")).json(
-        &json!({ "id": id, "name": "Private", "sources": sources, "mapping": {} }),
-    );
+async fn publish(
+    server: &TestServer,
+    id: &str,
+    sources: Value,
+    token: Option<&str>,
+) -> reqwest::Response {
+    let mut request = server
+        .client
+        .post(server.url("/api/calendars"))
+        .json(&json!({ "id": id, "name": "Private", "sources": sources, "mapping": {} }));
     if let Some(token) = token {
         request = request.header(AUTHORIZATION, format!("Bearer {token}"));
     }
@@ -46,11 +52,7 @@ fn with_basic(url: &str, password: &str) -> Value {
 }
 
 /// `POST /api/feed` of `sources` (optionally for calendar `calendar` with its edit token).
-async fn editor_read(
-    server: &TestServer,
-    sources: Value,
-    calendar: Option<(&str, &str)>,
-) -> Value {
+async fn editor_read(server: &TestServer, sources: Value, calendar: Option<(&str, &str)>) -> Value {
     let mut body = json!({ "sources": sources });
     let mut request = server.client.post(server.url("/api/feed"));
     if let Some((id, token)) = calendar {
@@ -67,7 +69,13 @@ async fn a_basic_and_a_bearer_feed_are_published_and_served_and_the_api_says_onl
     let bearer_feed = Guarded::start(Some(format!("Bearer {TOKEN}"))).await;
     let server = TestServer::calendars(|_| {}).await;
 
-    let response = publish(&server, "basic", with_basic(&basic_feed.url("/c.ics"), PASSWORD), None).await;
+    let response = publish(
+        &server,
+        "basic",
+        with_basic(&basic_feed.url("/c.ics"), PASSWORD),
+        None,
+    )
+    .await;
     let answer = response.text().await.expect("text");
     assert!(answer.contains("editToken"), "{answer}");
     assert!(!answer.contains(PASSWORD));
@@ -76,7 +84,10 @@ async fn a_basic_and_a_bearer_feed_are_published_and_served_and_the_api_says_onl
     let sources = json!([{ "url": bearer_feed.url("/c.ics"), "auth": { "token": TOKEN } }]);
     created(publish(&server, "bearer", sources, None).await).await;
     assert!(hosted(&server, "bearer").await.contains("Private standup"));
-    assert!(bearer_feed.seen().iter().all(|a| a.as_deref() == Some(&format!("Bearer {TOKEN}")[..])));
+    assert!(bearer_feed
+        .seen()
+        .iter()
+        .all(|a| a.as_deref() == Some(&format!("Bearer {TOKEN}")[..])));
 }
 
 #[tokio::test]
@@ -84,7 +95,13 @@ async fn a_wrong_login_and_none_are_said_at_the_sources_login() {
     let feed = Guarded::start(Some(basic("ann", PASSWORD))).await;
     let server = TestServer::calendars(|_| {}).await;
 
-    let response = publish(&server, "wrong", with_basic(&feed.url("/c.ics"), "nope"), None).await;
+    let response = publish(
+        &server,
+        "wrong",
+        with_basic(&feed.url("/c.ics"), "nope"),
+        None,
+    )
+    .await;
     assert_eq!(response.status(), StatusCode::BAD_GATEWAY);
     let (field, message) = field_error(response).await;
     assert_eq!(field, "sources[0].auth");
@@ -110,18 +127,34 @@ async fn a_copy_fetched_with_a_login_is_never_given_to_a_read_without_it() {
     let token = created(publish(&server, "mine", with_basic(&url, PASSWORD), None).await).await;
 
     // The owner's editor reads the stored login with "set" and the edit token.
-    let owners = editor_read(&server, json!([{ "url": url, "auth": "set" }]), Some(("mine", &token))).await;
+    let owners = editor_read(
+        &server,
+        json!([{ "url": url, "auth": "set" }]),
+        Some(("mine", &token)),
+    )
+    .await;
     assert!(owners.to_string().contains("Private standup"), "{owners}");
 
     // A visitor reading the same address without a login, or with "set" but no token, or
     // with a wrong login, gets words, never the owner's copy.
     let bare = editor_read(&server, json!([{ "url": url }]), None).await;
     assert!(!bare.to_string().contains("Private standup"), "{bare}");
-    assert!(bare.to_string().contains("this feed needs a login"), "{bare}");
+    assert!(
+        bare.to_string().contains("this feed needs a login"),
+        "{bare}"
+    );
     let wrong = editor_read(&server, with_basic(&url, "guess"), None).await;
     assert!(!wrong.to_string().contains("Private standup"), "{wrong}");
-    assert!(wrong.to_string().contains("the login was refused"), "{wrong}");
-    let set = editor_read(&server, json!([{ "url": url, "auth": "set" }]), Some(("mine", "not-the-token-of-it-at-all"))).await;
+    assert!(
+        wrong.to_string().contains("the login was refused"),
+        "{wrong}"
+    );
+    let set = editor_read(
+        &server,
+        json!([{ "url": url, "auth": "set" }]),
+        Some(("mine", "not-the-token-of-it-at-all")),
+    )
+    .await;
     assert!(!set.to_string().contains("Private standup"), "{set}");
     assert_eq!(set["field"], "sources[0].auth", "{set}");
 
@@ -134,7 +167,10 @@ async fn a_copy_fetched_with_a_login_is_never_given_to_a_read_without_it() {
         .await
         .expect("sent");
     let text = preview.text().await.expect("text");
-    assert!(text.contains("this feed needs a login") && !text.contains("standup"), "{text}");
+    assert!(
+        text.contains("this feed needs a login") && !text.contains("standup"),
+        "{text}"
+    );
 
     // A calendar of the bare address is refused, not served the kept copy.
     let bare = json!([{ "url": url }]);
@@ -149,10 +185,26 @@ async fn a_redirect_to_another_origin_does_not_receive_the_login() {
     first.redirect_to(&elsewhere.url("/moved.ics"));
     let server = TestServer::calendars(|_| {}).await;
 
-    created(publish(&server, "moved", with_basic(&first.url("/c.ics"), PASSWORD), None).await).await;
-    assert!(first.seen().iter().all(|a| a.as_deref() == Some(&basic("ann", PASSWORD)[..])));
+    created(
+        publish(
+            &server,
+            "moved",
+            with_basic(&first.url("/c.ics"), PASSWORD),
+            None,
+        )
+        .await,
+    )
+    .await;
+    assert!(first
+        .seen()
+        .iter()
+        .all(|a| a.as_deref() == Some(&basic("ann", PASSWORD)[..])));
     assert!(!elsewhere.seen().is_empty(), "the redirect was followed");
-    assert!(elsewhere.seen().iter().all(Option::is_none), "{:?}", elsewhere.seen());
+    assert!(
+        elsewhere.seen().iter().all(Option::is_none),
+        "{:?}",
+        elsewhere.seen()
+    );
 }
 
 #[tokio::test]
@@ -189,7 +241,12 @@ async fn set_keeps_the_stored_login_for_the_edit_token_and_the_same_origin_only(
 
     let set = json!([{ "url": url, "auth": "set", "label": "Work" }]);
     let response = publish(&server, "keep", set.clone(), Some(&token)).await;
-    assert_eq!(response.status(), StatusCode::OK, "{}", response.text().await.unwrap_or_default());
+    assert_eq!(
+        response.status(),
+        StatusCode::OK,
+        "{}",
+        response.text().await.unwrap_or_default()
+    );
     // Another path of the same site keeps it too.
     let other_path = json!([{ "url": feed.url("/other.ics"), "auth": "set" }]);
     let response = publish(&server, "keep", other_path, Some(&token)).await;
@@ -213,4 +270,26 @@ async fn set_keeps_the_stored_login_for_the_edit_token_and_the_same_origin_only(
     let none = json!([{ "url": url }]);
     let (field, _) = field_error(publish(&server, "keep", none, Some(&token)).await).await;
     assert_eq!(field, "sources[0].auth");
+}
+
+#[tokio::test]
+async fn a_calendar_of_one_source_serves_what_the_one_feed_calendar_did() {
+    let feed = Guarded::start(None).await;
+    let server = TestServer::calendars(|_| {}).await;
+    server.publish_feed("feed", &feed.url("/c.ics"), None).await;
+    let one = json!([{ "url": feed.url("/c.ics") }]);
+    let response = server.client.post(server.url("/api/calendars")).json(
+        &json!({ "id": "source", "name": "Work", "sources": one, "mapping": { "SUMMARY": "${SUMMARY}" } }),
+    ).send().await.expect("sent");
+    created(response).await;
+    let strip = |ics: String| -> String {
+        ics.lines()
+            .filter(|l| !l.starts_with("DTSTAMP"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(
+        strip(hosted(&server, "source").await),
+        strip(hosted(&server, "feed").await)
+    );
 }

@@ -71,10 +71,7 @@ pub struct StoredSource {
 }
 
 /// A merged calendar's sources, in order (none for a calendar of one feed).
-pub fn source_urls(
-    conn: &rusqlite::Connection,
-    id: &str,
-) -> Result<Vec<StoredSource>, StoreError> {
+pub fn source_urls(conn: &rusqlite::Connection, id: &str) -> Result<Vec<StoredSource>, StoreError> {
     let mut statement = conn.prepare_cached(
         "SELECT json_extract(s.value, '$.url'), json_extract(s.value, '$.label'),
             (SELECT l.tag FROM source_logins l
@@ -433,7 +430,16 @@ mod tests {
         quotas: Quotas,
     ) -> Result<PublishOutcome, QuotaError> {
         let token = token.map(crate::secret::presented_in_a_test);
-        super::publish(db, input, token, visitor(1), quotas, SystemTime::now(), Vec::new()).await
+        super::publish(
+            db,
+            input,
+            token,
+            visitor(1),
+            quotas,
+            SystemTime::now(),
+            Vec::new(),
+        )
+        .await
     }
 
     /// What `Feeds` does while a publish checks the feed: the copy is saved first.
@@ -531,6 +537,7 @@ mod tests {
             visitor(2),
             quotas,
             SystemTime::now(),
+            Vec::new(),
         )
         .await
         .expect("b");
@@ -543,9 +550,17 @@ mod tests {
         // The check inside the write holds too (two publishes may pass the first together).
         store_copy(&db, "https://example.org/c.ics", 10).await;
         let c = input("c", "https://example.org/c.ics");
-        let err = super::publish(&db, c, None, visitor(3), quotas, SystemTime::now())
-            .await
-            .expect_err("full");
+        let err = super::publish(
+            &db,
+            c,
+            None,
+            visitor(3),
+            quotas,
+            SystemTime::now(),
+            Vec::new(),
+        )
+        .await
+        .expect_err("full");
         assert!(err.to_string().contains("--max-calendars"), "{err}");
         assert!(
             !err.to_string().chars().any(|c| c.is_ascii_digit()),
@@ -608,6 +623,7 @@ mod tests {
             owner,
             quotas,
             SystemTime::now(),
+            Vec::new(),
         )
         .await
         .expect("the owner");

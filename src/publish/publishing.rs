@@ -88,7 +88,7 @@ impl Publisher {
             .await??;
         let quotas = self.settings.quotas;
         calendars::may_publish(db, input.id.clone(), maker, quotas).await?;
-        let logins = self.logins_of(db, &mut input, token.as_ref()).await?;
+        input.logins = self.logins_of(db, &mut input, token.as_ref()).await?;
         let urls = input.copy_keys();
         // Each feed is reserved room and fetched within it, in order; the reservations hold
         // until the calendar is stored.
@@ -123,11 +123,11 @@ impl Publisher {
         let stored = match failed {
             Some(error) => Err(error),
             None if input.sources.is_empty() => match fetched.pop() {
-                Some(feed) => self.store(db, input, token, maker, work, &feed, logins).await,
+                Some(feed) => self.store(db, input, token, maker, work, &feed).await,
                 None => Err(PublishError::Feed(FeedError::NotCalendar("no feed".into()))),
             },
             None => match self.merge_fetched(&input, fetched, work.clone()).await {
-                Ok(feed) => self.store(db, input, token, maker, work, &feed, logins).await,
+                Ok(feed) => self.store(db, input, token, maker, work, &feed).await,
                 Err(e) => Err(e),
             },
         };
@@ -215,12 +215,12 @@ impl Publisher {
         maker: Maker,
         work: Budget,
         feed: &FeedOutcome,
-        logins: Vec<(String, Login)>,
     ) -> Result<Stored, PublishError> {
         let compiled = input.compiled.clone();
         self.check_output(work, feed, &compiled).await?;
         let id = input.id.clone();
         let now = self.settings.clock.wall();
+        let logins = input.logins.clone();
         let sealed = self
             .logins
             .seal_all(&id, &logins)

@@ -7,9 +7,9 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::feed_source::SourceFeed;
 use super::feed_source::copy_key;
-use super::fetch::{may_send, normalize_url};
+use super::feed_source::SourceFeed;
+use super::fetch::{may_send, normalize_url, Login};
 use crate::calendar::{CalendarConfig, CompiledConfig, ConfigError, MappedField, Mapping};
 use crate::secret::Token;
 
@@ -53,6 +53,9 @@ pub struct PublishInput {
     pub config: CalendarConfig,
     /// The config compiled while it was checked, for serving it.
     pub compiled: Arc<CompiledConfig>,
+    /// Its sources' logins, opened, by address (filled in by the publish, which may open
+    /// stored ones: `logins::given`).
+    pub logins: Vec<(String, Login)>,
 }
 
 impl PublishInput {
@@ -135,6 +138,7 @@ pub fn validate(
         sources,
         config,
         compiled,
+        logins: Vec::new(),
     })
 }
 

@@ -70,13 +70,15 @@ impl Guarded {
 
 /// `Authorization` of HTTP Basic.
 pub fn basic(username: &str, password: &str) -> String {
-    format!("Basic {}", base64(format!("{username}:{password}").as_bytes()))
+    format!(
+        "Basic {}",
+        base64(format!("{username}:{password}").as_bytes())
+    )
 }
 
 /// Standard base64 with padding (RFC 4648), as HTTP Basic writes its pair.
 pub fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] =
-        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::new();
     for chunk in bytes.chunks(3) {
         let n = chunk

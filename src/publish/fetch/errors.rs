@@ -56,7 +56,9 @@ pub enum FetchError {
     #[error("the login would travel unencrypted: this is a plain http:// address of a host that is not on your own network; use https://, or allow the login over plain HTTP")]
     LoginUnencrypted,
     /// A fetch with a login was redirected from https to plain http.
-    #[error("the feed's server redirected from https to plain http: the login is not sent unencrypted")]
+    #[error(
+        "the feed's server redirected from https to plain http: the login is not sent unencrypted"
+    )]
     LoginDowngraded,
     #[error("the feed redirected more than {MAX_REDIRECTS} times")]
     TooManyRedirects,

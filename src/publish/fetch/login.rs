@@ -113,7 +113,10 @@ mod tests {
             );
             assert_eq!(may_send(&url(public), true), Ok(()), "{public}");
         }
-        assert_eq!(may_send(&url("https://calendar.example/a.ics"), false), Ok(()));
+        assert_eq!(
+            may_send(&url("https://calendar.example/a.ics"), false),
+            Ok(())
+        );
     }
 
     #[test]
@@ -127,6 +130,9 @@ mod tests {
             tag: "abc123".into(),
         };
         let text = format!("{login:?}");
-        assert!(!text.contains("hunter2") && !text.contains("abc123"), "{text}");
+        assert!(
+            !text.contains("hunter2") && !text.contains("abc123"),
+            "{text}"
+        );
     }
 }

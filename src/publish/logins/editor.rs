@@ -76,8 +76,8 @@ async fn owners_logins(
         return Ok(None);
     };
     let mut presented = state.admission.present(client, Some(token))?;
-    let access = calendars::access(&state.db, id.to_owned(), presented.token.clone(), false)
-        .await?;
+    let access =
+        calendars::access(&state.db, id.to_owned(), presented.token.clone(), false).await?;
     if access != Access::Forbidden {
         presented.was_right();
     }
@@ -85,5 +85,7 @@ async fn owners_logins(
         return Ok(None);
     }
     let stored = state.publisher.logins.stored(&state.db, id).await;
-    stored.map(Some).map_err(|e| AppError::Internal(e.to_string()))
+    stored
+        .map(Some)
+        .map_err(|e| AppError::Internal(e.to_string()))
 }

@@ -29,12 +29,15 @@ impl Publisher {
             .any(|s| s.auth == Some(SourceAuth::Set));
         let stored = if keeps {
             match calendars::access(db, input.id.clone(), token.cloned(), false).await? {
-                Access::Granted { .. } => self.logins.stored(db, &input.id).await.map_err(
-                    |e| match e {
-                        LoginError::Store(e) => PublishError::Store(e),
-                        LoginError::Seal(e) => PublishError::Sealing(e),
-                    },
-                )?,
+                Access::Granted { .. } => {
+                    self.logins
+                        .stored(db, &input.id)
+                        .await
+                        .map_err(|e| match e {
+                            LoginError::Store(e) => PublishError::Store(e),
+                            LoginError::Seal(e) => PublishError::Sealing(e),
+                        })?
+                }
                 Access::Forbidden => return Err(PublishError::Forbidden(input.id.clone())),
                 Access::NotFound => Vec::new(),
             }
@@ -49,7 +52,10 @@ impl Publisher {
             };
             let auth = match given {
                 SourceAuth::Set => kept(&stored, &feed.url).ok_or_else(|| {
-                    Invalid::new(format!("sources[{i}].auth"), no_kept_login(&stored, &feed.url))
+                    Invalid::new(
+                        format!("sources[{i}].auth"),
+                        no_kept_login(&stored, &feed.url),
+                    )
                 })?,
                 given => given.clone(),
             };
@@ -70,9 +76,9 @@ fn kept(stored: &[Stored], url: &reqwest::Url) -> Option<SourceAuth> {
     if let Some(same) = stored.iter().find(|s| s.url == url.as_str()) {
         return Some(same.auth.clone());
     }
-    let mut same_origin = stored.iter().filter(|s| {
-        reqwest::Url::parse(&s.url).is_ok_and(|at| at.origin() == url.origin())
-    });
+    let mut same_origin = stored
+        .iter()
+        .filter(|s| reqwest::Url::parse(&s.url).is_ok_and(|at| at.origin() == url.origin()));
     match (same_origin.next(), same_origin.next()) {
         (Some(one), None) => Some(one.auth.clone()),
         _ => None,

@@ -96,7 +96,11 @@ impl Logins {
 
     /// Sealed rows for calendar `id`'s logins (address, login, its copies' tag), to be written
     /// with the calendar by [`replace`].
-    pub fn seal_all(&self, id: &str, logins: &[(String, Login)]) -> Result<Vec<SealedRow>, SealError> {
+    pub fn seal_all(
+        &self,
+        id: &str,
+        logins: &[(String, Login)],
+    ) -> Result<Vec<SealedRow>, SealError> {
         if logins.is_empty() {
             return Ok(Vec::new());
         }
@@ -152,12 +156,15 @@ pub fn replace(
     Ok(())
 }
 
+/// A calendar's id, and how many of its logins open (or why one does not).
+pub type CalendarLogins = (String, Result<usize, SealError>);
+
 /// For `hearth doctor`: each calendar with a stored login, and whether all its logins open with
 /// the key in `data_dir` (the first failure in words when not). Empty: no login is stored.
 pub fn check_all(
     conn: &rusqlite::Connection,
     data_dir: &Path,
-) -> Result<Vec<(String, Result<usize, SealError>)>, StoreError> {
+) -> Result<Vec<CalendarLogins>, StoreError> {
     // A database a server of this version has not migrated yet holds no login.
     let table: i64 = conn.query_row(
         "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'source_logins'",
@@ -182,7 +189,7 @@ pub fn check_all(
         return Ok(Vec::new());
     }
     let keys = Keys::load(data_dir, false);
-    let mut out: Vec<(String, Result<usize, SealError>)> = Vec::new();
+    let mut out: Vec<CalendarLogins> = Vec::new();
     for (calendar, url, sealed) in rows {
         let opened = match &keys {
             Ok(keys) => keys.open(&calendar, &url, &sealed).map(|_| ()),

@@ -217,13 +217,21 @@ mod tests {
     fn a_sealed_login_opens_only_for_its_calendar_and_address_and_holds_no_clear_text() {
         let dir = tempfile::tempdir().expect("tempdir");
         let keys = Keys::load(dir.path(), true).expect("key made");
-        let sealed = keys.seal("work", "https://a.example/c.ics", &basic()).expect("seals");
+        let sealed = keys
+            .seal("work", "https://a.example/c.ics", &basic())
+            .expect("seals");
         assert!(!sealed.windows(5).any(|w| w == b"horse"));
         let opened = keys.open("work", "https://a.example/c.ics", &sealed);
         assert_eq!(opened, Ok(basic()));
-        assert!(keys.open("home", "https://a.example/c.ics", &sealed).is_err());
-        assert!(keys.open("work", "https://b.example/c.ics", &sealed).is_err());
-        let token = SourceAuth::Bearer { token: "t0k".into() };
+        assert!(keys
+            .open("home", "https://a.example/c.ics", &sealed)
+            .is_err());
+        assert!(keys
+            .open("work", "https://b.example/c.ics", &sealed)
+            .is_err());
+        let token = SourceAuth::Bearer {
+            token: "t0k".into(),
+        };
         let sealed = keys.seal("work", "u", &token).expect("seals");
         assert_eq!(keys.open("work", "u", &sealed), Ok(token));
     }
