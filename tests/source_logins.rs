@@ -9,8 +9,11 @@ mod common;
 #[path = "common/guarded.rs"]
 mod guarded;
 
-use common::{field_error, TestServer};
+use std::time::Duration;
+
+use common::{field_error, until, TestServer};
 use guarded::{basic, Guarded};
+use hearth::clock::Clock;
 use reqwest::header::AUTHORIZATION;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
@@ -292,4 +295,45 @@ async fn a_calendar_of_one_source_serves_what_the_one_feed_calendar_did() {
         strip(hosted(&server, "source").await),
         strip(hosted(&server, "feed").await)
     );
+}
+
+#[tokio::test]
+async fn a_login_refused_after_publish_is_said_in_the_calendars_health_and_the_copy_kept() {
+    let feed = Guarded::start(Some(basic("ann", PASSWORD))).await;
+    let clock = Clock::manual();
+    let ttl = Duration::from_secs(60);
+    let server = TestServer::calendars_on(&clock, ttl, |_| {}).await;
+    let sources = json!([{ "url": feed.url("/c.ics"), "label": "Work",
+        "auth": { "username": "ann", "password": PASSWORD } }]);
+    let token = created(publish(&server, "health", sources, None).await).await;
+
+    // The password changed upstream: the stored one is refused from now on.
+    feed.expect(Some(basic("ann", "a-new-password")));
+    clock.advance(ttl * 2);
+    assert!(hosted(&server, "health").await.contains("Private standup"));
+    let status = || async {
+        server
+            .client
+            .get(server.url("/api/calendars/health/status"))
+            .header(AUTHORIZATION, format!("Bearer {token}"))
+            .send()
+            .await
+            .expect("sent")
+            .json::<Value>()
+            .await
+            .expect("json")
+    };
+    until("the refused login is noted", || async {
+        status().await["sources"][0]["upstream"]["failures"]
+            .as_u64()
+            .is_some_and(|n| n > 0)
+    })
+    .await;
+    let answer = status().await;
+    let error = answer["sources"][0]["upstream"]["lastError"]
+        .as_str()
+        .expect("error");
+    assert!(error.starts_with("the login was refused"), "{error}");
+    assert_eq!(answer["sources"][0]["url"], feed.url("/c.ics"));
+    assert!(!answer.to_string().contains(PASSWORD));
 }

@@ -63,6 +63,11 @@ impl Guarded {
         self.state.seen.lock().expect("lock").clone()
     }
 
+    /// From now on it answers only `expect` (a password changed upstream).
+    pub fn expect(&self, expect: Option<String>) {
+        *self.state.expect.lock().expect("lock") = expect;
+    }
+
     pub fn redirect_to(&self, target: &str) {
         *self.state.redirect.lock().expect("lock") = Some(target.to_owned());
     }

@@ -51,7 +51,13 @@ export function SourceLogin({ rowKey, n, url, login, plainHttp, error, onLogin, 
   if (state.state === 'none') {
     return (
       <div className="cal-login">
-        <button id={id('add')} type="button" className="button cal-login__add" onClick={() => act({ type: 'add', method: 'basic' }, 'username')} aria-describedby={error ? errorId : undefined}>
+        <button
+          id={id('add')}
+          type="button"
+          className="button cal-login__add"
+          onClick={() => act({ type: 'add', method: 'basic' }, 'username')}
+          aria-describedby={error ? errorId : undefined}
+        >
           <KeyRound aria-hidden="true" size={16} />
           Add a login<span className="visually-hidden"> to feed {n}</span>
         </button>
@@ -129,9 +135,7 @@ export function SourceLogin({ rowKey, n, url, login, plainHttp, error, onLogin, 
         field('token', 'Token', true)
       )}
       <p className="hint">
-        {state.replacing
-          ? 'The saved login stays until you give a new one. '
-          : ''}
+        {state.replacing ? 'The saved login stays until you give a new one. ' : ''}
         The login is stored, sealed, when you publish; this browser never keeps it, and no answer shows it again.
       </p>
       {plain}

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { initialSources, parseSourceField, publishTarget, readTarget, sourcesReducer, storedFeed, withOwner, type SourcesAction } from './sources';
 import { loginOfStored, loginProblem, loginReducer, loginToSend, loginToStore, NO_LOGIN, sameLogin, type SourceLogin } from './sourceLogin';
 
 const given = (actions: Parameters<typeof loginReducer>[1][], start: SourceLogin = NO_LOGIN) => actions.reduce(loginReducer, start);
@@ -59,5 +60,46 @@ describe('a source login', () => {
   it('compares by what it sends', () => {
     expect(sameLogin(undefined, NO_LOGIN)).toBe(true);
     expect(sameLogin({ state: 'saved' }, NO_LOGIN)).toBe(false);
+  });
+});
+
+describe('a source with a login on the wire', () => {
+  const state = () => initialSources(null, 'https://cal.example/a.ics');
+  const withLogin = () =>
+    [
+      { type: 'login', key: 0, action: { type: 'add', method: 'basic' } },
+      { type: 'login', key: 0, action: { type: 'set', field: 'username', value: 'ann' } },
+      { type: 'login', key: 0, action: { type: 'set', field: 'password', value: 'hunter2' } },
+      { type: 'commit' },
+    ].reduce((s, a) => sourcesReducer(s, a as SourcesAction), state());
+
+  it('makes a one-feed calendar a calendar of one source, sent in full and stored as nothing until published', () => {
+    const s = withLogin();
+    expect(publishTarget(s.rows)?.wire).toEqual({ sources: [{ url: 'https://cal.example/a.ics', auth: { username: 'ann', password: 'hunter2' } }] });
+    expect(readTarget(s.committed)?.wire).toEqual({ sources: [{ url: 'https://cal.example/a.ics', auth: { username: 'ann', password: 'hunter2' } }] });
+    expect(JSON.stringify(storedFeed(s.rows))).not.toContain('hunter2');
+    const saved = sourcesReducer(s, { type: 'loginsSaved' });
+    expect(storedFeed(saved.rows)).toEqual({ url: 'https://cal.example/a.ics', sources: [{ url: 'https://cal.example/a.ics', auth: 'set' }] });
+    // Read back from storage: "Login saved".
+    const reopened = initialSources(storedFeed(saved.rows), 'https://cal.example/a.ics');
+    expect(reopened.rows[0]?.login).toEqual({ state: 'saved' });
+  });
+
+  it('reads a saved login only with the calendar and its edit token', () => {
+    const saved = sourcesReducer(withLogin(), { type: 'loginsSaved' });
+    const target = readTarget(saved.committed);
+    expect(withOwner(target, 'work', undefined)).toBe(target);
+    expect(withOwner(target, 'work', 'tok')?.wire).toEqual({
+      sources: [{ url: 'https://cal.example/a.ics', auth: 'set' }],
+      calendar: { id: 'work', token: 'tok' },
+    });
+  });
+
+  it('sends plainHttp only with a login, and names a login error at its field', () => {
+    const plain = sourcesReducer(withLogin(), { type: 'plainHttp', key: 0, value: true });
+    expect(publishTarget(plain.rows)?.wire).toMatchObject({ sources: [{ plainHttp: true }] });
+    const removed = sourcesReducer(plain, { type: 'login', key: 0, action: { type: 'remove' } });
+    expect(publishTarget(removed.rows)?.wire).toEqual({ url: 'https://cal.example/a.ics' });
+    expect(parseSourceField('sources[0].auth')).toEqual({ index: 0, input: 'auth' });
   });
 });

@@ -11,7 +11,17 @@
 import * as v from 'valibot';
 import { isRecord } from '../lib/schema';
 import { checkFeedUrl } from './feedUrl';
-import { loginOfStored, loginProblem, loginReducer, loginToSend, loginToStore, sameLogin, type LoginAction, type LoginWire, type SourceLogin } from './sourceLogin';
+import {
+  loginOfStored,
+  loginProblem,
+  loginReducer,
+  loginToSend,
+  loginToStore,
+  sameLogin,
+  type LoginAction,
+  type LoginWire,
+  type SourceLogin,
+} from './sourceLogin';
 
 export const MAX_SOURCES = 10;
 /** The longest label or prefix the server takes, in characters. */
