@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use super::api::{budget, too_slow, url_error, CalendarState, Previewing, ReadingFeeds};
 use super::errors::RouteError;
-use super::feeds::{Ask, FeedOutcome};
+use super::feeds::{Ask, FeedError, FeedOutcome};
 use super::fetch::normalize_url;
 use super::hosted;
 use super::logins::editor::editor_logins;
@@ -117,7 +117,15 @@ pub async fn get_feed(
     let outcome = state
         .publisher
         .editor_feed(&url, max_age(query.refresh), caller.client.key())
-        .await?;
+        .await
+        .map_err(|e| match e {
+            // A feed that asks for a login: said at the login the editor offers it.
+            FeedError::Fetch(e) if e.is_about_login() => AppError::UpstreamField {
+                field: "sources[0].auth".into(),
+                message: e.to_string(),
+            },
+            other => other.into(),
+        })?;
     let offset = query.offset.unwrap_or(0);
     let limit = query.limit.unwrap_or(DEFAULT_PAGE).min(MAX_PAGE);
     let url_text = url.to_string();

@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { publishFingerprint } from './live';
+import { emptyOptions } from './options';
+import { defaultMapping } from './calendar';
 import { initialSources, parseSourceField, publishTarget, readTarget, sourcesReducer, storedFeed, withOwner, type SourcesAction } from './sources';
 import { loginOfStored, loginProblem, loginReducer, loginToSend, loginToStore, NO_LOGIN, sameLogin, type SourceLogin } from './sourceLogin';
 
@@ -101,5 +104,15 @@ describe('a source with a login on the wire', () => {
     const removed = sourcesReducer(plain, { type: 'login', key: 0, action: { type: 'remove' } });
     expect(publishTarget(removed.rows)?.wire).toEqual({ url: 'https://cal.example/a.ics' });
     expect(parseSourceField('sources[0].auth')).toEqual({ index: 0, input: 'auth' });
+  });
+});
+
+describe('the fingerprint of a publish with a login', () => {
+  it('holds "set", never the password, and stays live once the login is saved', () => {
+    const given = { name: 'P', sources: [{ url: 'https://cal.example/a.ics', auth: { username: 'ann', password: 'hunter2' } }] };
+    const saved = { name: 'P', sources: [{ url: 'https://cal.example/a.ics', auth: 'set' as const }] };
+    const a = publishFingerprint(given, defaultMapping(), emptyOptions());
+    expect(a).not.toContain('hunter2');
+    expect(a).toBe(publishFingerprint(saved, defaultMapping(), emptyOptions()));
   });
 });

@@ -62,13 +62,15 @@ function complete(login: Extract<SourceLogin, { state: 'form' }>): Exclude<Login
 }
 
 /**
- * What a read or a publish sends: the login in full once given, "set" for the stored one (also
- * while a replacement is not complete), nothing without one.
+ * What a read or a publish sends: the login in full once given (and right as far as the editor
+ * can tell), "set" for the stored one (also while a replacement is not), nothing without one.
  */
 export function loginToSend(login: SourceLogin | undefined): LoginWire | undefined {
   if (!login || login.state === 'none') return undefined;
   if (login.state === 'saved') return 'set';
-  return complete(login) ?? (login.replacing ? 'set' : undefined);
+  // A login the editor can tell is wrong is not sent (it is marked at its input).
+  const given = loginProblem(login) === null ? complete(login) : null;
+  return given ?? (login.replacing ? 'set' : undefined);
 }
 
 /** What the stored (and synced) calendar keeps: "set" for a stored login, never a password. */

@@ -373,7 +373,9 @@ export function rowOfField(
   rows: readonly SourceRow[],
 ): { key: number; input: SourceInput; field: string } | null {
   const parsed = parseSourceField(field);
-  if (!parsed || !target || !('sources' in target.wire)) return null;
+  // A feed read alone (its one address) is source 0 when its login is what failed.
+  const alone = parsed !== null && parsed.index === 0 && parsed.input === 'auth';
+  if (!parsed || !target || !('sources' in target.wire || alone)) return null;
   const key = target.keys[parsed.index];
   const at = rows.findIndex((r) => r.key === key);
   if (key === undefined || at < 0) return null;
