@@ -60,9 +60,13 @@ describe('a source login', () => {
     expect(loginProblem({ state: 'saved' })).toBeNull();
   });
 
-  it('compares by what it sends', () => {
+  it('compares by its whole state (a wrong login typed is committed, to be marked)', () => {
     expect(sameLogin(undefined, NO_LOGIN)).toBe(true);
     expect(sameLogin({ state: 'saved' }, NO_LOGIN)).toBe(false);
+    const changing = given([{ type: 'change' }, { type: 'method', method: 'token' }], { state: 'saved' });
+    const wrong = loginReducer(changing, { type: 'set', field: 'token', value: 'a\tb' });
+    expect(loginToSend(wrong)).toBe('set');
+    expect(sameLogin(changing, wrong)).toBe(false);
   });
 });
 

@@ -107,7 +107,7 @@ export function loginProblem(login: SourceLogin | undefined): { field: LoginFiel
 /** Whether a login would travel unencrypted: an http:// address (the server allows it only to your own network, or when allowed). */
 export const isPlainHttp = (url: string): boolean => /^http:\/\//i.test(url.trim());
 
-/** Whether two logins are the same (rows compare them to know the feed must be read again). */
+/** Whether two logins are the same (rows compare them to know a change is to be committed). */
 export function sameLogin(a: SourceLogin | undefined, b: SourceLogin | undefined): boolean {
-  return JSON.stringify(loginToSend(a)) === JSON.stringify(loginToSend(b));
+  return JSON.stringify(a ?? NO_LOGIN) === JSON.stringify(b ?? NO_LOGIN);
 }
