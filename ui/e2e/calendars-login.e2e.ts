@@ -151,18 +151,31 @@ describe('calendars: a source behind a login', () => {
         await route.continue();
       });
       await page.addInitScript(() => {
-        const shifts: number[] = [];
-        (window as unknown as { __shifts: number[] }).__shifts = shifts;
+        const shifts: { value: number; sources: string[] }[] = [];
+        (window as unknown as { __shifts: typeof shifts }).__shifts = shifts;
         new PerformanceObserver((list) => {
-          for (const entry of list.getEntries() as unknown as { value: number; hadRecentInput: boolean }[]) if (!entry.hadRecentInput) shifts.push(entry.value);
+          for (const entry of list.getEntries() as unknown as {
+            value: number;
+            hadRecentInput: boolean;
+            sources: { node?: Node; previousRect: DOMRect; currentRect: DOMRect }[];
+          }[])
+            if (!entry.hadRecentInput)
+              shifts.push({
+                value: entry.value,
+                sources: entry.sources.map((s) => {
+                  const el = s.node instanceof Element ? s.node : s.node?.parentElement;
+                  return `${el?.tagName ?? '?'}.${el?.className ?? ''} ${JSON.stringify([s.previousRect.y, s.previousRect.height, s.currentRect.y, s.currentRect.height])}`;
+                }),
+              });
         }).observe({ type: 'layout-shift', buffered: true });
       });
       await page.reload();
       await counter(page, '1/1');
       await page.getByText('Login saved', { exact: true }).waitFor();
       await page.waitForTimeout(1500); // late content (the preview) may still arrive
-      const total = await page.evaluate(() => (window as unknown as { __shifts: number[] }).__shifts.reduce((a, v) => a + v, 0));
-      expect(total).toBeLessThan(0.001);
+      const shifts = await page.evaluate(() => (window as unknown as { __shifts: { value: number; sources: string[] }[] }).__shifts);
+      const total = shifts.reduce((a, s) => a + s.value, 0);
+      expect(total, JSON.stringify(shifts)).toBeLessThan(0.001);
     } finally {
       await context.close();
     }

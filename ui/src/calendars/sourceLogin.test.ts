@@ -90,6 +90,8 @@ describe('a source with a login on the wire', () => {
     // Read back from storage: "Login saved".
     const reopened = initialSources(storedFeed(saved.rows), 'https://cal.example/a.ics');
     expect(reopened.rows[0]?.login).toEqual({ state: 'saved' });
+    // Still shown as its one address, as before the login.
+    expect(reopened.listed).toBe(false);
   });
 
   it('reads a saved login only with the calendar and its edit token', () => {

@@ -117,7 +117,11 @@ export function sourcesOf(calendar: { url: string; sources?: FeedSource[] }): Fe
 export function initialSources(stored: { url: string; sources?: FeedSource[] } | null, url: string): SourcesState {
   const sources = stored && stored.url === url ? sourcesOf(stored) : [{ url }];
   const rows = sources.map((source, i) => row(i, source));
-  return { rows, listed: Boolean(stored && stored.url === url && stored.sources), committed: rows, nextKey: rows.length, serverErrors: {} };
+  // One feed whose only addition is a login opens as the one address it was (with its login).
+  const [only] = stored?.sources ?? [];
+  const loginOnly = stored?.sources?.length === 1 && only !== undefined && only.label === undefined && only.prefix === undefined;
+  const listed = Boolean(stored && stored.url === url && stored.sources && !loginOnly);
+  return { rows, listed, committed: rows, nextKey: rows.length, serverErrors: {} };
 }
 
 const isPlain = (r: SourceRow) => r.label.trim() === '' && r.prefix === '';
