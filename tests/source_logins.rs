@@ -115,6 +115,12 @@ async fn a_wrong_login_and_none_are_said_at_the_sources_login() {
     assert_eq!(field, "sources[0].auth");
     assert!(message.contains("this feed needs a login"), "{message}");
 
+    // The editor's read of the one address says it at the login it offers.
+    let query = format!("/api/feed?url={}", feed.url("/c.ics"));
+    let (field, message) = field_error(server.get(&query).await).await;
+    assert_eq!(field, "sources[0].auth");
+    assert!(message.contains("this feed needs a login"), "{message}");
+
     // The editor says the same at the source.
     let read = editor_read(&server, none, None).await;
     let said = read["sources"][0]["error"].as_str().map(str::to_owned);
