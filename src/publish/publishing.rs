@@ -8,7 +8,8 @@ use std::sync::Arc;
 
 use super::calendars::{self, Maker, PublishOutcome, Published};
 use super::feeds::{Ask, FeedError, FeedOutcome, Want};
-use super::fetch::FetchError;
+use super::fetch::{FetchError, Login};
+use super::logins::SealError;
 use super::quotas::{QuotaError, Quotas};
 use super::storage::FeedReservation;
 use super::validate::{self, Invalid, MappingTooLarge, PublishInput, PublishRequest};
@@ -59,6 +60,9 @@ pub enum PublishError {
     Work(#[from] WorkError),
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// A login could not be sealed or opened (the key file).
+    #[error(transparent)]
+    Sealing(SealError),
 }
 
 impl Publisher {
@@ -77,26 +81,28 @@ impl Publisher {
             url,
             config,
         } = request;
-        let input = self
+        let mut input = self
             .run_within(work.clone(), move |_| {
                 validate::validate(&id, &name, url.as_deref(), &config)
             })
             .await??;
         let quotas = self.settings.quotas;
         calendars::may_publish(db, input.id.clone(), maker, quotas).await?;
-        let urls = calendars::urls_of(input.url.as_str(), &input.config);
+        input.logins = self.logins_of(db, &mut input, token.as_ref()).await?;
+        let urls = input.copy_keys();
         // Each feed is reserved room and fetched within it, in order; the reservations hold
         // until the calendar is stored.
         let mut reservations = Vec::with_capacity(urls.len());
         let mut fetched = Vec::with_capacity(urls.len());
-        let addresses: Vec<reqwest::Url> = if input.sources.is_empty() {
-            vec![input.url.clone()]
+        let addresses: Vec<(reqwest::Url, Option<Login>)> = if input.sources.is_empty() {
+            vec![(input.url.clone(), None)]
         } else {
-            input.sources.iter().map(|s| s.url.clone()).collect()
+            let sources = input.sources.iter();
+            sources.map(|s| (s.url.clone(), s.login.clone())).collect()
         };
         let mut failed = None;
-        for (index, url) in addresses.iter().enumerate() {
-            match self.fetch_within_room(url, maker).await {
+        for (index, (url, login)) in addresses.iter().enumerate() {
+            match self.fetch_within_room(url, login.as_ref(), maker).await {
                 Ok((reservation, feed)) => {
                     reservations.push(reservation);
                     fetched.push(feed);
@@ -139,6 +145,7 @@ impl Publisher {
     async fn fetch_within_room(
         &self,
         url: &reqwest::Url,
+        login: Option<&Login>,
         maker: Maker,
     ) -> Result<(Option<FeedReservation>, FeedOutcome), PublishError> {
         let feed_max = self.settings.feed_max_size;
@@ -146,7 +153,7 @@ impl Publisher {
         let publisher = (!maker.owner).then_some(maker.client);
         let reservation = self
             .feeds
-            .reserve(url, feed_max as u64, publisher)
+            .reserve(url, login, feed_max as u64, publisher)
             .await
             .map_err(quota_or_feed)?;
         let limit = reservation
@@ -154,8 +161,9 @@ impl Publisher {
             .map(|r| usize::try_from(r.bytes()).unwrap_or(feed_max));
         let feed = self
             .feeds
-            .get(
+            .get_with(
                 url,
+                login,
                 Ask {
                     max_age: self.settings.ttl,
                     persist: true,
@@ -212,16 +220,21 @@ impl Publisher {
         self.check_output(work, feed, &compiled).await?;
         let id = input.id.clone();
         let now = self.settings.clock.wall();
-        let outcome =
-            calendars::publish(db, input, token, maker, self.settings.quotas, now).await?;
+        let logins = input.logins.clone();
+        let sealed = self
+            .logins
+            .seal_all(&id, &logins)
+            .map_err(PublishError::Sealing)?;
+        let quotas = self.settings.quotas;
+        let outcome = calendars::publish(db, input, token, maker, quotas, now, sealed).await?;
         match outcome {
             PublishOutcome::Forbidden => Err(PublishError::Forbidden(id)),
             PublishOutcome::Created { token, record } => {
-                self.remember(record.clone(), compiled);
+                self.remember(record.clone(), compiled, &logins);
                 Ok(Stored::Created { token, record })
             }
             PublishOutcome::Updated { record } => {
-                self.remember(record.clone(), compiled);
+                self.remember(record.clone(), compiled, &logins);
                 Ok(Stored::Updated { record })
             }
         }

@@ -126,8 +126,9 @@ impl Publisher {
         let mut tasks = JoinSet::new();
         for (i, source) in sources.iter().enumerate() {
             let feeds = self.feeds.clone();
-            let url = source.url.clone();
-            tasks.spawn(async move { (i, feeds.get(&url, ask).await) });
+            // Where a source's login reaches its fetch: opened before, sent by the fetcher.
+            let (url, login) = (source.url.clone(), source.login.clone());
+            tasks.spawn(async move { (i, feeds.get_with(&url, login.as_ref(), ask).await) });
         }
         let mut results: Vec<Option<Result<FeedOutcome, FeedError>>> =
             (0..sources.len()).map(|_| None).collect();
@@ -166,10 +167,7 @@ impl Publisher {
         ask: Ask,
     ) -> Result<(FeedOutcome, Input), FeedError> {
         let sources = if calendar.sources.is_empty() {
-            vec![SourceFeed {
-                url: calendar.url.clone(),
-                prefix: None,
-            }]
+            vec![SourceFeed::new(calendar.url.clone(), None)]
         } else {
             calendar.sources.clone()
         };
@@ -177,9 +175,10 @@ impl Publisher {
         if let Some(days) = calendar.config.keep_days() {
             let oldest = hosted::window_now(&self.settings.clock) - i64::from(days) * 86_400;
             for source in &sources {
-                let index = self.feeds.kept_index(source.url.as_str()).await?;
+                let key = source.key();
+                let index = self.feeds.kept_index(&key).await?;
                 if index.count_since(oldest) > 0 {
-                    kept.push((source.url.as_str().to_owned(), oldest, index));
+                    kept.push((key, oldest, index));
                 }
             }
         }

@@ -7,8 +7,9 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use super::feed_source::copy_key;
 use super::feed_source::SourceFeed;
-use super::fetch::normalize_url;
+use super::fetch::{may_send, normalize_url, Login};
 use crate::calendar::{CalendarConfig, CompiledConfig, ConfigError, MappedField, Mapping};
 use crate::secret::Token;
 
@@ -52,6 +53,23 @@ pub struct PublishInput {
     pub config: CalendarConfig,
     /// The config compiled while it was checked, for serving it.
     pub compiled: Arc<CompiledConfig>,
+    /// Its sources' logins, opened, by address (filled in by the publish, which may open
+    /// stored ones: `logins::given`).
+    pub logins: Vec<(String, Login)>,
+}
+
+impl PublishInput {
+    /// What the copies of every address it reads are kept under: its feed's address, or each
+    /// source's (with its login's tag when it has one).
+    pub fn copy_keys(&self) -> Vec<String> {
+        if self.sources.is_empty() {
+            return vec![self.url.to_string()];
+        }
+        self.sources
+            .iter()
+            .map(|s| copy_key(s.url.as_str(), s.login.as_ref()))
+            .collect()
+    }
 }
 
 /// A field of a request that is wrong, and why: `name: the calendar needs a name`.
@@ -120,6 +138,7 @@ pub fn validate(
         sources,
         config,
         compiled,
+        logins: Vec::new(),
     })
 }
 
@@ -139,11 +158,12 @@ fn read_sources(config: &mut crate::calendar::CalendarConfig) -> Result<Vec<Sour
                 "this feed is already a source of the calendar",
             ));
         }
+        if source.auth.is_some() {
+            may_send(&url, source.plain_http)
+                .map_err(|e| Invalid::new(format!("sources[{i}].auth"), e.to_string()))?;
+        }
         source.url = Some(url.to_string());
-        sources.push(SourceFeed {
-            url,
-            prefix: source.prefix.clone(),
-        });
+        sources.push(SourceFeed::new(url, source.prefix.clone()));
     }
     Ok(sources)
 }

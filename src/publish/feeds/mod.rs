@@ -21,7 +21,8 @@ pub use copy::{version_of, FeedCopy, FeedOutcome};
 use slots::Slot;
 
 use super::cache::{Cache, Kind};
-use super::fetch::{FetchError, Fetched, Fetcher, Validators};
+use super::feed_source::copy_key;
+use super::fetch::{FetchError, Fetched, Fetcher, Login, Validators};
 use super::health::{self, Fetch};
 use super::quotas::QuotaError;
 use super::storage::FeedStorage;
@@ -218,16 +219,28 @@ impl Feeds {
         url: &reqwest::Url,
         ask: Ask,
     ) -> Result<FeedOutcome, FeedError> {
+        self.get_with(url, None, ask).await
+    }
+
+    /// As [`Feeds::get`], fetched with `login` when there is one: such a copy is kept under its
+    /// address and its login's tag, so nobody without that same login is given it (nor does a
+    /// copy of the address without a login stand in for it).
+    pub async fn get_with(
+        self: &Arc<Self>,
+        url: &reqwest::Url,
+        login: Option<&Login>,
+        ask: Ask,
+    ) -> Result<FeedOutcome, FeedError> {
+        let key = copy_key(url.as_str(), login);
         // The common case, a fresh copy in memory, touches no slot.
-        let held = self.cache.get::<FeedCopy>(Kind::Feed, url.as_str());
+        let held = self.cache.get::<FeedCopy>(Kind::Feed, &key);
         if let Some(copy) = &held {
             if copy.fresh(self.clock.now(), ask.max_age) {
-                return self.taken(url.as_str(), copy.clone(), ask).await;
+                return self.taken(&key, copy.clone(), ask).await;
             }
         }
-        let key = url.as_str().to_owned();
         let slot = self.slot(&key);
-        let result = self.get_in(&slot, &key, url, held, ask).await;
+        let result = self.get_in(&slot, &key, url, login, held, ask).await;
         self.release(&key, slot);
         result
     }
@@ -252,11 +265,12 @@ impl Feeds {
         slot: &Arc<Slot>,
         key: &str,
         url: &reqwest::Url,
+        login: Option<&Login>,
         held: Option<Arc<FeedCopy>>,
         ask: Ask,
     ) -> Result<FeedOutcome, FeedError> {
         if let Some(copy) = &held {
-            if let Some(outcome) = self.without_fetch(slot, key, url, copy, ask) {
+            if let Some(outcome) = self.without_fetch(slot, key, url, login, copy, ask) {
                 return self.kept_if_fresh(key, outcome, ask).await;
             }
         }
@@ -264,11 +278,11 @@ impl Feeds {
         // Another caller may have fetched or loaded the copy while this one waited.
         let copy = self.held_or_stored(key).await?;
         if let Some(copy) = &copy {
-            if let Some(outcome) = self.without_fetch(slot, key, url, copy, ask) {
+            if let Some(outcome) = self.without_fetch(slot, key, url, login, copy, ask) {
                 return self.kept_if_fresh(key, outcome, ask).await;
             }
         }
-        self.fetch_and_keep(slot, key, url, copy, ask).await
+        self.fetch_and_keep(slot, key, url, login, copy, ask).await
     }
 
     /// `outcome` as it is, or, when it is a fresh copy, as `taken` gives it.
@@ -291,6 +305,7 @@ impl Feeds {
         slot: &Arc<Slot>,
         key: &str,
         url: &reqwest::Url,
+        login: Option<&Login>,
         copy: &Arc<FeedCopy>,
         ask: Ask,
     ) -> Option<FeedOutcome> {
@@ -309,7 +324,8 @@ impl Feeds {
             Want::Available => {
                 if failed.is_none() && !state.refreshing {
                     state.refreshing = true;
-                    self.refresh_in_background(slot.clone(), key.to_owned(), url.clone(), ask);
+                    let (key, url, login) = (key.to_owned(), url.clone(), login.cloned());
+                    self.refresh_in_background(slot.clone(), key, url, login, ask);
                 }
                 Some(self.outcome(copy.clone(), failed, true))
             }
@@ -323,6 +339,7 @@ impl Feeds {
         slot: Arc<Slot>,
         key: String,
         url: reqwest::Url,
+        login: Option<Login>,
         ask: Ask,
     ) {
         let ask = Ask {
@@ -340,7 +357,9 @@ impl Feeds {
                 let now = feeds.clock.now();
                 let fresh = copy.as_ref().is_some_and(|c| c.fresh(now, ask.max_age));
                 if !fresh {
-                    let refreshed = feeds.fetch_and_keep(&slot, &key, &url, copy, ask).await;
+                    let refreshed = feeds
+                        .fetch_and_keep(&slot, &key, &url, login.as_ref(), copy, ask)
+                        .await;
                     if let Err(e) = refreshed {
                         tracing::warn!(url = %key, error = %e, "background refresh failed");
                     }
@@ -358,6 +377,7 @@ impl Feeds {
         slot: &Slot,
         key: &str,
         url: &reqwest::Url,
+        login: Option<&Login>,
         old: Option<Arc<FeedCopy>>,
         ask: Ask,
     ) -> Result<FeedOutcome, FeedError> {
@@ -370,7 +390,7 @@ impl Feeds {
                 last_modified: c.last_modified.clone(),
             })
             .unwrap_or_default();
-        let result = self.fetch_checked(url, &validators, ask).await;
+        let result = self.fetch_checked(url, login, &validators, ask).await;
         // A copy's age counts from when its fetch finished.
         let (now, wall) = (self.clock.now(), self.clock.wall());
         let count = |counter: &AtomicU64| counter.fetch_add(1, Ordering::Relaxed);
@@ -503,6 +523,7 @@ impl Feeds {
     async fn fetch_checked(
         &self,
         url: &reqwest::Url,
+        login: Option<&Login>,
         validators: &Validators,
         ask: Ask,
     ) -> Result<Fetched, FeedError> {
@@ -525,7 +546,7 @@ impl Feeds {
         // host's): the fetch stops.
         let fetching = self
             .fetcher
-            .fetch_at_most(url, validators, max, Some(reservation));
+            .fetch_at_most(url, validators, max, Some(reservation), login);
         let fetched = tokio::select! {
             fetched = fetching => fetched,
             () = connection.taken() => {

@@ -8,7 +8,7 @@ import { count, isRecord, listOf, nonEmpty, orNull, parseOrNull, record, text, t
 import { MAPPING_FIELDS, type Mapping, type MappingField } from './calendar';
 import type { CalendarConfig } from './options';
 import type { SampleEvent } from './samples';
-import type { FeedSource, FeedWire } from './sources';
+import type { CalendarOwner, FeedSource, FeedWire } from './sources';
 
 export class ApiError extends Error {
   /** 0 when the server could not be reached. */
@@ -255,19 +255,28 @@ export async function fetchFeed(url: string, options: FeedOptions = {}, publishK
 }
 
 /** The merged feed of `sources` (POST /api/feed): as fetchFeed's answer, plus each source and each event's source. */
-export async function fetchMergedFeed(sources: readonly FeedSource[], options: FeedOptions = {}, publishKey: string | null = null): Promise<FeedAnswer> {
+export async function fetchMergedFeed(
+  sources: readonly FeedSource[],
+  options: FeedOptions = {},
+  publishKey: string | null = null,
+  owner?: CalendarOwner,
+): Promise<FeedAnswer> {
   const body = {
     sources,
+    ...(owner ? { calendar: owner.id } : {}),
     ...(options.offset ? { offset: options.offset } : {}),
     ...(options.limit ? { limit: options.limit } : {}),
     ...(options.refresh ? { refresh: true } : {}),
   };
-  return parseFeedAnswer(await call('/api/feed', jsonInit('POST', body, keyHeader(publishKey))));
+  return parseFeedAnswer(await call('/api/feed', jsonInit('POST', body, { ...keyHeader(publishKey), ...ownerHeader(owner) })));
 }
+
+// A saved login ("set") is opened for a read only with the calendar's edit token.
+const ownerHeader = (owner: CalendarOwner | undefined): Record<string, string> => (owner ? { Authorization: `Bearer ${owner.token}` } : {});
 
 /** The feed of a calendar: one address as always (GET), merged sources with POST. */
 export function readFeed(wire: FeedWire, options: FeedOptions = {}, publishKey: string | null = null): Promise<FeedAnswer> {
-  return 'url' in wire ? fetchFeed(wire.url, options, publishKey) : fetchMergedFeed(wire.sources, options, publishKey);
+  return 'url' in wire ? fetchFeed(wire.url, options, publishKey) : fetchMergedFeed(wire.sources, options, publishKey, wire.calendar);
 }
 
 export async function renderMapping(event: SampleEvent, mapping: Mapping, publishKey: string | null = null): Promise<MappingRender> {
@@ -283,8 +292,10 @@ export async function renderTemplate(event: SampleEvent, template: string, publi
  * beside the config as always, merged sources inside it (and no `url`).
  */
 export async function previewConfig(wire: FeedWire, config: CalendarConfig, publishKey: string | null = null): Promise<PreviewAnswer> {
-  const body = 'url' in wire ? { url: wire.url, config } : { config: { ...config, sources: wire.sources } };
-  return parsePreviewAnswer(await call('/api/preview', jsonInit('POST', body, keyHeader(publishKey))));
+  const body =
+    'url' in wire ? { url: wire.url, config } : { config: { ...config, sources: wire.sources }, ...(wire.calendar ? { calendar: wire.calendar.id } : {}) };
+  const owner = 'url' in wire ? undefined : wire.calendar;
+  return parsePreviewAnswer(await call('/api/preview', jsonInit('POST', body, { ...keyHeader(publishKey), ...ownerHeader(owner) })));
 }
 
 export async function publishCalendar(request: PublishRequest, publishKey: string | null): Promise<PublishAnswer> {
