@@ -16,13 +16,13 @@ use serde_json::Value;
 
 use super::api::{budget, too_slow, url_error, CalendarState, Previewing, ReadingFeeds};
 use super::errors::RouteError;
-use super::feeds::{Ask, FeedOutcome};
+use super::feeds::{Ask, FeedCopy, FeedOutcome};
 use super::fetch::normalize_url;
 use super::hosted;
 use super::sources::{MergedFeed, SourceFeed};
 use super::validate::{self, MappingTooLarge};
 use super::workers::Budget;
-use crate::calendar::{self, CompiledConfig, Interrupt, RemapError, RemapOptions, Source};
+use crate::calendar::{self, CompiledConfig, Interrupt, RemapError, RemapOptions, Source, UidMode};
 use crate::http::admission::Caller;
 use crate::http::error::AppError;
 use crate::http::extract::{JsonBody, QueryParams};
@@ -41,6 +41,9 @@ pub struct FeedQuery {
     limit: Option<usize>,
     /// Ask upstream again even if the copy is younger than a minute (the editor's Refetch).
     refresh: Option<bool>,
+    /// `content`: the events with the UIDs `"uids": "content"` gives them, as the hosted feed
+    /// has them (the editor's event list and overrides name events by those).
+    uids: Option<UidMode>,
 }
 
 #[derive(Debug, Serialize)]
@@ -89,6 +92,8 @@ pub struct SourcesRequest {
     offset: Option<usize>,
     limit: Option<usize>,
     refresh: Option<bool>,
+    /// As `uids` of `GET /api/feed`.
+    uids: Option<UidMode>,
 }
 
 /// The largest `POST /api/feed` body: ten sources of long addresses.
@@ -117,9 +122,11 @@ pub async fn get_feed(
     let limit = query.limit.unwrap_or(DEFAULT_PAGE).min(MAX_PAGE);
     let url_text = url.to_string();
     let time = state.settings.engine.preview;
+    let content = query.uids == Some(UidMode::Content);
     let answer = state
         .publisher
-        .run_within(budget(&caller, time), move |_| {
+        .run_within(budget(&caller, time), move |stop| {
+            let outcome = with_content_uids(outcome, &url_text, content, stop)?;
             describe_feed(&outcome, url_text, offset, limit)
         })
         .await??;
@@ -143,6 +150,7 @@ async fn editor_sources(
     max_age: Duration,
     client: crate::http::client::ClientKey,
     work: Budget,
+    content_uids: bool,
 ) -> Result<MergedFeed, AppError> {
     if sources.len() > calendar::MAX_SOURCES {
         return Err(validate::Invalid::new(
@@ -165,7 +173,10 @@ async fn editor_sources(
         });
     }
     let ask = Ask::editor(max_age, client);
-    Ok(state.publisher.merged_feed(&feeds, ask, Some(work)).await?)
+    Ok(state
+        .publisher
+        .merged_feed(&feeds, ask, Some(work), content_uids)
+        .await?)
 }
 
 /// `POST /api/feed`: the sources merged as the hosted feed will be, a page of its events with
@@ -186,6 +197,7 @@ pub async fn post_feed(
         max_age(request.refresh),
         caller.client.key(),
         work.clone(),
+        request.uids == Some(UidMode::Content),
     )
     .await?;
     let offset = request.offset.unwrap_or(0);
@@ -236,6 +248,43 @@ pub async fn post_feed(
         })
         .await??;
     Ok(Json(answer).into_response())
+}
+
+/// One feed's events with the UIDs `"uids": "content"` gives them (the same key, its
+/// address, as the hosted calendar's merge), or the feed as it is.
+fn with_content_uids(
+    outcome: FeedOutcome,
+    url: &str,
+    content: bool,
+    stop: &Interrupt,
+) -> Result<FeedOutcome, AppError> {
+    if !content {
+        return Ok(outcome);
+    }
+    let body = calendar::content_uids(
+        &outcome.copy.body,
+        url,
+        &calendar::Limits::default(),
+        Some(stop),
+    )
+    .map_err(|e| match e {
+        calendar::UidError::Interrupted(_) => too_slow(RemapError::Interrupted),
+        calendar::UidError::Parse(e) => RouteError::NotACalendar(e.to_string()),
+    })?;
+    let old = &outcome.copy;
+    let copy = FeedCopy {
+        body: body.into(),
+        etag: old.etag.clone(),
+        last_modified: old.last_modified.clone(),
+        fetched_at: old.fetched_at,
+        changed_at: old.changed_at,
+        version: old.version,
+        confirmed: old.confirmed,
+    };
+    Ok(FeedOutcome {
+        copy: std::sync::Arc::new(copy),
+        ..outcome
+    })
 }
 
 fn describe_feed(
@@ -376,31 +425,39 @@ pub async fn preview(
         })
         .await??;
     let client = caller.client.key();
-    let feed = if compiled.sources().is_empty() {
+    let content = compiled.content_uids();
+    let (feed, url) = if compiled.sources().is_empty() {
         let given = request
             .url
             .ok_or_else(|| url_error("the feed address is missing"))?;
         let url = normalize_url(&given).map_err(|e| url_error(e.to_string()))?;
-        state
+        let feed = state
             .publisher
             .editor_feed(&url, EDITOR_MAX_AGE, client)
-            .await?
+            .await?;
+        (feed, Some(url.to_string()))
     } else {
-        editor_sources(
+        let merged = editor_sources(
             &state,
             compiled.sources(),
             EDITOR_MAX_AGE,
             client,
             work.clone(),
+            content,
         )
-        .await?
-        .outcome
+        .await?;
+        (merged.outcome, None)
     };
-    let body = feed.copy.body.clone();
     let now = hosted::window_now(&state.clock);
     let answer = state
         .publisher
-        .run_within(work, move |stop| preview_now(&body, &compiled, now, stop))
+        .run_within(work, move |stop| {
+            let feed = match &url {
+                Some(url) => with_content_uids(feed, url, content, stop)?,
+                None => feed,
+            };
+            preview_now(&feed.copy.body, &compiled, now, stop)
+        })
         .await??;
     Ok(Json(answer).into_response())
 }

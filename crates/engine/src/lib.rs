@@ -60,7 +60,7 @@ pub mod tz;
 
 pub use config::{
     AlarmMode, CalendarConfig, CompiledConfig, ConfigError, FilterAction, FilterRule, Matcher,
-    Occurrences, Override, Privacy, Source, TimezoneMode, Window, MAX_SOURCES,
+    Occurrences, Override, Privacy, Source, TimezoneMode, UidMode, Window, MAX_SOURCES,
 };
 pub use history::{kept_calendar, vanished_events, KeptEvent, Vanished};
 pub use ics::{

@@ -1,0 +1,170 @@
+//! Properties beyond the five templates and UIDs that hold still, against a real server and a
+//! real upstream on loopback: the properties in the hosted feed and refused by their path when
+//! wrong; `"uids": "content"` keeping an override by UID and a kept past event (one, not two)
+//! across fetches whose UIDs all change, with the editor's event list naming the same UIDs.
+
+mod common;
+#[path = "common/upstream.rs"]
+mod upstream;
+
+use std::time::Duration;
+
+use common::{until, TestServer};
+use hearth::clock::Clock;
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use upstream::{Upstream, SAMPLE};
+
+const TTL: Duration = Duration::from_secs(60);
+const DAY: Duration = Duration::from_secs(86_400);
+
+async fn publish(server: &TestServer, body: Value) -> reqwest::Response {
+    server
+        .client
+        .post(server.url("/api/calendars"))
+        .json(&body)
+        .send()
+        .await
+        .expect("sent")
+}
+
+async fn hosted(server: &TestServer, id: &str) -> String {
+    let response = server.get(&format!("/cal/{id}.ics")).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    response.text().await.expect("text")
+}
+
+#[tokio::test]
+async fn properties_are_set_in_the_hosted_feed_and_refused_by_their_path() {
+    let upstream = Upstream::start().await;
+    let server = TestServer::calendars(|_| {}).await;
+    let url = upstream.url("/work.ics");
+    let response = publish(
+        &server,
+        json!({"id": "props", "name": "Props", "url": url, "mapping": {},
+            "properties": {"TRANSP": "TRANSPARENT", "COLOR": "teal",
+                "CATEGORIES": "Work,${SUMMARY}", "URL": "https://example.org/${UID}"}}),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::CREATED);
+    let feed = hosted(&server, "props").await;
+    assert_eq!(feed.matches("TRANSP:TRANSPARENT\r\n").count(), 2, "{feed}");
+    assert_eq!(feed.matches("COLOR:teal\r\n").count(), 2, "{feed}");
+    assert!(feed.contains("CATEGORIES:Work,Team meeting\r\n"), "{feed}");
+    assert!(
+        feed.contains("URL:https://example.org/two@hearth.test\r\n"),
+        "{feed}"
+    );
+
+    for (properties, field) in [
+        (json!({"X-COLOR": "red"}), "properties.X-COLOR"),
+        (json!({"COLOR": "not a colour"}), "properties.COLOR"),
+        (json!({"TRANSP": "FREE"}), "properties.TRANSP"),
+    ] {
+        let response = publish(
+            &server,
+            json!({"id": "bad", "name": "Bad", "url": url, "mapping": {}, "properties": properties}),
+        )
+        .await;
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{properties}");
+        assert_eq!(common::field_error(response).await.0, field);
+    }
+}
+
+/// The upstream's feed at fetch `n`: every UID new, a meeting ahead (its description says which
+/// fetch this is), and, while `past` is set, an event that ended ten days before the clock's
+/// start.
+fn fetch(n: u32, past: bool) -> String {
+    let ended = common::utc_stamp(std::time::SystemTime::now() - DAY * 10);
+    let mut body = SAMPLE
+        .replace("one@hearth.test", &format!("one-{n}@hearth.test"))
+        .replace("two@hearth.test", &format!("two-{n}@hearth.test"))
+        .replace(
+            "DESCRIPTION:Agenda:\\n1. Budget",
+            &format!("DESCRIPTION:Fetch {n}"),
+        );
+    if past {
+        body = body.replace(
+            "END:VCALENDAR\r\n",
+            &format!(
+                "BEGIN:VEVENT\r\nUID:past-{n}@hearth.test\r\nDTSTAMP:20260101T000000Z\r\n\
+                 DTSTART:{ended}\r\nDURATION:PT1H\r\nSUMMARY:Last month's review\r\nEND:VEVENT\r\n\
+                 END:VCALENDAR\r\n"
+            ),
+        );
+    }
+    body
+}
+
+fn uids(feed: &str) -> Vec<&str> {
+    feed.lines()
+        .filter_map(|l| l.strip_prefix("UID:"))
+        .collect()
+}
+
+#[tokio::test]
+async fn content_uids_hold_an_override_and_kept_events_when_the_sources_change() {
+    let upstream = Upstream::start().await;
+    upstream.set_body(fetch(1, true));
+    let clock = Clock::manual();
+    let server = TestServer::calendars_on(&clock, TTL, |_| {}).await;
+    let url = upstream.url("/work.ics");
+
+    // The editor's event list names the events by the UIDs the hosted feed will have.
+    let read = server
+        .get_json(
+            &format!("/api/feed?url={}&uids=content", urlencoding(&url)),
+            &[],
+        )
+        .await;
+    let events = read["events"].as_array().expect("events");
+    let meeting = events
+        .iter()
+        .find(|e| e["SUMMARY"] == "Team meeting")
+        .expect("the meeting");
+    let uid = meeting["UID"].as_str().expect("uid").to_owned();
+    assert!(uid.starts_with("hearth-"), "{uid}");
+
+    let response = publish(
+        &server,
+        json!({"id": "stable", "name": "Stable", "url": url, "mapping": {},
+            "uids": "content", "history": {"keepDays": 30},
+            "overrides": [{"uid": uid, "summary": "Budget meeting"}]}),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::CREATED);
+    let first = hosted(&server, "stable").await;
+    assert!(first.contains("SUMMARY:Budget meeting\r\n"), "{first}");
+    assert!(first.contains(&format!("UID:{uid}\r\n")), "{first}");
+    assert_eq!(first.matches("Last month's review").count(), 1, "{first}");
+
+    // Every UID changes at the next fetch: the override holds, the past event is there once.
+    upstream.set_body(fetch(2, true));
+    clock.advance(TTL * 2);
+    let _ = hosted(&server, "stable").await;
+    until("the second fetch is rendered", || async {
+        hosted(&server, "stable").await.contains("Fetch 2")
+    })
+    .await;
+    let second = hosted(&server, "stable").await;
+    assert!(second.contains("SUMMARY:Budget meeting\r\n"), "{second}");
+    assert_eq!(second.matches("Last month's review").count(), 1, "{second}");
+    assert_eq!(uids(&first), uids(&second));
+
+    // Then the source drops the past event (under new UIDs again): kept, still once.
+    upstream.set_body(fetch(3, false));
+    clock.advance(TTL * 2);
+    let _ = hosted(&server, "stable").await;
+    until("the third fetch is rendered", || async {
+        hosted(&server, "stable").await.contains("Fetch 3")
+    })
+    .await;
+    let third = hosted(&server, "stable").await;
+    assert!(third.contains("SUMMARY:Budget meeting\r\n"), "{third}");
+    assert_eq!(third.matches("Last month's review").count(), 1, "{third}");
+    assert_eq!(uids(&first), uids(&third));
+}
+
+fn urlencoding(text: &str) -> String {
+    url::form_urlencoded::byte_serialize(text.as_bytes()).collect()
+}
