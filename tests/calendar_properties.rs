@@ -168,3 +168,68 @@ async fn content_uids_hold_an_override_and_kept_events_when_the_sources_change()
 fn urlencoding(text: &str) -> String {
     url::form_urlencoded::byte_serialize(text.as_bytes()).collect()
 }
+
+#[tokio::test]
+async fn a_source_whose_uids_changed_is_noticed_in_the_status_and_the_editor() {
+    let upstream = Upstream::start().await;
+    upstream.set_body(fetch(1, true));
+    let clock = Clock::manual();
+    let server = TestServer::calendars_on(&clock, TTL, |_| {}).await;
+    let url = upstream.url("/work.ics");
+    let response = publish(
+        &server,
+        json!({"id": "loose", "name": "Loose", "url": url, "mapping": {}}),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::CREATED);
+    let token = response.json::<Value>().await.expect("json")["editToken"]
+        .as_str()
+        .expect("token")
+        .to_owned();
+    let status = |server: &TestServer| {
+        let request = server
+            .client
+            .get(server.url("/api/calendars/loose/status"))
+            .bearer_auth(&token);
+        async move {
+            let response = request.send().await.expect("sent");
+            assert_eq!(response.status(), StatusCode::OK);
+            response.json::<Value>().await.expect("json")
+        }
+    };
+    assert!(status(&server).await["upstream"]
+        .get("uidsChanged")
+        .is_none());
+
+    // The same events, the description changed (a new copy) but every UID kept: no notice.
+    upstream.set_body(fetch(1, true).replace("Fetch 1", "Fetch 1b"));
+    clock.advance(TTL * 2);
+    until("the changed copy is rendered", || async {
+        hosted(&server, "loose").await.contains("Fetch 1b")
+    })
+    .await;
+    assert!(status(&server).await["upstream"]
+        .get("uidsChanged")
+        .is_none());
+
+    // An hour on, every UID changes: noticed, with how many of how many.
+    upstream.set_body(fetch(2, true));
+    clock.advance(Duration::from_secs(3600));
+    until("the new copy is rendered", || async {
+        hosted(&server, "loose").await.contains("Fetch 2")
+    })
+    .await;
+    until("the change is noted", || async {
+        status(&server).await["upstream"]
+            .get("uidsChanged")
+            .is_some()
+    })
+    .await;
+    let changed = status(&server).await["upstream"]["uidsChanged"].clone();
+    assert_eq!(changed["events"], 3, "{changed}");
+    assert_eq!(changed["renamed"], 3, "{changed}");
+    let read = server
+        .get_json(&format!("/api/feed?url={}", urlencoding(&url)), &[])
+        .await;
+    assert_eq!(read["uidsChanged"]["renamed"], 3, "{read}");
+}

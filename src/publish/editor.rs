@@ -18,6 +18,7 @@ use super::api::{budget, too_slow, url_error, CalendarState, Previewing, Reading
 use super::errors::RouteError;
 use super::feeds::{Ask, FeedCopy, FeedOutcome};
 use super::fetch::normalize_url;
+use super::health::UidsChangedAnswer;
 use super::hosted;
 use super::sources::{MergedFeed, SourceFeed};
 use super::validate::{self, MappingTooLarge};
@@ -66,6 +67,9 @@ struct FeedAnswer {
     /// For each event of `events`, the index of its source.
     #[serde(skip_serializing_if = "Option::is_none")]
     event_sources: Option<Vec<u16>>,
+    /// The feed's last change brought most of its events back under new UIDs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    uids_changed: Option<UidsChangedAnswer>,
 }
 
 /// One source of a merged calendar as the editor shows it.
@@ -82,6 +86,9 @@ struct SourceAnswer {
     /// Why the source has no copy (the calendar holds the other sources' events).
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
+    /// As [`FeedAnswer::uids_changed`], for this source.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    uids_changed: Option<UidsChangedAnswer>,
 }
 
 /// `POST /api/feed`: a merged calendar's sources as the editor reads them.
@@ -123,13 +130,15 @@ pub async fn get_feed(
     let url_text = url.to_string();
     let time = state.settings.engine.preview;
     let content = query.uids == Some(UidMode::Content);
-    let answer = state
+    let uids_changed = state.publisher.feeds.uids_changed(url.as_str());
+    let mut answer = state
         .publisher
         .run_within(budget(&caller, time), move |stop| {
             let outcome = with_content_uids(outcome, &url_text, content, stop)?;
             describe_feed(&outcome, url_text, offset, limit)
         })
         .await??;
+    answer.uids_changed = uids_changed;
     Ok(Json(answer).into_response())
 }
 
@@ -202,6 +211,11 @@ pub async fn post_feed(
     .await?;
     let offset = request.offset.unwrap_or(0);
     let limit = request.limit.unwrap_or(DEFAULT_PAGE).min(MAX_PAGE);
+    let changed: Vec<Option<UidsChangedAnswer>> = merged
+        .sources
+        .iter()
+        .map(|s| state.publisher.feeds.uids_changed(s.url.as_str()))
+        .collect();
     let answer = state
         .publisher
         .run_within(work, move |_| {
@@ -224,7 +238,8 @@ pub async fn post_feed(
                 merged
                     .sources
                     .iter()
-                    .map(|s| match &s.feed {
+                    .zip(changed)
+                    .map(|(s, uids_changed)| match &s.feed {
                         Ok(feed) => SourceAnswer {
                             url: s.url.to_string(),
                             event_count: s.events,
@@ -232,6 +247,7 @@ pub async fn post_feed(
                             fetched_at: Some(httpdate::fmt_http_date(feed.copy.fetched_at)),
                             stale: feed.stale.as_ref().map(ToString::to_string),
                             error: None,
+                            uids_changed,
                         },
                         Err(message) => SourceAnswer {
                             url: s.url.to_string(),
@@ -240,6 +256,7 @@ pub async fn post_feed(
                             fetched_at: None,
                             stale: None,
                             error: Some(message.clone()),
+                            uids_changed,
                         },
                     })
                     .collect(),
@@ -322,6 +339,7 @@ fn describe_feed(
         stale: outcome.stale.as_ref().map(ToString::to_string),
         sources: None,
         event_sources: None,
+        uids_changed: None,
     })
 }
 

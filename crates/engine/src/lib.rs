@@ -34,7 +34,8 @@
 //!   and `Merged::origins` saying which source each event came from.
 //! - [`content_uids`]`(bytes, source, &Limits, Option<&Interrupt>)`: one source's events
 //!   given UIDs made from their content (`"uids": "content"`), applied to each source before
-//!   history compares its copies and before the merge.
+//!   history compares its copies and before the merge; [`uid_churn`]`(old, new, &Limits)` how
+//!   many events of a new copy are old ones under new UIDs (the editor offers the former).
 //! - [`vanished_events`]`(old, new, now, &Limits)`: the events a new copy of a feed dropped
 //!   after they ended, with their lines, which a calendar with `history` keeps serving
 //!   ([`kept_calendar`] makes them a feed to merge).
@@ -68,7 +69,9 @@ pub use ics::{
     EventView, Fields, Item, Limits, Param, ParseError, Property, Warning,
 };
 pub use interrupt::{Interrupt, Interrupted};
-pub use merge::{content_uids, merge, MergeError, MergeInput, Merged, UidError};
+pub use merge::{
+    content_uids, merge, uid_churn, MergeError, MergeInput, Merged, UidChurn, UidError,
+};
 pub use remap::{
     decide, decide_counting, format_duration, output_limit, remap, remap_into, unmatched_overrides,
     CompiledMapping, Decision, KeptWhole, MappedField, Mapping, OccurrenceCount, RemapError,

@@ -5,7 +5,7 @@
 //! are the same.
 
 use hearth_engine::{
-    content_uids, parse, remap, CalendarConfig, CompiledConfig, Limits, RemapOptions,
+    content_uids, parse, remap, uid_churn, CalendarConfig, CompiledConfig, Limits, RemapOptions,
 };
 
 const FEED: &str = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//EN\r\n\
@@ -273,4 +273,22 @@ fn content_uids_hold_still_when_the_sources_change_at_every_fetch() {
     let renamed = uids(&String::from_utf8(renamed).expect("utf-8"));
     assert_ne!(renamed[0], got[0]);
     assert_eq!(renamed[2..], got[2..]);
+}
+
+#[test]
+fn uid_churn_tells_a_source_whose_uids_change_from_one_whose_events_change() {
+    let limits = Limits::default();
+    let churn = uid_churn(fetch(1).as_bytes(), fetch(2).as_bytes(), &limits).expect("churn");
+    // Weekly and the two twins under new UIDs (the event without a UID is not counted).
+    assert_eq!((churn.events, churn.renamed), (3, 3));
+    assert!(churn.most_renamed());
+    let same = uid_churn(fetch(1).as_bytes(), fetch(1).as_bytes(), &limits).expect("same");
+    assert_eq!((same.events, same.renamed), (3, 0));
+    assert!(!same.most_renamed());
+    // New events under new UIDs are not renamed ones.
+    let other = fetch(2)
+        .replace("SUMMARY:Weekly", "SUMMARY:Other")
+        .replace("SUMMARY:Twin", "SUMMARY:New");
+    let changed = uid_churn(fetch(1).as_bytes(), other.as_bytes(), &limits).expect("changed");
+    assert_eq!(changed.renamed, 0);
 }

@@ -52,19 +52,17 @@ fn fnv128(parts: &[&str]) -> u128 {
     h
 }
 
-/// `input` with every event's UID made from its content, `source` naming the feed.
-pub fn content_uids(
+/// Each event part of `input`: its series (the source UID, or its own index without one), its
+/// RECURRENCE-ID when it is an instance, and what it is made of.
+fn event_contents(
     input: &[u8],
-    source: &str,
     limits: &Limits,
     stop: Option<&Interrupt>,
-) -> Result<Vec<u8>, UidError> {
+) -> Result<Vec<(String, Option<String>, Content)>, UidError> {
     interrupt::check(stop)?;
     let mut scan = Scan::default();
     ics::walk(input, limits, &mut scan, &mut Warnings::default())?;
     interrupt::check(stop)?;
-    // Each event part: its series (the source UID, or its own index without one), whether it is
-    // an instance (with its RECURRENCE-ID), and what it is made of.
     let mut events: Vec<(String, Option<String>, Content)> = Vec::new();
     for (p, part) in scan.out.parts.iter().enumerate() {
         let Kind::Event(key) = &part.kind else {
@@ -104,6 +102,69 @@ pub fn content_uids(
         };
         events.push((series, key.recurrence_id.clone(), content));
     }
+    Ok(events)
+}
+
+/// How many events of a new copy of a feed are old events under new UIDs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct UidChurn {
+    /// Events (series, counted by their master) of the new copy that have a UID.
+    pub events: usize,
+    /// Those whose UID the old copy did not have, while it had an event with the same start,
+    /// summary and recurrence under another UID.
+    pub renamed: usize,
+}
+
+impl UidChurn {
+    /// Whether most events changed their UIDs (at least two): a source whose UIDs do not hold
+    /// still, for which `"uids": "content"` is the remedy.
+    pub fn most_renamed(&self) -> bool {
+        self.renamed >= 2 && self.renamed * 2 > self.events
+    }
+}
+
+/// Compares two consecutive copies of one feed by their events' content: linear in their size,
+/// within `limits`.
+pub fn uid_churn(old: &[u8], new: &[u8], limits: &Limits) -> Result<UidChurn, UidError> {
+    let master_hash = |c: &Content| fnv128(&["", "master", &c.dtstart, &c.summary, &c.rrule]);
+    let old_events = event_contents(old, limits, None)?;
+    let old_uids: std::collections::HashSet<&str> = old_events
+        .iter()
+        .filter_map(|(series, _, _)| series.strip_prefix("u:"))
+        .collect();
+    let old_content: HashMap<u128, &str> = old_events
+        .iter()
+        .filter(|(_, rid, _)| rid.is_none())
+        .filter_map(|(series, _, c)| Some((master_hash(c), series.strip_prefix("u:")?)))
+        .collect();
+    let mut churn = UidChurn::default();
+    for (series, rid, c) in &event_contents(new, limits, None)? {
+        let Some(uid) = series.strip_prefix("u:") else {
+            continue;
+        };
+        if rid.is_some() {
+            continue;
+        }
+        churn.events += 1;
+        if !old_uids.contains(uid)
+            && old_content
+                .get(&master_hash(c))
+                .is_some_and(|was| *was != uid)
+        {
+            churn.renamed += 1;
+        }
+    }
+    Ok(churn)
+}
+
+/// `input` with every event's UID made from its content, `source` naming the feed.
+pub fn content_uids(
+    input: &[u8],
+    source: &str,
+    limits: &Limits,
+    stop: Option<&Interrupt>,
+) -> Result<Vec<u8>, UidError> {
+    let events = event_contents(input, limits, stop)?;
     // Each series' UID, in the order series first come.
     let mut order: Vec<&str> = Vec::new();
     let mut masters: HashMap<&str, usize> = HashMap::new();
