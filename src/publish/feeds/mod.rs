@@ -468,6 +468,9 @@ impl Feeds {
                 self.keep_history(key, &previous, &copy).await;
                 self.note_uids(key, &previous, &copy).await;
             }
+        } else if let Some(previous) = previous.filter(|p| p.version != copy.version) {
+            // An editor's Refetch of a copy it held: its UIDs may have changed too.
+            self.note_uids(key, &previous, &copy).await;
         }
         // An editor's copy counts against its client's share of the cache; a kept one, nobody's.
         let owner = if persist { None } else { ask.client };
