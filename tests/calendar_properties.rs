@@ -233,3 +233,47 @@ async fn a_source_whose_uids_changed_is_noticed_in_the_status_and_the_editor() {
         .await;
     assert_eq!(read["uidsChanged"]["renamed"], 3, "{read}");
 }
+
+/// `hearth remap` with `config`, the feed on stdin.
+fn remap_cli(config: &std::path::Path, input: &str) -> String {
+    use std::io::Write;
+    let mut child = common::hearth_bin()
+        .args(["remap", "--config", config.to_str().expect("utf8 path")])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("hearth runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.as_bytes())
+        .expect("input written");
+    let out = child.wait_with_output().expect("exits");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf8")
+}
+
+#[test]
+fn the_command_line_sets_properties_and_content_uids_as_the_server_does() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("calendar.json");
+    std::fs::write(
+        &config,
+        json!({"mapping": {}, "uids": "content", "properties": {"COLOR": "teal"}}).to_string(),
+    )
+    .expect("config written");
+    let first = remap_cli(&config, &fetch(1, false));
+    let second = remap_cli(&config, &fetch(2, false));
+    assert_eq!(uids(&first), uids(&second));
+    assert!(
+        uids(&first).iter().all(|u| u.starts_with("hearth-")),
+        "{first}"
+    );
+    assert_eq!(first.matches("COLOR:teal\r\n").count(), 2, "{first}");
+}
