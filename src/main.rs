@@ -149,6 +149,18 @@ fn remap(args: &hearth::config::RemapArgs) -> Result<(), String> {
     for path in &paths {
         feeds.push(read_feed(*path, &limits)?);
     }
+    // `"uids": "content"`: each feed's events get UIDs made from their content, keyed by the
+    // source's address when the config names one (as the server keys them), else by the file.
+    if config.content_uids() {
+        for (i, feed) in feeds.iter_mut().enumerate() {
+            let key = sources
+                .get(i)
+                .and_then(|s| s.url.clone())
+                .unwrap_or_else(|| feed.0.clone());
+            feed.1 = hearth::calendar::content_uids(&feed.1, &key, &limits, None)
+                .map_err(|e| format!("{}: {e}", feed.0))?;
+        }
+    }
     let merged;
     let (shown, input): (String, &[u8]) = if feeds.len() == 1 && sources.is_empty() {
         (feeds[0].0.clone(), &feeds[0].1)

@@ -329,6 +329,7 @@ pub async fn status_answer(
             at: health::rfc3339(t.at),
             events: t.events,
         }),
+        uids_changed: feeds.uids_changed(url),
         ..h.as_ref().map(UpstreamAnswer::from).unwrap_or_default()
     };
     // A merged calendar is flagged when any source is, and shows the first failing one first.

@@ -17,14 +17,15 @@ use serde_json::Value;
 
 use super::api::{budget, too_slow, url_error, CalendarState, Previewing, ReadingFeeds};
 use super::errors::RouteError;
-use super::feeds::{Ask, FeedError, FeedOutcome};
+use super::feeds::{Ask, FeedCopy, FeedError, FeedOutcome};
 use super::fetch::normalize_url;
+use super::health::UidsChangedAnswer;
 use super::hosted;
 use super::logins::editor::editor_logins;
 use super::sources::{MergedFeed, SourceFeed};
 use super::validate::{self, MappingTooLarge};
 use super::workers::Budget;
-use crate::calendar::{self, CompiledConfig, Interrupt, RemapError, RemapOptions, Source};
+use crate::calendar::{self, CompiledConfig, Interrupt, RemapError, RemapOptions, Source, UidMode};
 use crate::http::admission::Caller;
 use crate::http::error::AppError;
 use crate::http::extract::{JsonBody, QueryParams};
@@ -43,6 +44,9 @@ pub struct FeedQuery {
     limit: Option<usize>,
     /// Ask upstream again even if the copy is younger than a minute (the editor's Refetch).
     refresh: Option<bool>,
+    /// `content`: the events with the UIDs `"uids": "content"` gives them, as the hosted feed
+    /// has them (the editor's event list and overrides name events by those).
+    uids: Option<UidMode>,
 }
 
 #[derive(Debug, Serialize)]
@@ -65,6 +69,9 @@ struct FeedAnswer {
     /// For each event of `events`, the index of its source.
     #[serde(skip_serializing_if = "Option::is_none")]
     event_sources: Option<Vec<u16>>,
+    /// The feed's last change brought most of its events back under new UIDs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    uids_changed: Option<UidsChangedAnswer>,
 }
 
 /// One source of a merged calendar as the editor shows it.
@@ -81,6 +88,9 @@ struct SourceAnswer {
     /// Why the source has no copy (the calendar holds the other sources' events).
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
+    /// As [`FeedAnswer::uids_changed`], for this source.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    uids_changed: Option<UidsChangedAnswer>,
 }
 
 /// `POST /api/feed`: a merged calendar's sources as the editor reads them.
@@ -94,6 +104,8 @@ pub struct SourcesRequest {
     offset: Option<usize>,
     limit: Option<usize>,
     refresh: Option<bool>,
+    /// As `uids` of `GET /api/feed`.
+    uids: Option<UidMode>,
 }
 
 /// The largest `POST /api/feed` body: ten sources of long addresses.
@@ -130,12 +142,16 @@ pub async fn get_feed(
     let limit = query.limit.unwrap_or(DEFAULT_PAGE).min(MAX_PAGE);
     let url_text = url.to_string();
     let time = state.settings.engine.preview;
-    let answer = state
+    let content = query.uids == Some(UidMode::Content);
+    let uids_changed = state.publisher.feeds.uids_changed(url.as_str());
+    let mut answer = state
         .publisher
-        .run_within(budget(&caller, time), move |_| {
+        .run_within(budget(&caller, time), move |stop| {
+            let outcome = with_content_uids(outcome, &url_text, content, stop)?;
             describe_feed(&outcome, url_text, offset, limit)
         })
         .await??;
+    answer.uids_changed = uids_changed;
     Ok(Json(answer).into_response())
 }
 
@@ -156,6 +172,7 @@ async fn editor_sources(
     max_age: Duration,
     client: crate::http::client::ClientKey,
     work: Budget,
+    content_uids: bool,
 ) -> Result<MergedFeed, AppError> {
     if sources.len() > calendar::MAX_SOURCES {
         return Err(validate::Invalid::new(
@@ -180,7 +197,10 @@ async fn editor_sources(
         feed.login = login;
     }
     let ask = Ask::editor(max_age, client);
-    Ok(state.publisher.merged_feed(&feeds, ask, Some(work)).await?)
+    Ok(state
+        .publisher
+        .merged_feed(&feeds, ask, Some(work), content_uids)
+        .await?)
 }
 
 /// `POST /api/feed`: the sources merged as the hosted feed will be, a page of its events with
@@ -202,10 +222,16 @@ pub async fn post_feed(
         max_age(request.refresh),
         caller.client.key(),
         work.clone(),
+        request.uids == Some(UidMode::Content),
     )
     .await?;
     let offset = request.offset.unwrap_or(0);
     let limit = request.limit.unwrap_or(DEFAULT_PAGE).min(MAX_PAGE);
+    let changed: Vec<Option<UidsChangedAnswer>> = merged
+        .sources
+        .iter()
+        .map(|s| state.publisher.feeds.uids_changed(s.url.as_str()))
+        .collect();
     let answer = state
         .publisher
         .run_within(work, move |_| {
@@ -228,7 +254,8 @@ pub async fn post_feed(
                 merged
                     .sources
                     .iter()
-                    .map(|s| match &s.feed {
+                    .zip(changed)
+                    .map(|(s, uids_changed)| match &s.feed {
                         Ok(feed) => SourceAnswer {
                             url: s.url.to_string(),
                             event_count: s.events,
@@ -236,6 +263,7 @@ pub async fn post_feed(
                             fetched_at: Some(httpdate::fmt_http_date(feed.copy.fetched_at)),
                             stale: feed.stale.as_ref().map(ToString::to_string),
                             error: None,
+                            uids_changed,
                         },
                         Err(message) => SourceAnswer {
                             url: s.url.to_string(),
@@ -244,6 +272,7 @@ pub async fn post_feed(
                             fetched_at: None,
                             stale: None,
                             error: Some(message.clone()),
+                            uids_changed,
                         },
                     })
                     .collect(),
@@ -252,6 +281,43 @@ pub async fn post_feed(
         })
         .await??;
     Ok(Json(answer).into_response())
+}
+
+/// One feed's events with the UIDs `"uids": "content"` gives them (the same key, its
+/// address, as the hosted calendar's merge), or the feed as it is.
+fn with_content_uids(
+    outcome: FeedOutcome,
+    url: &str,
+    content: bool,
+    stop: &Interrupt,
+) -> Result<FeedOutcome, AppError> {
+    if !content {
+        return Ok(outcome);
+    }
+    let body = calendar::content_uids(
+        &outcome.copy.body,
+        url,
+        &calendar::Limits::default(),
+        Some(stop),
+    )
+    .map_err(|e| match e {
+        calendar::UidError::Interrupted(_) => too_slow(RemapError::Interrupted),
+        calendar::UidError::Parse(e) => RouteError::NotACalendar(e.to_string()),
+    })?;
+    let old = &outcome.copy;
+    let copy = FeedCopy {
+        body: body.into(),
+        etag: old.etag.clone(),
+        last_modified: old.last_modified.clone(),
+        fetched_at: old.fetched_at,
+        changed_at: old.changed_at,
+        version: old.version,
+        confirmed: old.confirmed,
+    };
+    Ok(FeedOutcome {
+        copy: std::sync::Arc::new(copy),
+        ..outcome
+    })
 }
 
 fn describe_feed(
@@ -289,6 +355,7 @@ fn describe_feed(
         stale: outcome.stale.as_ref().map(ToString::to_string),
         sources: None,
         event_sources: None,
+        uids_changed: None,
     })
 }
 
@@ -395,31 +462,39 @@ pub async fn preview(
         })
         .await??;
     let client = caller.client.key();
-    let feed = if compiled.sources().is_empty() {
+    let content = compiled.content_uids();
+    let (feed, url) = if compiled.sources().is_empty() {
         let given = request
             .url
             .ok_or_else(|| url_error("the feed address is missing"))?;
         let url = normalize_url(&given).map_err(|e| url_error(e.to_string()))?;
-        state
+        let feed = state
             .publisher
             .editor_feed(&url, EDITOR_MAX_AGE, client)
-            .await?
+            .await?;
+        (feed, Some(url.to_string()))
     } else {
-        editor_sources(
+        let merged = editor_sources(
             &state,
             (compiled.sources(), request.calendar.as_deref(), &headers),
             EDITOR_MAX_AGE,
             client,
             work.clone(),
+            content,
         )
-        .await?
-        .outcome
+        .await?;
+        (merged.outcome, None)
     };
-    let body = feed.copy.body.clone();
     let now = hosted::window_now(&state.clock);
     let answer = state
         .publisher
-        .run_within(work, move |stop| preview_now(&body, &compiled, now, stop))
+        .run_within(work, move |stop| {
+            let feed = match &url {
+                Some(url) => with_content_uids(feed, url, content, stop)?,
+                None => feed,
+            };
+            preview_now(&feed.copy.body, &compiled, now, stop)
+        })
         .await??;
     Ok(Json(answer).into_response())
 }

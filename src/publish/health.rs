@@ -60,6 +60,30 @@ pub struct UpstreamAnswer {
     /// and its publishers' shares: the last time and how many (absent: none since the start).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub history_dropped: Option<HistoryDropped>,
+    /// The last change of the address brought most of its events back under new UIDs (the
+    /// editor offers `"uids": "content"`): when, and how many of how many.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uids_changed: Option<UidsChangedAnswer>,
+}
+
+/// See [`UpstreamAnswer::uids_changed`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UidsChangedAnswer {
+    pub at: String,
+    pub events: usize,
+    pub renamed: usize,
+}
+
+impl UidsChangedAnswer {
+    /// The answer for a change noted `at`: `renamed` of `events` under new UIDs.
+    pub fn new(at: SystemTime, events: usize, renamed: usize) -> UidsChangedAnswer {
+        UidsChangedAnswer {
+            at: rfc3339(at),
+            events,
+            renamed,
+        }
+    }
 }
 
 /// See [`UpstreamAnswer::history_dropped`].
@@ -81,6 +105,7 @@ impl From<&UpstreamHealth> for UpstreamAnswer {
             size: h.size,
             events: h.events,
             history_dropped: None,
+            uids_changed: None,
         }
     }
 }

@@ -199,6 +199,7 @@ impl Publisher {
                 &input.sources,
                 Some(work),
                 None,
+                input.compiled.content_uids(),
             )
             .await
             .map_err(quota_or_feed)?;

@@ -82,6 +82,8 @@ struct LateMerge {
     feeds: Arc<Feeds>,
     bodies: Vec<Option<Bytes>>,
     prefixes: Vec<Option<String>>,
+    /// Each source's address when its events get UIDs made from their content.
+    uid_keys: Vec<Option<String>>,
     kept: Vec<(String, i64)>,
 }
 
@@ -103,12 +105,15 @@ impl LateInput for LateMerge {
             };
             let mut bodies = self.bodies.clone();
             let mut prefixes = self.prefixes.clone();
+            let mut uid_keys = self.uid_keys.clone();
             if let Some(kept) = kept {
+                // Kept events were kept with the UIDs they had by the calendar's rule.
                 bodies.push(Some(kept));
                 prefixes.push(None);
+                uid_keys.push(None);
             }
             let make: Make = Box::new(move |stop| {
-                merge_sources(&bodies, &prefixes, Some(stop))
+                merge_sources(&bodies, &prefixes, &uid_keys, Some(stop))
                     .map(|merged| Bytes::from(merged.bytes))
             });
             Ok(make)
@@ -151,9 +156,10 @@ impl Publisher {
         sources: &[SourceFeed],
         ask: Ask,
         budget: Option<Budget>,
+        content_uids: bool,
     ) -> Result<MergedFeed, FeedError> {
         let fetched = self.fetch_sources(sources, ask).await;
-        self.merge_outcomes(fetched, sources, budget, ask.client)
+        self.merge_outcomes(fetched, sources, budget, ask.client, content_uids)
             .await
     }
 
@@ -182,7 +188,8 @@ impl Publisher {
                 }
             }
         }
-        if calendar.sources.is_empty() && kept.is_empty() {
+        let content_uids = calendar.config.content_uids();
+        if calendar.sources.is_empty() && kept.is_empty() && !content_uids {
             let outcome = self.feeds.get(&calendar.url, ask).await?;
             let input = Input::Copy(outcome.copy.body.clone());
             return Ok((outcome, input));
@@ -199,6 +206,9 @@ impl Publisher {
             .collect();
         for (_, oldest, index) in &kept {
             parts.push((Some(index.version_since(*oldest)), Some("kept")));
+        }
+        if content_uids {
+            parts.push((None, Some(CONTENT_UIDS)));
         }
         let version = merge_version(&parts);
         let available: Vec<&FeedOutcome> = fetched.iter().filter_map(|f| f.as_ref().ok()).collect();
@@ -239,6 +249,7 @@ impl Publisher {
                 .map(|f| f.as_ref().ok().map(|o| o.copy.body.clone()))
                 .collect(),
             prefixes: sources.iter().map(|s| s.prefix.clone()).collect(),
+            uid_keys: uid_keys(&sources, content_uids),
             kept: kept
                 .into_iter()
                 .map(|(url, oldest, _)| (url, oldest))
@@ -255,22 +266,29 @@ impl Publisher {
         sources: &[SourceFeed],
         budget: Option<Budget>,
         owner: Option<crate::http::client::ClientKey>,
+        content_uids: bool,
     ) -> Result<MergedFeed, FeedError> {
         if fetched.iter().all(Result::is_err) {
             let first = fetched.into_iter().find_map(Result::err);
             return Err(first.unwrap_or_else(|| FetchError::Other("no sources".into()).into()));
         }
-        let parts: Vec<(Option<u64>, Option<&str>)> = fetched
+        let mut parts: Vec<(Option<u64>, Option<&str>)> = fetched
             .iter()
             .zip(sources)
             .map(|(f, s)| (f.as_ref().ok().map(|o| o.copy.version), s.prefix.as_deref()))
             .collect();
+        if content_uids {
+            parts.push((None, Some(CONTENT_UIDS)));
+        }
         let version = merge_version(&parts);
         let key = format!("merge:{version:016x}");
         let kept = match self.cache.get::<KeptMerge>(Kind::Feed, &key) {
             Some(kept) => kept,
             None => {
-                let kept = Arc::new(self.merge_now(&fetched, sources, version, budget).await?);
+                let kept = Arc::new(
+                    self.merge_now(&fetched, sources, version, budget, content_uids)
+                        .await?,
+                );
                 let size = kept.copy.body.len() + kept.origins.len() * 2 + 256;
                 self.cache.put(Kind::Feed, &key, kept.clone(), size, owner);
                 kept
@@ -311,13 +329,17 @@ impl Publisher {
         sources: &[SourceFeed],
         version: u64,
         budget: Option<Budget>,
+        content_uids: bool,
     ) -> Result<KeptMerge, FeedError> {
         let bodies: Vec<Option<Bytes>> = fetched
             .iter()
             .map(|f| f.as_ref().ok().map(|o| o.copy.body.clone()))
             .collect();
         let prefixes: Vec<Option<String>> = sources.iter().map(|s| s.prefix.clone()).collect();
-        let job = move |stop: Option<&calendar::Interrupt>| merge_sources(&bodies, &prefixes, stop);
+        let keys = uid_keys(sources, content_uids);
+        let job = move |stop: Option<&calendar::Interrupt>| {
+            merge_sources(&bodies, &prefixes, &keys, stop)
+        };
         let merged = match budget {
             Some(budget) => self.run_within(budget, move |stop| job(Some(stop))).await?,
             None => self.run(move || job(None)).await?,
@@ -348,22 +370,52 @@ impl Publisher {
     }
 }
 
+/// What a merge's version is given for `"uids": "content"`, so that its merge is another.
+const CONTENT_UIDS: &str = "uids:content";
+
+/// The key each source's content UIDs are made with (its address, the same one history keeps
+/// its past events under), or none for every source.
+fn uid_keys(sources: &[SourceFeed], content_uids: bool) -> Vec<Option<String>> {
+    sources
+        .iter()
+        .map(|s| content_uids.then(|| s.url.as_str().to_owned()))
+        .collect()
+}
+
 /// The sources' copies merged as one feed, each with its prefix (a source without a copy is
 /// empty bytes, which the merge reads as nothing); a failing source is named by its number.
+/// A source with a UID key first has its events' UIDs made from their content.
 fn merge_sources(
     bodies: &[Option<Bytes>],
     prefixes: &[Option<String>],
+    uid_keys: &[Option<String>],
     stop: Option<&calendar::Interrupt>,
 ) -> Result<calendar::Merged, String> {
+    let limits = Limits::default();
+    let mut stable: Vec<Option<Vec<u8>>> = Vec::with_capacity(bodies.len());
+    for (i, body) in bodies.iter().enumerate() {
+        stable.push(match (body, uid_keys.get(i).and_then(Option::as_deref)) {
+            (Some(body), Some(key)) if !body.is_empty() => Some(
+                calendar::content_uids(body, key, &limits, stop)
+                    .map_err(|e| format!("source {}: {e}", i + 1))?,
+            ),
+            _ => None,
+        });
+    }
+    let bodies: Vec<Option<&[u8]>> = bodies
+        .iter()
+        .zip(&stable)
+        .map(|(body, stable)| stable.as_deref().or(body.as_deref()))
+        .collect();
     let inputs: Vec<MergeInput<'_>> = bodies
         .iter()
         .zip(prefixes)
         .map(|(body, prefix)| MergeInput {
-            bytes: body.as_deref().unwrap_or_default(),
+            bytes: body.unwrap_or_default(),
             prefix: prefix.as_deref(),
         })
         .collect();
-    calendar::merge(&inputs, &Limits::default(), stop).map_err(|e| match e {
+    calendar::merge(&inputs, &limits, stop).map_err(|e| match e {
         MergeError::Source { index, error } => format!("source {}: {error}", index + 1),
         other => other.to_string(),
     })

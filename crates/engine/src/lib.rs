@@ -32,6 +32,10 @@
 //!   several feeds as one (a calendar's `sources`), before the remap runs over the result; each
 //!   event once across sources, one VTIMEZONE per TZID, each source's prefix on its SUMMARYs,
 //!   and `Merged::origins` saying which source each event came from.
+//! - [`content_uids`]`(bytes, source, &Limits, Option<&Interrupt>)`: one source's events
+//!   given UIDs made from their content (`"uids": "content"`), applied to each source before
+//!   history compares its copies and before the merge; [`uid_churn`]`(old, new, &Limits)` how
+//!   many events of a new copy are old ones under new UIDs (the editor offers the former).
 //! - [`vanished_events`]`(old, new, now, &Limits)`: the events a new copy of a feed dropped
 //!   after they ended, with their lines, which a calendar with `history` keeps serving
 //!   ([`kept_calendar`] makes them a feed to merge).
@@ -57,7 +61,7 @@ pub mod tz;
 
 pub use config::{
     AlarmMode, CalendarConfig, CompiledConfig, ConfigError, FilterAction, FilterRule, Matcher,
-    Occurrences, Override, Privacy, Source, TimezoneMode, Window, MAX_SOURCES,
+    Occurrences, Override, Privacy, Source, TimezoneMode, UidMode, Window, MAX_SOURCES,
 };
 pub use history::{kept_calendar, vanished_events, KeptEvent, Vanished};
 pub use ics::{
@@ -65,7 +69,9 @@ pub use ics::{
     EventView, Fields, Item, Limits, Param, ParseError, Property, Warning,
 };
 pub use interrupt::{Interrupt, Interrupted};
-pub use merge::{merge, MergeError, MergeInput, Merged};
+pub use merge::{
+    content_uids, merge, uid_churn, MergeError, MergeInput, Merged, UidChurn, UidError,
+};
 pub use remap::{
     decide, decide_counting, format_duration, output_limit, remap, remap_into, unmatched_overrides,
     CompiledMapping, Decision, KeptWhole, MappedField, Mapping, OccurrenceCount, RemapError,

@@ -100,15 +100,22 @@ fn index_key(url: &str) -> String {
     format!("kept-index:{url}")
 }
 
-/// The most days any calendar reading `url` keeps history, if one does.
-fn keep_days(conn: &rusqlite::Connection, url: &str) -> Result<Option<u32>, StoreError> {
-    let days: Option<i64> = conn.query_row(
-        "SELECT max(json_extract(c.options, '$.history.keepDays'))
+/// The most days any calendar reading `url` keeps history, if one does, and whether one of
+/// those gives its events UIDs made from their content (`"uids": "content"`): then the copies
+/// are compared, and their past events kept, by those UIDs, so that a source whose UIDs change
+/// at every fetch neither loses nor doubles them.
+fn keep_days(conn: &rusqlite::Connection, url: &str) -> Result<Option<(u32, bool)>, StoreError> {
+    let (days, content): (Option<i64>, Option<i64>) = conn.query_row(
+        "SELECT max(json_extract(c.options, '$.history.keepDays')),
+                max(json_extract(c.options, '$.history.keepDays') IS NOT NULL
+                    AND json_extract(c.options, '$.uids') = 'content')
          FROM calendar_urls u JOIN calendars c ON c.id = u.calendar_id WHERE u.url = ?1",
         [url],
-        |r| r.get(0),
+        |r| Ok((r.get(0)?, r.get(1)?)),
     )?;
-    Ok(days.and_then(|d| u32::try_from(d).ok()))
+    Ok(days
+        .and_then(|d| u32::try_from(d).ok())
+        .map(|d| (d, content.unwrap_or(0) == 1)))
 }
 
 fn seconds(time: std::time::SystemTime) -> i64 {
@@ -133,14 +140,28 @@ impl Feeds {
         new: &Arc<FeedCopy>,
     ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         let key = url.to_owned();
-        let Some(days) = self.db.read(move |c| keep_days(c, &key)).await? else {
+        let Some((days, content)) = self.db.read(move |c| keep_days(c, &key)).await? else {
             return Ok(());
         };
         let now = seconds(self.clock.wall());
         let (old_body, new_body) = (old.body.clone(), new.body.clone());
+        let source = url.to_owned();
         let vanished = self
             .workers
-            .run(move || calendar::vanished_events(&old_body, &new_body, now, &Limits::default()))
+            .run(
+                move || -> Result<_, Box<dyn std::error::Error + Send + Sync>> {
+                    let limits = Limits::default();
+                    if content {
+                        let old = calendar::content_uids(&old_body, &source, &limits, None)?;
+                        let new = calendar::content_uids(&new_body, &source, &limits, None)?;
+                        Ok(calendar::vanished_events(&old, &new, now, &limits)?)
+                    } else {
+                        Ok(calendar::vanished_events(
+                            &old_body, &new_body, now, &limits,
+                        )?)
+                    }
+                },
+            )
             .await??;
         let key = url.to_owned();
         let storage = self.storage.clone();

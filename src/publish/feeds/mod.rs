@@ -8,6 +8,7 @@ mod copy;
 pub mod history;
 mod slots;
 mod stored;
+pub mod uid_notes;
 pub mod upstream;
 
 use std::collections::HashMap;
@@ -134,6 +135,8 @@ pub struct Feeds {
     upstream: upstream::UpstreamBudgets,
     /// When kept events of an address last had to go for room (its calendars' status says so).
     trims: history::TrimNotes,
+    /// Addresses whose last change brought most events back under new UIDs.
+    uid_notes: uid_notes::UidNotes,
 }
 
 /// Upstream fetches by outcome.
@@ -204,6 +207,7 @@ impl Feeds {
             bytes,
             fetches: FetchCounts::default(),
             trims: history::TrimNotes::default(),
+            uid_notes: uid_notes::UidNotes::default(),
         }
     }
 
@@ -482,7 +486,11 @@ impl Feeds {
             } else if let Some(previous) = previous.filter(|p| p.version != copy.version) {
                 // The stored copy changed: what it dropped after it ended may be kept.
                 self.keep_history(key, &previous, &copy).await;
+                self.note_uids(key, &previous, &copy).await;
             }
+        } else if let Some(previous) = previous.filter(|p| p.version != copy.version) {
+            // An editor's Refetch of a copy it held: its UIDs may have changed too.
+            self.note_uids(key, &previous, &copy).await;
         }
         // An editor's copy counts against its client's share of the cache; a kept one, nobody's.
         let owner = if persist { None } else { ask.client };

@@ -116,6 +116,7 @@ impl Feeds {
             .await;
         if let Some(previous) = stored.filter(|p| p.version != copy.version) {
             self.keep_history(key, &previous, copy).await;
+            self.note_uids(key, &previous, copy).await;
         }
         // Kept: no longer counted against the editor's share of the cache.
         self.keep(key, copy, None);

@@ -28,6 +28,8 @@ import { browserHostingDeps, runPublish, runUnpublish } from './hosting';
 import { MappingPanel } from './MappingPanel';
 import { buildConfig, checkOptions, problemFromServer, type CalendarConfig } from './options';
 import { OptionsPanel } from './OptionsPanel';
+import { PropertiesPanel } from './PropertiesPanel';
+import { changedFeeds } from './properties';
 import { PreviewPanel } from './PreviewPanel';
 import { EMPTY_DRAFT, RegexDialog, type RegexDraft } from './RegexDialog';
 import { currentEvent, orderedKeys, type SampleEvent } from './samples';
@@ -146,7 +148,8 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
   } = state;
   const online = useOnline();
   const target = useMemo(() => withOwner(readTarget(sources.committed), id, hosting.editToken), [sources.committed, id, hosting.editToken]);
-  const { refetch, moveSample } = useEditorFeed(JSON.stringify(target), sources.rows, dispatch);
+  // With UIDs made from content the feed is read with them, so the event list names events by them.
+  const { refetch, moveSample } = useEditorFeed(JSON.stringify(target && options.uids ? { ...target, uids: options.uids } : target), sources.rows, dispatch);
 
   // The link names the calendar's first feed, so a reload (or a link copied now) opens these feeds.
   const firstUrl = storedFeed(sources.committed).url;
@@ -167,6 +170,10 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
     return map;
   }, [feed, feedKeys, sources.rows]);
   const health = useCalendarHealth(id, hosting);
+  const uidsChanged = useMemo(
+    () => changedFeeds(feed, (i) => names[sources.rows.findIndex((r) => r.key === feedKeys[i])] ?? `Feed ${i + 1}`),
+    [feed, feedKeys, names, sources.rows],
+  );
   // What a backdrop tap closed the regex dialog on, per sample field, for the next opening.
   const [regexDrafts, setRegexDrafts] = useState<Partial<Record<string, RegexDraft>>>({});
   const fieldRefs = useRef<Partial<Record<MappingField, HTMLTextAreaElement | null>>>({});
@@ -486,6 +493,14 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
           decisionPending={decisionPending}
           source={eventSource}
           edits={edits}
+        />
+        <PropertiesPanel
+          properties={options.properties}
+          uids={options.uids}
+          busy={options.privacy === 'busy'}
+          problems={problems}
+          uidsChanged={uidsChanged}
+          onAction={(action) => dispatch({ type: 'options', action })}
         />
         <OptionsPanel
           options={options}

@@ -27,7 +27,7 @@ describe("the server's answers as the UI reads them", () => {
     const answer = fixture('feed');
     const feed = parseFeedAnswer(answer);
     // A feed of one address says nothing of sources (POST /api/feed with sources does).
-    expectReadAsSent(feed, answer, { stale: null, sources: [], eventSources: [] });
+    expectReadAsSent(feed, answer, { stale: null, sources: [], eventSources: [], uidsChanged: null });
     expect(feed.events.length).toBeGreaterThan(0);
     expect(feed.warnings.length).toBeGreaterThan(0);
   });
@@ -39,10 +39,10 @@ describe("the server's answers as the UI reads them", () => {
     // Each source leaves out what it has no value for: checked one by one below.
     const rest: Partial<typeof feed> = { ...feed };
     delete rest.sources;
-    expectReadAsSent(rest, answer, { stale: null, url: '' });
+    expectReadAsSent(rest, answer, { stale: null, url: '', uidsChanged: null });
     const sources = answer.sources as Record<string, unknown>[];
     expect(feed.sources.length).toBeGreaterThan(1);
-    feed.sources.forEach((source, i) => expectReadAsSent(source, sources[i] ?? {}, { fetchedAt: null, stale: null, error: null }));
+    feed.sources.forEach((source, i) => expectReadAsSent(source, sources[i] ?? {}, { fetchedAt: null, stale: null, error: null, uidsChanged: null }));
     expect(feed.eventSources).toHaveLength(feed.events.length);
     expect(feed.eventSources.every((index) => index >= 0 && index < feed.sources.length)).toBe(true);
   });

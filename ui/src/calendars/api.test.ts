@@ -52,17 +52,39 @@ describe('answers from the server', () => {
         { url: 'https://w/cal.ics', eventCount: 1, sizeBytes: 900, fetchedAt: 'Sat, 01 Nov 2025 10:00:00 GMT' },
         'junk',
         { url: 'https://h/cal.ics', eventCount: 2, sizeBytes: 1100, stale: 'upstream timed out', fetchedAt: 'Fri, 31 Oct 2025 10:00:00 GMT' },
-        { url: 'https://x/cal.ics', eventCount: 0, sizeBytes: 0, error: 'upstream answered 404' },
+        {
+          url: 'https://x/cal.ics',
+          eventCount: 0,
+          sizeBytes: 0,
+          error: 'upstream answered 404',
+          uidsChanged: { at: '2025-11-01T10:00:00Z', events: 9, renamed: 8 },
+        },
       ],
       eventSources: [0, 2, 2],
     });
     expect(feed.url).toBe('');
     expect(feed.sources).toEqual([
-      { url: 'https://w/cal.ics', eventCount: 1, sizeBytes: 900, fetchedAt: 'Sat, 01 Nov 2025 10:00:00 GMT', stale: null, error: null },
+      { url: 'https://w/cal.ics', eventCount: 1, sizeBytes: 900, fetchedAt: 'Sat, 01 Nov 2025 10:00:00 GMT', stale: null, error: null, uidsChanged: null },
       // A bad entry keeps its place, so the indexes in eventSources still name the right source.
-      { url: '', eventCount: 0, sizeBytes: 0, fetchedAt: null, stale: null, error: null },
-      { url: 'https://h/cal.ics', eventCount: 2, sizeBytes: 1100, fetchedAt: 'Fri, 31 Oct 2025 10:00:00 GMT', stale: 'upstream timed out', error: null },
-      { url: 'https://x/cal.ics', eventCount: 0, sizeBytes: 0, fetchedAt: null, stale: null, error: 'upstream answered 404' },
+      { url: '', eventCount: 0, sizeBytes: 0, fetchedAt: null, stale: null, error: null, uidsChanged: null },
+      {
+        url: 'https://h/cal.ics',
+        eventCount: 2,
+        sizeBytes: 1100,
+        fetchedAt: 'Fri, 31 Oct 2025 10:00:00 GMT',
+        stale: 'upstream timed out',
+        error: null,
+        uidsChanged: null,
+      },
+      {
+        url: 'https://x/cal.ics',
+        eventCount: 0,
+        sizeBytes: 0,
+        fetchedAt: null,
+        stale: null,
+        error: 'upstream answered 404',
+        uidsChanged: { at: '2025-11-01T10:00:00Z', events: 9, renamed: 8 },
+      },
     ]);
     expect(feed.eventSources).toEqual([0, 2, 2]);
     expect(parseFeedAnswer({ events: [{}, {}], eventSources: [1, 'x'] }).eventSources).toEqual([1, -1]);

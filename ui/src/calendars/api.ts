@@ -28,6 +28,9 @@ export class ApiError extends Error {
 
 const TemplateErrorSchema = record({ field: text, position: count, message: text });
 
+/** The feed's last change brought most of its events back under new UIDs (properties.ts words it). */
+const UidsChangedSchema = orNull(record({ at: text, events: count, renamed: count }));
+
 /** One source of a merged feed, as read this time (POST /api/feed with sources). */
 const SourceStatusSchema = record({
   url: text,
@@ -38,9 +41,10 @@ const SourceStatusSchema = record({
   stale: orNull(v.string()),
   /** Upstream failed and there is no copy: the merged feed holds the other sources only. */
   error: orNull(v.string()),
+  uidsChanged: UidsChangedSchema,
 });
 
-const BLANK_SOURCE = { url: '', eventCount: 0, sizeBytes: 0, fetchedAt: null, stale: null, error: null };
+const BLANK_SOURCE = { url: '', eventCount: 0, sizeBytes: 0, fetchedAt: null, stale: null, error: null, uidsChanged: null };
 
 /** A list read item by item in place: what an index names must not shift when one item is bad. */
 const inPlace = <T extends v.GenericSchema>(item: T, blank: v.InferOutput<T>) =>
@@ -74,6 +78,8 @@ const FeedAnswerSchema = v.pipe(
     sources: inPlace(SourceStatusSchema, BLANK_SOURCE),
     /** For each event of `events`, the index in `sources` of the one it came from; empty for one address. */
     eventSources: inPlace(v.pipe(v.number(), v.integer(), v.minValue(0)), -1),
+    /** One address whose last change brought most events back under new UIDs; null otherwise. */
+    uidsChanged: UidsChangedSchema,
   }),
   // Only the first warnings are sent; the count says how many there were.
   v.transform((feed) => ({ ...feed, warningCount: Math.max(feed.warningCount, feed.warnings.length) })),
@@ -241,6 +247,8 @@ export interface FeedOptions {
   limit?: number;
   /** Ask upstream again instead of reusing the server's recent copy (Refetch). */
   refresh?: boolean;
+  /** 'content': the events with the UIDs the hosted feed gives them (`"uids": "content"`). */
+  uids?: 'content';
 }
 
 // With a publish key set on the server, every call of the editor needs it (not only publishing).
@@ -251,6 +259,7 @@ export async function fetchFeed(url: string, options: FeedOptions = {}, publishK
   if (options.offset) query.set('offset', String(options.offset));
   if (options.limit) query.set('limit', String(options.limit));
   if (options.refresh) query.set('refresh', 'true');
+  if (options.uids) query.set('uids', options.uids);
   return parseFeedAnswer(await call(`/api/feed?${query.toString()}`, { headers: keyHeader(publishKey) }));
 }
 
@@ -267,6 +276,7 @@ export async function fetchMergedFeed(
     ...(options.offset ? { offset: options.offset } : {}),
     ...(options.limit ? { limit: options.limit } : {}),
     ...(options.refresh ? { refresh: true } : {}),
+    ...(options.uids ? { uids: options.uids } : {}),
   };
   return parseFeedAnswer(await call('/api/feed', jsonInit('POST', body, { ...keyHeader(publishKey), ...ownerHeader(owner) })));
 }

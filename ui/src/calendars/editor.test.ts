@@ -15,6 +15,7 @@ const feed = (offset: number, count: number, total: number): FeedAnswer => ({
   stale: null,
   sources: [],
   eventSources: [],
+  uidsChanged: null,
 });
 
 const stored: SavedCalendar = {

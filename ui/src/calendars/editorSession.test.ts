@@ -31,6 +31,7 @@ const answer: FeedAnswer = {
   stale: null,
   sources: [],
   eventSources: [],
+  uidsChanged: null,
 };
 
 /** Every kind of edit the issue lists: a template, a new feed with a prefix, a filter, a hand change. */

@@ -275,3 +275,36 @@ describe('occurrences judged one by one', () => {
     expect('occurrences' in v.parse(CalendarOptionsSchema, { filters: [], occurrences: 'sometimes' })).toBe(false);
   });
 });
+
+describe('properties and uids in the options', () => {
+  it('are absent until set, and leave the config as before', () => {
+    const config = buildConfig(defaultMapping(), emptyOptions());
+    expect('properties' in config).toBe(false);
+    expect('uids' in config).toBe(false);
+  });
+
+  it('are set and removed by the reducer, and sent as the server takes them', () => {
+    let options = optionsReducer(emptyOptions(), { type: 'setProperties', properties: { TRANSP: 'TRANSPARENT', COLOR: 'teal' } });
+    options = optionsReducer(options, { type: 'setUids', uids: 'content' });
+    expect(buildConfig(defaultMapping(), options)).toEqual({
+      mapping: defaultMapping(),
+      properties: { TRANSP: 'TRANSPARENT', COLOR: 'teal' },
+      uids: 'content',
+    });
+    options = optionsReducer(options, { type: 'setProperties', properties: {} });
+    options = optionsReducer(options, { type: 'setUids', uids: undefined });
+    expect(isEmptyOptions(options)).toBe(true);
+  });
+
+  it('are stored and read back, a bad value read as absent', () => {
+    const stored = v.parse(CalendarOptionsSchema, { filters: [], properties: { CLASS: 'PRIVATE' }, uids: 'content' });
+    expect(stored).toEqual({ filters: [], properties: { CLASS: 'PRIVATE' }, uids: 'content' });
+    expect(v.parse(CalendarOptionsSchema, { filters: [], properties: 5, uids: 'other' })).toEqual({ filters: [] });
+  });
+
+  it('are checked, and the server’s refusals at their paths are option problems', () => {
+    const options = optionsReducer(emptyOptions(), { type: 'setProperties', properties: { COLOR: 'reddish' } });
+    expect(checkOptions(options).map((p) => p.path)).toEqual(['properties.COLOR']);
+    expect(problemFromServer({ field: 'properties.X-COLOR', message: 'not a property' })).toEqual({ path: 'properties.X-COLOR', message: 'not a property' });
+  });
+});

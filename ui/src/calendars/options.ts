@@ -7,8 +7,9 @@ import { listOf, record } from '../lib/schema';
 import { formatCount } from '../lib/units';
 import type { Mapping } from './calendar';
 
-// Events changed by hand and past events that stay: their own modules, held in the options.
+// Events changed by hand, past events that stay, properties and UIDs: their own modules, held in the options.
 import { checkHistory, StoredHistorySchema, type CalendarHistory } from './history';
+import { checkProperties, StoredPropertiesSchema, type CalendarProperties, type UidMode } from './properties';
 import {
   checkOverrides,
   overridesReducer,
@@ -88,6 +89,10 @@ export interface CalendarOptions {
    * event; absent: a series is kept or dropped whole, by its first occurrence (as before).
    */
   occurrences?: 'each';
+  /** Properties beyond the five templates (properties.ts); absent when none is set. */
+  properties?: CalendarProperties;
+  /** 'content': events get UIDs made from their content (properties.ts); absent: the feed's own. */
+  uids?: UidMode;
 }
 
 /** The whole config as the server takes it (POST /api/preview, and beside id/name/url on publish). */
@@ -151,6 +156,8 @@ export const CalendarOptionsSchema = v.pipe(
     overrides: StoredOverridesSchema,
     history: StoredHistorySchema,
     occurrences: optional(v.literal('each')),
+    properties: StoredPropertiesSchema,
+    uids: optional(v.literal('content')),
   }),
   v.transform((o): CalendarOptions => withoutUndefined({ ...o, filters: o.filters })),
 );
@@ -206,7 +213,9 @@ export type OptionsAction =
   | { type: 'setPrivacy'; privacy: Privacy }
   | { type: 'overrides'; action: OverridesAction }
   | { type: 'setHistory'; history: CalendarHistory | undefined }
-  | { type: 'setEachOccurrence'; each: boolean };
+  | { type: 'setEachOccurrence'; each: boolean }
+  | { type: 'setProperties'; properties: CalendarProperties | undefined }
+  | { type: 'setUids'; uids: UidMode | undefined };
 
 export function optionsReducer(options: CalendarOptions, act: OptionsAction): CalendarOptions {
   const filters = options.filters;
@@ -244,6 +253,10 @@ export function optionsReducer(options: CalendarOptions, act: OptionsAction): Ca
       return withoutUndefined({ ...options, history: act.history && { keepDays: act.history.keepDays } });
     case 'setEachOccurrence':
       return withoutUndefined({ ...options, occurrences: act.each ? 'each' : undefined });
+    case 'setProperties':
+      return withoutUndefined({ ...options, properties: act.properties && Object.keys(act.properties).length > 0 ? { ...act.properties } : undefined });
+    case 'setUids':
+      return withoutUndefined({ ...options, uids: act.uids });
   }
 }
 
@@ -271,6 +284,8 @@ export function buildConfig(mapping: Mapping, options: CalendarOptions): Calenda
   if (options.overrides && options.overrides.length > 0) config.overrides = wireOverrides(options.overrides);
   if (options.history) config.history = { keepDays: options.history.keepDays };
   if (options.occurrences === 'each') config.occurrences = 'each';
+  if (options.properties && Object.keys(options.properties).length > 0) config.properties = { ...options.properties };
+  if (options.uids === 'content') config.uids = 'content';
   return config;
 }
 
@@ -341,7 +356,7 @@ export function checkOptions(options: CalendarOptions): OptionProblem[] {
   if (typeof a === 'object' && !(Number.isInteger(a.addMinutesBefore) && a.addMinutesBefore >= 0 && a.addMinutesBefore <= MAX_ALARM_MINUTES)) {
     problems.push({ path: 'alarms.addMinutesBefore', message: ALARM_MINUTES_TEXT });
   }
-  problems.push(...checkOverrides(options.overrides ?? []), ...checkHistory(options.history));
+  problems.push(...checkOverrides(options.overrides ?? []), ...checkHistory(options.history), ...checkProperties(options.properties));
   return problems;
 }
 
@@ -438,7 +453,7 @@ export function suggestWindow(outputBytes: number, window: CalendarWindow | unde
 }
 
 /** The parts of the config the options panel edits, by the first name of a path. */
-const OPTION_ROOTS = new Set(['filters', 'window', 'timezones', 'alarms', 'privacy', 'overrides', 'history', 'occurrences']);
+const OPTION_ROOTS = new Set(['filters', 'window', 'timezones', 'alarms', 'privacy', 'overrides', 'history', 'occurrences', 'properties', 'uids']);
 
 /**
  * The server names the input a failure is about in its `field` (`filters[1].pattern`); a failure

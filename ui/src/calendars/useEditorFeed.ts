@@ -39,7 +39,7 @@ export interface EditorFeed {
 export function useEditorFeed(targetJson: string | null, rows: readonly SourceRow[], dispatch: Dispatch<EditorAction>): EditorFeed {
   // Every request gets a number; an answer for an older number (or after leaving) is dropped.
   const newest = useRef(0);
-  const target = useMemo(() => (targetJson === null ? null : (JSON.parse(targetJson) as FeedTarget | null)), [targetJson]);
+  const target = useMemo(() => (targetJson === null ? null : (JSON.parse(targetJson) as (FeedTarget & { uids?: 'content' }) | null)), [targetJson]);
   // Read when a refusal comes, not a reason to read again.
   const rowsNow = useRef(rows);
   useEffect(() => {
@@ -51,7 +51,9 @@ export function useEditorFeed(targetJson: string | null, rows: readonly SourceRo
       if (!target) return;
       const mine = (newest.current += 1);
       // On a keyed site the key is asked for (once) and kept; a cancelled prompt just stops.
-      const outcome = await withSiteKey((key) => readFeed(target.wire, options, key), browserKeyDeps);
+      // The UIDs the hosted feed gives events, so that the event list names them by those.
+      const read = target.uids ? { ...options, uids: target.uids } : options;
+      const outcome = await withSiteKey((key) => readFeed(target.wire, read, key), browserKeyDeps);
       if (mine !== newest.current) return;
       if (outcome.kind === 'done') {
         // Drawn in slices (a transition, as the first render in main.tsx): a page of events

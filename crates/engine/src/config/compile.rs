@@ -6,9 +6,10 @@ use std::fmt;
 use regex_automata::meta::Regex;
 
 use super::overrides::{compile_overrides, Edit};
+use super::properties::{compile_properties, CompiledProperties};
 use super::schema::{
     AlarmMode, CalendarConfig, FilterAction, Matcher, Occurrences, Privacy, Source, TimezoneMode,
-    Window,
+    UidMode, Window,
 };
 use super::window::parse_date_time;
 use crate::mapping::{CompiledMapping, MappedField};
@@ -105,6 +106,13 @@ pub struct CompiledConfig {
     pub(crate) override_keys: Vec<(String, Option<String>)>,
     /// Days past events the source dropped are kept.
     pub(crate) keep_days: Option<u32>,
+    /// `properties`: set on every kept event after the mapping.
+    pub(crate) properties: CompiledProperties,
+    /// Upper-case names the writer reads per event when `properties` are set: the mapping's
+    /// and theirs (empty otherwise: the mapping's own list is used).
+    pub(crate) needed: Vec<String>,
+    /// `uids`: whether events get UIDs made from their content (before the merge).
+    pub(crate) uids: UidMode,
 }
 
 /// A mapping alone, every option as today.
@@ -258,6 +266,17 @@ impl CompiledConfig {
                 ));
             }
         }
+        let properties = compile_properties(&config.properties, &mut budget)
+            .map_err(|(path, message)| ConfigError { path, message })?;
+        let mut needed = Vec::new();
+        if !properties.is_empty() {
+            needed.clone_from(&mapping.needed);
+            for name in properties.names() {
+                if !needed.iter().any(|n| n == name) {
+                    needed.push(name.to_owned());
+                }
+            }
+        }
         let filter_count = rules.len();
         let (hidden, edits) = compile_overrides(&config.overrides, MAX_UID_BYTES)
             .map_err(|(path, message)| ConfigError { path, message })?;
@@ -279,6 +298,9 @@ impl CompiledConfig {
             filter_count,
             edits,
             keep_days: config.history.map(|h| h.keep_days),
+            properties,
+            needed,
+            uids: config.uids,
             override_keys: config
                 .overrides
                 .iter()
@@ -314,9 +336,25 @@ impl CompiledConfig {
         self.window.is_some()
     }
 
-    /// Whether the config leaves every feed exactly as it is (default mapping, no options).
+    /// Whether the config leaves every feed exactly as it is (default mapping, no options, no
+    /// properties).
     pub fn is_default(&self) -> bool {
-        self.mapping.is_default() && !self.has_options()
+        self.mapping.is_default() && !self.has_options() && self.properties.is_empty()
+    }
+
+    /// Whether events get UIDs made from their content (`"uids": "content"`), which the
+    /// server applies to each source before history and the merge.
+    pub fn content_uids(&self) -> bool {
+        self.uids == UidMode::Content
+    }
+
+    /// The names the writing pass computes once per event.
+    pub(crate) fn needed(&self) -> &[String] {
+        if self.properties.is_empty() {
+            &self.mapping.needed
+        } else {
+            &self.needed
+        }
     }
 
     /// Whether any option besides the mapping is set (filters, a window, repair, alarms,
@@ -352,6 +390,7 @@ impl CompiledConfig {
                 })
                 .sum::<usize>()
             + self.property_names.iter().map(String::len).sum::<usize>()
+            + self.properties.memory_usage()
     }
 }
 

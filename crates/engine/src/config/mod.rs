@@ -6,6 +6,7 @@ mod compile;
 pub(crate) mod matching;
 pub(crate) mod occurrences;
 pub(crate) mod overrides;
+pub(crate) mod properties;
 mod schema;
 pub(crate) mod window;
 
@@ -15,6 +16,9 @@ pub use compile::{
 };
 pub use overrides::{
     MAX_OVERRIDES, MAX_OVERRIDE_NOTE_CHARS, MAX_OVERRIDE_SUMMARY_CHARS, MAX_SHIFT_MINUTES,
+};
+pub use properties::{
+    CompiledProperties, EventProperty, CSS_COLOURS, MAX_CATEGORIES, MAX_URL_BYTES,
 };
 pub use schema::{
     AlarmMode, CalendarConfig, DurationRange, FilterAction, FilterRule, History, Matcher,

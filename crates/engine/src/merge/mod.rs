@@ -6,6 +6,7 @@
 
 mod pick;
 pub(crate) mod scan;
+mod uids;
 
 use crate::ics::{self, escape_text, write_folded, Limits, ParseError, Warning, Warnings};
 use crate::interrupt::{self, Interrupt, Interrupted};
@@ -13,6 +14,7 @@ use crate::tz::TzRewrite;
 use scan::{line_text, Kind, Line, Scan, Scanned};
 
 pub use crate::config::MAX_SOURCES;
+pub use uids::{content_uids, uid_churn, UidChurn, UidError};
 
 /// One feed to merge: its bytes and the text put before its events' SUMMARY. Empty bytes stand
 /// for a source with nothing to give (a feed the server could not fetch yet): it adds nothing,

@@ -8,6 +8,7 @@ mod event;
 mod occurrences;
 mod options;
 mod overrides;
+mod properties;
 mod request;
 mod survey;
 mod writer;

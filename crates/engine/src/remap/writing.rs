@@ -7,6 +7,7 @@ use super::dates::{added_date_params, date_params, date_value, raw_params, trunc
 use super::event::{head_text, role_of, EvLine, Role, StreamEvent};
 use super::options::{event_edit, EventEdit, LineEdit, PlanCursor};
 use super::overrides::apply_edits;
+use super::properties::{property_edits, PropertyEdit};
 use super::request::RemapOptions;
 use super::survey::Plan;
 use super::writer::Writer;
@@ -77,7 +78,7 @@ impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
 
     fn write_event(&mut self, lines: &[EvLine<'a>]) -> Result<(), Interrupted> {
         let interrupt = self.options.interrupt.as_ref();
-        let view = StreamEvent::new(lines, &self.mapping.needed);
+        let view = StreamEvent::new(lines, self.config.needed());
         let begin_line = match lines.first() {
             Some(EvLine::Pass(l)) => l.line_no,
             _ => 0,
@@ -149,6 +150,19 @@ impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
             None => None,
         };
         changed |= edit.as_ref().is_some_and(|e| e.changes);
+        // The properties beyond the five, after the mapping and privacy.
+        let set: Vec<PropertyEdit> = if self.config.properties.is_empty() {
+            Vec::new()
+        } else {
+            property_edits(
+                self.config,
+                &view,
+                begin_line,
+                &mut self.event_warnings,
+                interrupt,
+            )?
+        };
+        changed |= !set.is_empty();
         if changed {
             self.changed_events += 1;
         }
@@ -186,6 +200,17 @@ impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
         if let Some(e) = &edit {
             additions.extend(e.additions.iter().cloned());
         }
+        // Which of `set` are written yet: each at its first line, or added when the event has
+        // none.
+        let mut set_done = vec![false; set.len()];
+        for (p, done) in set.iter().zip(set_done.iter_mut()) {
+            if !view.props().any(|(_, _, n)| n.eq_ignore_ascii_case(p.name)) {
+                *done = true;
+                if let Some(line) = &p.line {
+                    additions.push(line.clone());
+                }
+            }
+        }
         let insert_at = lines
             .iter()
             .enumerate()
@@ -217,7 +242,7 @@ impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
             match l {
                 EvLine::Pass(line) => self.w.original(line),
                 EvLine::End(name) => self.w.text_line(format!("END:{name}").as_bytes()),
-                EvLine::Prop(line, role, _) => match role {
+                EvLine::Prop(line, role, name) => match role {
                     Role::Mapped(f) => match &mut replace[*f as usize] {
                         None => self.w.original(line),
                         Some(slot) => {
@@ -234,6 +259,19 @@ impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
                             sequence_done = true;
                             if let Some(seq) = &sequence {
                                 self.w.text_line(seq.as_bytes());
+                            }
+                        }
+                    }
+                    Role::Other if !set.is_empty() => {
+                        match set.iter().position(|p| p.name.eq_ignore_ascii_case(name)) {
+                            None => self.w.original(line),
+                            Some(j) => {
+                                if !set_done[j] {
+                                    set_done[j] = true;
+                                    if let Some(new) = &set[j].line {
+                                        self.w.text_line(new.as_bytes());
+                                    }
+                                }
                             }
                         }
                     }
