@@ -145,6 +145,15 @@ const MIGRATIONS: &[&str] = &[
         content_type TEXT NOT NULL,
         body         BLOB NOT NULL
     ) STRICT;",
+    // 13 (after the login keys' 11 and the properties' 12 once merged): a calendar's second
+    // addresses, for Google (src/publish/aliases.rs); removed with the calendar, whose deleted
+    // ids then hold them too (410). Times are unix ms.
+    "CREATE TABLE calendar_aliases (
+        alias       TEXT PRIMARY KEY NOT NULL,
+        calendar_id TEXT NOT NULL,
+        created_at  INTEGER NOT NULL
+    ) STRICT;
+    CREATE INDEX calendar_aliases_calendar ON calendar_aliases (calendar_id);",
 ];
 
 /// The schema version this binary writes.
