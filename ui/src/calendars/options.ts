@@ -88,6 +88,8 @@ export interface CalendarOptions {
    * event; absent: a series is kept or dropped whole, by its first occurrence (as before).
    */
   occurrences?: 'each';
+  /** The agenda page and its JSON (`/cal/{id}`, agenda.ts); absent: off. */
+  agenda?: true;
 }
 
 /** The whole config as the server takes it (POST /api/preview, and beside id/name/url on publish). */
@@ -151,6 +153,7 @@ export const CalendarOptionsSchema = v.pipe(
     overrides: StoredOverridesSchema,
     history: StoredHistorySchema,
     occurrences: optional(v.literal('each')),
+    agenda: optional(v.literal(true)),
   }),
   v.transform((o): CalendarOptions => withoutUndefined({ ...o, filters: o.filters })),
 );
@@ -206,7 +209,8 @@ export type OptionsAction =
   | { type: 'setPrivacy'; privacy: Privacy }
   | { type: 'overrides'; action: OverridesAction }
   | { type: 'setHistory'; history: CalendarHistory | undefined }
-  | { type: 'setEachOccurrence'; each: boolean };
+  | { type: 'setEachOccurrence'; each: boolean }
+  | { type: 'setAgenda'; agenda: boolean };
 
 export function optionsReducer(options: CalendarOptions, act: OptionsAction): CalendarOptions {
   const filters = options.filters;
@@ -244,6 +248,8 @@ export function optionsReducer(options: CalendarOptions, act: OptionsAction): Ca
       return withoutUndefined({ ...options, history: act.history && { keepDays: act.history.keepDays } });
     case 'setEachOccurrence':
       return withoutUndefined({ ...options, occurrences: act.each ? 'each' : undefined });
+    case 'setAgenda':
+      return withoutUndefined({ ...options, agenda: act.agenda ? true : undefined });
   }
 }
 
@@ -271,6 +277,7 @@ export function buildConfig(mapping: Mapping, options: CalendarOptions): Calenda
   if (options.overrides && options.overrides.length > 0) config.overrides = wireOverrides(options.overrides);
   if (options.history) config.history = { keepDays: options.history.keepDays };
   if (options.occurrences === 'each') config.occurrences = 'each';
+  if (options.agenda) config.agenda = true;
   return config;
 }
 
@@ -438,7 +445,7 @@ export function suggestWindow(outputBytes: number, window: CalendarWindow | unde
 }
 
 /** The parts of the config the options panel edits, by the first name of a path. */
-const OPTION_ROOTS = new Set(['filters', 'window', 'timezones', 'alarms', 'privacy', 'overrides', 'history', 'occurrences']);
+const OPTION_ROOTS = new Set(['filters', 'window', 'timezones', 'alarms', 'privacy', 'overrides', 'history', 'occurrences', 'agenda']);
 
 /**
  * The server names the input a failure is about in its `field` (`filters[1].pattern`); a failure
