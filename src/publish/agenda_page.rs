@@ -233,7 +233,7 @@ pub fn page(name: &str, agenda: &Agenda, addresses: &Addresses) -> String {
 <section class=\"subscribe\" aria-labelledby=\"subscribe\"><h2 id=\"subscribe\">Subscribe</h2>\
 <ul><li><a href=\"{webcal}\">Subscribe in your calendar app</a></li>\
 <li><a href=\"{google}\" target=\"_blank\" rel=\"noopener\">Add to Google Calendar</a></li></ul>\
-<label for=\"address\">The calendar's address, to copy</label>\
+<label for=\"address\">The calendar’s address, to copy</label>\
 <div class=\"copy\"><input id=\"address\" type=\"url\" readonly value=\"{feed}\">\
 <button type=\"button\" data-copy=\"address\">Copy</button></div>\
 <p id=\"copied\" role=\"status\"></p></section></main><script>{SCRIPT}</script></body></html>",
