@@ -25,12 +25,14 @@ if(navigator.clipboard){navigator.clipboard.writeText(f.value).then(done,functio
 else{s.textContent='Select the address and copy it';}});});";
 
 /// The page's Content-Security-Policy: its own inline style and script by hash, nothing else
-/// loaded, and any site may frame it (the one page that says so; see `http::headers`).
+/// loaded (but reads of its own site, `connect-src 'self'`, which crawlers' tools such as
+/// Lighthouse make from the page for `/robots.txt`), and any site may frame it (the one page
+/// that says so; see `http::headers`).
 pub static PAGE_POLICY: LazyLock<String> = LazyLock::new(|| {
     let hash = |text: &str| base64(&Sha256::digest(text.as_bytes()));
     format!(
         "default-src 'none'; style-src 'sha256-{}'; script-src 'sha256-{}'; img-src data:; \
-         base-uri 'none'; form-action 'none'; frame-ancestors *",
+         connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors *",
         hash(STYLE),
         hash(SCRIPT)
     )
