@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Server benchmarks, each against nginx on the same machine in the same run: binary size, idle
 # memory, the landing page's initial script (gzipped), wrk load (50 connections, 10 s) on
-# GET /, a hashed asset, and a published 1,000-event hosted feed (200 and 304 answers).
+# GET /, a hashed asset, and a published 1,000-event hosted feed (200 and 304 answers); and a
+# calendar's agenda page (`"agenda": true`, the same 1,000 events a year ahead, at most 500 shown)
+# against that calendar's own hosted feed under the same load.
 # Every answer's status is counted (bench/answers.lua): a run with any answer other than the one
 # it measures fails the bench, since a refusal is not a page served. Hearth is run as behind a
 # reverse proxy on the same machine (--trust-loopback true), each request naming another visitor,
@@ -93,6 +95,19 @@ curl -fsS -D "$out/hosted.headers" -o "$out/feeds/hosted.ics" "http://127.0.0.1:
 etag=$(awk 'tolower($1) == "etag:" { print $2 }' "$out/hosted.headers" | tr -d '\r')
 hosted_bytes=$(stat -c %s "$out/feeds/hosted.ics")
 
+# --- the agenda: the same feed moved a year ahead (its events coming, not past), published with
+# "agenda": true and a window of a year ahead; page, JSON and feed fetched once (warm cache).
+next_year=$(( $(date -u +%Y) + 1 ))
+sed "s/:2024/:$next_year/g" "$out/feeds/upstream-1000.ics" > "$out/feeds/upstream-agenda.ics"
+curl -fsS -o /dev/null -X POST "http://127.0.0.1:$hport/api/calendars" \
+    -H 'Content-Type: application/json' \
+    --data "{\"id\":\"agenda\",\"name\":\"Bench agenda\",\"url\":\"http://127.0.0.1:$nport/feeds/upstream-agenda.ics\",\"mapping\":{},\"agenda\":true,\"window\":{\"futureDays\":366}}"
+curl -fsS -o /dev/null "http://127.0.0.1:$hport/cal/agenda.ics"
+curl -fsS -D "$out/agenda.headers" -o "$out/agenda.html" "http://127.0.0.1:$hport/cal/agenda"
+curl -fsS -o "$out/agenda.json" "http://127.0.0.1:$hport/cal/agenda.json"
+agenda_etag=$(awk 'tolower($1) == "etag:" { print $2 }' "$out/agenda.headers" | tr -d '\r')
+agenda_events=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["events"]))' "$out/agenda.json")
+
 # wrk NAME URL EXPECTED [HEADER]: prints "NAME req/s p99 answers"; a run with any other answer
 # than EXPECTED is reported and fails the bench at the end. Hearth's runs name many visitors.
 failed=()
@@ -122,6 +137,7 @@ printf 'binary size (stripped, UI inside): %.2f MB (target <= 10 MB)\n' "$(echo 
 printf 'idle RSS after start:              %.1f MB (target <= 10 MB)\n' "$(echo "$idle_rss / 1024" | bc -l)"
 printf 'landing page initial JS, gzip -9:  %.1f KB (target <= 80 KB)\n' "$(echo "$entry_gz / 1000" | bc -l)"
 printf 'hosted feed: %d events, upstream %.2f MB, remapped %.2f MB\n' 1000 "$(echo "$feed_bytes / 1000000" | bc -l)" "$(echo "$hosted_bytes / 1000000" | bc -l)"
+printf 'agenda page: %d events shown, %.0f KB (JSON %.0f KB)\n' "$agenda_events" "$(echo "$(stat -c %s "$out/agenda.html") / 1000" | bc -l)" "$(echo "$(stat -c %s "$out/agenda.json") / 1000" | bc -l)"
 echo
 printf '%-34s %12s %10s %s\n' "" "req/s" "p99" "answers"
 load hearth-index "http://127.0.0.1:$hport/" 200
@@ -131,6 +147,10 @@ load nginx-asset "http://127.0.0.1:$nport$asset" 200
 load hearth-feed-200 "http://127.0.0.1:$hport/cal/bench.ics" 200
 load nginx-feed-200 "http://127.0.0.1:$nport/feeds/hosted.ics" 200
 load hearth-feed-304 "http://127.0.0.1:$hport/cal/bench.ics" 304 "If-None-Match: $etag"
+load hearth-agenda-feed-200 "http://127.0.0.1:$hport/cal/agenda.ics" 200
+load hearth-agenda-page-200 "http://127.0.0.1:$hport/cal/agenda" 200
+load hearth-agenda-json-200 "http://127.0.0.1:$hport/cal/agenda.json" 200
+load hearth-agenda-page-304 "http://127.0.0.1:$hport/cal/agenda" 304 "If-None-Match: $agenda_etag"
 peak_rss=$(rss_kb "$hpid" VmHWM)
 
 ratio() { echo "scale=2; $(cat "$out/rps-$1") / $(cat "$out/rps-$2")" | bc; }
@@ -139,6 +159,7 @@ echo "hearth / nginx, GET /:            $(ratio hearth-index nginx-index)"
 echo "hearth / nginx, hashed asset:     $(ratio hearth-asset nginx-asset)"
 echo "hearth / nginx, hosted feed 200:  $(ratio hearth-feed-200 nginx-feed-200) (target >= 0.8)"
 echo "hearth hosted feed 304:           $(cat "$out/rps-hearth-feed-304") req/s (target >= 20000)"
+echo "agenda page / its hosted feed:    $(ratio hearth-agenda-page-200 hearth-agenda-feed-200) (a view costs what a poll does)"
 printf 'hearth peak RSS during the run:   %.1f MB (target <= 60 MB)\n' "$(echo "$peak_rss / 1024" | bc -l)"
 
 # A figure is only what was served: any other answer fails the bench.

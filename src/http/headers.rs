@@ -28,8 +28,29 @@ pub fn bearer_token(headers: &HeaderMap) -> Option<Token> {
         .and_then(Token::given)
 }
 
+/// Whether a response's own policy lets any site frame it (`frame-ancestors *`: the agenda
+/// page, the one page meant to be embedded).
+fn framable(policy: Option<&HeaderValue>) -> bool {
+    policy
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|p| p.split(';').any(|d| d.trim() == "frame-ancestors *"))
+}
+
+/// What decides a response's `X-Frame-Options`.
+type FrameOptions = fn(&axum::http::Response<axum::body::Body>) -> Option<HeaderValue>;
+
+/// `X-Frame-Options: DENY` on every response but one whose policy lets any site frame it
+/// (where DENY would forbid what its policy allows).
+pub fn frame_options_layer() -> SetResponseHeaderLayer<FrameOptions> {
+    fn deny(response: &axum::http::Response<axum::body::Body>) -> Option<HeaderValue> {
+        (!framable(response.headers().get(header::CONTENT_SECURITY_POLICY)))
+            .then(|| HeaderValue::from_static("DENY"))
+    }
+    SetResponseHeaderLayer::if_not_present(header::X_FRAME_OPTIONS, deny as _)
+}
+
 /// Layers that set the security headers unless a handler chose its own.
-pub fn security_layers() -> [SetResponseHeaderLayer<HeaderValue>; 6] {
+pub fn security_layers() -> [SetResponseHeaderLayer<HeaderValue>; 5] {
     [
         SetResponseHeaderLayer::if_not_present(
             header::CONTENT_SECURITY_POLICY,
@@ -42,10 +63,6 @@ pub fn security_layers() -> [SetResponseHeaderLayer<HeaderValue>; 6] {
         SetResponseHeaderLayer::if_not_present(
             header::REFERRER_POLICY,
             HeaderValue::from_static("strict-origin-when-cross-origin"),
-        ),
-        SetResponseHeaderLayer::if_not_present(
-            header::X_FRAME_OPTIONS,
-            HeaderValue::from_static("DENY"),
         ),
         SetResponseHeaderLayer::if_not_present(
             HeaderName::from_static("cross-origin-opener-policy"),

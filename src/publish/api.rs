@@ -24,6 +24,7 @@ use super::publishing::{PublishError, Stored};
 use super::validate::{self, Invalid};
 use super::workers::Budget;
 use super::Publisher;
+use super::{agenda, aliases};
 use crate::calendar::{CompiledMapping, Interrupt, Template, TemplateError};
 use crate::clock::Clock;
 use crate::config::CalendarSettings;
@@ -179,7 +180,7 @@ fn render_now(request: RenderRequest, stop: &Interrupt) -> Result<Response, AppE
 }
 
 /// The site's public address: `--public-url`, else the request's Host and X-Forwarded-Proto.
-fn public_base(state: &CalendarState, headers: &HeaderMap) -> Result<String, AppError> {
+pub(super) fn public_base(state: &CalendarState, headers: &HeaderMap) -> Result<String, AppError> {
     if let Some(url) = &state.public_url {
         return Ok(url.clone());
     }
@@ -258,6 +259,7 @@ pub async fn unpublish(
     let mut presented = state
         .admission
         .present(caller.client.key(), bearer_token(&headers))?;
+    let aliases = super::aliases::of(&state.db, id.clone()).await?;
     let outcome = calendars::delete(&state.db, id.clone(), presented.token.clone(), now).await?;
     if outcome != DeleteOutcome::Forbidden {
         presented.was_right();
@@ -265,6 +267,9 @@ pub async fn unpublish(
     match outcome {
         DeleteOutcome::Deleted => {
             state.publisher.forget(&id);
+            for alias in aliases {
+                state.publisher.gone.insert(&alias);
+            }
             Ok(StatusCode::NO_CONTENT.into_response())
         }
         DeleteOutcome::NotFound => Err(RouteError::NoSuchCalendar(id).into()),
@@ -379,8 +384,9 @@ pub struct SourceStatus {
     flagged: bool,
 }
 
-/// `GET|HEAD /cal/{file}` where file is `{id}.ics`. Open to anyone, within each client's
-/// allowance of polls.
+/// `GET|HEAD /cal/{file}` where file is `{id}.ics` (or a second address of it, `aliases`), or
+/// with `"agenda": true` the agenda, `{id}` (the page) and `{id}.json`. Open to anyone, within
+/// each client's allowance of polls.
 pub async fn hosted_feed(
     State(state): State<CalendarState>,
     client: ClientAddr,
@@ -401,13 +407,34 @@ async fn hosted_feed_inner(
     headers: &HeaderMap,
 ) -> Result<Response, AppError> {
     state.admission.limits.check(Action::Poll, client.key())?;
-    let id = file
-        .strip_suffix(".ics")
-        .filter(|id| validate::validate_id(id).is_ok())
-        .ok_or(RouteError::NoSuchFeed)?;
-    if state.publisher.gone.answers(id) {
+    let agenda = match file.strip_suffix(".json") {
+        Some(id) => Some((id, agenda::Form::Json)),
+        None => (!file.contains('.')).then_some((file, agenda::Form::Page)),
+    };
+    if let Some((id, form)) = agenda {
+        let viewing = agenda::Viewing {
+            ttl: state.settings.feed_ttl,
+            shared: state.settings.behind_cdn,
+            now: state
+                .clock
+                .wall()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX)),
+            base: public_base(state, headers)?,
+        };
+        return agenda::answer(&state.publisher, &state.db, id, form, viewing, headers).await;
+    }
+    let stem = file.strip_suffix(".ics").ok_or(RouteError::NoSuchFeed)?;
+    if state.publisher.gone.answers(stem) {
         return Err(RouteError::Deleted.into());
     }
+    let resolved = if aliases::is_alias(stem) {
+        state.publisher.aliases.resolve(&state.db, stem).await?
+    } else {
+        validate::validate_id(stem).is_ok().then(|| stem.to_owned())
+    };
+    let id = resolved.ok_or(RouteError::NoSuchFeed)?;
+    let id = id.as_str();
     let ttl = state.settings.feed_ttl;
     let hosted = state
         .publisher

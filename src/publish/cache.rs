@@ -28,6 +28,8 @@ pub enum Kind {
     Render = 1,
     /// Published calendars with their compiled configs (`served::HostedCalendar`), by id.
     Calendar = 2,
+    /// Agendas made from renders (`agenda::AgendaAnswer`), by calendar id.
+    Agenda = 3,
 }
 
 type Value = Arc<dyn Any + Send + Sync>;
@@ -45,7 +47,7 @@ struct Lru {
     used: usize,
     tick: u64,
     /// By kind, then key: a hit looks up a `&str` and allocates nothing.
-    entries: [HashMap<String, Entry>; 3],
+    entries: [HashMap<String, Entry>; 4],
     /// Entries by last use, oldest first.
     order: BTreeMap<u64, (Kind, String)>,
     /// Bytes the entries of each visitor, and of each of their networks, hold.

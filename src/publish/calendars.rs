@@ -317,6 +317,14 @@ pub async fn delete(
                 logins::replace(&tx, &id, &[])?;
                 remove_unused_copies(&tx, &urls)?;
                 tx.execute("DELETE FROM feed_polls WHERE calendar_id = ?1", [&id])?;
+                // Its second addresses go with it, and are answered 410 as it is.
+                tx.execute(
+                    "INSERT INTO deleted_calendars (id, deleted_at)
+                     SELECT alias, ?2 FROM calendar_aliases WHERE calendar_id = ?1
+                     ON CONFLICT (id) DO UPDATE SET deleted_at = excluded.deleted_at",
+                    rusqlite::params![id, deleted_at],
+                )?;
+                tx.execute("DELETE FROM calendar_aliases WHERE calendar_id = ?1", [&id])?;
                 // Calendar apps keep polling a deleted feed: it is remembered, so they get 410.
                 tx.execute(
                     "INSERT INTO deleted_calendars (id, deleted_at) VALUES (?1, ?2)

@@ -1,6 +1,10 @@
 //! Hosted calendars: fetching upstream feeds safely, keeping their last good copies, publishing
 //! remapped calendars and serving them to calendar apps, all within one memory budget.
 
+pub mod agenda;
+mod agenda_page;
+pub mod alias_api;
+pub mod aliases;
 pub mod api;
 pub mod cache;
 pub mod calendars;
@@ -84,6 +88,10 @@ pub struct Publisher {
     pub renders: Arc<Renders>,
     pub cache: Arc<Cache>,
     pub workers: Workers,
+    /// Agendas made from renders (`/cal/{id}`, `/cal/{id}.json`).
+    pub agendas: agenda::Agendas,
+    /// Second addresses of calendars (for Google).
+    pub aliases: aliases::Aliases,
     /// Subscribers' polls by calendar and client family.
     pub polls: Arc<Polls>,
     /// Deleted calendars, answered 410.
@@ -136,6 +144,8 @@ impl Publisher {
                 clock.clone(),
                 spill::SpillDir::new(data_dir),
             )),
+            agendas: agenda::Agendas::new(cache.clone(), workers.clone()),
+            aliases: aliases::Aliases::default(),
             cache,
             workers,
             settings: publishing::PublishSettings {
@@ -271,6 +281,7 @@ impl Publisher {
         logins: &[(String, fetch::Login)],
     ) {
         self.renders.forget(&record.id);
+        self.agendas.forget(&record.id);
         self.gone.remove(&record.id);
         match HostedCalendar::new(record, config, logins) {
             Ok(calendar) => self.keep(Arc::new(calendar)),
@@ -285,6 +296,8 @@ impl Publisher {
         self.gone.insert(id);
         self.polls.forget(id);
         self.renders.forget(id);
+        self.agendas.forget(id);
+        self.aliases.forget(id);
         if let Some(calendar) = self.cache.get::<HostedCalendar>(Kind::Calendar, id) {
             self.cache.forget(Kind::Feed, calendar.url.as_str());
             for source in &calendar.sources {

@@ -178,6 +178,14 @@ impl Rendered {
         }
     }
 
+    /// Its plain bytes whole (read back from disk when it was spilled), for the agenda.
+    pub(super) async fn plain(&self) -> Result<Bytes, AppError> {
+        let body = self.body(false).await?;
+        axum::body::to_bytes(body, usize::MAX)
+            .await
+            .map_err(|e| AppError::Internal(format!("a spilled render cannot be read: {e}")))
+    }
+
     async fn body(&self, gzipped: bool) -> Result<Body, AppError> {
         let opened = match &self.stored {
             Stored::Memory { body, gzip } => {
@@ -207,7 +215,7 @@ pub struct Caching {
 const STALE_IF_ERROR_SECS: u64 = 7 * 24 * 3600;
 
 impl Caching {
-    fn header(self) -> String {
+    pub(super) fn header(self) -> String {
         let ttl = self.ttl.as_secs();
         if self.shared {
             format!(

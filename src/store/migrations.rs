@@ -167,6 +167,14 @@ const MIGRATIONS: &[&str] = &[
             WHERE l.calendar_id = c.id AND l.url = json_extract(s.value, '$.url')), '')
         FROM calendars c, json_each(c.options, '$.sources') s
         WHERE json_extract(s.value, '$.url') IS NOT NULL;",
+    // 12: a calendar's second addresses, for Google (src/publish/aliases.rs); removed with the
+    // calendar, whose deleted ids then hold them too (410). Times are unix ms.
+    "CREATE TABLE calendar_aliases (
+        alias       TEXT PRIMARY KEY NOT NULL,
+        calendar_id TEXT NOT NULL,
+        created_at  INTEGER NOT NULL
+    ) STRICT;
+    CREATE INDEX calendar_aliases_calendar ON calendar_aliases (calendar_id);",
 ];
 
 /// The schema version this binary writes.

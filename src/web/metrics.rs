@@ -263,6 +263,16 @@ async fn render(state: &AppState) -> Result<String, StoreError> {
         "Polls of deleted calendars, answered 410",
         counter(publisher.gone.answered()),
     );
+    registry.register(
+        "feed_renders",
+        "Hosted feeds rendered (a poll answered from an earlier render makes none)",
+        counter(publisher.renders.runs()),
+    );
+    registry.register(
+        "agendas_made",
+        "Agendas made from renders (a view answered from an earlier one makes none)",
+        counter(publisher.agendas.runs()),
+    );
     let fetches: Family<Vec<(String, String)>, Counter> = Family::default();
     for (outcome, n) in publisher.feeds.fetches().read() {
         fetches

@@ -235,6 +235,10 @@ pub fn router(state: AppState) -> Router {
         .route("/calendars", post(calendar_api::publish))
         .route("/calendars/{id}", delete(calendar_api::unpublish))
         .route("/calendars/{id}/status", get(calendar_api::status))
+        .route(
+            "/calendars/{id}/aliases",
+            post(crate::publish::alias_api::create),
+        )
         .route("/owner", get(owner::page))
         // The owner edits the site (src/site/edit.rs).
         .route(
@@ -293,6 +297,7 @@ pub fn router(state: AppState) -> Router {
     for layer in headers::security_layers() {
         app = app.layer(layer);
     }
+    app = app.layer(headers::frame_options_layer());
     app.layer(middleware::from_fn_with_state(admission, edge::identify))
         .layer(TimeoutLayer::with_status_code(
             StatusCode::REQUEST_TIMEOUT,

@@ -42,6 +42,8 @@
 //! - [`Interrupt`]: a stop flag another thread sets when the request's time runs out; set in
 //!   [`RemapOptions::interrupt`], the remap and `decide` stop with [`RemapError::Interrupted`],
 //!   and [`Template::render_checked`] / [`CompiledMapping::render_checked`] with [`Interrupted`].
+//! - [`agenda`]`(bytes, &AgendaRequest, &Limits, Option<&Interrupt>)`: a calendar's coming
+//!   events in its time zone, series expanded within the span (the agenda page and its JSON).
 //! - [`tz`]: time-zone repair, which the remap applies for `"timezones": "repair"`:
 //!   [`tz::windows_to_iana`], [`tz::vtimezone`]`(iana, from_year)`, and the pass on its own,
 //!   [`tz::repair_timezones`]`(bytes, &Limits)`.
@@ -49,6 +51,7 @@
 // Production code handles every error; tests may expect (clippy.toml allows it there).
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 
+pub mod agenda;
 pub mod config;
 pub mod history;
 pub mod ics;
@@ -59,6 +62,10 @@ pub mod remap;
 pub mod template;
 pub mod tz;
 
+pub use agenda::{
+    agenda, Agenda, AgendaError, AgendaEvent, AgendaRequest, When, DEFAULT_AGENDA_DAYS,
+    MAX_AGENDA_DAYS, MAX_AGENDA_EVENTS,
+};
 pub use config::{
     AlarmMode, CalendarConfig, CompiledConfig, ConfigError, FilterAction, FilterRule, Matcher,
     Occurrences, Override, Privacy, Source, TimezoneMode, UidMode, Window, MAX_SOURCES,

@@ -1,6 +1,6 @@
 // Lighthouse on every screen (the same list as the axe sweep: a seeded deck, its practice, the
-// calendar editor with a feed, the owner page on a keyed site; and a shared deck's page, from a
-// share made first), mobile and
+// calendar editor with a feed, the owner page on a keyed site; a shared deck's page, from a
+// share made first; and a calendar's agenda page, published first), mobile and
 // desktop presets, against the real binary in Debian's
 // Chromium. Prints the four category scores and CLS per screen; the targets are 100 and ≤ 0.02.
 // Performance depends on the machine's load: read it as a trend, not a verdict. Like the
@@ -97,7 +97,14 @@ describe('lighthouse', () => {
   }
 
   it('scores every screen on mobile and desktop', async () => {
-    const { origin, feedUrl, keyedOrigin } = site();
+    const { origin, feedUrl, keyedOrigin, comingUrl } = site();
+    // The agenda page of a published calendar of coming events.
+    const agenda = await fetch(`${origin}/api/calendars`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ id: 'screens-agenda', name: 'Garden club', url: comingUrl, mapping: {}, agenda: true }),
+    });
+    if (agenda.status !== 201) throw new Error(`the agenda's calendar was not published: ${agenda.status}`);
     let sharedDeckPath: string;
     // The decks and calendar live in localStorage: written once into the shared profile (and the
     // service worker installed); Lighthouse is told to keep storage.
@@ -134,7 +141,7 @@ describe('lighthouse', () => {
       chrome.kill();
     }
 
-    const all = [...screens(feedUrl), { name: 'shared deck', path: sharedDeckPath }];
+    const all = [...screens(feedUrl), { name: 'shared deck', path: sharedDeckPath }, { name: 'agenda page', path: '/cal/screens-agenda' }];
     const runs = Math.max(1, Number(process.env.LIGHTHOUSE_RUNS ?? '3'));
     const perf = (r: Result | undefined) => r?.categories.performance?.score ?? 0;
     const rows: Row[] = [];

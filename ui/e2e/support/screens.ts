@@ -5,6 +5,7 @@
 import { deckRecord, FRENCH } from '../flashcards-support/seed';
 import { useCalendarSite } from '../calendars-support/site';
 import { WORK_FEED } from '../calendars-support/upstream';
+import { comingFeed } from '../calendars-support/agenda';
 import { useServer } from './server';
 
 export const SEED_DECK_ID = FRENCH.id;
@@ -72,11 +73,13 @@ export interface ScreensSite {
   feedUrl: string;
   /** A second server, with a publish key (SCREENS_KEY): the owner page's. */
   keyedOrigin: string;
+  /** A feed of coming events (the agenda page's). */
+  comingUrl: string;
 }
 
 /** The sites every screen check looks at: the calendar suites' site and a keyed one, with the owner's name set. */
 export function useScreensSite(): () => ScreensSite {
-  const site = useCalendarSite({ '/work.ics': { body: WORK_FEED } }, ['--owner-name', 'Ada Lovelace']);
+  const site = useCalendarSite({ '/work.ics': { body: WORK_FEED }, '/coming.ics': { body: comingFeed() } }, ['--owner-name', 'Ada Lovelace']);
   const keyed = useServer(['--owner-name', 'Ada Lovelace', '--publish-key', SCREENS_KEY]);
-  return () => ({ origin: site.url(), feedUrl: site.up().url('/work.ics'), keyedOrigin: keyed() });
+  return () => ({ origin: site.url(), feedUrl: site.up().url('/work.ics'), keyedOrigin: keyed(), comingUrl: site.up().url('/coming.ics') });
 }

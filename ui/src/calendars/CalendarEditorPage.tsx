@@ -23,6 +23,9 @@ import { editorContent, editorReducer, feedWire, initialEditorState, isDirty, sa
 import { draftOf, editorStart, type EditorStart } from './editorSession';
 import { LeaveDialog } from '../lib/LeaveDialog';
 import { HostedBanner } from './HostedBanner';
+import { AgendaLinks } from './AgendaLinks';
+import { agendaPublished } from './agenda';
+import { GoogleAddress } from './GoogleAddress';
 import { liveState, publishFingerprint } from './live';
 import { browserHostingDeps, runPublish, runUnpublish } from './hosting';
 import { MappingPanel } from './MappingPanel';
@@ -459,6 +462,8 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
           published={published}
         />
       )}
+      {hosting.hostedUrl && agendaPublished(hosting.publishedConfig) && <AgendaLinks hostedUrl={hosting.hostedUrl} name={name} />}
+      {hosting.hostedUrl && <GoogleAddress id={id} editToken={hosting.editToken} />}
       {health.view && <CalendarHealth view={health.view} onCheck={health.check} />}
 
       <div className="cal-editor__panels">

@@ -26,6 +26,7 @@ import {
 import { BoundFields } from './BoundFields';
 import { CheckRow } from './CheckRow';
 import { HistoryField } from './HistoryField';
+import { AgendaField } from './AgendaField';
 import { isOverridePath } from './overrides';
 import { RuleEditor } from './RuleEditor';
 import type { Rendered } from './useLatest';
@@ -171,6 +172,8 @@ export function OptionsPanel({ options, problems, preview, onAction }: Props) {
         </fieldset>
 
         <HistoryField history={options.history} onChange={(history) => onAction({ type: 'setHistory', history })} />
+
+        <AgendaField agenda={options.agenda === true} onChange={(agenda) => onAction({ type: 'setAgenda', agenda })} />
 
         <fieldset className="cal-options__group">
           <legend>Time zones</legend>

@@ -325,6 +325,15 @@ export async function unpublishCalendar(id: string, editToken: string, publishKe
   }
 }
 
+const GoogleAddressSchema = record({ url: nonEmpty, count, max: count });
+export type GoogleAddress = v.InferOutput<typeof GoogleAddressSchema>;
+
+/** A second hosted address of calendar `id` (aliases: the same feed, which Google fetches at once). */
+export async function makeGoogleAddress(id: string, editToken: string, publishKey: string | null): Promise<GoogleAddress> {
+  const init = { method: 'POST', headers: { Authorization: `Bearer ${editToken}`, ...keyHeader(publishKey) } };
+  return parseAnswer(GoogleAddressSchema, await call(`/api/calendars/${encodeURIComponent(id)}/aliases`, init));
+}
+
 /**
  * How a published calendar is doing: its source and the calendar apps polling it. Needs the edit
  * token or the site's key (either may be null, not both); never asks for a key, as nobody pressed

@@ -93,6 +93,8 @@ export interface CalendarOptions {
   properties?: CalendarProperties;
   /** 'content': events get UIDs made from their content (properties.ts); absent: the feed's own. */
   uids?: UidMode;
+  /** The agenda page and its JSON (`/cal/{id}`, agenda.ts); absent: off. */
+  agenda?: true;
 }
 
 /** The whole config as the server takes it (POST /api/preview, and beside id/name/url on publish). */
@@ -158,6 +160,7 @@ export const CalendarOptionsSchema = v.pipe(
     occurrences: optional(v.literal('each')),
     properties: StoredPropertiesSchema,
     uids: optional(v.literal('content')),
+    agenda: optional(v.literal(true)),
   }),
   v.transform((o): CalendarOptions => withoutUndefined({ ...o, filters: o.filters })),
 );
@@ -215,7 +218,8 @@ export type OptionsAction =
   | { type: 'setHistory'; history: CalendarHistory | undefined }
   | { type: 'setEachOccurrence'; each: boolean }
   | { type: 'setProperties'; properties: CalendarProperties | undefined }
-  | { type: 'setUids'; uids: UidMode | undefined };
+  | { type: 'setUids'; uids: UidMode | undefined }
+  | { type: 'setAgenda'; agenda: boolean };
 
 export function optionsReducer(options: CalendarOptions, act: OptionsAction): CalendarOptions {
   const filters = options.filters;
@@ -257,6 +261,8 @@ export function optionsReducer(options: CalendarOptions, act: OptionsAction): Ca
       return withoutUndefined({ ...options, properties: act.properties && Object.keys(act.properties).length > 0 ? { ...act.properties } : undefined });
     case 'setUids':
       return withoutUndefined({ ...options, uids: act.uids });
+    case 'setAgenda':
+      return withoutUndefined({ ...options, agenda: act.agenda ? true : undefined });
   }
 }
 
@@ -286,6 +292,7 @@ export function buildConfig(mapping: Mapping, options: CalendarOptions): Calenda
   if (options.occurrences === 'each') config.occurrences = 'each';
   if (options.properties && Object.keys(options.properties).length > 0) config.properties = { ...options.properties };
   if (options.uids === 'content') config.uids = 'content';
+  if (options.agenda) config.agenda = true;
   return config;
 }
 
@@ -453,7 +460,7 @@ export function suggestWindow(outputBytes: number, window: CalendarWindow | unde
 }
 
 /** The parts of the config the options panel edits, by the first name of a path. */
-const OPTION_ROOTS = new Set(['filters', 'window', 'timezones', 'alarms', 'privacy', 'overrides', 'history', 'occurrences', 'properties', 'uids']);
+const OPTION_ROOTS = new Set(['filters', 'window', 'timezones', 'alarms', 'privacy', 'overrides', 'history', 'occurrences', 'properties', 'uids', 'agenda']);
 
 /**
  * The server names the input a failure is about in its `field` (`filters[1].pattern`); a failure

@@ -133,6 +133,57 @@ impl Series {
         })
     }
 
+    /// The occurrences starting from `from` to `until` (wall seconds, both included), at most
+    /// `cap` (and [`MAX_EXPANDED`]), for a list of what comes next (the agenda): the rule is
+    /// followed from `from` on, so a long series begun years ago costs no more than a new one.
+    /// `None` when the RRULE cannot be read.
+    pub(crate) fn expand_between(
+        &self,
+        from: i64,
+        until: i64,
+        cap: usize,
+    ) -> Option<Vec<DateTime>> {
+        let cap = cap.clamp(1, MAX_EXPANDED);
+        let start = self.start.seconds();
+        let mut found: Vec<i64> = Vec::new();
+        if (from..=until).contains(&start) {
+            found.push(start);
+        }
+        if let Some(rrule) = &self.rrule {
+            let (rule, rule_until) = self.read_rrule(rrule)?;
+            let last = rule_until.map_or(until, |u| u.min(until));
+            let at =
+                |s: i64| chrono::DateTime::from_timestamp(s, 0).map(|d| d.with_timezone(&Tz::UTC));
+            if last >= from.max(start) {
+                let set = rule
+                    .build(at(start)?)
+                    .ok()?
+                    .after(at(from.max(start) - 1)?)
+                    .before(at(last + 1)?);
+                let result = set.all(u16::try_from(cap).unwrap_or(u16::MAX));
+                found.extend(
+                    result
+                        .dates
+                        .iter()
+                        .map(chrono::DateTime::timestamp)
+                        .filter(|s| (from..=last).contains(s)),
+                );
+            }
+        }
+        for rdate in &self.rdates {
+            let s = self.wall(*rdate).seconds();
+            if (from..=until).contains(&s) {
+                found.push(s);
+            }
+        }
+        let excluded: Vec<i64> = self.exdates.iter().map(|e| self.excluded_at(*e)).collect();
+        found.sort_unstable();
+        found.dedup();
+        found.retain(|s| !excluded.contains(s));
+        found.truncate(cap);
+        Some(found.into_iter().map(|s| self.at(s)).collect())
+    }
+
     /// The seconds of an EXDATE as occurrences are compared (a DATE removes a DATE series' day).
     fn excluded_at(&self, exdate: DateTime) -> i64 {
         let wall = self.wall(exdate);
