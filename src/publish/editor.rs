@@ -19,9 +19,10 @@ use super::errors::RouteError;
 use super::feeds::{Ask, FeedOutcome};
 use super::fetch::normalize_url;
 use super::hosted;
-use super::sources::{MergedFeed, SourceFeed};
+use super::sources::{MergedFeed, Reading, SourceFeed};
 use super::validate::{self, MappingTooLarge};
 use super::workers::Budget;
+use crate::calendar::config::Window;
 use crate::calendar::{self, CompiledConfig, Interrupt, RemapError, RemapOptions, Source};
 use crate::http::admission::Caller;
 use crate::http::error::AppError;
@@ -140,6 +141,7 @@ fn max_age(refresh: Option<bool>) -> Duration {
 async fn editor_sources(
     state: &CalendarState,
     sources: &[Source],
+    window: Option<Window>,
     max_age: Duration,
     client: crate::http::client::ClientKey,
     work: Budget,
@@ -162,6 +164,7 @@ async fn editor_sources(
         feeds.push(SourceFeed {
             url,
             prefix: source.prefix.clone(),
+            read: Reading::of(source, window),
         });
     }
     let ask = Ask::editor(max_age, client);
@@ -183,6 +186,7 @@ pub async fn post_feed(
     let merged = editor_sources(
         &state,
         &request.sources,
+        None,
         max_age(request.refresh),
         caller.client.key(),
         work.clone(),
@@ -368,11 +372,12 @@ pub async fn preview(
 ) -> Result<Response, AppError> {
     let raw = request.config;
     let work = budget(&caller, state.settings.engine.preview);
-    let compiled = state
+    let (compiled, window) = state
         .publisher
-        .run_within(work.clone(), move |_| -> Result<CompiledConfig, AppError> {
+        .run_within(work.clone(), move |_| -> Result<_, AppError> {
             let config = validate::read_config(raw)?;
-            Ok(CompiledConfig::compile(&config).map_err(validate::Invalid::config)?)
+            let compiled = CompiledConfig::compile(&config).map_err(validate::Invalid::config)?;
+            Ok((compiled, config.window))
         })
         .await??;
     let client = caller.client.key();
@@ -389,6 +394,7 @@ pub async fn preview(
         editor_sources(
             &state,
             compiled.sources(),
+            window,
             EDITOR_MAX_AGE,
             client,
             work.clone(),

@@ -3,6 +3,7 @@
 
 pub mod api;
 pub mod cache;
+pub mod caldav;
 pub mod calendars;
 pub mod editor;
 mod errors;

@@ -7,6 +7,7 @@
 use std::sync::Arc;
 
 use super::calendars::{self, Maker, PublishOutcome, Published};
+use super::feed_source::Reading;
 use super::feeds::{Ask, FeedError, FeedOutcome, Want};
 use super::fetch::FetchError;
 use super::quotas::{QuotaError, Quotas};
@@ -89,14 +90,15 @@ impl Publisher {
         // until the calendar is stored.
         let mut reservations = Vec::with_capacity(urls.len());
         let mut fetched = Vec::with_capacity(urls.len());
-        let addresses: Vec<reqwest::Url> = if input.sources.is_empty() {
-            vec![input.url.clone()]
+        let addresses: Vec<(reqwest::Url, Reading)> = if input.sources.is_empty() {
+            vec![(input.url.clone(), Reading::default())]
         } else {
-            input.sources.iter().map(|s| s.url.clone()).collect()
+            let sources = input.sources.iter();
+            sources.map(|s| (s.url.clone(), s.read.clone())).collect()
         };
         let mut failed = None;
-        for (index, url) in addresses.iter().enumerate() {
-            match self.fetch_within_room(url, maker).await {
+        for (index, (url, read)) in addresses.iter().enumerate() {
+            match self.fetch_within_room(url, read, maker).await {
                 Ok((reservation, feed)) => {
                     reservations.push(reservation);
                     fetched.push(feed);
@@ -139,6 +141,7 @@ impl Publisher {
     async fn fetch_within_room(
         &self,
         url: &reqwest::Url,
+        read: &Reading,
         maker: Maker,
     ) -> Result<(Option<FeedReservation>, FeedOutcome), PublishError> {
         let feed_max = self.settings.feed_max_size;
@@ -154,8 +157,9 @@ impl Publisher {
             .map(|r| usize::try_from(r.bytes()).unwrap_or(feed_max));
         let feed = self
             .feeds
-            .get(
+            .get_read(
                 url,
+                read,
                 Ask {
                     max_age: self.settings.ttl,
                     persist: true,

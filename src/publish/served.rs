@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use super::calendars::Published;
-use super::feed_source::SourceFeed;
+use super::feed_source::{Reading, SourceFeed};
 use super::fetch::{self, FetchError};
 use super::rendered::content_disposition;
 use crate::calendar::{CompiledConfig, MappedField};
@@ -30,6 +30,7 @@ impl HostedCalendar {
             sources.push(SourceFeed {
                 url: fetch::normalize_url(source.url.as_deref().unwrap_or_default())?,
                 prefix: source.prefix.clone(),
+                read: Reading::of(source, record.config.window),
             });
         }
         let disposition = content_disposition(&record.name);

@@ -16,7 +16,7 @@ use axum::body::Bytes;
 use tokio::task::JoinSet;
 
 use super::cache::Kind;
-pub use super::feed_source::SourceFeed;
+pub use super::feed_source::{Reading, SourceFeed};
 use super::feeds::{version_of, Ask, FeedCopy, FeedError, FeedOutcome, Feeds};
 use super::fetch::FetchError;
 use super::hosted::{self, Input, LateInput, Make};
@@ -126,8 +126,8 @@ impl Publisher {
         let mut tasks = JoinSet::new();
         for (i, source) in sources.iter().enumerate() {
             let feeds = self.feeds.clone();
-            let url = source.url.clone();
-            tasks.spawn(async move { (i, feeds.get(&url, ask).await) });
+            let (url, read) = (source.url.clone(), source.read.clone());
+            tasks.spawn(async move { (i, feeds.get_read(&url, &read, ask).await) });
         }
         let mut results: Vec<Option<Result<FeedOutcome, FeedError>>> =
             (0..sources.len()).map(|_| None).collect();
@@ -169,6 +169,7 @@ impl Publisher {
             vec![SourceFeed {
                 url: calendar.url.clone(),
                 prefix: None,
+                read: Reading::default(),
             }]
         } else {
             calendar.sources.clone()

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::feed_source::SourceFeed;
+use super::feed_source::{Reading, SourceFeed};
 use super::fetch::normalize_url;
 use crate::calendar::{CalendarConfig, CompiledConfig, ConfigError, MappedField, Mapping};
 use crate::secret::Token;
@@ -126,6 +126,7 @@ pub fn validate(
 /// A merged calendar's sources: each address normalised (and written back, so the stored
 /// config holds what is fetched), none twice.
 fn read_sources(config: &mut crate::calendar::CalendarConfig) -> Result<Vec<SourceFeed>, Invalid> {
+    let window = config.window;
     let mut sources: Vec<SourceFeed> = Vec::with_capacity(config.sources.len());
     for (i, source) in config.sources.iter_mut().enumerate() {
         let field = format!("sources[{i}].url");
@@ -143,6 +144,7 @@ fn read_sources(config: &mut crate::calendar::CalendarConfig) -> Result<Vec<Sour
         sources.push(SourceFeed {
             url,
             prefix: source.prefix.clone(),
+            read: Reading::of(source, window),
         });
     }
     Ok(sources)

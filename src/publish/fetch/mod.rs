@@ -3,9 +3,11 @@
 //! flight of whoever asked), control characters removed. The wing's parts: `address` (what may
 //! be fetched), `policy` (where it may connect: the SSRF rules, readable alone), `outlook` (the one
 //! host family with a rule of its own), `errors` (failures in words that reveal nothing about
-//! the network behind the server), `login` (a source's login on a request to it).
+//! the network behind the server), `login` (a source's login on a request to it), `dav` (the
+//! WebDAV requests of CalDAV, PROPFIND and REPORT, their redirects followed by hand).
 
 mod address;
+mod dav;
 mod errors;
 mod login;
 mod outlook;
@@ -20,6 +22,7 @@ use reqwest::header::{HeaderValue, ETAG, IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_
 use reqwest::{redirect, StatusCode, Url};
 
 pub use address::normalize_url;
+pub use dav::{login_status, DavAnswer, DavRequest, MAX_DAV_REQUEST_BYTES};
 use errors::classify;
 pub use errors::{explain_status, FetchError};
 pub use login::with_login;
@@ -96,6 +99,8 @@ impl FetchOptions {
 #[derive(Clone)]
 pub struct Fetcher {
     client: reqwest::Client,
+    /// The same client for WebDAV requests, which follow redirects themselves (`dav`).
+    dav_client: reqwest::Client,
     refuse: RefusePolicy,
     max_bytes: usize,
     total_timeout: Duration,
@@ -143,25 +148,35 @@ impl Fetcher {
             }
             attempt.follow()
         });
-        let client = reqwest::Client::builder()
-            .user_agent(HEARTH_USER_AGENT)
-            .connect_timeout(options.connect_timeout)
-            .timeout(options.total_timeout)
-            .redirect(redirect_policy)
-            .no_proxy()
-            .dns_resolver(Arc::new(CheckingResolver {
-                refuse: options.refuse.clone(),
-                hosts: options.hosts.clone(),
-            }))
-            .build()
-            .map_err(|e| FetchError::Other(e.to_string()))?;
+        let build = |redirects: redirect::Policy| {
+            reqwest::Client::builder()
+                .user_agent(HEARTH_USER_AGENT)
+                .connect_timeout(options.connect_timeout)
+                .timeout(options.total_timeout)
+                .redirect(redirects)
+                .no_proxy()
+                .dns_resolver(Arc::new(CheckingResolver {
+                    refuse: options.refuse.clone(),
+                    hosts: options.hosts.clone(),
+                }))
+                .build()
+                .map_err(|e| FetchError::Other(e.to_string()))
+        };
+        let client = build(redirect_policy)?;
+        let dav_client = build(redirect::Policy::none())?;
         Ok(Fetcher {
             client,
+            dav_client,
             refuse: options.refuse,
             max_bytes: options.max_bytes,
             total_timeout: options.total_timeout,
             hosts: Arc::new(options.hosts),
         })
+    }
+
+    /// The most a fetch brings (`--feed-max-size`).
+    pub fn max_bytes(&self) -> usize {
+        self.max_bytes
     }
 
     /// Who a fetch of `url` would ask: its host as written once normalised (lower case, no
@@ -265,7 +280,27 @@ impl Fetcher {
         };
         let etag = header(ETAG);
         let last_modified = header(LAST_MODIFIED);
-        // Counted after decompression: a small gzip body cannot blow up past the limit.
+        let bytes = self
+            .read_body(&mut response, max_bytes, budget.as_mut())
+            .await?;
+        Ok(Fetched::Body {
+            bytes,
+            etag,
+            last_modified,
+        })
+    }
+}
+
+impl Fetcher {
+    /// An answer's body, at most `max_bytes` of it counted after decompression (a small gzip
+    /// body cannot blow up past the limit), held in `budget` as it arrives, control characters
+    /// removed.
+    async fn read_body(
+        &self,
+        response: &mut reqwest::Response,
+        max_bytes: usize,
+        mut budget: Option<&mut Reservation>,
+    ) -> Result<Vec<u8>, FetchError> {
         let mut bytes = Vec::new();
         while let Some(chunk) = response
             .chunk()
@@ -281,11 +316,7 @@ impl Fetcher {
             bytes.extend_from_slice(&chunk);
         }
         strip_control_bytes(&mut bytes);
-        Ok(Fetched::Body {
-            bytes,
-            etag,
-            last_modified,
-        })
+        Ok(bytes)
     }
 }
 
