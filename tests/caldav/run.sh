@@ -8,15 +8,6 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 
-venv="${HEARTH_CALDAV_VENV:-$root/target/caldav-venv}"
-radicale_version="3.9.0"
-if ! "$venv/bin/python" -c "import radicale, sys; sys.exit(radicale.VERSION != '$radicale_version')" 2>/dev/null; then
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check "radicale==$radicale_version"
-fi
-"$venv/bin/python" -c "import radicale, sys; sys.exit(radicale.VERSION != '$radicale_version')" ||
-  { echo "caldav test: no Radicale $radicale_version in $venv" >&2; exit 1; }
-[ -x "$venv/bin/radicale" ] || { echo "caldav test: $venv/bin/radicale is missing" >&2; exit 1; }
-
-export HEARTH_RADICALE="$venv/bin/radicale"
-cargo test --test caldav -- --include-ignored
+radicale="$(bash tests/caldav/venv.sh)"
+export HEARTH_RADICALE="$radicale"
+cargo test --locked --test caldav -- --include-ignored

@@ -5,12 +5,14 @@ import { useLayoutEffect, useRef } from 'react';
 import { ArrowDown, ArrowUp, Plus, Trash2, TriangleAlert } from 'lucide-react';
 import { fetchedWhen } from '../lib/when';
 import { formatBytes, formatEventCount } from '../lib/units';
+import { CaldavPicker } from './CaldavPicker';
 import {
   MAX_SOURCES,
   serverError,
   SOURCES_FULL_TEXT,
   sourcesReducer,
   type SourceInput,
+  type SourceLogin,
   type SourceProblem,
   type SourceReport,
   type SourceRow,
@@ -59,6 +61,11 @@ export function SourcesEditor({ sources, names, problems, reports, previewError,
       return added ? inputId(added.key, 'url') : null;
     });
   };
+  const addCaldav = (source: { url: string; label: string; auth: SourceLogin }) =>
+    act({ type: 'addCaldav', ...source }, (next) => {
+      const added = next.rows[next.rows.length - 1];
+      return added ? inputId(added.key, 'url') : null;
+    });
   const remove = (row: SourceRow) =>
     act({ type: 'remove', key: row.key }, (next) => {
       // Back to one address: the button that makes a list again. Else the feed now in its place.
@@ -94,6 +101,7 @@ export function SourcesEditor({ sources, names, problems, reports, previewError,
       <div className="cal-sources cal-sources--one">
         <p className="cal-editor__url">{rows[0]?.url}</p>
         {addButton}
+        <CaldavPicker full={full} onAdd={addCaldav} />
       </div>
     );
   }
@@ -129,6 +137,7 @@ export function SourcesEditor({ sources, names, problems, reports, previewError,
       </p>
       <div className="cal-sources__foot">
         {addButton}
+        <CaldavPicker full={full} onAdd={addCaldav} />
         <p id="cal-sources-full" className="hint" role="status">
           {full ? SOURCES_FULL_TEXT : ''}
         </p>

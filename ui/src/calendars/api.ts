@@ -8,7 +8,8 @@ import { count, isRecord, listOf, nonEmpty, orNull, parseOrNull, record, text, t
 import { MAPPING_FIELDS, type Mapping, type MappingField } from './calendar';
 import type { CalendarConfig } from './options';
 import type { SampleEvent } from './samples';
-import type { FeedSource, FeedWire } from './sources';
+import { FoundCalendarsSchema, type FoundCalendar } from './caldav';
+import type { FeedSource, FeedWire, SourceLogin } from './sources';
 
 export class ApiError extends Error {
   /** 0 when the server could not be reached. */
@@ -285,6 +286,11 @@ export async function renderTemplate(event: SampleEvent, template: string, publi
 export async function previewConfig(wire: FeedWire, config: CalendarConfig, publishKey: string | null = null): Promise<PreviewAnswer> {
   const body = 'url' in wire ? { url: wire.url, config } : { config: { ...config, sources: wire.sources } };
   return parsePreviewAnswer(await call('/api/preview', jsonInit('POST', body, keyHeader(publishKey))));
+}
+
+/** A CalDAV account's calendars (POST /api/caldav/calendars), for the editor to choose from. */
+export async function findCaldavCalendars(request: { url: string; auth: SourceLogin }, publishKey: string | null = null): Promise<FoundCalendar[]> {
+  return parseAnswer(FoundCalendarsSchema, await call('/api/caldav/calendars', jsonInit('POST', request, keyHeader(publishKey)))).calendars;
 }
 
 export async function publishCalendar(request: PublishRequest, publishKey: string | null): Promise<PublishAnswer> {

@@ -29,7 +29,8 @@ const TEAM = 'https://work.example/team.ics';
 
 const run = (state: SourcesState, ...actions: SourcesAction[]) => actions.reduce(sourcesReducer, state);
 const one = (url = WORK) => initialSources(null, url);
-const rows = (...sources: Partial<SourceRow>[]): SourceRow[] => sources.map((s, key) => ({ key, url: '', label: '', prefix: '', ...s }));
+const rows = (...sources: Partial<SourceRow>[]): SourceRow[] =>
+  sources.map((s, key) => ({ key, url: '', label: '', prefix: '', kind: 'feed' as const, auth: null, ...s }));
 
 /** Work and Home as two rows, the second with a prefix. */
 function two(): SourcesState {
@@ -232,6 +233,49 @@ describe('sources: what is sent', () => {
       url: HOME,
       sources: [{ url: HOME, label: 'Home' }, { url: WORK }],
     });
+  });
+});
+
+describe('sources: CalDAV calendars', () => {
+  const login = { username: 'alice', password: 'secret' };
+  const DAV = 'https://dav.example/alice/work/';
+
+  it('a chosen CalDAV calendar becomes a source of its own, listed, named by its name', () => {
+    const state = run(one(), { type: 'addCaldav', url: DAV, label: 'Work', auth: login });
+    expect(state.listed).toBe(true);
+    expect(state.rows.map((r) => [r.url, r.label, r.kind])).toEqual([
+      [WORK, '', 'feed'],
+      [DAV, 'Work', 'caldav'],
+    ]);
+    expect(state.committed).toBe(state.rows);
+    expect(publishTarget(state.rows)?.wire).toEqual({ sources: [{ url: WORK }, { url: DAV, label: 'Work', kind: 'caldav', auth: login }] });
+    // The editor reads it with its kind and login, without its label.
+    expect(readTarget(state.committed)?.wire).toEqual({ sources: [{ url: WORK }, { url: DAV, kind: 'caldav', auth: login }] });
+  });
+
+  it('a calendar without an address takes it as its one source, sent as sources (a one-source calendar)', () => {
+    const state = run(one(''), { type: 'addCaldav', url: DAV, label: 'Work', auth: login });
+    expect(state.rows.map((r) => r.url)).toEqual([DAV]);
+    expect(publishTarget(state.rows)?.wire).toEqual({ sources: [{ url: DAV, label: 'Work', kind: 'caldav', auth: login }] });
+    // Removing the other feeds down to a CalDAV one keeps it a source, not a plain address.
+    const back = run(one(), { type: 'addCaldav', url: DAV, label: '', auth: login }, { type: 'remove', key: 0 });
+    expect(back.listed).toBe(true);
+    expect(wireOf([{ url: DAV, kind: 'caldav' }])).toEqual({ sources: [{ url: DAV, kind: 'caldav' }] });
+  });
+
+  it('never stores the password: the browser keeps only that there is a login', () => {
+    const state = run(one(''), { type: 'addCaldav', url: DAV, label: 'Work', auth: login });
+    const stored = storedFeed(state.rows);
+    expect(stored).toEqual({ url: DAV, sources: [{ url: DAV, label: 'Work', kind: 'caldav', auth: 'set' }] });
+    expect(JSON.stringify(stored)).not.toContain('secret');
+    const read = parseCalendar({ ...saved({ url: DAV }), sources: [{ url: DAV, kind: 'caldav', auth: { username: 'a', password: 'leaked' } }] });
+    expect(read?.sources).toEqual([{ url: DAV, kind: 'caldav', auth: 'set' }]);
+  });
+
+  it('adds none past ten sources', () => {
+    let state = one();
+    for (let i = 1; i < MAX_SOURCES; i++) state = run(state, { type: 'add' }, { type: 'set', key: i, input: 'url', value: `${TEAM}?${i}` });
+    expect(run(state, { type: 'addCaldav', url: DAV, label: 'W', auth: login })).toBe(state);
   });
 });
 

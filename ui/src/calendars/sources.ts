@@ -20,11 +20,20 @@ export const MAX_SOURCE_URL_BYTES = 2048;
 
 export const SOURCES_FULL_TEXT = `A calendar can merge at most ${MAX_SOURCES} feeds: remove one to add another.`;
 
+/**
+ * A source's login as the server takes it: HTTP Basic, a token, or `'set'` (the login the server
+ * keeps for this source, unchanged). Only `'set'` is ever stored in the browser.
+ */
+export type SourceLogin = { username: string; password: string } | { token: string } | 'set';
+
 /** One source as the server takes it and `calendars:v1` keeps it. */
 export interface FeedSource {
   url: string;
   prefix?: string;
   label?: string;
+  /** A CalDAV calendar (read with a REPORT) rather than a feed. */
+  kind?: 'caldav';
+  auth?: SourceLogin;
 }
 
 /** What the calendar's feed is on the wire: one address, as before sources, or the sources. */
@@ -38,6 +47,8 @@ export interface SourceRow {
   url: string;
   label: string;
   prefix: string;
+  kind: 'feed' | 'caldav';
+  auth: SourceLogin | null;
 }
 
 export interface SourcesState {
@@ -56,6 +67,8 @@ export interface SourcesState {
 
 export type SourcesAction =
   | { type: 'add' }
+  /** A CalDAV calendar chosen from an account's list: a row of its own, named by its name. */
+  | { type: 'addCaldav'; url: string; label: string; auth: SourceLogin }
   | { type: 'remove'; key: number }
   | { type: 'move'; key: number; delta: -1 | 1 }
   | { type: 'set'; key: number; input: SourceInput; value: string }
@@ -69,6 +82,8 @@ const row = (key: number, source: Partial<FeedSource> = {}): SourceRow => ({
   url: source.url ?? '',
   label: source.label ?? '',
   prefix: source.prefix ?? '',
+  kind: source.kind ?? 'feed',
+  auth: source.auth ?? null,
 });
 
 /** The sources of a calendar: its `sources` when it has them, else its one address. */
@@ -86,9 +101,12 @@ export function initialSources(stored: { url: string; sources?: FeedSource[] } |
   return { rows, listed: Boolean(stored && stored.url === url && stored.sources), committed: rows, nextKey: rows.length, serverErrors: {} };
 }
 
-const isPlain = (r: SourceRow) => r.label.trim() === '' && r.prefix === '';
+const isPlain = (r: SourceRow) => r.label.trim() === '' && r.prefix === '' && r.kind === 'feed' && r.auth === null;
 const sameRows = (a: readonly SourceRow[], b: readonly SourceRow[]) =>
-  a.length === b.length && a.every((r, i) => r.key === b[i]?.key && r.url === b[i].url && r.label === b[i].label && r.prefix === b[i].prefix);
+  a.length === b.length &&
+  a.every(
+    (r, i) => r.key === b[i]?.key && r.url === b[i].url && r.label === b[i].label && r.prefix === b[i].prefix && r.kind === b[i].kind && r.auth === b[i].auth,
+  );
 const errorKey = (key: number, input: SourceInput) => `${key}.${input}`;
 
 function withoutErrors(errors: Readonly<Record<string, string>>, drop: (key: string) => boolean): Readonly<Record<string, string>> {
@@ -101,6 +119,14 @@ export function sourcesReducer(state: SourcesState, action: SourcesAction): Sour
     case 'add': {
       if (state.rows.length >= MAX_SOURCES) return state;
       const rows = [...state.rows, row(state.nextKey)];
+      return { ...state, rows, committed: rows, listed: true, nextKey: state.nextKey + 1 };
+    }
+    case 'addCaldav': {
+      const added: SourceRow = { ...row(state.nextKey), url: action.url, label: action.label, kind: 'caldav', auth: action.auth };
+      // A calendar that has no address yet takes the chosen calendar as its one source.
+      const kept = state.rows.filter((r) => r.url.trim() !== '' || state.rows.length > 1);
+      if (kept.length >= MAX_SOURCES) return state;
+      const rows = [...kept, added];
       return { ...state, rows, committed: rows, listed: true, nextKey: state.nextKey + 1 };
     }
     case 'remove': {
@@ -205,7 +231,13 @@ export function spacedPrefix(prefix: string): string {
 /** A row as the server takes it: the address trimmed, the label trimmed, the prefix spaced, empty parts left out. */
 function toSource(r: SourceRow, withLabel = true): FeedSource {
   const label = r.label.trim();
-  return { url: r.url.trim(), ...(r.prefix !== '' ? { prefix: spacedPrefix(r.prefix) } : {}), ...(withLabel && label !== '' ? { label } : {}) };
+  return {
+    url: r.url.trim(),
+    ...(r.prefix !== '' ? { prefix: spacedPrefix(r.prefix) } : {}),
+    ...(withLabel && label !== '' ? { label } : {}),
+    ...(r.kind === 'caldav' ? { kind: r.kind } : {}),
+    ...(r.auth !== null ? { auth: r.auth } : {}),
+  };
 }
 
 /** The rows that name a feed (a row whose address is blank is nothing yet, and left out). */
@@ -214,7 +246,8 @@ export const cleanRows = (rows: readonly SourceRow[]): SourceRow[] => rows.filte
 /** The wire form of some sources: the plain `{ url }` for one without label or prefix. */
 export function wireOf(sources: readonly FeedSource[]): FeedWire {
   const [only] = sources;
-  if (sources.length === 1 && only && only.prefix === undefined && only.label === undefined) return { url: only.url };
+  const plain = only && only.prefix === undefined && only.label === undefined && only.kind === undefined && only.auth === undefined;
+  if (sources.length === 1 && only && plain) return { url: only.url };
   return { sources: [...sources] };
 }
 
@@ -251,7 +284,9 @@ export function storedFeed(rows: readonly SourceRow[]): { url: string; sources?:
   const target = publishTarget(rows);
   if (!target) return { url: '' };
   const { wire } = target;
-  return 'url' in wire ? { url: wire.url } : { url: wire.sources[0]?.url ?? '', sources: wire.sources };
+  // A login stays in memory: the browser keeps only that there is one.
+  const sources = 'url' in wire ? [] : wire.sources.map((s) => (s.auth === undefined ? s : { ...s, auth: 'set' as const }));
+  return 'url' in wire ? { url: wire.url } : { url: sources[0]?.url ?? '', sources };
 }
 
 /** A calendar's `sources` as `calendars:v1` keeps them: 1 to 10 entries with an address. */
@@ -263,7 +298,15 @@ export const StoredSourcesSchema = v.pipe(
       const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
       const prefix = text(item.prefix);
       const label = text(item.label);
-      return [{ url: item.url, ...(prefix !== undefined ? { prefix } : {}), ...(label !== undefined ? { label } : {}) }];
+      return [
+        {
+          url: item.url,
+          ...(prefix !== undefined ? { prefix } : {}),
+          ...(label !== undefined ? { label } : {}),
+          ...(item.kind === 'caldav' ? { kind: 'caldav' as const } : {}),
+          ...(item.auth !== undefined ? { auth: 'set' as const } : {}),
+        },
+      ];
     }),
   ),
   v.check((sources) => sources.length >= 1 && sources.length <= MAX_SOURCES),
