@@ -202,8 +202,10 @@ async fn a_calendar_of_a_caldav_source_serves_the_windows_events_and_follows_new
     let response = server
         .client
         .post(server.url("/api/calendars"))
-        .json(&json!({"id": "team", "name": "Team", "mapping": {"SUMMARY": "Team: ${SUMMARY}"},
-                      "window": window(), "sources": [source]}))
+        .json(
+            &json!({"id": "team", "name": "Team", "mapping": {"SUMMARY": "Team: ${SUMMARY}"},
+                      "window": window(), "sources": [source]}),
+        )
         .send()
         .await
         .expect("sent");
@@ -211,7 +213,12 @@ async fn a_calendar_of_a_caldav_source_serves_the_windows_events_and_follows_new
     let answer = response.text().await.expect("text");
     assert!(!answer.contains(PASSWORD), "{answer}");
 
-    let feed = server.get("/cal/team.ics").await.text().await.expect("text");
+    let feed = server
+        .get("/cal/team.ics")
+        .await
+        .text()
+        .await
+        .expect("text");
     assert_eq!(
         summaries(&feed),
         ["Team: Dentist", "Team: Standup"],
@@ -227,7 +234,12 @@ async fn a_calendar_of_a_caldav_source_serves_the_windows_events_and_follows_new
     clock.advance(TTL * 2);
     let deadline = std::time::Instant::now() + Duration::from_secs(20);
     loop {
-        let feed = server.get("/cal/team.ics").await.text().await.expect("text");
+        let feed = server
+            .get("/cal/team.ics")
+            .await
+            .text()
+            .await
+            .expect("text");
         if summaries(&feed).contains(&"Team: Added later".to_owned()) {
             assert!(!feed.contains("Far away"), "{feed}");
             break;

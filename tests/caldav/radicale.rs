@@ -76,7 +76,10 @@ impl Radicale {
             if answer.is_ok() {
                 break;
             }
-            assert!(Instant::now() < deadline, "Radicale did not answer within 20 s");
+            assert!(
+                Instant::now() < deadline,
+                "Radicale did not answer within 20 s"
+            );
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
         radicale
@@ -117,7 +120,9 @@ impl Radicale {
 
     /// Puts the calendar object `ics` at `path` (`/alice/work/a.ics`).
     pub async fn put(&self, path: &str, ics: &str) {
-        let status = self.send("PUT", path, ics.to_owned(), "text/calendar").await;
+        let status = self
+            .send("PUT", path, ics.to_owned(), "text/calendar")
+            .await;
         assert!(status.is_success(), "PUT {path}: {status}");
     }
 }

@@ -31,7 +31,7 @@ pub fn combine<'a>(
             }
             if component.name.eq_ignore_ascii_case("VTIMEZONE") {
                 let id = component.tzid().unwrap_or_default();
-                if zone_ids.iter().any(|z| *z == id) {
+                if zone_ids.contains(&id) {
                     continue;
                 }
                 zone_ids.push(id);

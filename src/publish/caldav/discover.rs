@@ -116,7 +116,11 @@ pub async fn find_calendars(
                 .ok_or_else(|| not_caldav("the account names no calendar home"))?;
             resolve(&at, &home, url)?
         }
-        None => return Err(not_caldav("the server names no account (current-user-principal)")),
+        None => {
+            return Err(not_caldav(
+                "the server names no account (current-user-principal)",
+            ))
+        }
     };
     let (at, found) = propfind(publisher, &home, "1", LIST, login, asker).await?;
     let mut calendars = Vec::new();
@@ -154,7 +158,12 @@ fn principal_or_home(found: &[Response]) -> Option<Step> {
     }
     found
         .iter()
-        .find_map(|r| r.prop(DAV, "current-user-principal")?.hrefs.first().cloned())
+        .find_map(|r| {
+            r.prop(DAV, "current-user-principal")?
+                .hrefs
+                .first()
+                .cloned()
+        })
         .map(Step::Principal)
 }
 
@@ -257,9 +266,7 @@ mod tests {
         let body = format!(
             r#"<d:multistatus xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:response><d:href>/a/b%20c/</d:href><d:propstat><d:prop>{xml_props}</d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response></d:multistatus>"#
         );
-        xml::multistatus(body.as_bytes())
-            .expect("reads")
-            .remove(0)
+        xml::multistatus(body.as_bytes()).expect("reads").remove(0)
     }
 
     #[test]
