@@ -356,6 +356,42 @@ mod tests {
     }
 
     #[test]
+    fn a_caldav_source_is_read_with_its_kind_login_and_the_calendars_window() {
+        use crate::calendar::config::{SourceAuth, SourceKind, Window};
+        let config = options(serde_json::json!({
+            "window": {"pastDays": 30},
+            "sources": [
+                {"url": "https://dav.example/alice/work/", "kind": "caldav",
+                 "auth": {"username": "alice", "password": "secret"}},
+                {"url": "https://example.org/b.ics"}
+            ]
+        }));
+        let ok = validate("a", "x", None, &config).expect("valid");
+        let window = Some(Window {
+            past_days: Some(30),
+            future_days: None,
+        });
+        assert_eq!(ok.sources[0].read.kind, SourceKind::Caldav);
+        assert_eq!(
+            ok.sources[0].read.auth,
+            Some(SourceAuth::Basic {
+                username: "alice".into(),
+                password: "secret".into()
+            })
+        );
+        assert_eq!(ok.sources[0].read.window, window);
+        assert_eq!(ok.sources[1].read.kind, SourceKind::Feed);
+        assert_eq!(ok.sources[1].read.auth, None);
+        // A calendar of one CalDAV source is a calendar of sources, accepted as such.
+        let one = options(serde_json::json!({"sources": [
+            {"url": "https://dav.example/alice/work/", "kind": "caldav"}
+        ]}));
+        let ok = validate("a", "x", None, &one).expect("valid");
+        assert_eq!(ok.url.as_str(), "https://dav.example/alice/work/");
+        assert_eq!(ok.sources.len(), 1);
+    }
+
+    #[test]
     fn ids_are_1_to_64_safe_characters() {
         assert!(validate_id("a").is_ok());
         assert!(validate_id(&"a".repeat(64)).is_ok());
