@@ -5,7 +5,8 @@
 //! editor's discovery lists the account's calendars by name and colour; a calendar published
 //! from a CalDAV source serves the window's events and not the one outside it, and a new event
 //! after a refresh; a wrong or missing login is said in words at its field; the editor's preview
-//! reads a CalDAV source. Run by tests/caldav/run.sh (`make caldav`), which installs Radicale:
+//! reads a CalDAV source; and, with no Radicale needed, a redirect to another origin never carries
+//! the login. Run by tests/caldav/run.sh (`make caldav`), which installs Radicale:
 //! without it these tests fail, they are never skipped (they are ignored by a plain `cargo
 //! test`, which has no Radicale).
 
@@ -280,4 +281,33 @@ async fn the_editor_reads_a_caldav_source_beside_a_feed() {
         .filter_map(|e| e["SUMMARY"].as_str())
         .collect();
     assert!(summaries.contains(&"Birthday"), "{answer}");
+}
+
+/// Needs no Radicale: a CalDAV source whose server redirects to another origin is refused in
+/// words that name it, and the login never reaches that origin (it gets no request at all).
+#[tokio::test]
+async fn a_redirect_to_another_origin_never_carries_the_login() {
+    let server = TestServer::calendars(|_| {}).await;
+    let elsewhere = upstream::Upstream::start().await;
+    let first = upstream::Upstream::start().await;
+    first.redirect_to(&elsewhere.url("/alice/work/"));
+    let response = server
+        .client
+        .post(server.url("/api/calendars"))
+        .json(&json!({"id": "r", "name": "R", "mapping": {}, "sources": [
+            {"url": first.url("/alice/work/"), "kind": "caldav", "auth": login()}
+        ]}))
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(response.status(), StatusCode::BAD_GATEWAY);
+    let (field, message) = field_error(response).await;
+    assert_eq!(field, "sources[0].url");
+    assert!(
+        message.contains("another address than the one given")
+            && message.contains("the login is not sent there"),
+        "{message}"
+    );
+    assert!(first.hits() >= 1);
+    assert_eq!(elsewhere.hits(), 0, "the other origin was asked");
 }
