@@ -406,6 +406,7 @@ async fn stored_calendar(
         owner(),
         quotas,
         std::time::SystemTime::now(),
+        Vec::new(),
     )
     .await
     .expect("stored");
@@ -607,6 +608,7 @@ async fn concurrent_misses_for_one_calendar_share_one_render() {
         owner(),
         quotas,
         std::time::SystemTime::now(),
+        Vec::new(),
     )
     .await
     .expect("stored");

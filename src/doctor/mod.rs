@@ -3,6 +3,7 @@
 //! directory (and, when replicated, asks the replica where it stands), and says per check ok, warn or fail, with what to do; any
 //! fail makes the exit status non-zero, warnings do not. The owner page shows the same findings.
 
+mod logins;
 mod operation;
 mod replication;
 mod storage;
@@ -156,6 +157,7 @@ pub fn run(setup: &Setup, now: SystemTime) -> Vec<Finding> {
     if let Some(conn) = &conn {
         findings.extend(usage::quotas(setup, conn));
         findings.extend(usage::failing_sources(conn, now));
+        findings.extend(logins::logins(setup, conn));
     }
     findings
 }

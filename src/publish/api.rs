@@ -315,7 +315,7 @@ pub async fn status_answer(
         .read(move |conn| {
             let sources = calendars::source_urls(conn, &calendar)?
                 .into_iter()
-                .map(|(u, label)| Ok((health::read(conn, &u)?, u, label)))
+                .map(|s| Ok((health::read(conn, &s.key)?, s)))
                 .collect::<Result<Vec<_>, crate::store::StoreError>>()?;
             Ok((health::read(conn, &url)?, sources))
         })
@@ -332,8 +332,8 @@ pub async fn status_answer(
         ..h.as_ref().map(UpstreamAnswer::from).unwrap_or_default()
     };
     // A merged calendar is flagged when any source is, and shows the first failing one first.
-    let (upstream, is_flagged) = match sources.iter().find(|(h, _, _)| flagged(h)) {
-        Some((failing, url, _)) => (answer(failing, url), true),
+    let (upstream, is_flagged) = match sources.iter().find(|(h, _)| flagged(h)) {
+        Some((failing, source)) => (answer(failing, &source.key), true),
         None => (answer(&upstream, &upstream_url), flagged(&upstream)),
     };
     Ok(StatusAnswer {
@@ -343,11 +343,11 @@ pub async fn status_answer(
         sources: (!sources.is_empty()).then(|| {
             sources
                 .iter()
-                .map(|(h, url, label)| SourceStatus {
-                    url: url.clone(),
-                    label: label.clone(),
+                .map(|(h, source)| SourceStatus {
+                    url: source.url.clone(),
+                    label: source.label.clone(),
                     flagged: flagged(h),
-                    upstream: answer(h, url),
+                    upstream: answer(h, &source.key),
                 })
                 .collect()
         }),

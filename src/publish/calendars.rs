@@ -7,6 +7,7 @@ use std::time::SystemTime;
 use rusqlite::{params, OptionalExtension};
 use serde_json::{Map, Value};
 
+use super::logins::{self, SealedRow};
 use super::quotas::{count_problem, QuotaError, Quotas};
 use super::validate::PublishInput;
 use crate::calendar::{CalendarConfig, Mapping};
@@ -51,32 +52,43 @@ pub enum PublishOutcome {
     Forbidden,
 }
 
-/// Every address a calendar reads: its `url`, then its sources' (normalised when published).
-pub fn urls_of(url: &str, config: &CalendarConfig) -> Vec<String> {
-    let mut urls = vec![url.to_owned()];
-    for source in &config.sources {
-        if let Some(u) = &source.url {
-            if !urls.contains(u) {
-                urls.push(u.clone());
-            }
-        }
-    }
-    urls
+/// What the copies of every address calendar `id` reads are kept under (`calendar_urls`).
+fn copy_keys_of(conn: &rusqlite::Connection, id: &str) -> Result<Vec<String>, StoreError> {
+    let keys = conn
+        .prepare_cached("SELECT url FROM calendar_urls WHERE calendar_id = ?1")?
+        .query_map([id], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    Ok(keys)
 }
 
-/// A merged calendar's sources, in order: each address with the label its owner gave it (none
-/// for a calendar of one feed).
-pub fn source_urls(
-    conn: &rusqlite::Connection,
-    id: &str,
-) -> Result<Vec<(String, Option<String>)>, StoreError> {
+/// One source of a merged calendar as stored: its address, what its copies and health are kept
+/// under (the address, or with a login the address and its login's tag), and its label.
+#[derive(Debug, Clone)]
+pub struct StoredSource {
+    pub url: String,
+    pub key: String,
+    pub label: Option<String>,
+}
+
+/// A merged calendar's sources, in order (none for a calendar of one feed).
+pub fn source_urls(conn: &rusqlite::Connection, id: &str) -> Result<Vec<StoredSource>, StoreError> {
     let mut statement = conn.prepare_cached(
-        "SELECT json_extract(s.value, '$.url'), json_extract(s.value, '$.label')
+        "SELECT json_extract(s.value, '$.url'), json_extract(s.value, '$.label'),
+            (SELECT l.tag FROM source_logins l
+             WHERE l.calendar_id = c.id AND l.url = json_extract(s.value, '$.url'))
          FROM calendars c, json_each(c.options, '$.sources') s
          WHERE c.id = ?1 AND json_extract(s.value, '$.url') IS NOT NULL ORDER BY s.key",
     )?;
     let sources = statement
-        .query_map([id], |r| Ok((r.get(0)?, r.get::<_, Option<String>>(1)?)))?
+        .query_map([id], |r| {
+            let url: String = r.get(0)?;
+            let tag: Option<String> = r.get(2)?;
+            Ok(StoredSource {
+                key: tag.map_or_else(|| url.clone(), |tag| format!("{url} login:{tag}")),
+                url,
+                label: r.get(1)?,
+            })
+        })?
         .collect::<Result<Vec<_>, _>>()?;
     Ok(sources)
 }
@@ -184,7 +196,9 @@ pub async fn publish(
     maker: Maker,
     quotas: Quotas,
     now: SystemTime,
+    logins: Vec<SealedRow>,
 ) -> Result<PublishOutcome, QuotaError> {
+    let fetched = input.copy_keys();
     let outcome = db.write(move |conn| {
         let tx = conn.transaction()?;
         let existing = tx
@@ -194,7 +208,7 @@ pub async fn publish(
             None => {
                 let tags = client_tags(&tx, maker.client)?;
                 if let Some(problem) = count_problem(&tx, &input.id, &tags, maker.owner, quotas)? {
-                    remove_unused_copies(&tx, &urls_of(input.url.as_str(), &input.config))?;
+                    remove_unused_copies(&tx, &fetched)?;
                     tx.commit()?;
                     return Ok(Err(problem));
                 }
@@ -207,6 +221,7 @@ pub async fn publish(
                      VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6, ?6, ?7, ?8, ?9, ?10)",
                     params![input.id, input.name, input.url.as_str(), mapping_json(&input.config.mapping), token.hash(), to_millis(now), options_json(&input.config), tags.client, tags.net56, tags.net48],
                 )?;
+                logins::replace(&tx, &input.id, &logins)?;
                 // An id published again after it was deleted is served again.
                 tx.execute("DELETE FROM deleted_calendars WHERE id = ?1", [&input.id])?;
                 PublishOutcome::Created {
@@ -224,18 +239,20 @@ pub async fn publish(
             }
             Some((old, stored_hash)) => {
                 if !token_matches(token.as_ref(), &stored_hash) {
-                    remove_unused_copies(&tx, &urls_of(input.url.as_str(), &input.config))?;
+                    remove_unused_copies(&tx, &fetched)?;
                     tx.commit()?;
                     return Ok(Ok(PublishOutcome::Forbidden));
                 }
                 let revision = old.revision + 1;
+                let before = copy_keys_of(&tx, &input.id)?;
                 tx.execute(
                     "UPDATE calendars SET name = ?2, url = ?3, mapping = ?4, revision = ?5, updated_at = ?6, options = ?7
                      WHERE id = ?1",
                     params![input.id, input.name, input.url.as_str(), mapping_json(&input.config.mapping), revision, to_millis(now), options_json(&input.config)],
                 )?;
-                let now_read = urls_of(input.url.as_str(), &input.config);
-                let dropped: Vec<String> = urls_of(&old.url, &old.config)
+                logins::replace(&tx, &input.id, &logins)?;
+                let now_read = copy_keys_of(&tx, &input.id)?;
+                let dropped: Vec<String> = before
                     .into_iter()
                     .filter(|u| !now_read.contains(u))
                     .collect();
@@ -295,11 +312,9 @@ pub async fn delete(
         let outcome = match stored {
             None => DeleteOutcome::NotFound,
             Some((hash, _)) if token_matches(token.as_ref(), &hash) => {
-                let urls: Vec<String> = tx
-                    .prepare("SELECT url FROM calendar_urls WHERE calendar_id = ?1")?
-                    .query_map([&id], |r| r.get(0))?
-                    .collect::<Result<_, _>>()?;
+                let urls = copy_keys_of(&tx, &id)?;
                 tx.execute("DELETE FROM calendars WHERE id = ?1", [&id])?;
+                logins::replace(&tx, &id, &[])?;
                 remove_unused_copies(&tx, &urls)?;
                 tx.execute("DELETE FROM feed_polls WHERE calendar_id = ?1", [&id])?;
                 // Calendar apps keep polling a deleted feed: it is remembered, so they get 410.
@@ -415,7 +430,16 @@ mod tests {
         quotas: Quotas,
     ) -> Result<PublishOutcome, QuotaError> {
         let token = token.map(crate::secret::presented_in_a_test);
-        super::publish(db, input, token, visitor(1), quotas, SystemTime::now()).await
+        super::publish(
+            db,
+            input,
+            token,
+            visitor(1),
+            quotas,
+            SystemTime::now(),
+            Vec::new(),
+        )
+        .await
     }
 
     /// What `Feeds` does while a publish checks the feed: the copy is saved first.
@@ -513,6 +537,7 @@ mod tests {
             visitor(2),
             quotas,
             SystemTime::now(),
+            Vec::new(),
         )
         .await
         .expect("b");
@@ -525,9 +550,17 @@ mod tests {
         // The check inside the write holds too (two publishes may pass the first together).
         store_copy(&db, "https://example.org/c.ics", 10).await;
         let c = input("c", "https://example.org/c.ics");
-        let err = super::publish(&db, c, None, visitor(3), quotas, SystemTime::now())
-            .await
-            .expect_err("full");
+        let err = super::publish(
+            &db,
+            c,
+            None,
+            visitor(3),
+            quotas,
+            SystemTime::now(),
+            Vec::new(),
+        )
+        .await
+        .expect_err("full");
         assert!(err.to_string().contains("--max-calendars"), "{err}");
         assert!(
             !err.to_string().chars().any(|c| c.is_ascii_digit()),
@@ -590,6 +623,7 @@ mod tests {
             owner,
             quotas,
             SystemTime::now(),
+            Vec::new(),
         )
         .await
         .expect("the owner");

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use axum::extract::State;
+use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::{Deserialize, Serialize};
@@ -16,9 +17,10 @@ use serde_json::Value;
 
 use super::api::{budget, too_slow, url_error, CalendarState, Previewing, ReadingFeeds};
 use super::errors::RouteError;
-use super::feeds::{Ask, FeedOutcome};
+use super::feeds::{Ask, FeedError, FeedOutcome};
 use super::fetch::normalize_url;
 use super::hosted;
+use super::logins::editor::editor_logins;
 use super::sources::{MergedFeed, Reading, SourceFeed};
 use super::validate::{self, MappingTooLarge};
 use super::workers::Budget;
@@ -87,6 +89,9 @@ struct SourceAnswer {
 #[serde(deny_unknown_fields)]
 pub struct SourcesRequest {
     sources: Vec<Source>,
+    /// The calendar whose saved logins (`"auth": "set"`) its owner reads with (its edit token
+    /// as `Authorization: Bearer`).
+    calendar: Option<String>,
     offset: Option<usize>,
     limit: Option<usize>,
     refresh: Option<bool>,
@@ -113,7 +118,15 @@ pub async fn get_feed(
     let outcome = state
         .publisher
         .editor_feed(&url, max_age(query.refresh), caller.client.key())
-        .await?;
+        .await
+        .map_err(|e| match e {
+            // A feed that asks for a login: said at the login the editor offers it.
+            FeedError::Fetch(e) if e.is_about_login() => AppError::UpstreamField {
+                field: "sources[0].auth".into(),
+                message: e.to_string(),
+            },
+            other => other.into(),
+        })?;
     let offset = query.offset.unwrap_or(0);
     let limit = query.limit.unwrap_or(DEFAULT_PAGE).min(MAX_PAGE);
     let url_text = url.to_string();
@@ -140,7 +153,7 @@ fn max_age(refresh: Option<bool>) -> Duration {
 /// `max_age` old, in memory only, counted against its shares), merged within its budget.
 async fn editor_sources(
     state: &CalendarState,
-    sources: &[Source],
+    (sources, calendar, headers): (&[Source], Option<&str>, &HeaderMap),
     window: Option<Window>,
     max_age: Duration,
     client: crate::http::client::ClientKey,
@@ -164,8 +177,15 @@ async fn editor_sources(
         feeds.push(SourceFeed {
             url,
             prefix: source.prefix.clone(),
-            read: Reading::of(source, window),
+            read: Reading::of(source.kind, window),
         });
+    }
+    let urls: Vec<reqwest::Url> = feeds.iter().map(|f| f.url.clone()).collect();
+    // A login given in full, or "set" opened for the calendar's owner only (`logins::editor`),
+    // for a feed and a CalDAV calendar alike.
+    let logins = editor_logins(state, client, headers, calendar, sources, &urls).await?;
+    for (feed, login) in feeds.iter_mut().zip(logins) {
+        feed.read.login = login;
     }
     let ask = Ask::editor(max_age, client);
     Ok(state.publisher.merged_feed(&feeds, ask, Some(work)).await?)
@@ -177,6 +197,7 @@ async fn editor_sources(
 pub async fn post_feed(
     State(state): State<CalendarState>,
     caller: Caller<ReadingFeeds>,
+    headers: HeaderMap,
     JsonBody(request): JsonBody<SourcesRequest, MAX_SOURCES_REQUEST_BYTES>,
 ) -> Result<Response, AppError> {
     if request.sources.is_empty() {
@@ -185,7 +206,7 @@ pub async fn post_feed(
     let work = budget(&caller, state.settings.engine.preview);
     let merged = editor_sources(
         &state,
-        &request.sources,
+        (&request.sources, request.calendar.as_deref(), &headers),
         None,
         max_age(request.refresh),
         caller.client.key(),
@@ -285,6 +306,8 @@ fn describe_feed(
 pub struct PreviewRequest {
     /// The feed; absent when the config has `sources`.
     url: Option<String>,
+    /// The calendar whose saved logins its owner reads with (as `POST /api/feed`).
+    calendar: Option<String>,
     /// Read by hand, so that a wrong key is named by its path in the config (`filters[1].x`).
     config: Value,
 }
@@ -368,6 +391,7 @@ impl std::io::Write for Counter {
 pub async fn preview(
     State(state): State<CalendarState>,
     caller: Caller<Previewing>,
+    headers: HeaderMap,
     JsonBody(request): JsonBody<PreviewRequest>,
 ) -> Result<Response, AppError> {
     let raw = request.config;
@@ -393,7 +417,7 @@ pub async fn preview(
     } else {
         editor_sources(
             &state,
-            compiled.sources(),
+            (compiled.sources(), request.calendar.as_deref(), &headers),
             window,
             EDITOR_MAX_AGE,
             client,

@@ -77,17 +77,24 @@ impl From<PublishError> for AppError {
     fn from(error: PublishError) -> AppError {
         match error {
             // A merged calendar's feed: its failure, named on that source's address.
-            PublishError::Source { index, error } => match AppError::from(*error) {
-                AppError::Invalid { message, .. } => AppError::Invalid {
-                    field: format!("sources[{index}].url"),
-                    message,
-                },
-                AppError::BadGateway(message) => AppError::UpstreamField {
-                    field: format!("sources[{index}].url"),
-                    message,
-                },
-                other => other,
-            },
+            // A merged calendar's feed: its failure, named on that source's address (or on its
+            // login, when the login is what failed).
+            PublishError::Source { index, error } => {
+                let about_login = matches!(
+                    &*error,
+                    PublishError::Feed(FeedError::Fetch(e)) if e.is_about_login()
+                );
+                let field = if about_login {
+                    format!("sources[{index}].auth")
+                } else {
+                    format!("sources[{index}].url")
+                };
+                match AppError::from(*error) {
+                    AppError::Invalid { message, .. } => AppError::Invalid { field, message },
+                    AppError::BadGateway(message) => AppError::UpstreamField { field, message },
+                    other => other,
+                }
+            }
             PublishError::Invalid(e) => e.into(),
             PublishError::Quota(e) => e.into(),
             // Addresses that cannot be fetched are the request's fault, named on its field.
@@ -106,6 +113,7 @@ impl From<PublishError> for AppError {
             forbidden @ PublishError::Forbidden(_) => AppError::Forbidden(forbidden.to_string()),
             PublishError::Work(e) => e.into(),
             PublishError::Store(e) => AppError::Store(e),
+            PublishError::Sealing(e) => AppError::Internal(e.to_string()),
         }
     }
 }
@@ -163,6 +171,7 @@ impl From<LoadError> for AppError {
                 "{mapping}: republish the calendar with a mapping that does"
             )),
             url @ LoadError::StoredUrl(_) => AppError::Internal(url.to_string()),
+            login @ LoadError::Login { .. } => AppError::Internal(login.to_string()),
         }
     }
 }

@@ -191,28 +191,31 @@ pub fn flagged_in(
     let mut out = Vec::new();
     for (id, name, url) in calendars {
         let sources = super::calendars::source_urls(conn, &id)?;
-        let feeds: Vec<Option<FeedName>> = if sources.is_empty() {
+        let feeds: Vec<Option<(FeedName, String)>> = if sources.is_empty() {
             vec![None]
         } else {
             sources
                 .into_iter()
                 .enumerate()
-                .map(|(i, (url, label))| {
-                    Some(FeedName {
-                        number: i + 1,
-                        label,
-                        url,
-                    })
+                .map(|(i, source)| {
+                    Some((
+                        FeedName {
+                            number: i + 1,
+                            label: source.label,
+                            url: source.url,
+                        },
+                        source.key,
+                    ))
                 })
                 .collect()
         };
         for feed in feeds {
-            let address = feed.as_ref().map_or(url.as_str(), |f| f.url.as_str());
+            let address = feed.as_ref().map_or(url.as_str(), |(_, key)| key.as_str());
             if let Some(health) = read(conn, address)?.filter(|h| h.flagged(now)) {
                 out.push(Flagged {
                     calendar_id: id.clone(),
                     calendar_name: name.clone(),
-                    feed,
+                    feed: feed.map(|(name, _)| name),
                     health,
                 });
             }

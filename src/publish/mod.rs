@@ -13,6 +13,7 @@ pub mod fetch;
 pub mod gone;
 pub mod health;
 pub mod hosted;
+pub mod logins;
 pub mod polls;
 pub mod publishing;
 pub mod quotas;
@@ -55,6 +56,9 @@ pub enum LoadError {
     Mapping { id: String, error: ConfigError },
     #[error("the stored feed address is invalid: {0}")]
     StoredUrl(FetchError),
+    /// A source's stored login does not open (`hearth doctor` says what to do).
+    #[error("a stored login of calendar '{id}' cannot be opened: {error}")]
+    Login { id: String, error: String },
 }
 
 /// Why a hosted feed could not be answered.
@@ -85,6 +89,8 @@ pub struct Publisher {
     pub polls: Arc<Polls>,
     /// Deleted calendars, answered 410.
     pub gone: Gone,
+    /// Sources' logins: the key they are sealed with, loaded at first need.
+    pub logins: Arc<logins::Logins>,
     settings: publishing::PublishSettings,
 }
 
@@ -110,6 +116,7 @@ impl Publisher {
         options.hosts = settings.feed_hosts.clone();
         let fetcher = Fetcher::with_options(options)?;
         Ok(Publisher {
+            logins: Arc::new(logins::Logins::new(data_dir)),
             polls: Polls::new(db.clone(), clock.clone()),
             gone: Gone::default(),
             feeds: Arc::new(Feeds::new(
@@ -164,8 +171,10 @@ impl Publisher {
                 id: id.to_owned(),
                 error,
             })?;
+        let logins = self.opened_logins(db, &record).await?;
         let hosted = Arc::new(
-            HostedCalendar::new(record, Arc::new(compiled)).map_err(LoadError::StoredUrl)?,
+            HostedCalendar::new(record, Arc::new(compiled), &logins)
+                .map_err(LoadError::StoredUrl)?,
         );
         self.keep(hosted.clone());
         Ok(Some(hosted))
@@ -225,12 +234,46 @@ impl Publisher {
         self.workers.run(job).await
     }
 
-    /// Keeps a newly published revision with its compiled config (its address was checked
-    /// when it was published).
-    pub fn remember(&self, record: Published, config: Arc<CompiledConfig>) {
+    /// The stored logins of `record`'s sources, opened for its fetches.
+    async fn opened_logins(
+        &self,
+        db: &Db,
+        record: &Published,
+    ) -> Result<Vec<(String, fetch::Login)>, LoadError> {
+        let failed = |error: String| LoadError::Login {
+            id: record.id.clone(),
+            error,
+        };
+        let stored = self
+            .logins
+            .stored(db, &record.id)
+            .await
+            .map_err(|e| failed(e.to_string()))?;
+        stored
+            .into_iter()
+            .map(|s| {
+                let plain_http = record
+                    .config
+                    .sources
+                    .iter()
+                    .any(|source| source.url.as_deref() == Some(&s.url) && source.plain_http);
+                let login = self.logins.login(&s.url, s.auth, plain_http);
+                Ok((s.url, login.map_err(|e| failed(e.to_string()))?))
+            })
+            .collect()
+    }
+
+    /// Keeps a newly published revision with its compiled config and its sources' logins (its
+    /// address was checked when it was published).
+    pub fn remember(
+        &self,
+        record: Published,
+        config: Arc<CompiledConfig>,
+        logins: &[(String, fetch::Login)],
+    ) {
         self.renders.forget(&record.id);
         self.gone.remove(&record.id);
-        match HostedCalendar::new(record, config) {
+        match HostedCalendar::new(record, config, logins) {
             Ok(calendar) => self.keep(Arc::new(calendar)),
             Err(e) => tracing::error!(error = %e, "a published calendar's address does not parse"),
         }
@@ -246,7 +289,7 @@ impl Publisher {
         if let Some(calendar) = self.cache.get::<HostedCalendar>(Kind::Calendar, id) {
             self.cache.forget(Kind::Feed, calendar.url.as_str());
             for source in &calendar.sources {
-                self.cache.forget(Kind::Feed, source.url.as_str());
+                self.cache.forget(Kind::Feed, &source.key());
             }
         }
         self.cache.forget(Kind::Calendar, id);

@@ -10,6 +10,7 @@ use super::calendars::{self, Maker, PublishOutcome, Published};
 use super::feed_source::Reading;
 use super::feeds::{Ask, FeedError, FeedOutcome, Want};
 use super::fetch::FetchError;
+use super::logins::SealError;
 use super::quotas::{QuotaError, Quotas};
 use super::storage::FeedReservation;
 use super::validate::{self, Invalid, MappingTooLarge, PublishInput, PublishRequest};
@@ -60,6 +61,9 @@ pub enum PublishError {
     Work(#[from] WorkError),
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// A login could not be sealed or opened (the key file).
+    #[error(transparent)]
+    Sealing(SealError),
 }
 
 impl Publisher {
@@ -78,14 +82,15 @@ impl Publisher {
             url,
             config,
         } = request;
-        let input = self
+        let mut input = self
             .run_within(work.clone(), move |_| {
                 validate::validate(&id, &name, url.as_deref(), &config)
             })
             .await??;
         let quotas = self.settings.quotas;
         calendars::may_publish(db, input.id.clone(), maker, quotas).await?;
-        let urls = calendars::urls_of(input.url.as_str(), &input.config);
+        input.logins = self.logins_of(db, &mut input, token.as_ref()).await?;
+        let urls = input.copy_keys();
         // Each feed is reserved room and fetched within it, in order; the reservations hold
         // until the calendar is stored.
         let mut reservations = Vec::with_capacity(urls.len());
@@ -149,7 +154,7 @@ impl Publisher {
         let publisher = (!maker.owner).then_some(maker.client);
         let reservation = self
             .feeds
-            .reserve(url, feed_max as u64, publisher)
+            .reserve(url, read.login.as_ref(), feed_max as u64, publisher)
             .await
             .map_err(quota_or_feed)?;
         let limit = reservation
@@ -216,16 +221,21 @@ impl Publisher {
         self.check_output(work, feed, &compiled).await?;
         let id = input.id.clone();
         let now = self.settings.clock.wall();
-        let outcome =
-            calendars::publish(db, input, token, maker, self.settings.quotas, now).await?;
+        let logins = input.logins.clone();
+        let sealed = self
+            .logins
+            .seal_all(&id, &logins)
+            .map_err(PublishError::Sealing)?;
+        let quotas = self.settings.quotas;
+        let outcome = calendars::publish(db, input, token, maker, quotas, now, sealed).await?;
         match outcome {
             PublishOutcome::Forbidden => Err(PublishError::Forbidden(id)),
             PublishOutcome::Created { token, record } => {
-                self.remember(record.clone(), compiled);
+                self.remember(record.clone(), compiled, &logins);
                 Ok(Stored::Created { token, record })
             }
             PublishOutcome::Updated { record } => {
-                self.remember(record.clone(), compiled);
+                self.remember(record.clone(), compiled, &logins);
                 Ok(Stored::Updated { record })
             }
         }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::calendars::Published;
 use super::feed_source::{Reading, SourceFeed};
-use super::fetch::{self, FetchError};
+use super::fetch::{self, FetchError, Login};
 use super::rendered::content_disposition;
 use crate::calendar::{CompiledConfig, MappedField};
 
@@ -23,14 +23,27 @@ pub struct HostedCalendar {
 }
 
 impl HostedCalendar {
-    pub fn new(record: Published, config: Arc<CompiledConfig>) -> Result<Self, FetchError> {
+    /// `logins`: its sources' logins, opened, by address.
+    pub fn new(
+        record: Published,
+        config: Arc<CompiledConfig>,
+        logins: &[(String, Login)],
+    ) -> Result<Self, FetchError> {
         let url = fetch::normalize_url(&record.url)?;
         let mut sources = Vec::with_capacity(record.config.sources.len());
         for source in &record.config.sources {
+            let url = fetch::normalize_url(source.url.as_deref().unwrap_or_default())?;
+            let login = logins
+                .iter()
+                .find(|(at, _)| at == url.as_str())
+                .map(|(_, login)| login.clone());
             sources.push(SourceFeed {
-                url: fetch::normalize_url(source.url.as_deref().unwrap_or_default())?,
+                url,
                 prefix: source.prefix.clone(),
-                read: Reading::of(source, record.config.window),
+                read: Reading {
+                    login,
+                    ..Reading::of(source.kind, record.config.window)
+                },
             });
         }
         let disposition = content_disposition(&record.name);

@@ -126,6 +126,8 @@ impl Publisher {
         let mut tasks = JoinSet::new();
         for (i, source) in sources.iter().enumerate() {
             let feeds = self.feeds.clone();
+            // Where a source's login reaches its fetch (opened before, sent by the fetcher) and
+            // its kind chooses a GET or a CalDAV REPORT (`Feeds::fetch_checked`).
             let (url, read) = (source.url.clone(), source.read.clone());
             tasks.spawn(async move { (i, feeds.get_read(&url, &read, ask).await) });
         }
@@ -166,11 +168,7 @@ impl Publisher {
         ask: Ask,
     ) -> Result<(FeedOutcome, Input), FeedError> {
         let sources = if calendar.sources.is_empty() {
-            vec![SourceFeed {
-                url: calendar.url.clone(),
-                prefix: None,
-                read: Reading::default(),
-            }]
+            vec![SourceFeed::new(calendar.url.clone(), None)]
         } else {
             calendar.sources.clone()
         };
@@ -178,9 +176,10 @@ impl Publisher {
         if let Some(days) = calendar.config.keep_days() {
             let oldest = hosted::window_now(&self.settings.clock) - i64::from(days) * 86_400;
             for source in &sources {
-                let index = self.feeds.kept_index(source.url.as_str()).await?;
+                let key = source.key();
+                let index = self.feeds.kept_index(&key).await?;
                 if index.count_since(oldest) > 0 {
-                    kept.push((source.url.as_str().to_owned(), oldest, index));
+                    kept.push((key, oldest, index));
                 }
             }
         }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::feed_source::{Reading, SourceFeed};
-use super::fetch::normalize_url;
+use super::fetch::{may_send, normalize_url, Login};
 use crate::calendar::{CalendarConfig, CompiledConfig, ConfigError, MappedField, Mapping};
 use crate::secret::Token;
 
@@ -52,6 +52,20 @@ pub struct PublishInput {
     pub config: CalendarConfig,
     /// The config compiled while it was checked, for serving it.
     pub compiled: Arc<CompiledConfig>,
+    /// Its sources' logins, opened, by address (filled in by the publish, which may open
+    /// stored ones: `logins::given`).
+    pub logins: Vec<(String, Login)>,
+}
+
+impl PublishInput {
+    /// What the copies of every address it reads are kept under: its feed's address, or each
+    /// source's (with its login's tag when it has one).
+    pub fn copy_keys(&self) -> Vec<String> {
+        if self.sources.is_empty() {
+            return vec![self.url.to_string()];
+        }
+        self.sources.iter().map(SourceFeed::key).collect()
+    }
 }
 
 /// A field of a request that is wrong, and why: `name: the calendar needs a name`.
@@ -120,6 +134,7 @@ pub fn validate(
         sources,
         config,
         compiled,
+        logins: Vec::new(),
     })
 }
 
@@ -140,11 +155,16 @@ fn read_sources(config: &mut crate::calendar::CalendarConfig) -> Result<Vec<Sour
                 "this feed is already a source of the calendar",
             ));
         }
+        if source.auth.is_some() {
+            may_send(&url, source.plain_http)
+                .map_err(|e| Invalid::new(format!("sources[{i}].auth"), e.to_string()))?;
+        }
         source.url = Some(url.to_string());
         sources.push(SourceFeed {
             url,
             prefix: source.prefix.clone(),
-            read: Reading::of(source, window),
+            // Its login is opened by the publish (`logins::given`), which may open a stored one.
+            read: Reading::of(source.kind, window),
         });
     }
     Ok(sources)
@@ -372,16 +392,15 @@ mod tests {
             future_days: None,
         });
         assert_eq!(ok.sources[0].read.kind, SourceKind::Caldav);
-        assert_eq!(
-            ok.sources[0].read.auth,
-            Some(SourceAuth::Basic {
-                username: "alice".into(),
-                password: "secret".into()
-            })
-        );
+        // The login is checked here and opened by the publish, which seals it.
+        assert_eq!(ok.sources[0].read.login, None);
+        assert!(matches!(
+            ok.config.sources[0].auth,
+            Some(SourceAuth::Basic { .. })
+        ));
         assert_eq!(ok.sources[0].read.window, window);
         assert_eq!(ok.sources[1].read.kind, SourceKind::Feed);
-        assert_eq!(ok.sources[1].read.auth, None);
+        assert_eq!(ok.sources[1].read.login, None);
         // A calendar of one CalDAV source is a calendar of sources, accepted as such.
         let one = options(serde_json::json!({"sources": [
             {"url": "https://dav.example/alice/work/", "kind": "caldav"}

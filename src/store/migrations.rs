@@ -145,6 +145,28 @@ const MIGRATIONS: &[&str] = &[
         content_type TEXT NOT NULL,
         body         BLOB NOT NULL
     ) STRICT;",
+    // 11: sources' logins (src/publish/logins/), sealed under the key file beside the database
+    // (never in it), one per calendar and address, with the tag their copies are kept under
+    // (a keyed hash: no password). The addresses a calendar reads name a source with a login by
+    // its copies' key, `url || ' login:' || tag`, so such copies are never another's, and the
+    // address alone is not held for it.
+    "CREATE TABLE source_logins (
+        calendar_id TEXT NOT NULL,
+        url         TEXT NOT NULL,
+        sealed      BLOB NOT NULL,
+        tag         TEXT NOT NULL,
+        PRIMARY KEY (calendar_id, url)
+    ) STRICT, WITHOUT ROWID;
+    DROP VIEW calendar_urls;
+    CREATE VIEW calendar_urls (calendar_id, url) AS
+        SELECT c.id, c.url FROM calendars c
+        WHERE NOT EXISTS (SELECT 1 FROM source_logins l WHERE l.calendar_id = c.id AND l.url = c.url)
+        UNION
+        SELECT c.id, json_extract(s.value, '$.url') || coalesce((SELECT ' login:' || l.tag
+            FROM source_logins l
+            WHERE l.calendar_id = c.id AND l.url = json_extract(s.value, '$.url')), '')
+        FROM calendars c, json_each(c.options, '$.sources') s
+        WHERE json_extract(s.value, '$.url') IS NOT NULL;",
 ];
 
 /// The schema version this binary writes.

@@ -10,10 +10,9 @@
 use reqwest::Url;
 
 use super::xml::{self, Response, CALDAV, DAV};
-use crate::calendar::config::SourceAuth;
 use crate::http::client::ClientKey;
 use crate::publish::feeds::FeedError;
-use crate::publish::fetch::{DavRequest, FetchError};
+use crate::publish::fetch::{DavRequest, FetchError, Login};
 use crate::publish::workers::{Budget, WorkError};
 use crate::publish::Publisher;
 
@@ -67,10 +66,12 @@ pub enum DiscoveryError {
 impl From<FeedError> for DiscoveryError {
     fn from(error: FeedError) -> DiscoveryError {
         match error {
-            FeedError::Fetch(FetchError::Status {
-                status: 401 | 403,
-                explanation: Some(words),
-            }) if words.contains("login") => DiscoveryError::Login(words),
+            FeedError::Fetch(FetchError::NeedsLogin) => {
+                DiscoveryError::Login("this feed needs a login")
+            }
+            FeedError::Fetch(FetchError::LoginRefused(_)) => {
+                DiscoveryError::Login("the login was refused")
+            }
             FeedError::Fetch(FetchError::Status {
                 status: 404 | 405 | 501,
                 ..
@@ -91,7 +92,7 @@ pub struct Asker {
 pub async fn find_calendars(
     publisher: &Publisher,
     url: &Url,
-    login: Option<&SourceAuth>,
+    login: Option<&Login>,
     asker: &Asker,
 ) -> Result<Vec<FoundCalendar>, DiscoveryError> {
     let first = propfind(publisher, url, "0", PRINCIPAL, login, asker).await;
@@ -177,7 +178,7 @@ async fn propfind(
     url: &Url,
     depth: &'static str,
     body: &str,
-    login: Option<&SourceAuth>,
+    login: Option<&Login>,
     asker: &Asker,
 ) -> Result<(Url, Vec<Response>), DiscoveryError> {
     let request = DavRequest {

@@ -71,7 +71,8 @@ pub fn query_body(start: &str, end: &str) -> String {
     )
 }
 
-/// A CalDAV source's events at `url` as one VCALENDAR: the REPORT sent with the source's login,
+/// A CalDAV source's events at `url` as one VCALENDAR: the REPORT sent with the source's login
+/// (opened as a feed's is, and sent by the same rules),
 /// its answer read within `max_bytes` (held in `budget` as it arrives), read and combined on an
 /// engine thread.
 pub async fn report(
@@ -89,7 +90,7 @@ pub async fn report(
         url,
         depth: "1",
         body: query_body(&start, &end),
-        login: read.auth.as_ref(),
+        login: read.login.as_ref(),
     };
     let answer = fetcher.dav(request, max_bytes, Some(budget)).await?;
     let limit = max_bytes.min(fetcher.max_bytes());

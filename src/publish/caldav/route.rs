@@ -3,7 +3,9 @@
 //! "name", "color"}]}`). Admitted as the editor's reads are (`FindingCalendars`: the publish
 //! key when the site has one, a visitor's allowance of feed reads), and each of its at most four
 //! requests upstream counts in the same fetch allowances as a feed's. The login is used for
-//! these requests only and kept nowhere; no answer or error repeats it.
+//! these requests only and kept nowhere; no answer or error repeats it. It is sent by a feed's
+//! rules (`fetch::may_send`: over plain HTTP only to the owner's own network unless
+//! `"plainHttp": true`).
 
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
@@ -18,7 +20,7 @@ use crate::http::error::AppError;
 use crate::http::extract::JsonBody;
 use crate::http::limits::Action;
 use crate::publish::api::{budget, CalendarState};
-use crate::publish::fetch::normalize_url;
+use crate::publish::fetch::{may_send, normalize_url, Login};
 use crate::publish::validate::Invalid;
 
 /// The largest request: an address and a login.
@@ -38,6 +40,9 @@ impl Policy for FindingCalendars {
 pub struct FindRequest {
     url: String,
     auth: Option<SourceAuth>,
+    /// The owner allows the login over plain HTTP to a public host (as a source's `plainHttp`).
+    #[serde(default, rename = "plainHttp")]
+    plain_http: bool,
 }
 
 pub async fn find_calendars(
@@ -47,12 +52,24 @@ pub async fn find_calendars(
 ) -> Result<Response, AppError> {
     let url = normalize_url(&request.url).map_err(|e| Invalid::new("url", e.to_string()))?;
     check_login(request.auth.as_ref())?;
+    let login = match request.auth {
+        Some(auth) => {
+            may_send(&url, request.plain_http).map_err(|e| Invalid::new("auth", e.to_string()))?;
+            // Used for these requests only: no copy is kept, so it needs no tag.
+            Some(Login {
+                auth,
+                plain_http: request.plain_http,
+                tag: String::new(),
+            })
+        }
+        None => None,
+    };
     let asker = Asker {
         client: caller.client.key(),
         owner: caller.owner,
         budget: budget(&caller, state.settings.engine.preview),
     };
-    let found = discover::find_calendars(&state.publisher, &url, request.auth.as_ref(), &asker)
+    let found = discover::find_calendars(&state.publisher, &url, login.as_ref(), &asker)
         .await
         .map_err(|e| match e {
             DiscoveryError::Login(words) => AppError::UpstreamField {

@@ -25,7 +25,7 @@ use slots::Slot;
 
 use super::cache::{Cache, Kind};
 use super::caldav;
-use super::feed_source::Reading;
+use super::feed_source::{copy_key, Reading};
 use super::fetch::{FetchError, Fetched, Fetcher, Validators};
 use super::health::{self, Fetch};
 use super::quotas::QuotaError;
@@ -206,21 +206,23 @@ impl Feeds {
         self.get_read(url, &Reading::default(), ask).await
     }
 
-    /// As [`Feeds::get`], for a source read as `read` says (a CalDAV calendar, a login).
+    /// As [`Feeds::get`], for a source read as `read` says: a CalDAV calendar, a login (such a
+    /// copy is kept under its address and its login's tag, so nobody without that same login is
+    /// given it, nor does a copy of the address without a login stand in for it).
     pub async fn get_read(
         self: &Arc<Self>,
         url: &reqwest::Url,
         read: &Reading,
         ask: Ask,
     ) -> Result<FeedOutcome, FeedError> {
+        let key = copy_key(url.as_str(), read.login.as_ref());
         // The common case, a fresh copy in memory, touches no slot.
-        let held = self.cache.get::<FeedCopy>(Kind::Feed, url.as_str());
+        let held = self.cache.get::<FeedCopy>(Kind::Feed, &key);
         if let Some(copy) = &held {
             if copy.fresh(self.clock.now(), ask.max_age) {
-                return self.taken(url.as_str(), copy.clone(), ask).await;
+                return self.taken(&key, copy.clone(), ask).await;
             }
         }
-        let key = url.as_str().to_owned();
         let slot = self.slot(&key);
         let result = self.get_in(&slot, &key, (url, read), held, ask).await;
         self.release(&key, slot);
@@ -526,7 +528,7 @@ impl Feeds {
             match read.kind {
                 SourceKind::Feed => Ok(self
                     .fetcher
-                    .fetch_at_most(url, validators, max, Some(reservation))
+                    .fetch_at_most(url, validators, max, Some(reservation), read.login.as_ref())
                     .await?),
                 SourceKind::Caldav => {
                     let now = self.clock.wall();

@@ -12,6 +12,8 @@ use super::history::MAX_KEPT_PER_FEED;
 use super::{FeedError, Feeds};
 use crate::clock::{from_millis, to_millis};
 use crate::http::client::ClientKey;
+use crate::publish::feed_source::copy_key;
+use crate::publish::fetch::Login;
 use crate::publish::health::Fetch;
 use crate::publish::storage::{address_bytes, room_for, trim_kept, FeedReservation};
 use crate::store::{client_tags, StoreError};
@@ -24,10 +26,11 @@ impl Feeds {
     pub async fn reserve(
         &self,
         url: &reqwest::Url,
+        login: Option<&Login>,
         want: u64,
         publisher: Option<ClientKey>,
     ) -> Result<Option<FeedReservation>, FeedError> {
-        let key = url.as_str().to_owned();
+        let key = copy_key(url.as_str(), login);
         let storage = self.storage.clone();
         let reserved = self
             .db

@@ -5,14 +5,15 @@
 //! 301 (`/.well-known/caldav` answers with one): at most `MAX_REDIRECTS`, each hop checked as
 //! the feed client checks one (http or https, no refused literal address; host names go through
 //! the checking resolver), and a login is never sent to another origin: such a redirect is
-//! refused in words that name where it led.
+//! refused in words that name where it led. A login is sent as a feed's is (`login`): only
+//! where `may_send` allows, and a 401 or 403 is the same `NeedsLogin` or `LoginRefused`.
 
 use reqwest::header::{CONTENT_TYPE, LOCATION};
 use reqwest::{Method, StatusCode, Url};
 
 use super::errors::classify;
-use super::{literal_ip, with_login, FetchError, Fetcher, MAX_REDIRECTS};
-use crate::calendar::config::SourceAuth;
+use super::login::{login_failure, may_send};
+use super::{literal_ip, with_login, FetchError, Fetcher, Login, MAX_REDIRECTS};
 use crate::http::budget::Reservation;
 
 /// The largest body a WebDAV request of ours sends (they are fixed XML with two dates).
@@ -26,7 +27,7 @@ pub struct DavRequest<'a> {
     /// `0` or `1`.
     pub depth: &'static str,
     pub body: String,
-    pub login: Option<&'a SourceAuth>,
+    pub login: Option<&'a Login>,
 }
 
 /// A WebDAV answer with a success status.
@@ -36,16 +37,6 @@ pub struct DavAnswer {
     pub url: Url,
     pub status: u16,
     pub body: Vec<u8>,
-}
-
-/// 401 and 403 in the words the editor shows at a source's login: a login is missing, or the
-/// one sent was refused.
-pub fn login_status(status: u16, login_sent: bool) -> Option<&'static str> {
-    match (status, login_sent) {
-        (401, false) => Some("this feed needs a login"),
-        (401 | 403, true) => Some("the login was refused"),
-        _ => None,
-    }
 }
 
 impl Fetcher {
@@ -69,13 +60,16 @@ impl Fetcher {
             if let Some(ip) = literal_ip(&url).filter(|ip| (self.refuse)(*ip)) {
                 return Err(FetchError::RefusedAddress(ip.to_string()));
             }
+            if let Some(login) = request.login {
+                may_send(&url, login.plain_http)?;
+            }
             let builder = self
                 .dav_client
                 .request(method.clone(), url.clone())
                 .header("Depth", request.depth)
                 .header(CONTENT_TYPE, "application/xml; charset=utf-8")
                 .body(request.body.clone());
-            let mut response = with_login(builder, request.login)
+            let mut response = with_login(builder, request.login.map(|l| &l.auth))
                 .send()
                 .await
                 .map_err(|e| classify(e, self.total_timeout))?;
@@ -102,13 +96,14 @@ impl Fetcher {
                 url = next;
                 continue;
             }
+            if let Some(failed) = login_failure(status.as_u16(), request.login.is_some()) {
+                return Err(failed);
+            }
             if !status.is_success() {
                 let status = status.as_u16();
-                let explanation = login_status(status, request.login.is_some())
-                    .or_else(|| super::explain_status(&url, status));
                 return Err(FetchError::Status {
                     status,
-                    explanation,
+                    explanation: super::explain_status(&url, status),
                 });
             }
             if response
@@ -127,19 +122,5 @@ impl Fetcher {
             });
         }
         Err(FetchError::TooManyRedirects)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_refused_login_and_a_missing_one_are_told_apart() {
-        assert_eq!(login_status(401, false), Some("this feed needs a login"));
-        assert_eq!(login_status(401, true), Some("the login was refused"));
-        assert_eq!(login_status(403, true), Some("the login was refused"));
-        assert_eq!(login_status(403, false), None);
-        assert_eq!(login_status(404, true), None);
     }
 }

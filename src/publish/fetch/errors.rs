@@ -46,6 +46,20 @@ pub enum FetchError {
         status: u16,
         explanation: Option<&'static str>,
     },
+    /// 401 to a request without a login.
+    #[error("this feed needs a login: its server answered HTTP 401; add the login it asks for to the source")]
+    NeedsLogin,
+    /// 401 or 403 to a request with the source's login.
+    #[error("the login was refused: the feed's server answered HTTP {0}; check the username and password, or the token")]
+    LoginRefused(u16),
+    /// A login would go over plain http to a host not on the owner's network.
+    #[error("the login would travel unencrypted: this is a plain http:// address of a host that is not on your own network; use https://, or allow the login over plain HTTP")]
+    LoginUnencrypted,
+    /// A fetch with a login was redirected from https to plain http.
+    #[error(
+        "the feed's server redirected from https to plain http: the login is not sent unencrypted"
+    )]
+    LoginDowngraded,
     #[error("the feed redirected more than {MAX_REDIRECTS} times")]
     TooManyRedirects,
     #[error("fetching the feed failed: {0}")]
@@ -57,6 +71,17 @@ pub enum FetchError {
 }
 
 impl FetchError {
+    /// Whether it is about a source's login (said at the login's field, not the address's).
+    pub fn is_about_login(&self) -> bool {
+        matches!(
+            self,
+            FetchError::NeedsLogin
+                | FetchError::LoginRefused(_)
+                | FetchError::LoginUnencrypted
+                | FetchError::LoginDowngraded
+        )
+    }
+
     /// Whether the caller, not the upstream server, is at fault (a 4xx rather than a 502).
     pub fn is_client_error(&self) -> bool {
         matches!(
@@ -67,6 +92,7 @@ impl FetchError {
                 | FetchError::UnsupportedScheme(_)
                 | FetchError::RefusedAddress(_)
                 | FetchError::RefusedHost
+                | FetchError::LoginUnencrypted
         )
     }
 }

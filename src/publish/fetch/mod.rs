@@ -22,10 +22,10 @@ use reqwest::header::{HeaderValue, ETAG, IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_
 use reqwest::{redirect, StatusCode, Url};
 
 pub use address::normalize_url;
-pub use dav::{login_status, DavAnswer, DavRequest, MAX_DAV_REQUEST_BYTES};
+pub use dav::{DavAnswer, DavRequest, MAX_DAV_REQUEST_BYTES};
 use errors::classify;
 pub use errors::{explain_status, FetchError};
-pub use login::with_login;
+pub use login::{may_send, with_login, Login};
 pub use outlook::{is_outlook, user_agent_for, BROWSER_USER_AGENT, HEARTH_USER_AGENT};
 use policy::CheckingResolver;
 pub use policy::{is_refused, RefusePolicy};
@@ -99,6 +99,9 @@ impl FetchOptions {
 #[derive(Clone)]
 pub struct Fetcher {
     client: reqwest::Client,
+    /// For fetches with a login: the same, but a redirect from https to plain http is refused
+    /// (reqwest itself drops the login on a redirect to another host or port).
+    login_client: reqwest::Client,
     /// The same client for WebDAV requests, which follow redirects themselves (`dav`).
     dav_client: reqwest::Client,
     refuse: RefusePolicy,
@@ -132,22 +135,29 @@ impl Fetcher {
 
     pub fn with_options(options: FetchOptions) -> Result<Fetcher, FetchError> {
         install_crypto_provider();
-        let refuse = options.refuse.clone();
-        let redirect_policy = redirect::Policy::custom(move |attempt| {
-            if attempt.previous().len() > MAX_REDIRECTS {
-                return attempt.error(FetchError::TooManyRedirects);
-            }
-            let url = attempt.url();
-            if !matches!(url.scheme(), "http" | "https") {
-                let scheme = url.scheme().to_owned();
-                return attempt.error(FetchError::UnsupportedScheme(scheme));
-            }
-            // Hostnames go through the checking resolver again; literal addresses do not.
-            if let Some(ip) = literal_ip(url).filter(|ip| refuse(*ip)) {
-                return attempt.error(FetchError::RefusedAddress(ip.to_string()));
-            }
-            attempt.follow()
-        });
+        let policy = |login: bool| {
+            let refuse = options.refuse.clone();
+            redirect::Policy::custom(move |attempt| {
+                if attempt.previous().len() > MAX_REDIRECTS {
+                    return attempt.error(FetchError::TooManyRedirects);
+                }
+                let url = attempt.url();
+                if !matches!(url.scheme(), "http" | "https") {
+                    let scheme = url.scheme().to_owned();
+                    return attempt.error(FetchError::UnsupportedScheme(scheme));
+                }
+                // Hostnames go through the checking resolver again; literal addresses do not.
+                if let Some(ip) = literal_ip(url).filter(|ip| refuse(*ip)) {
+                    return attempt.error(FetchError::RefusedAddress(ip.to_string()));
+                }
+                let downgraded = url.scheme() == "http"
+                    && attempt.previous().iter().any(|p| p.scheme() == "https");
+                if login && downgraded {
+                    return attempt.error(FetchError::LoginDowngraded);
+                }
+                attempt.follow()
+            })
+        };
         let build = |redirects: redirect::Policy| {
             reqwest::Client::builder()
                 .user_agent(HEARTH_USER_AGENT)
@@ -162,10 +172,12 @@ impl Fetcher {
                 .build()
                 .map_err(|e| FetchError::Other(e.to_string()))
         };
-        let client = build(redirect_policy)?;
+        let client = build(policy(false))?;
+        let login_client = build(policy(true))?;
         let dav_client = build(redirect::Policy::none())?;
         Ok(Fetcher {
             client,
+            login_client,
             dav_client,
             refuse: options.refuse,
             max_bytes: options.max_bytes,
@@ -208,27 +220,36 @@ impl Fetcher {
 
     /// Fetches `url` (already normalised), conditionally when `validators` are given.
     pub async fn fetch(&self, url: &Url, validators: &Validators) -> Result<Fetched, FetchError> {
-        self.fetch_at_most(url, validators, self.max_bytes, None)
+        self.fetch_at_most(url, validators, self.max_bytes, None, None)
             .await
     }
 
     /// As [`Fetcher::fetch`], bringing at most `max_bytes` (and never more than the limit the
     /// fetcher was made with: a publish fetches no more than the storage it reserved), the body
-    /// held in `budget` as it arrives when one is given.
+    /// held in `budget` as it arrives when one is given, with the source's `login` when it has
+    /// one (sent only where `login::may_send` allows, never across a redirect to another origin).
     pub async fn fetch_at_most(
         &self,
         url: &Url,
         validators: &Validators,
         max_bytes: usize,
         mut budget: Option<Reservation>,
+        login: Option<&Login>,
     ) -> Result<Fetched, FetchError> {
         let max_bytes = max_bytes.min(self.max_bytes);
         if let Some(ip) = literal_ip(url).filter(|ip| (self.refuse)(*ip)) {
             return Err(FetchError::RefusedAddress(ip.to_string()));
         }
+        if let Some(login) = login {
+            may_send(url, login.plain_http)?;
+        }
+        let client = if login.is_some() {
+            &self.login_client
+        } else {
+            &self.client
+        };
         // A request's own User-Agent wins over the client's default (and is kept on redirects).
-        let mut request = self
-            .client
+        let mut request = client
             .get(url.clone())
             .header(
                 reqwest::header::ACCEPT,
@@ -249,6 +270,7 @@ impl Fetcher {
         {
             request = request.header(IF_MODIFIED_SINCE, lm);
         }
+        request = with_login(request, login.map(|l| &l.auth));
         let mut response = request
             .send()
             .await
@@ -256,6 +278,11 @@ impl Fetcher {
         let status = response.status();
         if status == StatusCode::NOT_MODIFIED {
             return Ok(Fetched::NotModified);
+        }
+        // A redirect to another origin was followed without the login (reqwest drops it).
+        let sent = login.is_some() && response.url().origin() == url.origin();
+        if let Some(failed) = login::login_failure(status.as_u16(), sent) {
+            return Err(failed);
         }
         if !status.is_success() {
             // Explained by the host that answered (a redirect may have led to Outlook).

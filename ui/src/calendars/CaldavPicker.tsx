@@ -17,12 +17,12 @@ import {
   type CaldavInput,
   type FoundCalendar,
 } from './caldav';
-import type { SourceLogin } from './sources';
+import type { GivenLogin } from './sourceLogin';
 
 interface Props {
   /** The calendar has as many sources as it may. */
   full: boolean;
-  onAdd: (source: { url: string; label: string; auth: SourceLogin }) => void;
+  onAdd: (source: { url: string; label: string; auth: GivenLogin }) => void;
 }
 
 type Finding = { state: 'idle' } | { state: 'finding' } | { state: 'found'; calendars: FoundCalendar[] } | { state: 'failed'; message: string };

@@ -41,6 +41,7 @@ import {
   sourceNames,
   sourceProblems,
   storedFeed,
+  withOwner,
   type FeedWire,
   type SourceReport,
 } from './sources';
@@ -144,7 +145,7 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
     saved,
   } = state;
   const online = useOnline();
-  const target = useMemo(() => readTarget(sources.committed), [sources.committed]);
+  const target = useMemo(() => withOwner(readTarget(sources.committed), id, hosting.editToken), [sources.committed, id, hosting.editToken]);
   const { refetch, moveSample } = useEditorFeed(JSON.stringify(target), sources.rows, dispatch);
 
   // The link names the calendar's first feed, so a reload (or a link copied now) opens these feeds.

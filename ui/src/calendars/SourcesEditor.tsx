@@ -1,7 +1,7 @@
 // The calendar's feeds in the editor's header: its one address with "Add another feed", or the
 // list of feeds merged into it, each with its address, label and prefix, moved and removed by its
 // own buttons, and how its last read went beside it. Thin: the rules are sources.ts's.
-import { useLayoutEffect, useRef } from 'react';
+import { useLayoutEffect, useRef, type ReactNode } from 'react';
 import { ArrowDown, ArrowUp, Plus, Trash2, TriangleAlert } from 'lucide-react';
 import { fetchedWhen } from '../lib/when';
 import { formatBytes, formatEventCount } from '../lib/units';
@@ -12,13 +12,15 @@ import {
   SOURCES_FULL_TEXT,
   sourcesReducer,
   type SourceInput,
-  type SourceLogin,
   type SourceProblem,
+  type SourceText,
   type SourceReport,
   type SourceRow,
   type SourcesAction,
   type SourcesState,
 } from './sources';
+import { SourceLogin } from './SourceLogin';
+import type { GivenLogin } from './sourceLogin';
 
 interface Props {
   sources: SourcesState;
@@ -34,7 +36,7 @@ interface Props {
 }
 
 const ADD_ID = 'cal-sources-add';
-const inputId = (key: number, input: SourceInput) => `cal-source-${key}-${input}`;
+const inputId = (key: number, input: SourceText) => `cal-source-${key}-${input}`;
 
 export function SourcesEditor({ sources, names, problems, reports, previewError, onAction }: Props) {
   const { rows, listed } = sources;
@@ -61,7 +63,7 @@ export function SourcesEditor({ sources, names, problems, reports, previewError,
       return added ? inputId(added.key, 'url') : null;
     });
   };
-  const addCaldav = (source: { url: string; label: string; auth: SourceLogin }) =>
+  const addCaldav = (source: { url: string; label: string; auth: GivenLogin }) =>
     act({ type: 'addCaldav', ...source }, (next) => {
       const added = next.rows[next.rows.length - 1];
       return added ? inputId(added.key, 'url') : null;
@@ -96,10 +98,30 @@ export function SourcesEditor({ sources, names, problems, reports, previewError,
     </button>
   );
 
+  const errorOf = (row: SourceRow, input: SourceInput) =>
+    serverError(sources, row.key, input) ??
+    (previewError && previewError.key === row.key && previewError.input === input ? previewError.message : undefined) ??
+    problems.find((p) => p.key === row.key && p.input === input)?.message;
+  const loginOf = (row: SourceRow, n: number) => (
+    <SourceLogin
+      rowKey={row.key}
+      n={n}
+      url={row.url}
+      login={row.login}
+      plainHttp={row.plainHttp ?? false}
+      error={errorOf(row, 'auth')}
+      onLogin={(action) => onAction({ type: 'login', key: row.key, action })}
+      onPlainHttp={(value) => onAction({ type: 'plainHttp', key: row.key, value })}
+      onCommit={() => onAction({ type: 'commit' })}
+    />
+  );
+
   if (!listed) {
+    const only = rows[0];
     return (
       <div className="cal-sources cal-sources--one">
-        <p className="cal-editor__url">{rows[0]?.url}</p>
+        <p className="cal-editor__url">{only?.url}</p>
+        {only && loginOf(only, 1)}
         {addButton}
         <CaldavPicker full={full} onAdd={addCaldav} />
       </div>
@@ -121,11 +143,8 @@ export function SourcesEditor({ sources, names, problems, reports, previewError,
             count={rows.length}
             name={names[index] ?? `Feed ${index + 1}`}
             report={reports.get(row.key)}
-            errorOf={(input) =>
-              serverError(sources, row.key, input) ??
-              (previewError && previewError.key === row.key && previewError.input === input ? previewError.message : undefined) ??
-              problems.find((p) => p.key === row.key && p.input === input)?.message
-            }
+            errorOf={(input) => errorOf(row, input)}
+            login={loginOf(row, index + 1)}
             onAction={onAction}
             onMove={(delta) => move(row, delta)}
             onRemove={() => remove(row)}
@@ -154,18 +173,20 @@ interface RowProps {
   report: SourceReport | undefined;
   /** The words about an input's value, if anything is wrong with it. */
   errorOf: (input: SourceInput) => string | undefined;
+  /** The row's login (SourceLogin). */
+  login: ReactNode;
   onAction: (action: SourcesAction) => void;
   onMove: (delta: -1 | 1) => void;
   onRemove: () => void;
 }
 
-function SourceRowEditor({ row, index, count, name, report, errorOf, onAction, onMove, onRemove }: RowProps) {
+function SourceRowEditor({ row, index, count, name, report, errorOf, login, onAction, onMove, onRemove }: RowProps) {
   const n = index + 1;
   const titleId = `cal-source-${row.key}-title`;
   const reportId = `cal-source-${row.key}-report`;
   const named = name === `Feed ${n}` ? `feed ${n}` : `feed ${n} (${name})`;
 
-  const field = (input: SourceInput, label: string, extra: { optional?: boolean; describedBy?: string; type?: string; placeholder?: string }) => {
+  const field = (input: SourceText, label: string, extra: { optional?: boolean; describedBy?: string; type?: string; placeholder?: string }) => {
     const id = inputId(row.key, input);
     const error = errorOf(input);
     const errorId = `${id}-error`;
@@ -248,6 +269,7 @@ function SourceRowEditor({ row, index, count, name, report, errorOf, onAction, o
         {field('label', 'Label', { optional: true, placeholder: 'e.g. Work' })}
         {field('prefix', 'Prefix', { optional: true, placeholder: 'e.g. [Work]', describedBy: 'cal-sources-prefix-hint' })}
       </div>
+      {login}
       {report && <SourceReportLine id={reportId} report={report} />}
     </li>
   );

@@ -9,7 +9,8 @@ import { MAPPING_FIELDS, type Mapping, type MappingField } from './calendar';
 import type { CalendarConfig } from './options';
 import type { SampleEvent } from './samples';
 import { FoundCalendarsSchema, type FoundCalendar } from './caldav';
-import type { FeedSource, FeedWire, SourceLogin } from './sources';
+import type { GivenLogin } from './sourceLogin';
+import type { CalendarOwner, FeedSource, FeedWire } from './sources';
 
 export class ApiError extends Error {
   /** 0 when the server could not be reached. */
@@ -256,19 +257,28 @@ export async function fetchFeed(url: string, options: FeedOptions = {}, publishK
 }
 
 /** The merged feed of `sources` (POST /api/feed): as fetchFeed's answer, plus each source and each event's source. */
-export async function fetchMergedFeed(sources: readonly FeedSource[], options: FeedOptions = {}, publishKey: string | null = null): Promise<FeedAnswer> {
+export async function fetchMergedFeed(
+  sources: readonly FeedSource[],
+  options: FeedOptions = {},
+  publishKey: string | null = null,
+  owner?: CalendarOwner,
+): Promise<FeedAnswer> {
   const body = {
     sources,
+    ...(owner ? { calendar: owner.id } : {}),
     ...(options.offset ? { offset: options.offset } : {}),
     ...(options.limit ? { limit: options.limit } : {}),
     ...(options.refresh ? { refresh: true } : {}),
   };
-  return parseFeedAnswer(await call('/api/feed', jsonInit('POST', body, keyHeader(publishKey))));
+  return parseFeedAnswer(await call('/api/feed', jsonInit('POST', body, { ...keyHeader(publishKey), ...ownerHeader(owner) })));
 }
+
+// A saved login ("set") is opened for a read only with the calendar's edit token.
+const ownerHeader = (owner: CalendarOwner | undefined): Record<string, string> => (owner ? { Authorization: `Bearer ${owner.token}` } : {});
 
 /** The feed of a calendar: one address as always (GET), merged sources with POST. */
 export function readFeed(wire: FeedWire, options: FeedOptions = {}, publishKey: string | null = null): Promise<FeedAnswer> {
-  return 'url' in wire ? fetchFeed(wire.url, options, publishKey) : fetchMergedFeed(wire.sources, options, publishKey);
+  return 'url' in wire ? fetchFeed(wire.url, options, publishKey) : fetchMergedFeed(wire.sources, options, publishKey, wire.calendar);
 }
 
 export async function renderMapping(event: SampleEvent, mapping: Mapping, publishKey: string | null = null): Promise<MappingRender> {
@@ -284,12 +294,14 @@ export async function renderTemplate(event: SampleEvent, template: string, publi
  * beside the config as always, merged sources inside it (and no `url`).
  */
 export async function previewConfig(wire: FeedWire, config: CalendarConfig, publishKey: string | null = null): Promise<PreviewAnswer> {
-  const body = 'url' in wire ? { url: wire.url, config } : { config: { ...config, sources: wire.sources } };
-  return parsePreviewAnswer(await call('/api/preview', jsonInit('POST', body, keyHeader(publishKey))));
+  const body =
+    'url' in wire ? { url: wire.url, config } : { config: { ...config, sources: wire.sources }, ...(wire.calendar ? { calendar: wire.calendar.id } : {}) };
+  const owner = 'url' in wire ? undefined : wire.calendar;
+  return parsePreviewAnswer(await call('/api/preview', jsonInit('POST', body, { ...keyHeader(publishKey), ...ownerHeader(owner) })));
 }
 
 /** A CalDAV account's calendars (POST /api/caldav/calendars), for the editor to choose from. */
-export async function findCaldavCalendars(request: { url: string; auth: SourceLogin }, publishKey: string | null = null): Promise<FoundCalendar[]> {
+export async function findCaldavCalendars(request: { url: string; auth: GivenLogin }, publishKey: string | null = null): Promise<FoundCalendar[]> {
   return parseAnswer(FoundCalendarsSchema, await call('/api/caldav/calendars', jsonInit('POST', request, keyHeader(publishKey)))).calendars;
 }
 

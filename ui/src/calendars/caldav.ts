@@ -5,7 +5,7 @@
 import * as v from 'valibot';
 import { listOf, nonEmpty, orNull, record } from '../lib/schema';
 import { checkFeedUrl } from './feedUrl';
-import type { SourceLogin } from './sources';
+import type { GivenLogin } from './sourceLogin';
 
 /** The server's bound on a username or password, in bytes (MAX_AUTH_BYTES). */
 export const MAX_LOGIN_BYTES = 1024;
@@ -36,7 +36,7 @@ export function formProblems(form: CaldavForm): Partial<Record<CaldavInput, stri
 }
 
 /** The login the form gives. */
-export const loginOf = (form: CaldavForm): SourceLogin => ({ username: form.username.trim(), password: form.password });
+export const loginOf = (form: CaldavForm): GivenLogin => ({ username: form.username.trim(), password: form.password });
 
 /** The body of POST /api/caldav/calendars. */
 export const findRequest = (form: CaldavForm) => ({ url: form.address.trim(), auth: loginOf(form) });

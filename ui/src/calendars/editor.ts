@@ -162,7 +162,7 @@ export function editorReducer(state: EditorState, action: EditorAction): EditorS
         samples: firstSample(pageOf(action.answer)),
         loading: false,
         unreachable: false,
-        sources: sourcesReducer(state.sources, { type: 'clearServerErrors', inputs: ['url', 'prefix'] }),
+        sources: sourcesReducer(state.sources, { type: 'clearServerErrors', inputs: ['url', 'prefix', 'auth'] }),
       };
     case 'feedFailed':
       return { ...state, loading: false, unreachable: action.unreachable ?? false };
@@ -207,7 +207,8 @@ export function editorReducer(state: EditorState, action: EditorAction): EditorS
         ...state,
         publishing: false,
         hosting: action.answer ? hostingAfterPublish(state.hosting, action.answer, action.publishedConfig) : state.hosting,
-        sources: action.answer ? sourcesReducer(state.sources, { type: 'clearServerErrors' }) : state.sources,
+        // What was given is stored now: the editor keeps only that a login is saved.
+        sources: action.answer ? sourcesReducer(sourcesReducer(state.sources, { type: 'clearServerErrors' }), { type: 'loginsSaved' }) : state.sources,
       };
     case 'unpublishStarted':
       return { ...state, unpublishing: true };

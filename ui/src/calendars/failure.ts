@@ -9,7 +9,7 @@ const NAMES: Readonly<Record<string, string>> = {
   id: 'calendar id',
 };
 
-const SOURCE_INPUTS: Readonly<Record<string, string>> = { url: 'address', label: 'label', prefix: 'prefix' };
+const SOURCE_INPUTS: Readonly<Record<string, string>> = { url: 'address', label: 'label', prefix: 'prefix', auth: 'login' };
 
 /**
  * What the editor calls the input at `field`: 'feed address', 'SUMMARY template', 'feed 2

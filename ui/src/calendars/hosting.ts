@@ -8,7 +8,7 @@ import { failureText } from './failure';
 import { publishFingerprint } from './live';
 import { withSiteKey, type KeyDeps } from '../lib/siteKey';
 import { browserKeyDeps } from './publishKeyPrompt';
-import { publishTarget, rowOfField } from './sources';
+import { publishTarget, rowOfField, sourcesReducer, storedFeed } from './sources';
 import { calendarStore, type CalendarStore } from './storage';
 
 export const UNPUBLISH_QUESTION = 'Unpublish this calendar? Its hosted address stops working for subscribers.';
@@ -68,9 +68,13 @@ export async function runPublish(state: EditorState, calendar: Calendar, dispatc
     return false;
   }
   const next = hostingAfterPublish(state.hosting, outcome.value, fingerprint);
+  // A login given is stored on the server now: the calendar keeps that it is ("set"), never it.
+  const logins = state.sources.rows.some((r) => r.login !== undefined && r.login.state !== 'none');
+  const feed = logins ? storedFeed(sourcesReducer(state.sources, { type: 'loginsSaved' }).rows) : {};
   // The edit token is the only way to republish or take the feed down: keep it at once.
-  const kept = deps.store.update(calendar.id, (c) => ({ ...c, ...next }));
+  const kept = deps.store.update(calendar.id, (c) => ({ ...c, ...feed, ...next }));
   if (!kept.ok) deps.alert(kept.error);
+  else if (logins) dispatch({ type: 'saved' });
   return true;
 }
 

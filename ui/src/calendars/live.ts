@@ -22,9 +22,10 @@ export function stableJson(value: unknown): string {
  * gives the text it always gave, so one published before sources still reads as live.
  */
 export function publishFingerprint(calendar: { name: string } & FeedWire, mapping: Mapping, options: CalendarOptions): string {
-  // A login is kept as being there, never as its secret: the fingerprint is stored in the browser.
-  const sources = 'url' in calendar ? [] : calendar.sources.map((s) => (s.auth === undefined ? s : { ...s, auth: 'set' }));
-  const feed = 'url' in calendar ? { url: calendar.url } : { sources };
+  // A login is in it only as "set": the fingerprint is kept in storage, a password never is, and a
+  // login given then stored is the same publish.
+  const feed =
+    'url' in calendar ? { url: calendar.url } : { sources: calendar.sources.map((s) => (s.auth === undefined ? s : { ...s, auth: 'set' as const })) };
   return stableJson({ name: calendar.name, ...feed, config: buildConfig(mapping, options) });
 }
 

@@ -30,7 +30,7 @@ const TEAM = 'https://work.example/team.ics';
 const run = (state: SourcesState, ...actions: SourcesAction[]) => actions.reduce(sourcesReducer, state);
 const one = (url = WORK) => initialSources(null, url);
 const rows = (...sources: Partial<SourceRow>[]): SourceRow[] =>
-  sources.map((s, key) => ({ key, url: '', label: '', prefix: '', kind: 'feed' as const, auth: null, ...s }));
+  sources.map((s, key) => ({ key, url: '', label: '', prefix: '', kind: 'feed' as const, ...s }));
 
 /** Work and Home as two rows, the second with a prefix. */
 function two(): SourcesState {
@@ -263,13 +263,31 @@ describe('sources: CalDAV calendars', () => {
     expect(wireOf([{ url: DAV, kind: 'caldav' }])).toEqual({ sources: [{ url: DAV, kind: 'caldav' }] });
   });
 
-  it('never stores the password: the browser keeps only that there is a login', () => {
+  it('never stores the password; once a publish stores the login it is "Login saved" like any source’s', () => {
     const state = run(one(''), { type: 'addCaldav', url: DAV, label: 'Work', auth: login });
-    const stored = storedFeed(state.rows);
+    // Given, not stored yet: the browser keeps no login at all (the server has none to open).
+    expect(state.rows[0]?.login).toMatchObject({ state: 'form', method: 'basic', username: 'alice', replacing: false });
+    const given = storedFeed(state.rows);
+    expect(given).toEqual({ url: DAV, sources: [{ url: DAV, label: 'Work', kind: 'caldav' }] });
+    expect(JSON.stringify(given)).not.toContain('secret');
+    // Published: the login is the saved one, sent as "set" and stored as "set", the kind kept.
+    const published = run(state, { type: 'loginsSaved' });
+    expect(published.rows[0]?.login).toEqual({ state: 'saved' });
+    expect(publishTarget(published.rows)?.wire).toEqual({ sources: [{ url: DAV, label: 'Work', kind: 'caldav', auth: 'set' }] });
+    const stored = storedFeed(published.rows);
     expect(stored).toEqual({ url: DAV, sources: [{ url: DAV, label: 'Work', kind: 'caldav', auth: 'set' }] });
-    expect(JSON.stringify(stored)).not.toContain('secret');
+    // Read back, the row is a CalDAV calendar with its login saved.
+    const reopened = initialSources(stored, DAV);
+    expect(reopened.listed).toBe(true);
+    expect(reopened.rows.map((r) => [r.kind, r.login])).toEqual([['caldav', { state: 'saved' }]]);
+    // A password found in storage is never read back as a login.
     const read = parseCalendar({ ...saved({ url: DAV }), sources: [{ url: DAV, kind: 'caldav', auth: { username: 'a', password: 'leaked' } }] });
-    expect(read?.sources).toEqual([{ url: DAV, kind: 'caldav', auth: 'set' }]);
+    expect(read?.sources).toEqual([{ url: DAV, kind: 'caldav' }]);
+  });
+
+  it('a token found with the picker is a token login', () => {
+    const state = run(one(''), { type: 'addCaldav', url: DAV, label: 'Work', auth: { token: 't0k' } });
+    expect(readTarget(state.committed)?.wire).toEqual({ sources: [{ url: DAV, kind: 'caldav', auth: { token: 't0k' } }] });
   });
 
   it('adds none past ten sources', () => {

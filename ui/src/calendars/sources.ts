@@ -11,6 +11,19 @@
 import * as v from 'valibot';
 import { isRecord } from '../lib/schema';
 import { checkFeedUrl } from './feedUrl';
+import {
+  loginGiven,
+  loginOfStored,
+  loginProblem,
+  loginReducer,
+  loginToSend,
+  loginToStore,
+  sameLogin,
+  type GivenLogin,
+  type LoginAction,
+  type LoginWire,
+  type SourceLogin,
+} from './sourceLogin';
 
 export const MAX_SOURCES = 10;
 /** The longest label or prefix the server takes, in characters. */
@@ -20,12 +33,6 @@ export const MAX_SOURCE_URL_BYTES = 2048;
 
 export const SOURCES_FULL_TEXT = `A calendar can merge at most ${MAX_SOURCES} feeds: remove one to add another.`;
 
-/**
- * A source's login as the server takes it: HTTP Basic, a token, or `'set'` (the login the server
- * keeps for this source, unchanged). Only `'set'` is ever stored in the browser.
- */
-export type SourceLogin = { username: string; password: string } | { token: string } | 'set';
-
 /** One source as the server takes it and `calendars:v1` keeps it. */
 export interface FeedSource {
   url: string;
@@ -33,13 +40,24 @@ export interface FeedSource {
   label?: string;
   /** A CalDAV calendar (read with a REPORT) rather than a feed. */
   kind?: 'caldav';
-  auth?: SourceLogin;
+  /** Its login (sourceLogin.ts): in full on a read or publish that gives it, else "set". */
+  auth?: LoginWire;
+  /** The owner lets the login travel unencrypted over plain http. */
+  plainHttp?: true;
 }
 
 /** What the calendar's feed is on the wire: one address, as before sources, or the sources. */
-export type FeedWire = { url: string } | { sources: FeedSource[] };
+export type FeedWire = { url: string } | { sources: FeedSource[]; calendar?: CalendarOwner };
 
-export type SourceInput = 'url' | 'label' | 'prefix';
+/** The calendar whose saved logins a read opens, with its edit token (only its owner has it). */
+export interface CalendarOwner {
+  id: string;
+  token: string;
+}
+
+export type SourceInput = 'url' | 'label' | 'prefix' | 'auth';
+/** The inputs of a row that are text. */
+export type SourceText = Exclude<SourceInput, 'auth'>;
 
 /** One feed as the editor edits it; `key` stays with the row when others are added or moved. */
 export interface SourceRow {
@@ -47,8 +65,12 @@ export interface SourceRow {
   url: string;
   label: string;
   prefix: string;
+  /** A CalDAV calendar (read with a REPORT) rather than a feed. */
   kind: 'feed' | 'caldav';
-  auth: SourceLogin | null;
+  /** Its login (absent: none), a CalDAV calendar's as a feed's. */
+  login?: SourceLogin;
+  /** Its login may travel over plain http (absent: no). */
+  plainHttp?: boolean;
 }
 
 export interface SourcesState {
@@ -67,11 +89,16 @@ export interface SourcesState {
 
 export type SourcesAction =
   | { type: 'add' }
-  /** A CalDAV calendar chosen from an account's list: a row of its own, named by its name. */
-  | { type: 'addCaldav'; url: string; label: string; auth: SourceLogin }
+  /** A CalDAV calendar chosen from an account's list: a row of its own, named by its name, with the login it was found with. */
+  | { type: 'addCaldav'; url: string; label: string; auth: GivenLogin }
   | { type: 'remove'; key: number }
   | { type: 'move'; key: number; delta: -1 | 1 }
-  | { type: 'set'; key: number; input: SourceInput; value: string }
+  | { type: 'set'; key: number; input: SourceText; value: string }
+  /** A change of a row's login; all but typing commit at once. */
+  | { type: 'login'; key: number; action: LoginAction }
+  | { type: 'plainHttp'; key: number; value: boolean }
+  /** A publish stored the logins given. */
+  | { type: 'loginsSaved' }
   | { type: 'commit' }
   | { type: 'serverError'; key: number; input: SourceInput; message: string }
   /** Forgets what the server said of these inputs (of all, without `inputs`). */
@@ -83,7 +110,8 @@ const row = (key: number, source: Partial<FeedSource> = {}): SourceRow => ({
   label: source.label ?? '',
   prefix: source.prefix ?? '',
   kind: source.kind ?? 'feed',
-  auth: source.auth ?? null,
+  ...(source.auth === 'set' ? { login: loginOfStored(source.auth) } : {}),
+  ...(source.plainHttp === true ? { plainHttp: true } : {}),
 });
 
 /** The sources of a calendar: its `sources` when it has them, else its one address. */
@@ -98,14 +126,25 @@ export function sourcesOf(calendar: { url: string; sources?: FeedSource[] }): Fe
 export function initialSources(stored: { url: string; sources?: FeedSource[] } | null, url: string): SourcesState {
   const sources = stored && stored.url === url ? sourcesOf(stored) : [{ url }];
   const rows = sources.map((source, i) => row(i, source));
-  return { rows, listed: Boolean(stored && stored.url === url && stored.sources), committed: rows, nextKey: rows.length, serverErrors: {} };
+  // One feed whose only addition is a login opens as the one address it was (with its login).
+  const [only] = stored?.sources ?? [];
+  const loginOnly = stored?.sources?.length === 1 && only !== undefined && only.label === undefined && only.prefix === undefined && only.kind === undefined;
+  const listed = Boolean(stored && stored.url === url && stored.sources && !loginOnly);
+  return { rows, listed, committed: rows, nextKey: rows.length, serverErrors: {} };
 }
 
-const isPlain = (r: SourceRow) => r.label.trim() === '' && r.prefix === '' && r.kind === 'feed' && r.auth === null;
+const isPlain = (r: SourceRow) => r.label.trim() === '' && r.prefix === '' && r.kind === 'feed';
 const sameRows = (a: readonly SourceRow[], b: readonly SourceRow[]) =>
   a.length === b.length &&
   a.every(
-    (r, i) => r.key === b[i]?.key && r.url === b[i].url && r.label === b[i].label && r.prefix === b[i].prefix && r.kind === b[i].kind && r.auth === b[i].auth,
+    (r, i) =>
+      r.key === b[i]?.key &&
+      r.url === b[i].url &&
+      r.label === b[i].label &&
+      r.prefix === b[i].prefix &&
+      r.kind === b[i].kind &&
+      sameLogin(r.login, b[i].login) &&
+      Boolean(r.plainHttp) === Boolean(b[i].plainHttp),
   );
 const errorKey = (key: number, input: SourceInput) => `${key}.${input}`;
 
@@ -122,7 +161,8 @@ export function sourcesReducer(state: SourcesState, action: SourcesAction): Sour
       return { ...state, rows, committed: rows, listed: true, nextKey: state.nextKey + 1 };
     }
     case 'addCaldav': {
-      const added: SourceRow = { ...row(state.nextKey), url: action.url, label: action.label, kind: 'caldav', auth: action.auth };
+      // Its login is a source's login like any other: sent with its reads, stored by the publish ("Login saved").
+      const added: SourceRow = { ...row(state.nextKey), url: action.url, label: action.label, kind: 'caldav', login: loginGiven(action.auth) };
       // A calendar that has no address yet takes the chosen calendar as its one source.
       const kept = state.rows.filter((r) => r.url.trim() !== '' || state.rows.length > 1);
       if (kept.length >= MAX_SOURCES) return state;
@@ -156,6 +196,24 @@ export function sourcesReducer(state: SourcesState, action: SourcesAction): Sour
     }
     case 'commit':
       return sameRows(state.rows, state.committed) ? state : { ...state, committed: state.rows };
+    case 'login': {
+      const at = state.rows.findIndex((r) => r.key === action.key);
+      const current = state.rows[at];
+      if (!current) return state;
+      const login = loginReducer(current.login ?? { state: 'none' }, action.action);
+      if (login === current.login) return state;
+      const rows = state.rows.map((r, i) => (i === at ? { ...r, login } : r));
+      const serverErrors = withoutErrors(state.serverErrors, (key) => key === errorKey(action.key, 'auth'));
+      return { ...state, rows, committed: action.action.type === 'set' ? state.committed : rows, serverErrors };
+    }
+    case 'plainHttp': {
+      const rows = state.rows.map((r) => (r.key === action.key ? { ...r, plainHttp: action.value } : r));
+      return { ...state, rows, committed: rows };
+    }
+    case 'loginsSaved': {
+      const saved = (rows: SourceRow[]) => rows.map((r) => (r.login ? { ...r, login: loginReducer(r.login, { type: 'saved' }) } : r));
+      return { ...state, rows: saved(state.rows), committed: saved(state.committed) };
+    }
     case 'serverError':
       if (!state.rows.some((r) => r.key === action.key)) return state;
       return { ...state, serverErrors: { ...state.serverErrors, [errorKey(action.key, action.input)]: action.message } };
@@ -212,6 +270,8 @@ export function sourceProblems(rows: readonly SourceRow[]): SourceProblem[] {
     if (label) problems.push({ key: r.key, input: 'label', message: `The label takes ${label}.` });
     const prefix = textProblem(r.prefix);
     if (prefix) problems.push({ key: r.key, input: 'prefix', message: `The prefix takes ${prefix}.` });
+    const login = loginProblem(r.login);
+    if (login) problems.push({ key: r.key, input: 'auth', message: login.message });
   });
   return problems;
 }
@@ -229,21 +289,27 @@ export function spacedPrefix(prefix: string): string {
 }
 
 /** A row as the server takes it: the address trimmed, the label trimmed, the prefix spaced, empty parts left out. */
-function toSource(r: SourceRow, withLabel = true): FeedSource {
+function toSource(r: SourceRow, withLabel = true, store = false): FeedSource {
   const label = r.label.trim();
+  // A stored calendar keeps "set" at most; a read or publish sends what was given.
+  const auth = store ? loginToStore(r.login) : loginToSend(r.login);
   return {
     url: r.url.trim(),
     ...(r.prefix !== '' ? { prefix: spacedPrefix(r.prefix) } : {}),
     ...(withLabel && label !== '' ? { label } : {}),
     ...(r.kind === 'caldav' ? { kind: r.kind } : {}),
-    ...(r.auth !== null ? { auth: r.auth } : {}),
+    ...(auth !== undefined ? { auth } : {}),
+    ...(auth !== undefined && r.plainHttp ? { plainHttp: true as const } : {}),
   };
 }
 
 /** The rows that name a feed (a row whose address is blank is nothing yet, and left out). */
 export const cleanRows = (rows: readonly SourceRow[]): SourceRow[] => rows.filter((r) => r.url.trim() !== '');
 
-/** The wire form of some sources: the plain `{ url }` for one without label or prefix. */
+/**
+ * The wire form of some sources: the plain `{ url }` for one without label, prefix or login (a
+ * feed with a login is a calendar of one source).
+ */
 export function wireOf(sources: readonly FeedSource[]): FeedWire {
   const [only] = sources;
   const plain = only && only.prefix === undefined && only.label === undefined && only.kind === undefined && only.auth === undefined;
@@ -279,14 +345,21 @@ export function readTarget(committed: readonly SourceRow[]): FeedTarget | null {
   return { wire: wireOf(usable.map((r) => toSource(r, false))), keys: usable.map((r) => r.key) };
 }
 
+/**
+ * A read's target naming the calendar and its edit token when one of its sources reads with the
+ * saved login ("set"): the server opens a saved login only for the calendar's owner.
+ */
+export function withOwner(target: FeedTarget | null, id: string, token: string | undefined): FeedTarget | null {
+  if (!target || !token || 'url' in target.wire || !target.wire.sources.some((s) => s.auth === 'set')) return target;
+  return { ...target, wire: { ...target.wire, calendar: { id, token } } };
+}
+
 /** The stored form: `url` always (the first source's address), `sources` only as `wireOf` has them. */
 export function storedFeed(rows: readonly SourceRow[]): { url: string; sources?: FeedSource[] } {
-  const target = publishTarget(rows);
-  if (!target) return { url: '' };
-  const { wire } = target;
-  // A login stays in memory: the browser keeps only that there is one.
-  const sources = 'url' in wire ? [] : wire.sources.map((s) => (s.auth === undefined ? s : { ...s, auth: 'set' as const }));
-  return 'url' in wire ? { url: wire.url } : { url: sources[0]?.url ?? '', sources };
+  const clean = cleanRows(rows);
+  if (clean.length === 0) return { url: '' };
+  const wire = wireOf(clean.map((r) => toSource(r, true, true)));
+  return 'url' in wire ? { url: wire.url } : { url: wire.sources[0]?.url ?? '', sources: wire.sources };
 }
 
 /** A calendar's `sources` as `calendars:v1` keeps them: 1 to 10 entries with an address. */
@@ -298,15 +371,10 @@ export const StoredSourcesSchema = v.pipe(
       const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
       const prefix = text(item.prefix);
       const label = text(item.label);
-      return [
-        {
-          url: item.url,
-          ...(prefix !== undefined ? { prefix } : {}),
-          ...(label !== undefined ? { label } : {}),
-          ...(item.kind === 'caldav' ? { kind: 'caldav' as const } : {}),
-          ...(item.auth !== undefined ? { auth: 'set' as const } : {}),
-        },
-      ];
+      // Of a login, only "set" is ever kept.
+      const login = item.auth === 'set' ? { auth: 'set' as const, ...(item.plainHttp === true ? { plainHttp: true as const } : {}) } : {};
+      const kind = item.kind === 'caldav' ? { kind: 'caldav' as const } : {};
+      return [{ url: item.url, ...(prefix !== undefined ? { prefix } : {}), ...(label !== undefined ? { label } : {}), ...kind, ...login }];
     }),
   ),
   v.check((sources) => sources.length >= 1 && sources.length <= MAX_SOURCES),
@@ -316,7 +384,7 @@ export const StoredSourcesSchema = v.pipe(
 
 /** `sources[2].url` → index 2, input `url`; `sources[2]` → input `url`; null for any other path. */
 export function parseSourceField(field: string | null): { index: number; input: SourceInput } | null {
-  const match = field === null ? null : /^sources\[(\d+)\](?:\.(url|label|prefix))?$/.exec(field);
+  const match = field === null ? null : /^sources\[(\d+)\](?:\.(url|label|prefix|auth))?$/.exec(field);
   if (!match) return null;
   return { index: Number(match[1]), input: (match[2] as SourceInput | undefined) ?? 'url' };
 }
@@ -331,7 +399,9 @@ export function rowOfField(
   rows: readonly SourceRow[],
 ): { key: number; input: SourceInput; field: string } | null {
   const parsed = parseSourceField(field);
-  if (!parsed || !target || !('sources' in target.wire)) return null;
+  // A feed read alone (its one address) is source 0 when its login is what failed.
+  const alone = parsed !== null && parsed.index === 0 && parsed.input === 'auth';
+  if (!parsed || !target || !('sources' in target.wire || alone)) return null;
   const key = target.keys[parsed.index];
   const at = rows.findIndex((r) => r.key === key);
   if (key === undefined || at < 0) return null;

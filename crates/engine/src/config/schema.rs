@@ -110,6 +110,10 @@ pub struct Source {
     /// The login the source asks for. Write-only: it is always written back as `"set"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auth: Option<SourceAuth>,
+    /// The owner allows the login to travel unencrypted over `http://` to a public host (without
+    /// it, a login goes over plain HTTP only to a loopback or private address).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub plain_http: bool,
 }
 
 /// What kind of address a source is.
