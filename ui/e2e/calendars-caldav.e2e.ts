@@ -149,6 +149,18 @@ describe('calendars: a CalDAV calendar chosen from an account', () => {
     expect(saved[0]?.sources?.[1]).toEqual({ url: radicale().url('/alice/school/'), label: 'School', kind: 'caldav', auth: 'set' });
     const hosted = await (await fetch(url('/cal/caldav-add.ics'))).text();
     expect(hosted).toContain('SUMMARY:School play');
+
+    // Its login is a source's login like any other: stored sealed by the publish, "Login saved" at its row.
+    await page.getByText('Login saved', { exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Change the login of feed 2' }).waitFor();
+    // Reopened, the editor reads the CalDAV calendar with the saved login (its owner's edit token), no password given again.
+    const reread = page.waitForRequest((r) => new URL(r.url()).pathname === '/api/feed' && r.method() === 'POST');
+    await page.reload();
+    const again = JSON.parse((await reread).postData() ?? '{}') as { sources: SentSource[]; calendar?: string };
+    expect(again.sources[1]).toEqual({ url: radicale().url('/alice/school/'), kind: 'caldav', auth: 'set' });
+    expect(again.calendar).toBe('caldav-add');
+    await waitText(page, '.cal-samples__counter', '1/4');
+    await page.getByText('Login saved', { exact: true }).waitFor();
   });
 
   for (const device of DEVICES) {

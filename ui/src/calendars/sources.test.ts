@@ -29,8 +29,7 @@ const TEAM = 'https://work.example/team.ics';
 
 const run = (state: SourcesState, ...actions: SourcesAction[]) => actions.reduce(sourcesReducer, state);
 const one = (url = WORK) => initialSources(null, url);
-const rows = (...sources: Partial<SourceRow>[]): SourceRow[] =>
-  sources.map((s, key) => ({ key, url: '', label: '', prefix: '', kind: 'feed' as const, ...s }));
+const rows = (...sources: Partial<SourceRow>[]): SourceRow[] => sources.map((s, key) => ({ key, url: '', label: '', prefix: '', kind: 'feed' as const, ...s }));
 
 /** Work and Home as two rows, the second with a prefix. */
 function two(): SourcesState {
