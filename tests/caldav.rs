@@ -348,6 +348,19 @@ async fn a_hosted_caldav_calendar_still_refreshes_after_a_restart_its_password_g
     let (field, message) = field_error(response).await;
     assert_eq!(field, "sources[0].auth", "{message}");
 
+    // The copy fetched with the login is kept under its login's tag: a read of the same calendar
+    // without a login is fetched for, and told so, never given the owner's events.
+    let response = server
+        .client
+        .post(server.url("/api/feed"))
+        .json(&json!({"sources": [{"url": url, "kind": "caldav"}]}))
+        .send()
+        .await
+        .expect("sent");
+    let text = response.text().await.expect("text");
+    assert!(text.contains("this feed needs a login"), "{text}");
+    assert!(!text.contains("Dentist"), "{text}");
+
     // A republish with "set" and the edit token keeps it; the hosted calendar still refreshes.
     let response = server
         .client
