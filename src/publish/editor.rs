@@ -22,9 +22,10 @@ use super::fetch::normalize_url;
 use super::health::UidsChangedAnswer;
 use super::hosted;
 use super::logins::editor::editor_logins;
-use super::sources::{MergedFeed, SourceFeed};
+use super::sources::{MergedFeed, Reading, SourceFeed};
 use super::validate::{self, MappingTooLarge};
 use super::workers::Budget;
+use crate::calendar::config::Window;
 use crate::calendar::{self, CompiledConfig, Interrupt, RemapError, RemapOptions, Source, UidMode};
 use crate::http::admission::Caller;
 use crate::http::error::AppError;
@@ -169,6 +170,7 @@ fn max_age(refresh: Option<bool>) -> Duration {
 async fn editor_sources(
     state: &CalendarState,
     (sources, calendar, headers): (&[Source], Option<&str>, &HeaderMap),
+    window: Option<Window>,
     max_age: Duration,
     client: crate::http::client::ClientKey,
     work: Budget,
@@ -189,12 +191,18 @@ async fn editor_sources(
         let field = format!("sources[{i}].url");
         let given = source.url.as_deref().unwrap_or_default();
         let url = normalize_url(given).map_err(|e| validate::Invalid::new(field, e.to_string()))?;
-        feeds.push(SourceFeed::new(url, source.prefix.clone()));
+        feeds.push(SourceFeed {
+            url,
+            prefix: source.prefix.clone(),
+            read: Reading::of(source.kind, window),
+        });
     }
     let urls: Vec<reqwest::Url> = feeds.iter().map(|f| f.url.clone()).collect();
+    // A login given in full, or "set" opened for the calendar's owner only (`logins::editor`),
+    // for a feed and a CalDAV calendar alike.
     let logins = editor_logins(state, client, headers, calendar, sources, &urls).await?;
     for (feed, login) in feeds.iter_mut().zip(logins) {
-        feed.login = login;
+        feed.read.login = login;
     }
     let ask = Ask::editor(max_age, client);
     Ok(state
@@ -219,6 +227,7 @@ pub async fn post_feed(
     let merged = editor_sources(
         &state,
         (&request.sources, request.calendar.as_deref(), &headers),
+        None,
         max_age(request.refresh),
         caller.client.key(),
         work.clone(),
@@ -454,11 +463,12 @@ pub async fn preview(
 ) -> Result<Response, AppError> {
     let raw = request.config;
     let work = budget(&caller, state.settings.engine.preview);
-    let compiled = state
+    let (compiled, window) = state
         .publisher
-        .run_within(work.clone(), move |_| -> Result<CompiledConfig, AppError> {
+        .run_within(work.clone(), move |_| -> Result<_, AppError> {
             let config = validate::read_config(raw)?;
-            Ok(CompiledConfig::compile(&config).map_err(validate::Invalid::config)?)
+            let compiled = CompiledConfig::compile(&config).map_err(validate::Invalid::config)?;
+            Ok((compiled, config.window))
         })
         .await??;
     let client = caller.client.key();
@@ -477,6 +487,7 @@ pub async fn preview(
         let merged = editor_sources(
             &state,
             (compiled.sources(), request.calendar.as_deref(), &headers),
+            window,
             EDITOR_MAX_AGE,
             client,
             work.clone(),

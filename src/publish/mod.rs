@@ -7,6 +7,7 @@ pub mod alias_api;
 pub mod aliases;
 pub mod api;
 pub mod cache;
+pub mod caldav;
 pub mod calendars;
 pub mod editor;
 mod errors;

@@ -7,8 +7,9 @@
 use std::sync::Arc;
 
 use super::calendars::{self, Maker, PublishOutcome, Published};
+use super::feed_source::Reading;
 use super::feeds::{Ask, FeedError, FeedOutcome, Want};
-use super::fetch::{FetchError, Login};
+use super::fetch::FetchError;
 use super::logins::SealError;
 use super::quotas::{QuotaError, Quotas};
 use super::storage::FeedReservation;
@@ -94,15 +95,15 @@ impl Publisher {
         // until the calendar is stored.
         let mut reservations = Vec::with_capacity(urls.len());
         let mut fetched = Vec::with_capacity(urls.len());
-        let addresses: Vec<(reqwest::Url, Option<Login>)> = if input.sources.is_empty() {
-            vec![(input.url.clone(), None)]
+        let addresses: Vec<(reqwest::Url, Reading)> = if input.sources.is_empty() {
+            vec![(input.url.clone(), Reading::default())]
         } else {
             let sources = input.sources.iter();
-            sources.map(|s| (s.url.clone(), s.login.clone())).collect()
+            sources.map(|s| (s.url.clone(), s.read.clone())).collect()
         };
         let mut failed = None;
-        for (index, (url, login)) in addresses.iter().enumerate() {
-            match self.fetch_within_room(url, login.as_ref(), maker).await {
+        for (index, (url, read)) in addresses.iter().enumerate() {
+            match self.fetch_within_room(url, read, maker).await {
                 Ok((reservation, feed)) => {
                     reservations.push(reservation);
                     fetched.push(feed);
@@ -145,7 +146,7 @@ impl Publisher {
     async fn fetch_within_room(
         &self,
         url: &reqwest::Url,
-        login: Option<&Login>,
+        read: &Reading,
         maker: Maker,
     ) -> Result<(Option<FeedReservation>, FeedOutcome), PublishError> {
         let feed_max = self.settings.feed_max_size;
@@ -153,7 +154,7 @@ impl Publisher {
         let publisher = (!maker.owner).then_some(maker.client);
         let reservation = self
             .feeds
-            .reserve(url, login, feed_max as u64, publisher)
+            .reserve(url, read.login.as_ref(), feed_max as u64, publisher)
             .await
             .map_err(quota_or_feed)?;
         let limit = reservation
@@ -161,9 +162,9 @@ impl Publisher {
             .map(|r| usize::try_from(r.bytes()).unwrap_or(feed_max));
         let feed = self
             .feeds
-            .get_with(
+            .get_read(
                 url,
-                login,
+                read,
                 Ask {
                     max_age: self.settings.ttl,
                     persist: true,

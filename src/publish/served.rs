@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use super::calendars::Published;
-use super::feed_source::SourceFeed;
+use super::feed_source::{Reading, SourceFeed};
 use super::fetch::{self, FetchError, Login};
 use super::rendered::content_disposition;
 use crate::calendar::{CompiledConfig, MappedField};
@@ -40,7 +40,10 @@ impl HostedCalendar {
             sources.push(SourceFeed {
                 url,
                 prefix: source.prefix.clone(),
-                login,
+                read: Reading {
+                    login,
+                    ..Reading::of(source.kind, record.config.window)
+                },
             });
         }
         let disposition = content_disposition(&record.name);

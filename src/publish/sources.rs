@@ -16,7 +16,7 @@ use axum::body::Bytes;
 use tokio::task::JoinSet;
 
 use super::cache::Kind;
-pub use super::feed_source::SourceFeed;
+pub use super::feed_source::{Reading, SourceFeed};
 use super::feeds::{version_of, Ask, FeedCopy, FeedError, FeedOutcome, Feeds};
 use super::fetch::FetchError;
 use super::hosted::{self, Input, LateInput, Make};
@@ -131,9 +131,10 @@ impl Publisher {
         let mut tasks = JoinSet::new();
         for (i, source) in sources.iter().enumerate() {
             let feeds = self.feeds.clone();
-            // Where a source's login reaches its fetch: opened before, sent by the fetcher.
-            let (url, login) = (source.url.clone(), source.login.clone());
-            tasks.spawn(async move { (i, feeds.get_with(&url, login.as_ref(), ask).await) });
+            // Where a source's login reaches its fetch (opened before, sent by the fetcher) and
+            // its kind chooses a GET or a CalDAV REPORT (`Feeds::fetch_checked`).
+            let (url, read) = (source.url.clone(), source.read.clone());
+            tasks.spawn(async move { (i, feeds.get_read(&url, &read, ask).await) });
         }
         let mut results: Vec<Option<Result<FeedOutcome, FeedError>>> =
             (0..sources.len()).map(|_| None).collect();

@@ -7,8 +7,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::feed_source::copy_key;
-use super::feed_source::SourceFeed;
+use super::feed_source::{Reading, SourceFeed};
 use super::fetch::{may_send, normalize_url, Login};
 use crate::calendar::{CalendarConfig, CompiledConfig, ConfigError, MappedField, Mapping};
 use crate::secret::Token;
@@ -65,10 +64,7 @@ impl PublishInput {
         if self.sources.is_empty() {
             return vec![self.url.to_string()];
         }
-        self.sources
-            .iter()
-            .map(|s| copy_key(s.url.as_str(), s.login.as_ref()))
-            .collect()
+        self.sources.iter().map(SourceFeed::key).collect()
     }
 }
 
@@ -145,6 +141,7 @@ pub fn validate(
 /// A merged calendar's sources: each address normalised (and written back, so the stored
 /// config holds what is fetched), none twice.
 fn read_sources(config: &mut crate::calendar::CalendarConfig) -> Result<Vec<SourceFeed>, Invalid> {
+    let window = config.window;
     let mut sources: Vec<SourceFeed> = Vec::with_capacity(config.sources.len());
     for (i, source) in config.sources.iter_mut().enumerate() {
         let field = format!("sources[{i}].url");
@@ -163,7 +160,12 @@ fn read_sources(config: &mut crate::calendar::CalendarConfig) -> Result<Vec<Sour
                 .map_err(|e| Invalid::new(format!("sources[{i}].auth"), e.to_string()))?;
         }
         source.url = Some(url.to_string());
-        sources.push(SourceFeed::new(url, source.prefix.clone()));
+        sources.push(SourceFeed {
+            url,
+            prefix: source.prefix.clone(),
+            // Its login is opened by the publish (`logins::given`), which may open a stored one.
+            read: Reading::of(source.kind, window),
+        });
     }
     Ok(sources)
 }
@@ -371,6 +373,41 @@ mod tests {
             validate("a", "x", None, &long).expect_err("long").field,
             "sources[0].prefix"
         );
+    }
+
+    #[test]
+    fn a_caldav_source_is_read_with_its_kind_login_and_the_calendars_window() {
+        use crate::calendar::config::{SourceAuth, SourceKind, Window};
+        let config = options(serde_json::json!({
+            "window": {"pastDays": 30},
+            "sources": [
+                {"url": "https://dav.example/alice/work/", "kind": "caldav",
+                 "auth": {"username": "alice", "password": "secret"}},
+                {"url": "https://example.org/b.ics"}
+            ]
+        }));
+        let ok = validate("a", "x", None, &config).expect("valid");
+        let window = Some(Window {
+            past_days: Some(30),
+            future_days: None,
+        });
+        assert_eq!(ok.sources[0].read.kind, SourceKind::Caldav);
+        // The login is checked here and opened by the publish, which seals it.
+        assert_eq!(ok.sources[0].read.login, None);
+        assert!(matches!(
+            ok.config.sources[0].auth,
+            Some(SourceAuth::Basic { .. })
+        ));
+        assert_eq!(ok.sources[0].read.window, window);
+        assert_eq!(ok.sources[1].read.kind, SourceKind::Feed);
+        assert_eq!(ok.sources[1].read.login, None);
+        // A calendar of one CalDAV source is a calendar of sources, accepted as such.
+        let one = options(serde_json::json!({"sources": [
+            {"url": "https://dav.example/alice/work/", "kind": "caldav"}
+        ]}));
+        let ok = validate("a", "x", None, &one).expect("valid");
+        assert_eq!(ok.url.as_str(), "https://dav.example/alice/work/");
+        assert_eq!(ok.sources.len(), 1);
     }
 
     #[test]

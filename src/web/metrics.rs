@@ -97,8 +97,9 @@ impl Default for Metrics {
 
 /// The route family of a path, a small fixed set (so labels stay few).
 fn route_of(path: &str) -> &'static str {
-    const API: [(&str, &str); 6] = [
+    const API: [(&str, &str); 7] = [
         ("/api/calendars", "calendars"),
+        ("/api/caldav", "editor"),
         ("/api/feed", "editor"),
         ("/api/render", "editor"),
         ("/api/preview", "editor"),

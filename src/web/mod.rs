@@ -40,6 +40,7 @@ use crate::http::hosts::{check_host, AllowedHosts};
 use crate::http::inflight::InFlight;
 use crate::http::limits::{rate, RateLimiters};
 use crate::publish::api::{self as calendar_api, CalendarState};
+use crate::publish::caldav::route as caldav_route;
 use crate::publish::editor as editor_api;
 use crate::publish::fetch::FetchError;
 use crate::publish::Publisher;
@@ -232,6 +233,8 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/render", post(calendar_api::render))
         .route("/preview", post(editor_api::preview))
+        // A CalDAV account's calendars, for the editor (src/publish/caldav/route.rs).
+        .route("/caldav/calendars", post(caldav_route::find_calendars))
         .route("/calendars", post(calendar_api::publish))
         .route("/calendars/{id}", delete(calendar_api::unpublish))
         .route("/calendars/{id}/status", get(calendar_api::status))

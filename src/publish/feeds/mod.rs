@@ -5,6 +5,8 @@
 
 mod connections;
 mod copy;
+mod counts;
+mod dav;
 pub mod history;
 mod slots;
 mod stored;
@@ -19,15 +21,18 @@ use std::time::Duration;
 use axum::body::Bytes;
 
 pub use copy::{version_of, FeedCopy, FeedOutcome};
+pub use counts::FetchCounts;
 use slots::Slot;
 
 use super::cache::{Cache, Kind};
-use super::feed_source::copy_key;
-use super::fetch::{FetchError, Fetched, Fetcher, Login, Validators};
+use super::caldav;
+use super::feed_source::{copy_key, Reading};
+use super::fetch::{FetchError, Fetched, Fetcher, Validators};
 use super::health::{self, Fetch};
 use super::quotas::QuotaError;
 use super::storage::FeedStorage;
 use super::workers::{WorkError, Workers};
+use crate::calendar::config::SourceKind;
 use crate::calendar::{self, Limits};
 use crate::clock::Clock;
 use crate::config::UpstreamLimits;
@@ -139,27 +144,6 @@ pub struct Feeds {
     uid_notes: uid_notes::UidNotes,
 }
 
-/// Upstream fetches by outcome.
-#[derive(Debug, Default)]
-pub struct FetchCounts {
-    /// A new body.
-    pub changed: AtomicU64,
-    /// 304, or the same body again.
-    pub unchanged: AtomicU64,
-    pub failed: AtomicU64,
-}
-
-impl FetchCounts {
-    /// (outcome, count) for each outcome.
-    pub fn read(&self) -> [(&'static str, u64); 3] {
-        [
-            ("changed", self.changed.load(Ordering::Relaxed)),
-            ("unchanged", self.unchanged.load(Ordering::Relaxed)),
-            ("failed", self.failed.load(Ordering::Relaxed)),
-        ]
-    }
-}
-
 /// A body is a calendar when the engine reads it and finds a VCALENDAR in it (without building
 /// the tree).
 pub fn check_calendar(bytes: &[u8], limits: &Limits) -> Result<(), FeedError> {
@@ -216,26 +200,26 @@ impl Feeds {
         &self.fetches
     }
 
-    /// A copy of `url` as `ask` says, fetching upstream if needed. Concurrent callers for the
-    /// same address share one fetch.
+    /// A copy of the feed at `url` as `ask` says, fetching upstream if needed. Concurrent
+    /// callers for the same address share one fetch.
     pub async fn get(
         self: &Arc<Self>,
         url: &reqwest::Url,
         ask: Ask,
     ) -> Result<FeedOutcome, FeedError> {
-        self.get_with(url, None, ask).await
+        self.get_read(url, &Reading::default(), ask).await
     }
 
-    /// As [`Feeds::get`], fetched with `login` when there is one: such a copy is kept under its
-    /// address and its login's tag, so nobody without that same login is given it (nor does a
-    /// copy of the address without a login stand in for it).
-    pub async fn get_with(
+    /// As [`Feeds::get`], for a source read as `read` says: a CalDAV calendar, a login (such a
+    /// copy is kept under its address and its login's tag, so nobody without that same login is
+    /// given it, nor does a copy of the address without a login stand in for it).
+    pub async fn get_read(
         self: &Arc<Self>,
         url: &reqwest::Url,
-        login: Option<&Login>,
+        read: &Reading,
         ask: Ask,
     ) -> Result<FeedOutcome, FeedError> {
-        let key = copy_key(url.as_str(), login);
+        let key = copy_key(url.as_str(), read.login.as_ref());
         // The common case, a fresh copy in memory, touches no slot.
         let held = self.cache.get::<FeedCopy>(Kind::Feed, &key);
         if let Some(copy) = &held {
@@ -244,7 +228,7 @@ impl Feeds {
             }
         }
         let slot = self.slot(&key);
-        let result = self.get_in(&slot, &key, url, login, held, ask).await;
+        let result = self.get_in(&slot, &key, (url, read), held, ask).await;
         self.release(&key, slot);
         result
     }
@@ -268,13 +252,12 @@ impl Feeds {
         self: &Arc<Self>,
         slot: &Arc<Slot>,
         key: &str,
-        url: &reqwest::Url,
-        login: Option<&Login>,
+        source: (&reqwest::Url, &Reading),
         held: Option<Arc<FeedCopy>>,
         ask: Ask,
     ) -> Result<FeedOutcome, FeedError> {
         if let Some(copy) = &held {
-            if let Some(outcome) = self.without_fetch(slot, key, url, login, copy, ask) {
+            if let Some(outcome) = self.without_fetch(slot, key, source, copy, ask) {
                 return self.kept_if_fresh(key, outcome, ask).await;
             }
         }
@@ -282,11 +265,11 @@ impl Feeds {
         // Another caller may have fetched or loaded the copy while this one waited.
         let copy = self.held_or_stored(key).await?;
         if let Some(copy) = &copy {
-            if let Some(outcome) = self.without_fetch(slot, key, url, login, copy, ask) {
+            if let Some(outcome) = self.without_fetch(slot, key, source, copy, ask) {
                 return self.kept_if_fresh(key, outcome, ask).await;
             }
         }
-        self.fetch_and_keep(slot, key, url, login, copy, ask).await
+        self.fetch_and_keep(slot, key, source, copy, ask).await
     }
 
     /// `outcome` as it is, or, when it is a fresh copy, as `taken` gives it.
@@ -308,8 +291,7 @@ impl Feeds {
         self: &Arc<Self>,
         slot: &Arc<Slot>,
         key: &str,
-        url: &reqwest::Url,
-        login: Option<&Login>,
+        (url, read): (&reqwest::Url, &Reading),
         copy: &Arc<FeedCopy>,
         ask: Ask,
     ) -> Option<FeedOutcome> {
@@ -328,8 +310,8 @@ impl Feeds {
             Want::Available => {
                 if failed.is_none() && !state.refreshing {
                     state.refreshing = true;
-                    let (key, url, login) = (key.to_owned(), url.clone(), login.cloned());
-                    self.refresh_in_background(slot.clone(), key, url, login, ask);
+                    let source = (url.clone(), read.clone());
+                    self.refresh_in_background(slot.clone(), key.to_owned(), source, ask);
                 }
                 Some(self.outcome(copy.clone(), failed, true))
             }
@@ -342,8 +324,7 @@ impl Feeds {
         self: &Arc<Self>,
         slot: Arc<Slot>,
         key: String,
-        url: reqwest::Url,
-        login: Option<Login>,
+        (url, read): (reqwest::Url, Reading),
         ask: Ask,
     ) {
         let ask = Ask {
@@ -361,9 +342,8 @@ impl Feeds {
                 let now = feeds.clock.now();
                 let fresh = copy.as_ref().is_some_and(|c| c.fresh(now, ask.max_age));
                 if !fresh {
-                    let refreshed = feeds
-                        .fetch_and_keep(&slot, &key, &url, login.as_ref(), copy, ask)
-                        .await;
+                    let source = (&url, &read);
+                    let refreshed = feeds.fetch_and_keep(&slot, &key, source, copy, ask).await;
                     if let Err(e) = refreshed {
                         tracing::warn!(url = %key, error = %e, "background refresh failed");
                     }
@@ -380,8 +360,7 @@ impl Feeds {
         &self,
         slot: &Slot,
         key: &str,
-        url: &reqwest::Url,
-        login: Option<&Login>,
+        source: (&reqwest::Url, &Reading),
         old: Option<Arc<FeedCopy>>,
         ask: Ask,
     ) -> Result<FeedOutcome, FeedError> {
@@ -394,7 +373,7 @@ impl Feeds {
                 last_modified: c.last_modified.clone(),
             })
             .unwrap_or_default();
-        let result = self.fetch_checked(url, login, &validators, ask).await;
+        let result = self.fetch_checked(source, &validators, ask).await;
         // A copy's age counts from when its fetch finished.
         let (now, wall) = (self.clock.now(), self.clock.wall());
         let count = |counter: &AtomicU64| counter.fetch_add(1, Ordering::Relaxed);
@@ -530,8 +509,7 @@ impl Feeds {
     /// upstream (an HTML error page with status 200) never replaces a good copy.
     async fn fetch_checked(
         &self,
-        url: &reqwest::Url,
-        login: Option<&Login>,
+        (url, read): (&reqwest::Url, &Reading),
         validators: &Validators,
         ask: Ask,
     ) -> Result<Fetched, FeedError> {
@@ -552,10 +530,22 @@ impl Feeds {
         let reservation = self.bytes.reserve(who, 0).map_err(|_| WorkError::Busy)?;
         // A visitor's connection may be taken for a newcomer (its client held the most of the
         // host's): the fetch stops.
-        let fetching = self
-            .fetcher
-            .fetch_at_most(url, validators, max, Some(reservation), login);
-        let fetched = tokio::select! {
+        // The one place a source's kind chooses its request: a GET of a feed, or a CalDAV REPORT
+        // (its answer made one VCALENDAR) within the calendar's window.
+        let fetching = async {
+            match read.kind {
+                SourceKind::Feed => Ok(self
+                    .fetcher
+                    .fetch_at_most(url, validators, max, Some(reservation), read.login.as_ref())
+                    .await?),
+                SourceKind::Caldav => {
+                    let now = self.clock.wall();
+                    let fetcher = &self.fetcher;
+                    caldav::report(fetcher, &self.workers, url, read, now, max, reservation).await
+                }
+            }
+        };
+        let fetched: Result<Fetched, FeedError> = tokio::select! {
             fetched = fetching => fetched,
             () = connection.taken() => {
                 let host = url.host_str().unwrap_or_default().to_owned();
@@ -564,8 +554,10 @@ impl Feeds {
         };
         let fetched = match fetched {
             Ok(fetched) => fetched,
-            Err(FetchError::InFlight) => return Err(FeedError::Busy(WorkError::Busy)),
-            Err(e) => return Err(e.into()),
+            Err(FeedError::Fetch(FetchError::InFlight)) => {
+                return Err(FeedError::Busy(WorkError::Busy))
+            }
+            Err(e) => return Err(e),
         };
         let Fetched::Body {
             bytes,

@@ -42,6 +42,16 @@ pub fn with_login(request: RequestBuilder, login: Option<&SourceAuth>) -> Reques
     }
 }
 
+/// A 401 or 403 in the words said at a source's login, for a feed's GET and a CalDAV request
+/// alike: a login is missing (`sent`: the request carried one), or the one sent was refused.
+pub fn login_failure(status: u16, sent: bool) -> Option<FetchError> {
+    match (status, sent) {
+        (401, false) => Some(FetchError::NeedsLogin),
+        (code @ (401 | 403), true) => Some(FetchError::LoginRefused(code)),
+        _ => None,
+    }
+}
+
 /// Whether a login may be sent to `url`: always over https; over plain http only to a host
 /// that says it is on the owner's own network (a loopback or private address, `localhost`, or
 /// a name under `.local`, `.lan`, `.internal`, `.home.arpa`), unless `plain_http` allows it. A
@@ -117,6 +127,21 @@ mod tests {
             may_send(&url("https://calendar.example/a.ics"), false),
             Ok(())
         );
+    }
+
+    #[test]
+    fn a_refused_login_and_a_missing_one_are_told_apart() {
+        assert_eq!(login_failure(401, false), Some(FetchError::NeedsLogin));
+        assert_eq!(
+            login_failure(401, true),
+            Some(FetchError::LoginRefused(401))
+        );
+        assert_eq!(
+            login_failure(403, true),
+            Some(FetchError::LoginRefused(403))
+        );
+        assert_eq!(login_failure(403, false), None);
+        assert_eq!(login_failure(404, true), None);
     }
 
     #[test]

@@ -3,9 +3,11 @@
 //! flight of whoever asked), control characters removed. The wing's parts: `address` (what may
 //! be fetched), `policy` (where it may connect: the SSRF rules, readable alone), `outlook` (the one
 //! host family with a rule of its own), `errors` (failures in words that reveal nothing about
-//! the network behind the server), `login` (a source's login on a request to it).
+//! the network behind the server), `login` (a source's login on a request to it), `dav` (the
+//! WebDAV requests of CalDAV, PROPFIND and REPORT, their redirects followed by hand).
 
 mod address;
+mod dav;
 mod errors;
 mod login;
 mod outlook;
@@ -20,6 +22,7 @@ use reqwest::header::{HeaderValue, ETAG, IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_
 use reqwest::{redirect, StatusCode, Url};
 
 pub use address::normalize_url;
+pub use dav::{DavAnswer, DavRequest, MAX_DAV_REQUEST_BYTES};
 use errors::classify;
 pub use errors::{explain_status, FetchError};
 pub use login::{may_send, with_login, Login};
@@ -99,6 +102,8 @@ pub struct Fetcher {
     /// For fetches with a login: the same, but a redirect from https to plain http is refused
     /// (reqwest itself drops the login on a redirect to another host or port).
     login_client: reqwest::Client,
+    /// The same client for WebDAV requests, which follow redirects themselves (`dav`).
+    dav_client: reqwest::Client,
     refuse: RefusePolicy,
     max_bytes: usize,
     total_timeout: Duration,
@@ -130,9 +135,9 @@ impl Fetcher {
 
     pub fn with_options(options: FetchOptions) -> Result<Fetcher, FetchError> {
         install_crypto_provider();
-        let build = |login: bool| {
+        let policy = |login: bool| {
             let refuse = options.refuse.clone();
-            let redirect_policy = redirect::Policy::custom(move |attempt| {
+            redirect::Policy::custom(move |attempt| {
                 if attempt.previous().len() > MAX_REDIRECTS {
                     return attempt.error(FetchError::TooManyRedirects);
                 }
@@ -151,12 +156,14 @@ impl Fetcher {
                     return attempt.error(FetchError::LoginDowngraded);
                 }
                 attempt.follow()
-            });
+            })
+        };
+        let build = |redirects: redirect::Policy| {
             reqwest::Client::builder()
                 .user_agent(HEARTH_USER_AGENT)
                 .connect_timeout(options.connect_timeout)
                 .timeout(options.total_timeout)
-                .redirect(redirect_policy)
+                .redirect(redirects)
                 .no_proxy()
                 .dns_resolver(Arc::new(CheckingResolver {
                     refuse: options.refuse.clone(),
@@ -165,16 +172,23 @@ impl Fetcher {
                 .build()
                 .map_err(|e| FetchError::Other(e.to_string()))
         };
-        let client = build(false)?;
-        let login_client = build(true)?;
+        let client = build(policy(false))?;
+        let login_client = build(policy(true))?;
+        let dav_client = build(redirect::Policy::none())?;
         Ok(Fetcher {
             client,
             login_client,
+            dav_client,
             refuse: options.refuse,
             max_bytes: options.max_bytes,
             total_timeout: options.total_timeout,
             hosts: Arc::new(options.hosts),
         })
+    }
+
+    /// The most a fetch brings (`--feed-max-size`).
+    pub fn max_bytes(&self) -> usize {
+        self.max_bytes
     }
 
     /// Who a fetch of `url` would ask: its host as written once normalised (lower case, no
@@ -267,10 +281,8 @@ impl Fetcher {
         }
         // A redirect to another origin was followed without the login (reqwest drops it).
         let sent = login.is_some() && response.url().origin() == url.origin();
-        match (status.as_u16(), sent) {
-            (401, false) => return Err(FetchError::NeedsLogin),
-            (code @ (401 | 403), true) => return Err(FetchError::LoginRefused(code)),
-            _ => {}
+        if let Some(failed) = login::login_failure(status.as_u16(), sent) {
+            return Err(failed);
         }
         if !status.is_success() {
             // Explained by the host that answered (a redirect may have led to Outlook).
@@ -295,7 +307,27 @@ impl Fetcher {
         };
         let etag = header(ETAG);
         let last_modified = header(LAST_MODIFIED);
-        // Counted after decompression: a small gzip body cannot blow up past the limit.
+        let bytes = self
+            .read_body(&mut response, max_bytes, budget.as_mut())
+            .await?;
+        Ok(Fetched::Body {
+            bytes,
+            etag,
+            last_modified,
+        })
+    }
+}
+
+impl Fetcher {
+    /// An answer's body, at most `max_bytes` of it counted after decompression (a small gzip
+    /// body cannot blow up past the limit), held in `budget` as it arrives, control characters
+    /// removed.
+    async fn read_body(
+        &self,
+        response: &mut reqwest::Response,
+        max_bytes: usize,
+        mut budget: Option<&mut Reservation>,
+    ) -> Result<Vec<u8>, FetchError> {
         let mut bytes = Vec::new();
         while let Some(chunk) = response
             .chunk()
@@ -311,11 +343,7 @@ impl Fetcher {
             bytes.extend_from_slice(&chunk);
         }
         strip_control_bytes(&mut bytes);
-        Ok(Fetched::Body {
-            bytes,
-            etag,
-            last_modified,
-        })
+        Ok(bytes)
     }
 }
 

@@ -63,7 +63,7 @@ impl Publisher {
                 .logins
                 .login(feed.url.as_str(), auth, source.plain_http)
                 .map_err(PublishError::Sealing)?;
-            feed.login = Some(login.clone());
+            feed.read.login = Some(login.clone());
             logins.push((feed.url.to_string(), login));
         }
         Ok(logins)

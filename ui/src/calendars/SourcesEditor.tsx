@@ -5,6 +5,7 @@ import { useLayoutEffect, useRef, type ReactNode } from 'react';
 import { ArrowDown, ArrowUp, Plus, Trash2, TriangleAlert } from 'lucide-react';
 import { fetchedWhen } from '../lib/when';
 import { formatBytes, formatEventCount } from '../lib/units';
+import { CaldavPicker } from './CaldavPicker';
 import {
   MAX_SOURCES,
   serverError,
@@ -19,6 +20,7 @@ import {
   type SourcesState,
 } from './sources';
 import { SourceLogin } from './SourceLogin';
+import type { GivenLogin } from './sourceLogin';
 
 interface Props {
   sources: SourcesState;
@@ -61,6 +63,11 @@ export function SourcesEditor({ sources, names, problems, reports, previewError,
       return added ? inputId(added.key, 'url') : null;
     });
   };
+  const addCaldav = (source: { url: string; label: string; auth: GivenLogin }) =>
+    act({ type: 'addCaldav', ...source }, (next) => {
+      const added = next.rows[next.rows.length - 1];
+      return added ? inputId(added.key, 'url') : null;
+    });
   const remove = (row: SourceRow) =>
     act({ type: 'remove', key: row.key }, (next) => {
       // Back to one address: the button that makes a list again. Else the feed now in its place.
@@ -116,6 +123,7 @@ export function SourcesEditor({ sources, names, problems, reports, previewError,
         <p className="cal-editor__url">{only?.url}</p>
         {only && loginOf(only, 1)}
         {addButton}
+        <CaldavPicker full={full} onAdd={addCaldav} />
       </div>
     );
   }
@@ -148,6 +156,7 @@ export function SourcesEditor({ sources, names, problems, reports, previewError,
       </p>
       <div className="cal-sources__foot">
         {addButton}
+        <CaldavPicker full={full} onAdd={addCaldav} />
         <p id="cal-sources-full" className="hint" role="status">
           {full ? SOURCES_FULL_TEXT : ''}
         </p>

@@ -8,6 +8,8 @@ import { count, isRecord, listOf, nonEmpty, orNull, parseOrNull, record, text, t
 import { MAPPING_FIELDS, type Mapping, type MappingField } from './calendar';
 import type { CalendarConfig } from './options';
 import type { SampleEvent } from './samples';
+import { FoundCalendarsSchema, type FoundCalendar } from './caldav';
+import type { GivenLogin } from './sourceLogin';
 import type { CalendarOwner, FeedSource, FeedWire } from './sources';
 
 export class ApiError extends Error {
@@ -306,6 +308,11 @@ export async function previewConfig(wire: FeedWire, config: CalendarConfig, publ
     'url' in wire ? { url: wire.url, config } : { config: { ...config, sources: wire.sources }, ...(wire.calendar ? { calendar: wire.calendar.id } : {}) };
   const owner = 'url' in wire ? undefined : wire.calendar;
   return parsePreviewAnswer(await call('/api/preview', jsonInit('POST', body, { ...keyHeader(publishKey), ...ownerHeader(owner) })));
+}
+
+/** A CalDAV account's calendars (POST /api/caldav/calendars), for the editor to choose from. */
+export async function findCaldavCalendars(request: { url: string; auth: GivenLogin }, publishKey: string | null = null): Promise<FoundCalendar[]> {
+  return parseAnswer(FoundCalendarsSchema, await call('/api/caldav/calendars', jsonInit('POST', request, keyHeader(publishKey)))).calendars;
 }
 
 export async function publishCalendar(request: PublishRequest, publishKey: string | null): Promise<PublishAnswer> {

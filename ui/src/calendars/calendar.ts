@@ -54,9 +54,13 @@ const MappingSchema = v.fallback(
 /** A hosting field: kept when it holds text, dropped (key and all) otherwise. */
 const hostingField = v.fallback(v.optional(filled), undefined);
 
-/** One source without a label, a prefix or a login is the plain address: `sources` is then left out (sources.ts). */
+/** One source without a label, a prefix, a kind or a login is the plain address: `sources` is then left out (sources.ts). */
 const isPlainOne = (sources: FeedSource[]) =>
-  sources.length === 1 && sources[0]?.label === undefined && sources[0]?.prefix === undefined && sources[0]?.auth === undefined;
+  sources.length === 1 &&
+  sources[0]?.label === undefined &&
+  sources[0]?.prefix === undefined &&
+  sources[0]?.kind === undefined &&
+  sources[0]?.auth === undefined;
 
 /**
  * One calendar as `calendars:v1` stores it (DESIGN.md "Browser storage"). Without a valid id and a

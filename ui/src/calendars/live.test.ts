@@ -20,6 +20,18 @@ describe('live state', () => {
       '{"config":{"mapping":{"DESCRIPTION":"${DESCRIPTION}","DTEND":"${DTEND}","DTSTART":"${DTSTART}","LOCATION":"${LOCATION}","SUMMARY":"${SUMMARY}"}},"name":"Work","url":"https://example.com/a.ics"}',
     );
   });
+  it('keeps a source’s login as being there, never its password (the fingerprint is stored)', () => {
+    const dav = { url: 'https://dav.example/alice/work/', kind: 'caldav' as const };
+    const published = publishFingerprint(
+      { name: 'Work', sources: [{ ...dav, auth: { username: 'alice', password: 'secret' } }] },
+      defaultMapping(),
+      emptyOptions(),
+    );
+    expect(published).not.toContain('secret');
+    expect(published).toContain('"auth":"set"');
+    expect(liveState(published, publishFingerprint({ name: 'Work', sources: [{ ...dav, auth: 'set' }] }, defaultMapping(), emptyOptions()))).toBe('live');
+    expect(liveState(published, publishFingerprint({ name: 'Work', sources: [dav] }, defaultMapping(), emptyOptions()))).toBe('changed');
+  });
   it('a changed source, prefix or label of a merged calendar is a change', () => {
     const sources = [
       { url: 'https://example.com/a.ics', prefix: '[A] ' },

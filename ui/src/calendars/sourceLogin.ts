@@ -20,6 +20,9 @@ export type SourceLogin =
 /** A login on the wire: in full, or "set" (the stored one, kept). */
 export type LoginWire = { username: string; password: string } | { token: string } | 'set';
 
+/** A login given in full. */
+export type GivenLogin = Exclude<LoginWire, 'set'>;
+
 export type LoginField = 'username' | 'password' | 'token';
 
 export type LoginAction =
@@ -56,7 +59,7 @@ export function loginReducer(login: SourceLogin, action: LoginAction): SourceLog
 }
 
 /** The login given in full, or null while a part is missing. */
-function complete(login: Extract<SourceLogin, { state: 'form' }>): Exclude<LoginWire, 'set'> | null {
+function complete(login: Extract<SourceLogin, { state: 'form' }>): GivenLogin | null {
   if (login.method === 'token') return login.token === '' ? null : { token: login.token };
   return login.username === '' || login.password === '' ? null : { username: login.username, password: login.password };
 }
@@ -79,6 +82,12 @@ export function loginToStore(login: SourceLogin | undefined): 'set' | undefined 
   if (login.state === 'saved' || (login.state === 'form' && login.replacing)) return 'set';
   return undefined;
 }
+
+/** A login given in full elsewhere (the CalDAV picker's), held as if typed here: sent with reads until a publish stores it. */
+export const loginGiven = (given: GivenLogin): SourceLogin =>
+  'token' in given
+    ? { state: 'form', method: 'token', username: '', password: '', token: given.token, replacing: false }
+    : { state: 'form', method: 'basic', username: given.username, password: given.password, token: '', replacing: false };
 
 /** A stored source's `auth` read back: only "set" means anything. */
 export const loginOfStored = (auth: unknown): SourceLogin => (auth === 'set' ? { state: 'saved' } : NO_LOGIN);

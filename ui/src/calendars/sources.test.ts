@@ -29,7 +29,7 @@ const TEAM = 'https://work.example/team.ics';
 
 const run = (state: SourcesState, ...actions: SourcesAction[]) => actions.reduce(sourcesReducer, state);
 const one = (url = WORK) => initialSources(null, url);
-const rows = (...sources: Partial<SourceRow>[]): SourceRow[] => sources.map((s, key) => ({ key, url: '', label: '', prefix: '', ...s }));
+const rows = (...sources: Partial<SourceRow>[]): SourceRow[] => sources.map((s, key) => ({ key, url: '', label: '', prefix: '', kind: 'feed' as const, ...s }));
 
 /** Work and Home as two rows, the second with a prefix. */
 function two(): SourcesState {
@@ -232,6 +232,67 @@ describe('sources: what is sent', () => {
       url: HOME,
       sources: [{ url: HOME, label: 'Home' }, { url: WORK }],
     });
+  });
+});
+
+describe('sources: CalDAV calendars', () => {
+  const login = { username: 'alice', password: 'secret' };
+  const DAV = 'https://dav.example/alice/work/';
+
+  it('a chosen CalDAV calendar becomes a source of its own, listed, named by its name', () => {
+    const state = run(one(), { type: 'addCaldav', url: DAV, label: 'Work', auth: login });
+    expect(state.listed).toBe(true);
+    expect(state.rows.map((r) => [r.url, r.label, r.kind])).toEqual([
+      [WORK, '', 'feed'],
+      [DAV, 'Work', 'caldav'],
+    ]);
+    expect(state.committed).toBe(state.rows);
+    expect(publishTarget(state.rows)?.wire).toEqual({ sources: [{ url: WORK }, { url: DAV, label: 'Work', kind: 'caldav', auth: login }] });
+    // The editor reads it with its kind and login, without its label.
+    expect(readTarget(state.committed)?.wire).toEqual({ sources: [{ url: WORK }, { url: DAV, kind: 'caldav', auth: login }] });
+  });
+
+  it('a calendar without an address takes it as its one source, sent as sources (a one-source calendar)', () => {
+    const state = run(one(''), { type: 'addCaldav', url: DAV, label: 'Work', auth: login });
+    expect(state.rows.map((r) => r.url)).toEqual([DAV]);
+    expect(publishTarget(state.rows)?.wire).toEqual({ sources: [{ url: DAV, label: 'Work', kind: 'caldav', auth: login }] });
+    // Removing the other feeds down to a CalDAV one keeps it a source, not a plain address.
+    const back = run(one(), { type: 'addCaldav', url: DAV, label: '', auth: login }, { type: 'remove', key: 0 });
+    expect(back.listed).toBe(true);
+    expect(wireOf([{ url: DAV, kind: 'caldav' }])).toEqual({ sources: [{ url: DAV, kind: 'caldav' }] });
+  });
+
+  it('never stores the password; once a publish stores the login it is "Login saved" like any source’s', () => {
+    const state = run(one(''), { type: 'addCaldav', url: DAV, label: 'Work', auth: login });
+    // Given, not stored yet: the browser keeps no login at all (the server has none to open).
+    expect(state.rows[0]?.login).toMatchObject({ state: 'form', method: 'basic', username: 'alice', replacing: false });
+    const given = storedFeed(state.rows);
+    expect(given).toEqual({ url: DAV, sources: [{ url: DAV, label: 'Work', kind: 'caldav' }] });
+    expect(JSON.stringify(given)).not.toContain('secret');
+    // Published: the login is the saved one, sent as "set" and stored as "set", the kind kept.
+    const published = run(state, { type: 'loginsSaved' });
+    expect(published.rows[0]?.login).toEqual({ state: 'saved' });
+    expect(publishTarget(published.rows)?.wire).toEqual({ sources: [{ url: DAV, label: 'Work', kind: 'caldav', auth: 'set' }] });
+    const stored = storedFeed(published.rows);
+    expect(stored).toEqual({ url: DAV, sources: [{ url: DAV, label: 'Work', kind: 'caldav', auth: 'set' }] });
+    // Read back, the row is a CalDAV calendar with its login saved.
+    const reopened = initialSources(stored, DAV);
+    expect(reopened.listed).toBe(true);
+    expect(reopened.rows.map((r) => [r.kind, r.login])).toEqual([['caldav', { state: 'saved' }]]);
+    // A password found in storage is never read back as a login.
+    const read = parseCalendar({ ...saved({ url: DAV }), sources: [{ url: DAV, kind: 'caldav', auth: { username: 'a', password: 'leaked' } }] });
+    expect(read?.sources).toEqual([{ url: DAV, kind: 'caldav' }]);
+  });
+
+  it('a token found with the picker is a token login', () => {
+    const state = run(one(''), { type: 'addCaldav', url: DAV, label: 'Work', auth: { token: 't0k' } });
+    expect(readTarget(state.committed)?.wire).toEqual({ sources: [{ url: DAV, kind: 'caldav', auth: { token: 't0k' } }] });
+  });
+
+  it('adds none past ten sources', () => {
+    let state = one();
+    for (let i = 1; i < MAX_SOURCES; i++) state = run(state, { type: 'add' }, { type: 'set', key: i, input: 'url', value: `${TEAM}?${i}` });
+    expect(run(state, { type: 'addCaldav', url: DAV, label: 'W', auth: login })).toBe(state);
   });
 });
 

@@ -12,12 +12,14 @@ import * as v from 'valibot';
 import { isRecord } from '../lib/schema';
 import { checkFeedUrl } from './feedUrl';
 import {
+  loginGiven,
   loginOfStored,
   loginProblem,
   loginReducer,
   loginToSend,
   loginToStore,
   sameLogin,
+  type GivenLogin,
   type LoginAction,
   type LoginWire,
   type SourceLogin,
@@ -36,6 +38,8 @@ export interface FeedSource {
   url: string;
   prefix?: string;
   label?: string;
+  /** A CalDAV calendar (read with a REPORT) rather than a feed. */
+  kind?: 'caldav';
   /** Its login (sourceLogin.ts): in full on a read or publish that gives it, else "set". */
   auth?: LoginWire;
   /** The owner lets the login travel unencrypted over plain http. */
@@ -61,7 +65,9 @@ export interface SourceRow {
   url: string;
   label: string;
   prefix: string;
-  /** Its login (absent: none). */
+  /** A CalDAV calendar (read with a REPORT) rather than a feed. */
+  kind: 'feed' | 'caldav';
+  /** Its login (absent: none), a CalDAV calendar's as a feed's. */
   login?: SourceLogin;
   /** Its login may travel over plain http (absent: no). */
   plainHttp?: boolean;
@@ -83,6 +89,8 @@ export interface SourcesState {
 
 export type SourcesAction =
   | { type: 'add' }
+  /** A CalDAV calendar chosen from an account's list: a row of its own, named by its name, with the login it was found with. */
+  | { type: 'addCaldav'; url: string; label: string; auth: GivenLogin }
   | { type: 'remove'; key: number }
   | { type: 'move'; key: number; delta: -1 | 1 }
   | { type: 'set'; key: number; input: SourceText; value: string }
@@ -101,6 +109,7 @@ const row = (key: number, source: Partial<FeedSource> = {}): SourceRow => ({
   url: source.url ?? '',
   label: source.label ?? '',
   prefix: source.prefix ?? '',
+  kind: source.kind ?? 'feed',
   ...(source.auth === 'set' ? { login: loginOfStored(source.auth) } : {}),
   ...(source.plainHttp === true ? { plainHttp: true } : {}),
 });
@@ -119,12 +128,12 @@ export function initialSources(stored: { url: string; sources?: FeedSource[] } |
   const rows = sources.map((source, i) => row(i, source));
   // One feed whose only addition is a login opens as the one address it was (with its login).
   const [only] = stored?.sources ?? [];
-  const loginOnly = stored?.sources?.length === 1 && only !== undefined && only.label === undefined && only.prefix === undefined;
+  const loginOnly = stored?.sources?.length === 1 && only !== undefined && only.label === undefined && only.prefix === undefined && only.kind === undefined;
   const listed = Boolean(stored && stored.url === url && stored.sources && !loginOnly);
   return { rows, listed, committed: rows, nextKey: rows.length, serverErrors: {} };
 }
 
-const isPlain = (r: SourceRow) => r.label.trim() === '' && r.prefix === '';
+const isPlain = (r: SourceRow) => r.label.trim() === '' && r.prefix === '' && r.kind === 'feed';
 const sameRows = (a: readonly SourceRow[], b: readonly SourceRow[]) =>
   a.length === b.length &&
   a.every(
@@ -133,6 +142,7 @@ const sameRows = (a: readonly SourceRow[], b: readonly SourceRow[]) =>
       r.url === b[i].url &&
       r.label === b[i].label &&
       r.prefix === b[i].prefix &&
+      r.kind === b[i].kind &&
       sameLogin(r.login, b[i].login) &&
       Boolean(r.plainHttp) === Boolean(b[i].plainHttp),
   );
@@ -148,6 +158,15 @@ export function sourcesReducer(state: SourcesState, action: SourcesAction): Sour
     case 'add': {
       if (state.rows.length >= MAX_SOURCES) return state;
       const rows = [...state.rows, row(state.nextKey)];
+      return { ...state, rows, committed: rows, listed: true, nextKey: state.nextKey + 1 };
+    }
+    case 'addCaldav': {
+      // Its login is a source's login like any other: sent with its reads, stored by the publish ("Login saved").
+      const added: SourceRow = { ...row(state.nextKey), url: action.url, label: action.label, kind: 'caldav', login: loginGiven(action.auth) };
+      // A calendar that has no address yet takes the chosen calendar as its one source.
+      const kept = state.rows.filter((r) => r.url.trim() !== '' || state.rows.length > 1);
+      if (kept.length >= MAX_SOURCES) return state;
+      const rows = [...kept, added];
       return { ...state, rows, committed: rows, listed: true, nextKey: state.nextKey + 1 };
     }
     case 'remove': {
@@ -278,6 +297,7 @@ function toSource(r: SourceRow, withLabel = true, store = false): FeedSource {
     url: r.url.trim(),
     ...(r.prefix !== '' ? { prefix: spacedPrefix(r.prefix) } : {}),
     ...(withLabel && label !== '' ? { label } : {}),
+    ...(r.kind === 'caldav' ? { kind: r.kind } : {}),
     ...(auth !== undefined ? { auth } : {}),
     ...(auth !== undefined && r.plainHttp ? { plainHttp: true as const } : {}),
   };
@@ -292,7 +312,8 @@ export const cleanRows = (rows: readonly SourceRow[]): SourceRow[] => rows.filte
  */
 export function wireOf(sources: readonly FeedSource[]): FeedWire {
   const [only] = sources;
-  if (sources.length === 1 && only && only.prefix === undefined && only.label === undefined && only.auth === undefined) return { url: only.url };
+  const plain = only && only.prefix === undefined && only.label === undefined && only.kind === undefined && only.auth === undefined;
+  if (sources.length === 1 && only && plain) return { url: only.url };
   return { sources: [...sources] };
 }
 
@@ -352,7 +373,8 @@ export const StoredSourcesSchema = v.pipe(
       const label = text(item.label);
       // Of a login, only "set" is ever kept.
       const login = item.auth === 'set' ? { auth: 'set' as const, ...(item.plainHttp === true ? { plainHttp: true as const } : {}) } : {};
-      return [{ url: item.url, ...(prefix !== undefined ? { prefix } : {}), ...(label !== undefined ? { label } : {}), ...login }];
+      const kind = item.kind === 'caldav' ? { kind: 'caldav' as const } : {};
+      return [{ url: item.url, ...(prefix !== undefined ? { prefix } : {}), ...(label !== undefined ? { label } : {}), ...kind, ...login }];
     }),
   ),
   v.check((sources) => sources.length >= 1 && sources.length <= MAX_SOURCES),
