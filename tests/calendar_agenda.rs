@@ -3,7 +3,8 @@
 //! feed's time zone, what the hosted feed holds (filters, overrides, privacy, window), past
 //! events absent, series expanded; nothing without `"agenda": true`; framing allowed on the page
 //! alone; ETag and 304; a view costing what a poll does, within the same allowance; an alias
-//! served as the feed, kept through a republish, 410 after the delete, bounded.
+//! served as the feed, kept through a republish, 410 after the delete, bounded, and listed
+//! (newest first) in the calendar's status to the holder of its edit token alone.
 
 mod common;
 #[path = "common/upstream.rs"]
@@ -473,4 +474,73 @@ async fn a_new_address_for_google_is_served_as_the_feed_until_the_calendar_is_de
     assert_eq!(server.get("/cal/work.ics").await.status(), StatusCode::GONE);
     assert_eq!(server.get(&path).await.status(), StatusCode::GONE);
     assert_eq!(server.get("/cal/work").await.status(), StatusCode::GONE);
+}
+
+async fn status_with(server: &TestServer, token: Option<&str>) -> reqwest::Response {
+    let mut request = server.client.get(server.url("/api/calendars/work/status"));
+    if let Some(token) = token {
+        request = request.header(AUTHORIZATION, format!("Bearer {token}"));
+    }
+    request.send().await.expect("sent")
+}
+
+async fn google_addresses(server: &TestServer, token: &str) -> Vec<String> {
+    let answer = status_with(server, Some(token)).await;
+    assert_eq!(answer.status(), StatusCode::OK);
+    let status: Value = answer.json().await.expect("json");
+    // Still the status the health section reads.
+    assert!(status["subscribers"].is_array(), "{status}");
+    status["googleAddresses"]
+        .as_array()
+        .unwrap_or_else(|| panic!("googleAddresses in {status}"))
+        .iter()
+        .map(|a| a.as_str().expect("an address").to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn the_status_lists_the_addresses_made_for_google_newest_first_to_the_token_holder_only() {
+    let upstream = Upstream::start().await;
+    upstream.set_body(feed());
+    let server = TestServer::calendars(|_| {}).await;
+    let made = publish(
+        &server,
+        calendar("work", &upstream.url("/work.ics"), json!({})),
+        None,
+    )
+    .await;
+    let token = made["editToken"].as_str().expect("token").to_owned();
+    assert_eq!(
+        google_addresses(&server, &token).await,
+        Vec::<String>::new()
+    );
+
+    let first: Value = new_alias(&server, "work", Some(&token))
+        .await
+        .json()
+        .await
+        .expect("json");
+    let first = first["url"].as_str().expect("url").to_owned();
+    // Listed as made: the address the editor showed, so it can show it again after a reload.
+    assert_eq!(google_addresses(&server, &token).await, vec![first.clone()]);
+
+    let second: Value = new_alias(&server, "work", Some(&token))
+        .await
+        .json()
+        .await
+        .expect("json");
+    let second = second["url"].as_str().expect("url").to_owned();
+    assert_ne!(first, second);
+    assert_eq!(
+        google_addresses(&server, &token).await,
+        vec![second.clone(), first.clone()]
+    );
+
+    // Not without the calendar's edit token: nothing of the status, the addresses included.
+    for token in [None, Some("wrong-token-0000000000000000")] {
+        let refused = status_with(&server, token).await;
+        assert_eq!(refused.status(), StatusCode::FORBIDDEN);
+        let body = refused.text().await.expect("text");
+        assert!(!body.contains("work~"), "{body}");
+    }
 }

@@ -2,11 +2,12 @@
 //! every 8 to 24 hours whatever the feed asks, but fetches a new address at once, so the editor
 //! offers "A new address for Google". An alias, `/cal/{id}~{10 hex}.ics`, is kept in SQL
 //! (`calendar_aliases`), made with the calendar's edit token (`POST
-//! /api/calendars/{id}/aliases`), at most [`MAX_ALIASES`] per calendar, and served exactly as
-//! `/cal/{id}.ics` is (the same render, budgets and allowance of polls, counted as that
-//! calendar's polls); the old addresses stay served. `~` is not a character of calendar ids,
-//! so an alias never names another calendar. Deleting the calendar deletes its aliases, which
-//! are answered 410 afterwards as its own address is.
+//! /api/calendars/{id}/aliases`; listed newest first as `googleAddresses` in the calendar's
+//! status, so its editor shows the one given to Google again), at most [`MAX_ALIASES`] per
+//! calendar, and served exactly as `/cal/{id}.ics` is (the same render, budgets and allowance
+//! of polls, counted as that calendar's polls); the old addresses stay served. `~` is not a
+//! character of calendar ids, so an alias never names another calendar. Deleting the calendar
+//! deletes its aliases, which are answered 410 afterwards as its own address is.
 
 use std::collections::HashMap;
 use std::sync::RwLock;
@@ -81,11 +82,14 @@ pub fn is_alias(stem: &str) -> bool {
     })
 }
 
-/// The aliases of calendar `id` (before it is deleted, so they are answered 410 after).
+/// The aliases of calendar `id`, newest first: for its status (its editor shows the newest, the
+/// one given to Google last), and before it is deleted, so they are answered 410 after.
 pub async fn of(db: &Db, id: String) -> Result<Vec<String>, StoreError> {
     db.read(move |conn| {
-        let mut statement =
-            conn.prepare("SELECT alias FROM calendar_aliases WHERE calendar_id = ?1")?;
+        let mut statement = conn.prepare(
+            "SELECT alias FROM calendar_aliases WHERE calendar_id = ?1
+             ORDER BY created_at DESC, rowid DESC",
+        )?;
         let aliases = statement
             .query_map([&id], |r| r.get(0))?
             .collect::<Result<Vec<String>, _>>()?;

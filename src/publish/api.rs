@@ -278,14 +278,16 @@ pub async fn unpublish(
 }
 
 /// `GET /api/calendars/{id}/status` (the calendar's edit token as `Authorization: Bearer`, or
-/// the publish key): how its source has been doing and who reads it.
+/// the publish key): how its source has been doing and who reads it, and the addresses made for
+/// Google (`aliases`), newest first, so the editor shows the one its owner gave Google again.
 pub async fn status(
     State(state): State<CalendarState>,
     caller: Caller<ReadingStatus>,
     headers: HeaderMap,
     Path(id): Path<String>,
-) -> Result<Json<StatusAnswer>, AppError> {
+) -> Result<Json<EditorStatusAnswer>, AppError> {
     validate::validate_id(&id)?;
+    let base = public_base(&state, &headers)?;
     // The owner's key was compared at admission; a token is compared only for others.
     let given = if caller.owner {
         None
@@ -303,7 +305,26 @@ pub async fn status(
         Access::NotFound => return Err(RouteError::NoSuchCalendar(id).into()),
         Access::Forbidden => return Err(RouteError::StatusTokenNeeded.into()),
     };
-    Ok(Json(status_answer(&state, &id, url).await?))
+    let status = status_answer(&state, &id, url).await?;
+    let google_addresses = aliases::of(&state.db, id)
+        .await?
+        .into_iter()
+        .map(|alias| format!("{base}/cal/{alias}.ics"))
+        .collect();
+    Ok(Json(EditorStatusAnswer {
+        status,
+        google_addresses,
+    }))
+}
+
+/// The status route's answer: the status (as the owner page has it too) and the calendar's
+/// addresses for Google, newest first.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EditorStatusAnswer {
+    #[serde(flatten)]
+    status: StatusAnswer,
+    google_addresses: Vec<String>,
 }
 
 /// Calendar `id`'s status (its source at `url`, or each of its sources), for its editor and the

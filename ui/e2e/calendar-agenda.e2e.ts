@@ -1,8 +1,8 @@
 // The agenda page (issue 36) in Chromium against the real binary and a loopback upstream: the
 // editor's "Agenda page" option, its link and <iframe> snippet once published, Google's slow
-// refresh with "A new address for Google"; the page itself readable with JavaScript off, axe 0
-// light and dark on a phone and a desktop, nothing moving while it loads, framed by another site
-// while the app is not.
+// refresh with "A new address for Google" (shown again after a reload, nothing moving); the page
+// itself readable with JavaScript off, axe 0 light and dark on a phone and a desktop, nothing
+// moving while it loads, framed by another site while the app is not.
 import { describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { axe, describeViolations } from './support/axe';
@@ -71,6 +71,45 @@ describe('calendars: the agenda page', () => {
       await page.emulateMedia({ colorScheme: scheme });
       await page.waitForTimeout(200);
       await noViolations(page, `editor with the agenda and Google parts (${scheme})`);
+    }
+
+    // After a reload the address given to Google is shown again (the calendar's status lists it),
+    // in the room the section kept for it: with the answers held back as from a Pi, the section's
+    // height never changes from its first frame, so nothing below it moves when the address comes.
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.route(/\/api\//, async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      await route.continue();
+    });
+    await page.addInitScript(() => {
+      // Each frame from the section's first: its height, and whether the note stood in for the address.
+      const frames: { height: number; note: boolean }[] = [];
+      (window as unknown as { __frames: typeof frames }).__frames = frames;
+      const sample = () => {
+        const section = document.querySelector('section[aria-labelledby="cal-google-title"]');
+        if (section) frames.push({ height: Math.round(section.getBoundingClientRect().height), note: section.querySelector('.cal-google__note') !== null });
+        if (frames.length < 400) requestAnimationFrame(sample);
+      };
+      requestAnimationFrame(sample);
+    });
+    for (const width of [1280, 360]) {
+      await page.setViewportSize({ width, height: 800 });
+      await page.reload();
+      const again = page.getByLabel('The newest address for Google');
+      await again.waitFor();
+      await expect(again.inputValue()).resolves.toBe(address);
+      await page.waitForTimeout(1000);
+      const frames = await page.evaluate(() => (window as unknown as { __frames: { height: number; note: boolean }[] }).__frames);
+      const heights = frames.map((frame) => frame.height);
+      // Drawn before the answer came (the note in the address's room), and the same height after.
+      expect(frames[0]?.note, `${width}px: the first frame`).toBe(true);
+      expect(frames.at(-1)?.note, `${width}px: the last frame`).toBe(false);
+      expect(new Set(heights), `${width}px: the section's heights, frame by frame: ${heights.join(' ')}`).toEqual(new Set([heights[0]]));
+    }
+    for (const scheme of SCHEMES) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.waitForTimeout(200);
+      await noViolations(page, `editor showing the address for Google again (${scheme})`);
     }
   });
 

@@ -463,7 +463,7 @@ function CalendarEditor({ id, url, nameParam }: { id: string; url: string; nameP
         />
       )}
       {hosting.hostedUrl && agendaPublished(hosting.publishedConfig) && <AgendaLinks hostedUrl={hosting.hostedUrl} name={name} />}
-      {hosting.hostedUrl && <GoogleAddress id={id} editToken={hosting.editToken} />}
+      {hosting.hostedUrl && <GoogleAddress id={id} editToken={hosting.editToken} health={health.view} />}
       {health.view && <CalendarHealth view={health.view} onCheck={health.check} />}
 
       <div className="cal-editor__panels">

@@ -1,5 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { agendaJsonUrl, agendaPublished, agendaUrl, iframeSnippet } from './agenda';
+import { describeHealth } from '../lib/feedHealth';
+import {
+  agendaJsonUrl,
+  agendaPublished,
+  agendaUrl,
+  GOOGLE_LOOKING_TEXT,
+  GOOGLE_NEW_LABEL,
+  GOOGLE_NEWEST_LABEL,
+  GOOGLE_NONE_TEXT,
+  GOOGLE_UNKNOWN_TEXT,
+  googleAddressShown,
+  iframeSnippet,
+} from './agenda';
 import { defaultMapping } from './calendar';
 import { buildConfig, emptyOptions, isEmptyOptions, optionsReducer } from './options';
 
@@ -32,5 +44,35 @@ describe('the "Agenda page" option', () => {
     const off = optionsReducer(on, { type: 'setAgenda', agenda: false });
     expect('agenda' in buildConfig(defaultMapping(), off)).toBe(false);
     expect(isEmptyOptions(off)).toBe(true);
+  });
+});
+
+describe("the Google section's address", () => {
+  const at = new Date('2026-11-28T02:00:00Z');
+  const ready = (googleAddress: string | null) => ({
+    kind: 'ready' as const,
+    report: describeHealth({ upstream: null, subscribers: [], flagged: false }, at),
+    checkedAt: at,
+    googleAddress,
+  });
+  const saved = 'https://cal.example/cal/work~0123456789.ics';
+  const made = 'https://cal.example/cal/work~abcdef0123.ics';
+
+  it("shows the newest address the calendar's status lists, as after a reload", () => {
+    expect(googleAddressShown(null, { state: 'done', result: ready(saved) })).toEqual({ kind: 'address', url: saved, label: GOOGLE_NEWEST_LABEL });
+    // The previous answer stays while the next check is on its way.
+    expect(googleAddressShown(null, { state: 'checking', last: ready(saved) })).toEqual({ kind: 'address', url: saved, label: GOOGLE_NEWEST_LABEL });
+  });
+
+  it('shows the address just made over what the status said', () => {
+    expect(googleAddressShown(made, { state: 'done', result: ready(saved) })).toEqual({ kind: 'address', url: made, label: GOOGLE_NEW_LABEL });
+    expect(googleAddressShown(made, null)).toEqual({ kind: 'address', url: made, label: GOOGLE_NEW_LABEL });
+  });
+
+  it('says why there is none: still looking, none made, or the status could not be read', () => {
+    expect(googleAddressShown(null, { state: 'checking', last: null })).toEqual({ kind: 'note', text: GOOGLE_LOOKING_TEXT });
+    expect(googleAddressShown(null, { state: 'done', result: ready(null) })).toEqual({ kind: 'note', text: GOOGLE_NONE_TEXT });
+    expect(googleAddressShown(null, { state: 'done', result: { kind: 'failed', message: 'no' } })).toEqual({ kind: 'note', text: GOOGLE_UNKNOWN_TEXT });
+    expect(googleAddressShown(null, null)).toEqual({ kind: 'note', text: GOOGLE_UNKNOWN_TEXT });
   });
 });

@@ -178,7 +178,7 @@ describe('calls of the editor', () => {
       sent.push(new Headers(init.headers));
       return Promise.resolve(new Response(JSON.stringify({ subscribers: [], flagged: true }), { status: 200 }));
     });
-    await expect(fetchCalendarStatus('a-1', 't0k', 'k1')).resolves.toEqual({ upstream: null, subscribers: [], flagged: true });
+    await expect(fetchCalendarStatus('a-1', 't0k', 'k1')).resolves.toEqual({ upstream: null, subscribers: [], flagged: true, googleAddresses: [] });
     await fetchCalendarStatus('a-1', 't0k', null);
     await fetchCalendarStatus('a-1', null, 'k1');
     expect(paths).toEqual(['/api/calendars/a-1/status', '/api/calendars/a-1/status', '/api/calendars/a-1/status']);
@@ -187,6 +187,15 @@ describe('calls of the editor', () => {
       ['Bearer t0k', null],
       [null, 'k1'],
     ]);
+  });
+
+  it("read a status's addresses for Google, newest first, keeping only http(s) addresses", async () => {
+    const newest = 'https://cal.example/cal/a-1~0123456789.ics';
+    const older = 'http://127.0.0.1:8080/cal/a-1~abcdef0123.ics';
+    stubFetch(200, { subscribers: [], flagged: false, googleAddresses: [newest, 'javascript:alert(1)', '', 42, 'cal/a-1~x.ics', older] });
+    await expect(fetchCalendarStatus('a-1', 't0k', null)).resolves.toMatchObject({ flagged: false, googleAddresses: [newest, older] });
+    stubFetch(200, { subscribers: [], flagged: false, googleAddresses: 'nope' });
+    await expect(fetchCalendarStatus('a-1', 't0k', null)).resolves.toMatchObject({ googleAddresses: [] });
   });
 
   it('refuse a status that is not an object, and carry its refusals', async () => {

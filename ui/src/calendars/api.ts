@@ -1,9 +1,9 @@
 // The server calls of the calendar tool (src/publish/api.rs): the feed as the editor sees it (one
-// address, or the merged sources), the preview render, publishing and unpublishing, and a
-// published calendar's status. Answers are checked before use; failures become an ApiError
+// address, or the merged sources), the preview render, publishing and unpublishing, a published
+// calendar's status and its second addresses for Google. Answers are checked before use; failures become an ApiError
 // carrying the HTTP status, the server's own words and the input they are about.
 import * as v from 'valibot';
-import { CalendarStatusSchema, type CalendarStatus } from '../lib/feedHealth';
+import { CalendarStatusSchema } from '../lib/feedHealth';
 import { count, isRecord, listOf, nonEmpty, orNull, parseOrNull, record, text, textsOf } from '../lib/schema';
 import { MAPPING_FIELDS, type Mapping, type MappingField } from './calendar';
 import type { CalendarConfig } from './options';
@@ -146,6 +146,15 @@ const PreviewAnswerSchema = record({
 
 const ErrorAnswerSchema = record({ error: nonEmpty, field: orNull(nonEmpty) });
 
+/** An address the server hosts a feed at: an http(s) URL, nothing else. */
+const hostedAddress = v.pipe(v.string(), v.url(), v.regex(/^https?:\/\//));
+
+/**
+ * GET /api/calendars/{id}/status: the health (feedHealth.ts reads it, as it reads the owner page's)
+ * and the addresses made for Google, newest first; an address that is none is dropped.
+ */
+const StatusAnswerSchema = v.intersect([CalendarStatusSchema, record({ googleAddresses: listOf(hostedAddress) })]);
+
 export type FeedAnswer = v.InferOutput<typeof FeedAnswerSchema>;
 export type SourceStatus = v.InferOutput<typeof SourceStatusSchema>;
 export type TemplateError = v.InferOutput<typeof TemplateErrorSchema>;
@@ -153,6 +162,7 @@ export type MappingRender = v.InferOutput<typeof MappingRenderSchema>;
 export type TemplateRender = v.InferOutput<typeof TemplateRenderSchema>;
 export type PublishAnswer = v.InferOutput<typeof PublishAnswerSchema>;
 export type PreviewAnswer = v.InferOutput<typeof PreviewAnswerSchema>;
+export type StatusAnswer = v.InferOutput<typeof StatusAnswerSchema>;
 
 /**
  * The config's keys (mapping, filters, window, …) beside the calendar's id, name and feed: its
@@ -172,7 +182,7 @@ export const answerSchemas = {
   publish: PublishAnswerSchema,
   preview: PreviewAnswerSchema,
   error: ErrorAnswerSchema,
-  status: CalendarStatusSchema,
+  status: StatusAnswerSchema,
 };
 
 function malformed(): ApiError {
@@ -191,7 +201,7 @@ export const parseTemplateRender = (value: unknown): TemplateRender => parseAnsw
 export const parsePublishAnswer = (value: unknown): PublishAnswer => parseAnswer(PublishAnswerSchema, value);
 export const parsePreviewAnswer = (value: unknown): PreviewAnswer => parseAnswer(PreviewAnswerSchema, value);
 /** Lenient inside (see health.ts): only an answer that is no JSON object is refused. */
-export const parseStatusAnswer = (value: unknown): CalendarStatus => parseAnswer(CalendarStatusSchema, value);
+export const parseStatusAnswer = (value: unknown): StatusAnswer => parseAnswer(StatusAnswerSchema, value);
 
 export interface ErrorAnswer {
   message: string;
@@ -332,7 +342,7 @@ export async function unpublishCalendar(id: string, editToken: string, publishKe
   }
 }
 
-const GoogleAddressSchema = record({ url: nonEmpty, count, max: count });
+const GoogleAddressSchema = record({ url: hostedAddress, count, max: count });
 export type GoogleAddress = v.InferOutput<typeof GoogleAddressSchema>;
 
 /** A second hosted address of calendar `id` (aliases: the same feed, which Google fetches at once). */
@@ -342,11 +352,11 @@ export async function makeGoogleAddress(id: string, editToken: string, publishKe
 }
 
 /**
- * How a published calendar is doing: its source and the calendar apps polling it. Needs the edit
- * token or the site's key (either may be null, not both); never asks for a key, as nobody pressed
- * anything that calls for one.
+ * How a published calendar is doing: its source and the calendar apps polling it, and the
+ * addresses made for Google. Needs the edit token or the site's key (either may be null, not
+ * both); never asks for a key, as nobody pressed anything that calls for one.
  */
-export async function fetchCalendarStatus(id: string, editToken: string | null, publishKey: string | null, signal?: AbortSignal): Promise<CalendarStatus> {
+export async function fetchCalendarStatus(id: string, editToken: string | null, publishKey: string | null, signal?: AbortSignal): Promise<StatusAnswer> {
   const headers: Record<string, string> = { ...keyHeader(publishKey), ...(editToken ? { Authorization: `Bearer ${editToken}` } : {}) };
   return parseStatusAnswer(await call(`/api/calendars/${encodeURIComponent(id)}/status`, { headers, ...(signal ? { signal } : {}) }));
 }

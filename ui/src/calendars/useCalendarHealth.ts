@@ -10,14 +10,16 @@ import { checkFailureText, healthAccess } from './health';
 
 type Access = NonNullable<ReturnType<typeof healthAccess>>;
 
-export type HealthResult = { kind: 'ready'; report: HealthReport; checkedAt: Date } | { kind: 'failed'; message: string };
+export type HealthResult =
+  /** `googleAddress`: the newest address made for Google (GoogleAddress shows it), null when none. */
+  { kind: 'ready'; report: HealthReport; checkedAt: Date; googleAddress: string | null } | { kind: 'failed'; message: string };
 
 /** A check's outcome; only an abort (the page was left) rejects. */
 export async function checkHealth(id: string, access: Access, signal?: AbortSignal): Promise<HealthResult> {
   try {
     const status = await fetchCalendarStatus(id, access.editToken, access.key, signal);
     const checkedAt = new Date();
-    return { kind: 'ready', report: describeHealth(status, checkedAt), checkedAt };
+    return { kind: 'ready', report: describeHealth(status, checkedAt), checkedAt, googleAddress: status.googleAddresses[0] ?? null };
   } catch (error) {
     if (signal?.aborted) throw error;
     return { kind: 'failed', message: checkFailureText(error instanceof ApiError ? error.status : -1) };
