@@ -73,9 +73,11 @@ async fn properties_are_set_in_the_hosted_feed_and_refused_by_their_path() {
 
 /// The upstream's feed at fetch `n`: every UID new, a meeting ahead (its description says which
 /// fetch this is), and, while `past` is set, an event that ended ten days before the clock's
-/// start.
+/// start. That event's start is taken once for the whole run: a start read anew at each fetch
+/// would be another second under load, another event by its content.
 fn fetch(n: u32, past: bool) -> String {
-    let ended = common::utc_stamp(std::time::SystemTime::now() - DAY * 10);
+    static ENDED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let ended = ENDED.get_or_init(|| common::utc_stamp(std::time::SystemTime::now() - DAY * 10));
     let mut body = SAMPLE
         .replace("one@hearth.test", &format!("one-{n}@hearth.test"))
         .replace("two@hearth.test", &format!("two-{n}@hearth.test"))
