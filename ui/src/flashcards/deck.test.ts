@@ -136,7 +136,18 @@ describe('save normalisation', () => {
     expect(deck.name).toBe('French');
     expect(deck.author).toBe('Ada');
     expect(deck.description).toBe('basics');
-    expect(deck.cards[0]).toEqual({ id: 'a', front: 'cat', back: 'chat', gender: 'm', pronunciation: '/ʃa/', example: 'Le chat.', tags: [], suspended: false });
+    expect(deck.cards[0]).toEqual({
+      id: 'a',
+      front: 'cat',
+      back: 'chat',
+      gender: 'm',
+      pronunciation: '/ʃa/',
+      example: 'Le chat.',
+      tags: [],
+      suspended: false,
+      media: [],
+      guid: '',
+    });
   });
   it('keeps the languages and switches', () => {
     const deck = normaliseForSave('x', { ...meta, sourceLang: 'hu', targetLang: 'nl', bidirectional: true, genderField: false }, [card('a', 'a', 'b')], now);

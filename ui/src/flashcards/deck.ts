@@ -5,6 +5,7 @@ import { flag, record, text } from '../lib/schema';
 import { isClozeFront } from './cloze';
 import { normaliseTags } from './tags';
 import { isLanguageTag } from './languages';
+import { mediaList } from './media/ref';
 
 export const LANGUAGES = [
   { code: 'en', name: 'English' },
@@ -53,12 +54,19 @@ export const CardSchema = record({
    * texts here, one per line); the editor shows them until the learner dismisses them. Missing: none.
    */
   conflict: v.fallback(v.optional(v.string()), undefined),
+  /** The card's pictures and sounds (media/ref.ts), each in one of its fields. Missing: none. */
+  media: mediaList,
+  /**
+   * The Anki note id (guid) the card keeps through sync, backups and exports, so an export imported
+   * over the original adds no duplicate; '' until the card is given one.
+   */
+  guid: text,
 });
 
 export type Card = v.InferOutput<typeof CardSchema>;
 
 /** The card's texts the editor's table edits. */
-export type CardField = Exclude<keyof Card, 'id' | 'tags' | 'suspended' | 'conflict'>;
+export type CardField = Exclude<keyof Card, 'id' | 'tags' | 'suspended' | 'conflict' | 'media' | 'guid'>;
 
 const language = (fallback: Language) => v.fallback(v.custom<Language>(isLanguage), fallback);
 
@@ -112,7 +120,7 @@ export function defaultMeta(): DeckMeta {
 }
 
 export function emptyCard(id: string): Card {
-  return { id, front: '', back: '', pronunciation: '', gender: '', example: '', tags: [], suspended: false };
+  return { id, front: '', back: '', pronunciation: '', gender: '', example: '', tags: [], suspended: false, media: [], guid: '' };
 }
 
 const isBlank = (text: string) => text.trim() === '';
@@ -171,6 +179,8 @@ export function normaliseForSave(id: string, meta: DeckMeta, cards: readonly Car
       example: card.example.trim(),
       tags: normaliseTags(card.tags),
       suspended: card.suspended,
+      media: card.media,
+      guid: card.guid,
       // A conflict note stays until the learner dismisses it.
       ...(card.conflict ? { conflict: card.conflict } : {}),
     })),
@@ -180,16 +190,24 @@ export function normaliseForSave(id: string, meta: DeckMeta, cards: readonly Car
   };
 }
 
-/** A card as it is written: `tags` and `suspended` only when they differ from their defaults. */
-export type StoredCard = Omit<Card, 'tags' | 'suspended'> & Partial<Pick<Card, 'tags' | 'suspended'>>;
+/** A card as it is written: `tags`, `suspended`, `media` and `guid` only when they differ from their defaults. */
+export type StoredCard = Omit<Card, 'tags' | 'suspended' | 'media' | 'guid'> & Partial<Pick<Card, 'tags' | 'suspended' | 'media' | 'guid'>>;
 
 /**
- * The card as storage, backups and sync write it: a card without tags that is not suspended is
- * written exactly as before tags existed, so stored decks, drafts and synced copies do not change.
+ * The card as storage, backups and sync write it: a card without tags, media or guid that is not
+ * suspended is written exactly as before those existed, so stored decks, drafts and synced copies
+ * do not change.
  */
 export function storedCard(card: Card): StoredCard {
-  const { tags, suspended, conflict, ...rest } = card;
-  return { ...rest, ...(tags.length > 0 ? { tags } : {}), ...(suspended ? { suspended } : {}), ...(conflict ? { conflict } : {}) };
+  const { tags, suspended, conflict, media, guid, ...rest } = card;
+  return {
+    ...rest,
+    ...(tags.length > 0 ? { tags } : {}),
+    ...(suspended ? { suspended } : {}),
+    ...(conflict ? { conflict } : {}),
+    ...(media.length > 0 ? { media } : {}),
+    ...(guid !== '' ? { guid } : {}),
+  };
 }
 
 /** A deck (or draft) with its cards as storedCard writes them. */

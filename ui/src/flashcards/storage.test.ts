@@ -67,7 +67,18 @@ describe('deck store: reading', () => {
     expect(read.cards).toHaveLength(3);
     expect(read.cards[0]).toMatchObject({ front: 'cat', back: '', pronunciation: '', gender: '', example: '' });
     expect(read.cards[0]?.id).toMatch(/^gen-/);
-    expect(read.cards[1]).toEqual({ id: 'k', front: '', back: 'chien', pronunciation: '', gender: '', example: '', tags: [], suspended: false });
+    expect(read.cards[1]).toEqual({
+      id: 'k',
+      front: '',
+      back: 'chien',
+      pronunciation: '',
+      gender: '',
+      example: '',
+      tags: [],
+      suspended: false,
+      media: [],
+      guid: '',
+    });
     expect(read.cards[2]?.id).not.toBe('k');
   });
 

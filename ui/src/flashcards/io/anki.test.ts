@@ -11,6 +11,8 @@ const card = (id: string, front: string, back: string, extra: Partial<Card> = {}
   example: '',
   tags: [],
   suspended: false,
+  media: [],
+  guid: '',
   ...extra,
 });
 

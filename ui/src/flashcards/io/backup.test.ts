@@ -22,8 +22,10 @@ const deck = (id: string, name: string): Deck =>
         example: 'A macska alszik.',
         tags: ['animals', 'nouns'],
         suspended: false,
+        media: [],
+        guid: '',
       },
-      { id: `${id}-c2`, front: 'hond', back: 'kutya', pronunciation: '', gender: '', example: '', tags: [], suspended: true },
+      { id: `${id}-c2`, front: 'hond', back: 'kutya', pronunciation: '', gender: '', example: '', tags: [], suspended: true, media: [], guid: '' },
     ],
     new Date('2025-03-04T05:06:07.000Z'),
   );
@@ -47,7 +49,9 @@ describe('JSON backup', () => {
     const record = { type: 'deck', version: 1, name: 'Sparse', cards: [{ front: 'x' }] };
     const [read] = readBackup(JSON.stringify(record), counter()).decks;
     expect(read).toMatchObject({ id: 'new-1', name: 'Sparse', sourceLang: 'en', targetLang: 'fr' });
-    expect(read?.cards).toEqual([{ id: 'new-2', front: 'x', back: '', pronunciation: '', gender: '', example: '', tags: [], suspended: false }]);
+    expect(read?.cards).toEqual([
+      { id: 'new-2', front: 'x', back: '', pronunciation: '', gender: '', example: '', tags: [], suspended: false, media: [], guid: '' },
+    ]);
   });
 
   it('says what is wrong with a record, naming it', () => {

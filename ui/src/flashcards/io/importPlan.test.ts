@@ -101,7 +101,7 @@ describe('planImport', () => {
     const deck = normaliseForSave(
       'd1',
       { ...defaultMeta(), name: 'Saved' },
-      [{ id: 'c', front: 'a', back: 'b', pronunciation: '', gender: '', example: '', tags: [], suspended: false }],
+      [{ id: 'c', front: 'a', back: 'b', pronunciation: '', gender: '', example: '', tags: [], suspended: false, media: [], guid: '' }],
       NOW,
     );
     const plan = planImport(request(writeBackup([deck], NOW)), counter());
@@ -124,8 +124,8 @@ describe('decksToSave', () => {
       type: 'deck',
       version: 1,
       cards: [
-        { id: 'id-1', front: 'cat', back: 'chat', pronunciation: '/ʃa/', gender: 'm', example: 'Le chat.', tags: [], suspended: false },
-        { id: 'id-2', front: 'dog', back: 'chien', pronunciation: '', gender: '', example: '', tags: [], suspended: false },
+        { id: 'id-1', front: 'cat', back: 'chat', pronunciation: '/ʃa/', gender: 'm', example: 'Le chat.', tags: [], suspended: false, media: [], guid: '' },
+        { id: 'id-2', front: 'dog', back: 'chien', pronunciation: '', gender: '', example: '', tags: [], suspended: false, media: [], guid: '' },
       ],
     });
   });
@@ -140,7 +140,7 @@ describe('decksToSave', () => {
     const deck = normaliseForSave(
       'taken',
       { ...defaultMeta(), name: 'X' },
-      [{ id: 'c', front: 'a', back: 'b', pronunciation: '', gender: '', example: '', tags: [], suspended: false }],
+      [{ id: 'c', front: 'a', back: 'b', pronunciation: '', gender: '', example: '', tags: [], suspended: false, media: [], guid: '' }],
       NOW,
     );
     const plan = planImport(request(JSON.stringify([deck, { ...deck, id: 'free' }])), counter());

@@ -98,6 +98,8 @@ export function decksToSave(plan: ImportPlan, meta: DeckMeta, takenIds: Iterable
     example: card.example,
     tags: card.tags,
     suspended: false,
+    media: [],
+    guid: '',
   }));
   const has = (field: 'pronunciation' | 'gender' | 'example') => plan.cards.some((card) => card[field].trim() !== '');
   const fields = { pronunciationField: has('pronunciation'), genderField: has('gender'), exampleField: has('example') };

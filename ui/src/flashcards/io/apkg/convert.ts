@@ -60,6 +60,8 @@ export function toHearthCard(card: ImportedAnkiCard): Card {
     example: '',
     tags: normaliseTags(card.tags),
     suspended: card.suspended,
+    media: [],
+    guid: '',
   };
 }
 
