@@ -1,23 +1,42 @@
 // Anki's "Notes in Plain Text" format: written for a deck (tab-separated, with the #separator,
-// #html and #columns header lines) and read back, including files Anki itself exported.
+// #html and #columns header lines; pictures and sounds named as Anki names its media files) and
+// read back, including files Anki itself exported.
 import type { Card, CardField } from '../deck';
 import { formatTags } from '../tags';
+import { ankiFileNames, mediaMarkup } from './ankiMedia';
 import { DEFAULT_COLUMNS, fieldForName, headerColumns, rowsToCards, type CardsResult, type ImportColumn } from './columns';
 import { ImportError, quoteField, stripBom, tokenize } from './delimited';
 
 export const ANKI_COLUMNS = ['Front', 'Back', 'Pronunciation', 'Gender', 'Example'] as const;
 
+/** The card fields in ANKI_COLUMNS order. */
+const ANKI_FIELDS: readonly CardField[] = ['front', 'back', 'pronunciation', 'gender', 'example'];
+
+const escapeHtml = (text: string) =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\r\n|\n|\r/g, '<br>');
+
 /**
  * The deck's cards as Anki plain text, one note per line, fields in ANKI_COLUMNS order; when any
  * card has tags, a last Tags column (space-separated, as Anki writes them) named by `#tags column:`.
+ * A field with pictures or sounds carries them as Anki writes them (`<img src="name">`,
+ * `[sound:name]`) under the names `names` gives each file (ankiMedia.ts); when any card has a
+ * picture the file is HTML (`#html:true`), its texts escaped and line breaks written as <br>.
  */
-export function writeAnki(cards: readonly Card[]): string {
+export function writeAnki(cards: readonly Card[], names: ReadonlyMap<string, string> = ankiFileNames(cards)): string {
   const tagged = cards.some((card) => card.tags.length > 0);
+  const html = cards.some((card) => card.media.some((ref) => ref.kind === 'image'));
   const columns = tagged ? [...ANKI_COLUMNS, 'Tags'] : ANKI_COLUMNS;
-  const header = ['#separator:tab', '#html:false', `#columns:${columns.join('\t')}`];
+  const header = ['#separator:tab', `#html:${String(html)}`, `#columns:${columns.join('\t')}`];
   if (tagged) header.push(`#tags column:${columns.length}`);
+  const fieldText = (card: Card, field: CardField) => {
+    const text = html ? escapeHtml(card[field]) : card[field];
+    const refs = card.media.filter((ref) => ref.field === field);
+    if (refs.length === 0) return text;
+    const markup = mediaMarkup(refs, names);
+    return text === '' ? markup : `${text} ${markup}`;
+  };
   const lines = cards.map((card) =>
-    [card.front, card.back, card.pronunciation, card.gender, card.example, ...(tagged ? [formatTags(card.tags)] : [])]
+    [...ANKI_FIELDS.map((field) => fieldText(card, field)), ...(tagged ? [formatTags(card.tags)] : [])]
       // A record starting with # would read as a comment line: quote such a first field.
       .map((value, index) => quoteField(value, '\t', index === 0 ? (v) => v.startsWith('#') : undefined))
       .join('\t'),
