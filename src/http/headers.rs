@@ -7,10 +7,11 @@ use crate::secret::Token;
 
 /// The page may load only its own scripts, styles and images; nothing may frame it. Its own
 /// scripts may compile WebAssembly (`'wasm-unsafe-eval'`, which allows no JavaScript eval): the
-/// flashcards' Anki import opens the package's SQLite database with sql.js.
+/// flashcards' Anki import opens the package's SQLite database with sql.js. Cards' pictures and
+/// sounds are shown from the browser's own storage as `blob:` addresses (`img-src`, `media-src`).
 pub const CONTENT_SECURITY_POLICY: &str =
     "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; \
-     style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; \
+     style-src 'self'; img-src 'self' data: blob:; media-src 'self' blob:; font-src 'self'; connect-src 'self'; \
      manifest-src 'self'; worker-src 'self'; object-src 'none'; base-uri 'none'; \
      form-action 'self'; frame-ancestors 'none'";
 
@@ -68,10 +69,12 @@ pub fn security_layers() -> [SetResponseHeaderLayer<HeaderValue>; 5] {
             HeaderName::from_static("cross-origin-opener-policy"),
             HeaderValue::from_static("same-origin"),
         ),
+        // The flashcards record the learner's voice (the microphone, this site only); a photo for a
+        // card is taken through the file chooser, which needs no camera permission.
         SetResponseHeaderLayer::if_not_present(
             HeaderName::from_static("permissions-policy"),
             HeaderValue::from_static(
-                "camera=(), microphone=(), geolocation=(), interest-cohort=()",
+                "camera=(), microphone=(self), geolocation=(), interest-cohort=()",
             ),
         ),
     ]

@@ -19,6 +19,8 @@ import {
 import { ArrowDown, ArrowUp, Trash2, X } from 'lucide-react';
 import { clozeNumbers, clozeText } from './cloze';
 import { emptyCard, type Card, type CardField } from './deck';
+import { AddMediaButton } from './media/AddMedia';
+import { MediaStrip } from './media/MediaStrip';
 import { formatTags, parseTagInput } from './tags';
 import type { EditorAction } from './editor';
 import { newId } from './uuid';
@@ -161,6 +163,7 @@ const CardRow = memo(function CardRow({ card, index, isLast, columns, labels, di
       {columns.example && field('example', 'Use the word in a sentence...', 'example', 'Example')}
       <TagsField card={card} n={n} dispatch={dispatch} />
       <div role="cell" className="card-row__actions">
+        <AddMediaButton card={card} n={n} dispatch={dispatch} />
         <button
           type="button"
           className="icon-button"
@@ -195,6 +198,7 @@ const CardRow = memo(function CardRow({ card, index, isLast, columns, labels, di
         </button>
       </div>
       <ConflictNote card={card} n={n} dispatch={dispatch} />
+      <MediaStrip cardId={card.id} media={card.media} n={n} dispatch={dispatch} />
     </div>
   );
 });

@@ -39,7 +39,7 @@ function localDate(iso: string): string | null {
 /** Exports the stored deck `id` with `exporter`; a deck gone meanwhile exports nothing. */
 function exportStored(id: string, exporter: typeof exportDeckJson | typeof exportDeckAnki) {
   const deck = deckStore.readDeck(id);
-  if (deck) exporter(deck);
+  if (deck) void exporter(deck);
 }
 
 /**
@@ -160,8 +160,11 @@ export function DeckListPage() {
   const rendered = useRenderSlices(shown.length);
 
   const exportAll = () => {
-    exportAllDecks(sortNewestFirst(deckStore.listDecks()));
     setReminderDays(null);
+    void exportAllDecks(sortNewestFirst(deckStore.listDecks())).then(
+      (note) => note && setImportNotice(note),
+      (error: unknown) => setImportNotice(`The export failed: ${error instanceof Error ? error.message : String(error)}`),
+    );
   };
 
   // Decks that sync brought from another device show as they arrive.

@@ -9,6 +9,7 @@ import { useEffect, useId, useImperativeHandle, useMemo, useRef, useState, type 
 import { FileUp, X } from 'lucide-react';
 import { cardCount, defaultMeta, type Deck, type Language } from './deck';
 import { describeProblem } from './io/columns';
+import { isBackupZipName, readBackupFile, storeBackupMedia, type BackupMedia } from './media/backupImport';
 import { importPackage, isAnkiPackageName, type PackageImport } from './io/apkg/importPackage';
 import { packagePlan, skippedInWords } from './io/apkg/packageSummary';
 import { STAGE_LABELS, STAGE_PROGRESS, type PackageResult, type Stage } from './io/apkg/readPackage';
@@ -67,6 +68,9 @@ export function ImportDialog({ onImported, ref }: Props) {
   /** Languages the visitor chose for a package's decks, by deck index. */
   const [deckLanguages, setDeckLanguages] = useState<Record<number, DeckLanguages>>({});
   const reading = useRef<PackageImport | null>(null);
+  /** A zip backup's checked pictures and sounds, kept when Import is pressed. */
+  const [backupMedia, setBackupMedia] = useState<BackupMedia | null>(null);
+  const [saving, setSaving] = useState(false);
 
   const stopReading = () => {
     reading.current?.cancel();
@@ -83,6 +87,7 @@ export function ImportDialog({ onImported, ref }: Props) {
     setTypedName(null);
     setSaveError(null);
     setFileError(null);
+    setBackupMedia(null);
   };
 
   useImperativeHandle(ref, () => ({
@@ -128,6 +133,19 @@ export function ImportDialog({ onImported, ref }: Props) {
       return;
     }
     setPkg(null);
+    setBackupMedia(null);
+    if (isBackupZipName(file.name)) {
+      try {
+        const read = await readBackupFile(file);
+        setFileError(null);
+        setFileName(file.name);
+        setBackupMedia(read.media);
+        update({ text: read.text });
+      } catch (error) {
+        setFileError(error instanceof Error ? error.message : String(error));
+      }
+      return;
+    }
     try {
       const text = await file.text();
       setFileError(null);
@@ -149,11 +167,21 @@ export function ImportDialog({ onImported, ref }: Props) {
     pkg?.status === 'reading' ? 'Reading the Anki package…' : pkg?.status === 'error' ? 'Choose another file to import.' : importBlocker(plan, name);
   const canImport = blocker === null;
 
-  const confirm = () => {
-    if (!canImport) return;
+  const confirm = async () => {
+    if (!canImport || saving) return;
     const meta = { ...defaultMeta(), name, sourceLang, targetLang };
     const chosen = plan.status === 'decks' ? { ...plan, decks: plan.decks.map((deck, index) => ({ ...deck, ...deckLanguages[index] })) } : plan;
     const decks = decksToSave(chosen, meta, deckStore.readIndex(), newId, new Date());
+    if (backupMedia && plan.status === 'decks') {
+      // The files first: a full disk stops the import before any deck refers to a file not kept.
+      setSaving(true);
+      const kept = await storeBackupMedia(decks, backupMedia);
+      setSaving(false);
+      if (kept) {
+        setSaveError(kept);
+        return;
+      }
+    }
     const result = deckStore.importDecks(decks, reviewsToSave(chosen, decks));
     if (!result.ok) {
       setSaveError(result.error);
@@ -183,7 +211,7 @@ export function ImportDialog({ onImported, ref }: Props) {
         method="dialog"
         onSubmit={(event) => {
           event.preventDefault();
-          confirm();
+          void confirm();
         }}
       >
         <div className="dialog__header">
@@ -208,6 +236,7 @@ export function ImportDialog({ onImported, ref }: Props) {
               onChange={(event) => {
                 stopReading();
                 setPkg(null);
+                setBackupMedia(null);
                 setFileName(null);
                 update({ text: event.target.value });
               }}
@@ -222,16 +251,19 @@ export function ImportDialog({ onImported, ref }: Props) {
                 className="file-picker__input"
                 type="file"
                 aria-labelledby={`${id}-file`}
-                accept=".json,.txt,.csv,.tsv,.apkg,.colpkg,text/plain,text/csv,application/json"
+                accept=".json,.zip,.txt,.csv,.tsv,.apkg,.colpkg,text/plain,text/csv,application/json,application/zip"
                 onChange={(event) => void onFile(event)}
               />
               <label htmlFor={`${id}-file-input`} className="button file-picker__button" aria-hidden="true">
                 <FileUp aria-hidden="true" size={16} />
                 Choose file…
               </label>
-              <span className="hint file-picker__name">{fileName ? `Loaded ${fileName}` : 'JSON backup, Anki (.apkg, .colpkg, text), Quizlet or CSV'}</span>
+              <span className="hint file-picker__name">
+                {fileName ? `Loaded ${fileName}` : 'JSON or zip backup, Anki (.apkg, .colpkg, text), Quizlet or CSV'}
+              </span>
             </div>
             {fileError && <span className="error-text">{fileError}</span>}
+            {backupMedia && <span className="hint">{backupMedia.summary}</span>}
           </div>
 
           <div className="import-dialog__options">
@@ -383,7 +415,7 @@ export function ImportDialog({ onImported, ref }: Props) {
             <button type="button" className="button button--quiet" onClick={close}>
               Cancel
             </button>
-            <button type="submit" className="button button--primary" disabled={!canImport} aria-describedby={blocker ? `${id}-blocker` : undefined}>
+            <button type="submit" className="button button--primary" disabled={!canImport || saving} aria-describedby={blocker ? `${id}-blocker` : undefined}>
               Import
             </button>
           </div>

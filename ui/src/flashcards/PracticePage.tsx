@@ -28,6 +28,7 @@ import {
 } from './practice';
 import { CompletionScreen } from './CompletionScreen';
 import { FlipCard, type FlipCardHandle } from './FlipCard';
+import { RecordCompare } from './media/RecordCompare';
 import { SpeakButton, useVoices } from './SpeakButton';
 import { deckStore, type PracticeOptions } from './storage';
 import { tagQuery } from './tags';
@@ -383,6 +384,18 @@ function PracticeSession({ deck, mode, tag }: { deck: Deck; mode: SessionMode; t
               />
             )}
           </div>
+          {current && (
+            <RecordCompare
+              key={current.key}
+              media={current.card.media}
+              // The field decides the side: the front's on the side showing the front text, the others with the back.
+              showing={(field) =>
+                field === 'front'
+                  ? current.cloze !== undefined || state.flipped === current.reverse
+                  : state.flipped !== (current.reverse && current.cloze === undefined)
+              }
+            />
+          )}
           {options.typing && current && (
             <TypeAnswer
               key={`${current.key}-${state.position}`}

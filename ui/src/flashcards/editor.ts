@@ -1,6 +1,7 @@
 // The deck editor's state machine (SPEC.md 4, "Deck editor"): the card operations as pure list
 // functions, and a reducer over metadata, cards and a revision counter that tells the screen when
 // there is something new to write as a draft. New card ids come in with the actions.
+import type { MediaRef } from './media/ref';
 import { countFilledCards, isCompleteCard, isDeckValid, type Card, type CardField, type DeckMeta } from './deck';
 
 export function addCard(cards: readonly Card[], card: Card, at: number = cards.length): Card[] {
@@ -29,6 +30,16 @@ export function setCardTags(cards: readonly Card[], id: string, tags: readonly s
   if (!card || (card.tags.length === tags.length && card.tags.every((tag, i) => tag === tags[i]))) return cards;
   const next = [...cards];
   next[index] = { ...card, tags: [...tags] };
+  return next;
+}
+
+/** Replaces one card's pictures and sounds (media/cardMedia.ts makes the list). */
+export function setCardMedia(cards: readonly Card[], id: string, media: readonly MediaRef[]): readonly Card[] {
+  const index = cards.findIndex((card) => card.id === id);
+  const card = cards[index];
+  if (!card || card.media === media) return cards;
+  const next = [...cards];
+  next[index] = { ...card, media: [...media] };
   return next;
 }
 
@@ -76,6 +87,7 @@ export type EditorAction =
   | { type: 'updateCard'; id: string; field: CardField; value: string }
   | { type: 'setTags'; id: string; tags: readonly string[] }
   | { type: 'dismissConflict'; id: string }
+  | { type: 'setMedia'; id: string; media: readonly MediaRef[] }
   | { type: 'replaceCards'; cards: readonly Card[] }
   | { type: 'moveCardBy'; id: string; delta: -1 | 1 }
   | { type: 'moveCardTo'; from: number; to: number }
@@ -106,6 +118,8 @@ export function editorReducer(state: EditorState, action: EditorAction): EditorS
       return withCards(state, setCardTags(state.cards, action.id, action.tags));
     case 'dismissConflict':
       return withCards(state, dismissConflict(state.cards, action.id));
+    case 'setMedia':
+      return withCards(state, setCardMedia(state.cards, action.id, action.media));
     case 'replaceCards':
       return withCards(state, [...action.cards]);
     case 'moveCardBy':

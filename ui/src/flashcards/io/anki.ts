@@ -13,7 +13,11 @@ export const ANKI_COLUMNS = ['Front', 'Back', 'Pronunciation', 'Gender', 'Exampl
 const ANKI_FIELDS: readonly CardField[] = ['front', 'back', 'pronunciation', 'gender', 'example'];
 
 const escapeHtml = (text: string) =>
-  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\r\n|\n|\r/g, '<br>');
+  text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/\r\n|\n|\r/g, '<br>');
 
 /**
  * The deck's cards as Anki plain text, one note per line, fields in ANKI_COLUMNS order; when any

@@ -18,14 +18,14 @@ function memoryStore(): MediaStore & { files: Map<string, MediaFile> } {
       if (!files.has(hash)) files.set(hash, { hash, type, bytes: copy, size: copy.byteLength });
       return hash;
     },
-    get: async (hash) => files.get(hash),
-    has: async (hash) => files.has(hash),
-    hashes: async () => [...files.keys()],
-    usage: async () => [...files.values()].reduce((sum, file) => sum + file.size, 0),
-    async prune(keep) {
+    get: (hash) => Promise.resolve(files.get(hash)),
+    has: (hash) => Promise.resolve(files.has(hash)),
+    hashes: () => Promise.resolve([...files.keys()]),
+    usage: () => Promise.resolve([...files.values()].reduce((sum, file) => sum + file.size, 0)),
+    prune(keep) {
       let removed = 0;
       for (const hash of [...files.keys()]) if (!keep.has(hash) && files.delete(hash)) removed += 1;
-      return removed;
+      return Promise.resolve(removed);
     },
   };
 }
@@ -41,7 +41,18 @@ function deckWith(id: string, media: MediaRef[][]): Deck {
   return normaliseForSave(
     id,
     { ...defaultMeta(), name: `Deck ${id}` },
-    media.map((refs, i) => ({ id: `${id}-${i}`, front: `f${i}`, back: `b${i}`, pronunciation: '', gender: '', example: '', tags: [], suspended: false, media: refs, guid: '' })),
+    media.map((refs, i) => ({
+      id: `${id}-${i}`,
+      front: `f${i}`,
+      back: `b${i}`,
+      pronunciation: '',
+      gender: '',
+      example: '',
+      tags: [],
+      suspended: false,
+      media: refs,
+      guid: '',
+    })),
     now,
   );
 }
@@ -117,10 +128,12 @@ describe('the backup zip', () => {
     });
     const opened = await openBackupZip(zip);
     expect([...opened.files.keys()]).toEqual([goodHash]);
-    expect(opened.problems).toEqual([
-      'the file ffffffffffff… is damaged (its content does not match its name); it was left out',
-      'the file eeeeeeeeeeee… has 3 bytes, not the 10 listed; it was left out',
-    ].sort((a, b) => (a.includes('damaged') === b.includes('damaged') ? 0 : a.includes('bytes') ? -1 : 1)));
+    expect(opened.problems).toEqual(
+      [
+        'the file ffffffffffff… is damaged (its content does not match its name); it was left out',
+        'the file eeeeeeeeeeee… has 3 bytes, not the 10 listed; it was left out',
+      ].sort((a, b) => (a.includes('damaged') === b.includes('damaged') ? 0 : a.includes('bytes') ? -1 : 1)),
+    );
   });
 
   it('refuses, in words, a zip past its budgets before unpacking it', () => {
@@ -128,11 +141,15 @@ describe('the backup zip', () => {
     expect(() => unpackBackupZip(zip, { ...BACKUP_BUDGETS, zipBytes: 10 })).toThrow(/backups up to 0 MB can be imported/);
     // A zip bomb: 8 MB of zeros packs to a few kB.
     const bomb = zipSync({ [DECKS_ENTRY]: new Uint8Array(8 * 1024 * 1024) }, { level: 9 });
-    expect(() => unpackBackupZip(bomb)).toThrow('decks.json in the backup unpacks to more than 100 times its packed size; the file is not a backup this app wrote');
+    expect(() => unpackBackupZip(bomb)).toThrow(
+      'decks.json in the backup unpacks to more than 100 times its packed size; the file is not a backup this app wrote',
+    );
     const many: Record<string, Uint8Array> = { [DECKS_ENTRY]: strToU8('[]') };
     for (let i = 0; i < 5; i += 1) many[`media/${i.toString(16).repeat(64)}`] = new Uint8Array([i]);
     expect(() => unpackBackupZip(zipSync(many), { ...BACKUP_BUDGETS, entries: 4 })).toThrow('the backup holds more than 2 files; it cannot be imported');
-    expect(() => unpackBackupZip(zipSync({ [DECKS_ENTRY]: new Uint8Array(2000) }), { ...BACKUP_BUDGETS, decksBytes: 1000 })).toThrow(/decks.json in the backup is 0 MB unpacked/);
+    expect(() => unpackBackupZip(zipSync({ [DECKS_ENTRY]: new Uint8Array(2000) }), { ...BACKUP_BUDGETS, decksBytes: 1000 })).toThrow(
+      /decks.json in the backup is 0 MB unpacked/,
+    );
     expect(() => unpackBackupZip(zipSync({ 'other.txt': strToU8('x') }))).toThrow('this zip is not a Hearth backup: it holds no decks.json');
     expect(() => unpackBackupZip(new Uint8Array([0x50, 0x4b, 3, 4, 0, 0]))).toThrow(ImportError);
   });

@@ -125,17 +125,23 @@ export function unpackBackupZip(bytes: Uint8Array, budgets: BackupBudgets = BACK
   try {
     unzipped = unzipSync(bytes, {
       filter(file) {
-        const wanted = file.name === DECKS_ENTRY || file.name === MEDIA_ENTRY || (file.name.startsWith(FILE_PREFIX) && isMediaHash(file.name.slice(FILE_PREFIX.length)));
+        const wanted =
+          file.name === DECKS_ENTRY || file.name === MEDIA_ENTRY || (file.name.startsWith(FILE_PREFIX) && isMediaHash(file.name.slice(FILE_PREFIX.length)));
         if (!wanted) return false;
         entries += 1;
-        if (entries > budgets.entries) throw new ImportError(`the backup holds more than ${(budgets.entries - 2).toLocaleString('en')} files; it cannot be imported`);
+        if (entries > budgets.entries)
+          throw new ImportError(`the backup holds more than ${(budgets.entries - 2).toLocaleString('en')} files; it cannot be imported`);
         const limit = file.name === DECKS_ENTRY || file.name === MEDIA_ENTRY ? budgets.decksBytes : budgets.fileBytes;
-        if (file.originalSize > limit) throw new ImportError(`${file.name} in the backup is ${megabytes(file.originalSize)} unpacked; up to ${megabytes(limit)} can be imported`);
+        if (file.originalSize > limit)
+          throw new ImportError(`${file.name} in the backup is ${megabytes(file.originalSize)} unpacked; up to ${megabytes(limit)} can be imported`);
         if (file.originalSize > 1024 * 1024 && file.originalSize > file.size * budgets.ratio) {
-          throw new ImportError(`${file.name} in the backup unpacks to more than ${budgets.ratio} times its packed size; the file is not a backup this app wrote`);
+          throw new ImportError(
+            `${file.name} in the backup unpacks to more than ${budgets.ratio} times its packed size; the file is not a backup this app wrote`,
+          );
         }
         unpacked += file.originalSize;
-        if (unpacked > budgets.unpackedBytes) throw new ImportError(`the backup unpacks to more than ${megabytes(budgets.unpackedBytes)}; it cannot be imported`);
+        if (unpacked > budgets.unpackedBytes)
+          throw new ImportError(`the backup unpacks to more than ${megabytes(budgets.unpackedBytes)}; it cannot be imported`);
         return true;
       },
     });
@@ -158,7 +164,8 @@ function pending(unzipped: Record<string, Uint8Array>, manifest: Map<string, Med
     const hash = name.slice(FILE_PREFIX.length);
     const entry = manifest.get(hash);
     if (!entry) problems.push(`the file ${hash.slice(0, 12)}… is not in the backup's list; it was left out`);
-    else if (entry.size !== bytes.length) problems.push(`the file ${hash.slice(0, 12)}… has ${bytes.length} bytes, not the ${entry.size} listed; it was left out`);
+    else if (entry.size !== bytes.length)
+      problems.push(`the file ${hash.slice(0, 12)}… has ${bytes.length} bytes, not the ${entry.size} listed; it was left out`);
     else unchecked.push({ hash, type: entry.type, bytes });
   }
   return { unchecked, problems };

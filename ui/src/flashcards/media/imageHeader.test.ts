@@ -7,7 +7,8 @@ const be32 = (n: number) => [(n >>> 24) & 255, (n >>> 16) & 255, (n >>> 8) & 255
 const le16 = (n: number) => [n & 255, (n >>> 8) & 255];
 const ascii = (s: string) => Array.from(s, (c) => c.charCodeAt(0));
 
-const png = (w: number, h: number) => new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, ...ascii('IHDR'), ...be32(w), ...be32(h), 8, 6, 0, 0, 0]);
+const png = (w: number, h: number) =>
+  new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, ...ascii('IHDR'), ...be32(w), ...be32(h), 8, 6, 0, 0, 0]);
 
 describe('picture dimensions from the header', () => {
   it('reads PNG, GIF, BMP and JPEG (past its metadata segments)', () => {
@@ -25,12 +26,17 @@ describe('picture dimensions from the header', () => {
   });
 
   it('reads the three kinds of WebP', () => {
-    const riff = (chunk: string, body: number[]) => new Uint8Array([...ascii('RIFF'), 0, 0, 0, 0, ...ascii('WEBP'), ...ascii(chunk), 0, 0, 0, 0, ...body, ...new Array(20).fill(0)]);
+    const riff = (chunk: string, body: number[]) =>
+      new Uint8Array([...ascii('RIFF'), 0, 0, 0, 0, ...ascii('WEBP'), ...ascii(chunk), 0, 0, 0, 0, ...body, ...new Array<number>(20).fill(0)]);
     // VP8X: canvas width-1 and height-1 as 24-bit numbers after 4 bytes of flags.
     expect(readImageSize(riff('VP8X', [0, 0, 0, 0, ...[0xff, 0x03, 0], ...[0xff, 0x02, 0]]))).toEqual({ width: 1024, height: 768, format: 'webp' });
     // VP8L: 14 bits each of width-1 and height-1 after the 0x2f signature.
     const bits = 99 | (49 << 14);
-    expect(readImageSize(riff('VP8L', [0x2f, bits & 255, (bits >>> 8) & 255, (bits >>> 16) & 255, (bits >>> 24) & 255]))).toEqual({ width: 100, height: 50, format: 'webp' });
+    expect(readImageSize(riff('VP8L', [0x2f, bits & 255, (bits >>> 8) & 255, (bits >>> 16) & 255, (bits >>> 24) & 255]))).toEqual({
+      width: 100,
+      height: 50,
+      format: 'webp',
+    });
     expect(readImageSize(riff('VP8 ', [0, 0, 0, 0x9d, 0x01, 0x2a, ...le16(320), ...le16(240)]))).toEqual({ width: 320, height: 240, format: 'webp' });
   });
 
@@ -57,7 +63,9 @@ describe('pictures refused before decoding', () => {
   });
 
   it('refuses a file past the byte limit, an unknown format and a zero size', () => {
-    expect(pictureProblem(MAX_PICTURE_FILE_BYTES + 1, { width: 10, height: 10, format: 'png' })).toBe('This picture is 30 MB; pictures up to 30 MB can be added.');
+    expect(pictureProblem(MAX_PICTURE_FILE_BYTES + 1, { width: 10, height: 10, format: 'png' })).toBe(
+      'This picture is 30 MB; pictures up to 30 MB can be added.',
+    );
     expect(pictureProblem(10, null)).toMatch(/^This file is not a picture this app can read/);
     expect(pictureProblem(10, { width: 0, height: 10, format: 'png' })).toMatch(/damaged/);
   });

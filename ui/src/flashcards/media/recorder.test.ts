@@ -41,7 +41,12 @@ describe('the recording format', () => {
 });
 
 describe("a card's media list", () => {
-  const ref = (hash: string, field: MediaRef['field'], kind: MediaRef['kind'] = 'sound'): MediaRef => ({ hash: hash.repeat(64), name: `${hash}.webm`, kind, field });
+  const ref = (hash: string, field: MediaRef['field'], kind: MediaRef['kind'] = 'sound'): MediaRef => ({
+    hash: hash.repeat(64),
+    name: `${hash}.webm`,
+    kind,
+    field,
+  });
 
   it('adds each file once per field, at most 16, and removes by file and field', () => {
     const one = addMediaRef([], ref('a', 'back'));
