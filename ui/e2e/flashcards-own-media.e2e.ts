@@ -8,6 +8,7 @@
 // shift.
 import { readFile } from 'node:fs/promises';
 import { crc32, deflateSync } from 'node:zlib';
+import { strFromU8, unzipSync } from 'fflate';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axe, describeViolations } from './support/axe';
@@ -162,6 +163,7 @@ describe('flashcards: the learner’s own pictures and recordings', () => {
       // Removing the picture removes its reference from the card.
       await page.getByRole('button', { name: 'Remove Hund im Schnee.webp from the front of card 1' }).click();
       await page.getByRole('img', { name: /Picture on the front/ }).waitFor({ state: 'detached' });
+      await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Pictures and sounds of card 1');
     });
   });
 
@@ -219,7 +221,26 @@ describe('flashcards: the learner’s own pictures and recordings', () => {
       await page.goto(url('/flashcards'));
       const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export', exact: true }).click()]);
       expect(download.suggestedFilename()).toMatch(/^hearth-decks-\d{4}-\d{2}-\d{2}\.zip$/);
-      return readFile(await download.path());
+      const backup = await readFile(await download.path());
+
+      // Anki text: a zip of the text and its files, each field naming its files as Anki does.
+      const [anki] = await Promise.all([
+        page.waitForEvent('download'),
+        page
+          .getByRole('button', { name: 'Export German animals', exact: true })
+          .click()
+          .then(() => page.getByRole('menuitem', { name: 'Export as Anki text' }).click()),
+      ]);
+      expect(anki.suggestedFilename()).toBe('german-animals.zip');
+      const entries = unzipSync(new Uint8Array(await readFile(await anki.path())));
+      const names = Object.keys(entries).sort();
+      expect(names[0]).toBe('Hund im Schnee.webp');
+      expect(names[1]).toBe('german-animals.txt');
+      expect(names[2]).toMatch(/^recording-[0-9a-f]{10}\.webm$/);
+      const text = strFromU8(entries['german-animals.txt'] ?? new Uint8Array());
+      expect(text).toContain('#html:true');
+      expect(text).toContain(`"dog <img src=""Hund im Schnee.webp"">"\tHund [sound:${names[2] ?? ''}]`);
+      return backup;
     });
     expect([...zip.subarray(0, 4)]).toEqual([0x50, 0x4b, 3, 4]);
 

@@ -12,7 +12,7 @@ import { useMediaUrl } from './useMediaUrl';
 
 const SIDE: Record<MediaRef['field'], string> = { front: 'front', back: 'back', pronunciation: 'back', gender: 'back', example: 'back' };
 
-function Item({ item, n, onRemove }: { item: MediaRef; n: number; onRemove: () => void }) {
+function Item({ item, n, onRemove }: { item: MediaRef; n: number; onRemove: (button: HTMLButtonElement) => void }) {
   const media = useMediaUrl(item.hash);
   const url = media.status === 'ready' ? media.url : null;
   const side = SIDE[item.field];
@@ -35,7 +35,7 @@ function Item({ item, n, onRemove }: { item: MediaRef; n: number; onRemove: () =
         className="icon-button icon-button--danger"
         aria-label={`Remove ${item.name} from the ${side} of card ${n}`}
         title="Remove"
-        onClick={onRemove}
+        onClick={(event) => onRemove(event.currentTarget)}
       >
         <X aria-hidden="true" size={16} />
       </button>
@@ -63,7 +63,11 @@ export const MediaStrip = memo(function MediaStrip({
             key={`${item.field}:${item.hash}`}
             item={item}
             n={n}
-            onRemove={() => dispatch({ type: 'setMedia', id: cardId, media: removeMediaRef(media, item) })}
+            onRemove={(button) => {
+              // The removed item's button goes: the focus moves to the row's "Pictures and sounds" button.
+              button.closest('[role="row"]')?.querySelector<HTMLButtonElement>('button[data-action="media"]')?.focus();
+              dispatch({ type: 'setMedia', id: cardId, media: removeMediaRef(media, item) });
+            }}
           />
         ))}
       </ul>
