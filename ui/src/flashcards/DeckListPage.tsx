@@ -191,7 +191,12 @@ export function DeckListPage() {
             Import
           </button>
           {decks.length > 0 && (
-            <button type="button" className="button button--quiet" onClick={exportAll} title="Download every deck as a backup (JSON, or a zip when they have pictures or sounds)">
+            <button
+              type="button"
+              className="button button--quiet"
+              onClick={exportAll}
+              title="Download every deck as a backup (JSON, or a zip when they have pictures or sounds)"
+            >
               <Download aria-hidden="true" size={18} />
               Export
             </button>
