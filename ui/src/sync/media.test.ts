@@ -99,6 +99,8 @@ describe('a picture through the vault', () => {
     expect(mediaRequests('PUT')).toHaveLength(1);
 
     // Another device joins: it has the card, fetches the file once, and keeps it.
+    const lists = () => server.requests.filter((r) => r.path.endsWith('/media')).length;
+    const listed = lists();
     const b = await browser();
     await b.engine.joinVault({ id: vault.id, key: vault.key, token: vault.token });
     expect(b.adapters.decksHere.get('d')).toBeDefined();
@@ -108,8 +110,9 @@ describe('a picture through the vault', () => {
     await b.engine.syncNow();
     await b.engine.syncNow();
     expect(mediaRequests('GET')).toHaveLength(1);
-    // B neither sends it back: the server's list says it is there.
+    // B neither sends it back nor asks the server's list about it: it fetched it from there.
     expect(mediaRequests('PUT')).toHaveLength(1);
+    expect(lists()).toBe(listed);
   });
 
   it('a card showing a placeholder asks the fetcher, which brings the file from the vault', async () => {

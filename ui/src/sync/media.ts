@@ -144,9 +144,10 @@ const failedAt = new Map<string, number>();
 /**
  * Brings the file with SHA-256 `hash` from beside `blob` into the media store: true once it is
  * there (also when it was already). False when the server lacks it, it is not the file the card
- * names, or it failed within RETRY_MS.
+ * names, or it failed within RETRY_MS. With `store` (this browser's own vault), a file fetched is
+ * remembered as held there, so no push asks the server about it again.
  */
-export async function fetchMedia(blob: MediaBlob, hash: string, files: MediaAdapter, now: () => number = Date.now): Promise<boolean> {
+export async function fetchMedia(blob: MediaBlob, hash: string, files: MediaAdapter, store?: SyncStore, now: () => number = Date.now): Promise<boolean> {
   if (await files.has(hash)) return true;
   const key = `${blob.id}/${hash}`;
   const running = fetching.get(key);
@@ -158,6 +159,7 @@ export async function fetchMedia(blob: MediaBlob, hash: string, files: MediaAdap
     const file = sealed && (await openMedia(sealed, blob, name, hash));
     if (!file) return false;
     await files.put(file.bytes, file.type);
+    store?.setMediaSent(blob.id, store.mediaSent(blob.id).add(name));
     return true;
   })()
     .catch(() => false)
@@ -172,12 +174,12 @@ export async function fetchMedia(blob: MediaBlob, hash: string, files: MediaAdap
 }
 
 /** Fetches every file among `hashes` the store lacks, FETCHES at a time; how many came. */
-export async function fetchAllMissing(blob: MediaBlob, hashes: Iterable<string>, files: MediaAdapter): Promise<number> {
+export async function fetchAllMissing(blob: MediaBlob, hashes: Iterable<string>, files: MediaAdapter, store?: SyncStore): Promise<number> {
   const missing: string[] = [];
   for (const hash of new Set(hashes)) if (!(await files.has(hash))) missing.push(hash);
   let came = 0;
   await each(missing, async (hash) => {
-    if (await fetchMedia(blob, hash, files)) came += 1;
+    if (await fetchMedia(blob, hash, files, store)) came += 1;
   });
   return came;
 }

@@ -56,7 +56,7 @@ export function fetchVaultMedia(vault: VaultRecord, adapters: SyncAdapters, pull
   // A new version may bring a file that was missing before: asked for again at once.
   if (pulledNew) forgetFailures();
   if (fetchingAll) return;
-  fetchingAll = fetchAllMissing(vaultBlob(vault), referencedBy(adapters.decks.read().decks, adapters), adapters.media)
+  fetchingAll = fetchAllMissing(vaultBlob(vault), referencedBy(adapters.decks.read().decks, adapters), adapters.media, syncStore)
     .then(() => undefined)
     .catch(() => undefined)
     .finally(() => {
@@ -70,7 +70,7 @@ export function fetchVaultMedia(vault: VaultRecord, adapters: SyncAdapters, pull
  */
 export async function fetchForCard(hash: string, adapters: SyncAdapters): Promise<boolean> {
   const vault = syncStore.vault();
-  if (vault && !vault.gone && (await fetchMedia(vaultBlob(vault), hash, adapters.media))) return true;
+  if (vault && !vault.gone && (await fetchMedia(vaultBlob(vault), hash, adapters.media, syncStore))) return true;
   for (const copy of Object.values(syncStore.copies())) {
     if (await fetchMedia({ kind: 'shares', id: copy.shareId, key: copy.key }, hash, adapters.media)) return true;
   }
