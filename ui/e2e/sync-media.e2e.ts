@@ -152,7 +152,7 @@ describe('sync: a picture between two browsers and through a share link', () => 
       const record = JSON.parse(localStorage.getItem('decks:deck-tiere') ?? '{}') as Record<string, unknown>;
       localStorage.setItem('decks:deck-tiere', JSON.stringify({ ...record, name: 'Tiere, zweite Fassung', createdAt: new Date().toISOString() }));
     });
-    await a.reload();
+    await a.goto(`${server.url}/flashcards`);
     await a.getByRole('heading', { name: 'Tiere, zweite Fassung' }).waitFor();
     await b.goto(`${server.url}/flashcards`);
     await b.getByRole('heading', { name: 'Tiere, zweite Fassung' }).waitFor({ timeout: 20_000 });
