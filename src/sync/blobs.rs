@@ -8,13 +8,17 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rusqlite::{params, Connection, OptionalExtension};
 
-use super::media::MEDIA_SIZE;
 use super::parts::{self, PartHead, Upload, PARTS_SIZE};
 use super::quotas::{check_create, check_growth, Holdings, Kind, Quotas, SyncError};
 use crate::clock::Clock;
 use crate::http::client::ClientKey;
 use crate::secret::{token_matches, PresentedToken, Token};
 use crate::store::{client_tags, ClientTags, Db, StoreError};
+
+/// The bytes of a blob's media (`media.rs`), as an SQL expression over a row of `sync_blobs`
+/// (unaliased).
+const MEDIA_SIZE: &str = "coalesce((SELECT sum(length(m.body)) FROM sync_media m
+                                  WHERE m.blob_id = sync_blobs.id), 0)";
 
 /// A blob's last read is written at most this often, so a device polling every few seconds
 /// costs the SD card one write a day.

@@ -13,10 +13,6 @@ use super::quotas::{check_growth, Kind, SyncError};
 use crate::secret::{token_matches, PresentedToken};
 use crate::store::StoreError;
 
-/// The bytes of a blob's media, as an SQL expression over a row of `sync_blobs` (unaliased).
-pub(super) const MEDIA_SIZE: &str = "coalesce((SELECT sum(length(m.body)) FROM sync_media m
-                                         WHERE m.blob_id = sync_blobs.id), 0)";
-
 /// Most files one blob may hold: a language deck of a few thousand notes with a picture and a
 /// sound each, and a bound on the list a device reads.
 pub const MAX_FILES: usize = 10_000;
