@@ -259,8 +259,14 @@ pub struct ServeArgs {
 
     /// Most bytes that vaults and shared decks take together in the database; writes that
     /// would grow past it are refused (507).
-    #[arg(long, env = "HEARTH_MAX_SYNC_STORAGE", default_value = "256MiB", value_name = "SIZE", value_parser = parse_storage)]
+    #[arg(long, env = "HEARTH_MAX_SYNC_STORAGE", default_value = "1GiB", value_name = "SIZE", value_parser = parse_storage)]
     pub max_sync_storage: u64,
+
+    /// Most bytes of pictures and sounds one vault or shared deck may hold beside it (e.g.
+    /// 64MiB, a language deck of 2,000 notes with a short sound and a picture each); counted in
+    /// --max-sync-storage too. One file is at most --max-vault-size.
+    #[arg(long, env = "HEARTH_SYNC_MEDIA_QUOTA", default_value = "64MiB", value_name = "SIZE", value_parser = parse_storage)]
+    pub sync_media_quota: u64,
 
     /// Key that the calendar editor requires (feeds, previews, publishing). Unset: open to any
     /// visitor.

@@ -193,6 +193,7 @@ impl ServeArgs {
                 max_shares: self.max_shares,
                 max_vault_size: self.max_vault_size,
                 max_sync_storage: self.max_sync_storage,
+                media_quota: self.sync_media_quota,
                 vault_expiry: self.vault_expiry,
                 share_expiry: self.share_expiry,
             },
@@ -362,7 +363,8 @@ mod tests {
         assert_eq!(config.sync.max_vaults, 200);
         assert_eq!(config.sync.max_shares, 1000);
         assert_eq!(config.sync.max_vault_size, 8 * 1024 * 1024);
-        assert_eq!(config.sync.max_sync_storage, 256 * 1024 * 1024);
+        assert_eq!(config.sync.max_sync_storage, 1024 * 1024 * 1024);
+        assert_eq!(config.sync.media_quota, 64 * 1024 * 1024);
         let config = serve_args(&[
             "--no-sync",
             "--max-vaults",
@@ -371,6 +373,8 @@ mod tests {
             "64KiB",
             "--max-sync-storage",
             "2MiB",
+            "--sync-media-quota",
+            "1MiB",
         ])
         .expect("parses")
         .into_config()
@@ -379,6 +383,7 @@ mod tests {
         assert_eq!(config.sync.max_vaults, 3);
         assert_eq!(config.sync.max_vault_size, 64 * 1024);
         assert_eq!(config.sync.max_sync_storage, 2 * 1024 * 1024);
+        assert_eq!(config.sync.media_quota, 1024 * 1024);
         assert!(serve_args(&["--max-vaults", "0"]).is_err());
         assert!(serve_args(&["--max-vault-size", "10"]).is_err());
     }

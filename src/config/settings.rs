@@ -108,8 +108,10 @@ pub struct SyncSettings {
     pub max_shares: usize,
     /// Bytes of one encrypted blob (a vault or a shared deck).
     pub max_vault_size: usize,
-    /// Bytes of all sync blobs together.
+    /// Bytes of all sync blobs together (their parts and media included).
     pub max_sync_storage: u64,
+    /// Bytes of the media (sealed pictures and sounds) of one vault or shared deck.
+    pub media_quota: u64,
     /// How long an unread vault, and an unopened shared deck, are kept.
     pub vault_expiry: Duration,
     pub share_expiry: Duration,

@@ -58,7 +58,9 @@ pub(super) fn quotas(setup: &Setup, conn: &Connection) -> Vec<Finding> {
         let (shares, share_bytes) = holding(conn, "sync_blobs", "body", Some("share"));
         // A vault written in parts keeps them beside its manifest (`sync_parts`).
         let (_, part_bytes) = holding(conn, "sync_parts", "body", None);
-        let bytes = vault_bytes + part_bytes + share_bytes;
+        // And its pictures and sounds (`sync_media`).
+        let (_, media_bytes) = holding(conn, "sync_media", "body", None);
+        let bytes = vault_bytes + part_bytes + media_bytes + share_bytes;
         said.push(format!("{vaults} of {} vaults", setup.max_vaults));
         said.push(format!("{shares} of {} shared decks", setup.max_shares));
         said.push(format!(

@@ -46,6 +46,10 @@ pub struct RateLimits {
     pub sync_read: RateLimit,
     /// Writes to one vault or shared deck (a push per graded card, roughly).
     pub sync_write: RateLimit,
+    /// Reads and writes of one vault's or shared deck's media files (a new device fetches each
+    /// once, a deck import sends a few thousand): its own allowance, so they never hold up the
+    /// vault's own writes.
+    pub sync_media: RateLimit,
     /// Every sync call of one client together: a ceiling a household stays far below.
     pub sync_client: RateLimit,
     /// Sync calls of one client that name no stored blob (guessing ids).
@@ -69,6 +73,7 @@ impl RateLimits {
             poll: limit,
             sync_read: limit,
             sync_write: limit,
+            sync_media: limit,
             sync_client: limit,
             sync_miss: limit,
             vault_create: limit,
@@ -88,6 +93,9 @@ impl Default for RateLimits {
             poll: RateLimit::new(120, Duration::from_secs(1)),
             sync_read: RateLimit::new(120, Duration::from_millis(500)),
             sync_write: RateLimit::new(60, Duration::from_secs(2)),
+            // 600 files at once, then ten a second: a deck of 2,000 pictures and sounds in
+            // about four minutes.
+            sync_media: RateLimit::new(600, Duration::from_millis(100)),
             sync_client: RateLimit::new(600, Duration::from_millis(50)),
             sync_miss: RateLimit::new(30, Duration::from_secs(2)),
             vault_create: RateLimit::per_day(20),
@@ -118,6 +126,8 @@ pub enum Action {
 pub enum BlobAction {
     Read,
     Write,
+    /// Reading or writing one of its media files.
+    Media,
 }
 
 /// The allowance of `limit` on the server's clock.
@@ -130,6 +140,7 @@ pub struct RateLimiters {
     by_client: [(Action, Allowance); 9],
     blob_read: Allowance<String>,
     blob_write: Allowance<String>,
+    blob_media: Allowance<String>,
 }
 
 impl RateLimiters {
@@ -149,6 +160,7 @@ impl RateLimiters {
             ],
             blob_read: Allowance::new(rate(limits.sync_read), clock.clone()),
             blob_write: Allowance::new(rate(limits.sync_write), clock.clone()),
+            blob_media: Allowance::new(rate(limits.sync_media), clock.clone()),
         }
     }
 
@@ -168,6 +180,7 @@ impl RateLimiters {
         let allowance = match action {
             BlobAction::Read => &self.blob_read,
             BlobAction::Write => &self.blob_write,
+            BlobAction::Media => &self.blob_media,
         };
         allowance.take(&id.to_owned(), 1.0).map_err(too_many)
     }

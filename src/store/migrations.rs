@@ -175,6 +175,14 @@ const MIGRATIONS: &[&str] = &[
         created_at  INTEGER NOT NULL
     ) STRICT;
     CREATE INDEX calendar_aliases_calendar ON calendar_aliases (calendar_id);",
+    // 13: the pictures and sounds of a vault or shared deck (src/sync/media.rs), each sealed on
+    // its own by the client and named by a keyed hash of its content; they go with the blob.
+    "CREATE TABLE sync_media (
+        blob_id TEXT NOT NULL REFERENCES sync_blobs (id) ON DELETE CASCADE,
+        name    TEXT NOT NULL,
+        body    BLOB NOT NULL,
+        PRIMARY KEY (blob_id, name)
+    ) STRICT, WITHOUT ROWID;",
 ];
 
 /// The schema version this binary writes.

@@ -48,6 +48,7 @@ pub fn public_info(settings: &SyncSettings, key_required: bool) -> Option<serde_
     settings.enabled.then(|| {
         json!({
             "maxBytes": settings.max_vault_size,
+            "mediaQuota": settings.media_quota,
             "keyRequired": key_required,
             "vaultExpiryDays": settings.vault_expiry.as_secs() / DAY_SECONDS,
             "shareExpiryDays": settings.share_expiry.as_secs() / DAY_SECONDS,
@@ -85,13 +86,13 @@ pub async fn turned_off() -> AppError {
     RouteError::TurnedOff.into()
 }
 
-fn kind_of(segment: &str) -> Result<Kind, AppError> {
+pub(super) fn kind_of(segment: &str) -> Result<Kind, AppError> {
     Ok(Kind::from_segment(segment).ok_or_else(|| RouteError::NoRoute(segment.to_owned()))?)
 }
 
 /// A 404 for a blob that is not there, counted against the client's allowance of misses so
 /// that ids cannot be guessed quickly.
-fn missing(state: &SyncState, client: ClientAddr) -> AppError {
+pub(super) fn missing(state: &SyncState, client: ClientAddr) -> AppError {
     if let Err(throttled) = state.admission.limits.check(Action::SyncMiss, client.key()) {
         return throttled;
     }
@@ -99,7 +100,11 @@ fn missing(state: &SyncState, client: ClientAddr) -> AppError {
 }
 
 /// The id of a blob that may exist (anything else is a miss).
-fn existing_id(state: &SyncState, client: ClientAddr, id: &str) -> Result<String, AppError> {
+pub(super) fn existing_id(
+    state: &SyncState,
+    client: ClientAddr,
+    id: &str,
+) -> Result<String, AppError> {
     if blobs::valid_id(id) {
         Ok(id.to_owned())
     } else {
@@ -109,7 +114,7 @@ fn existing_id(state: &SyncState, client: ClientAddr, id: &str) -> Result<String
 
 /// Uploads are ciphertext, sent as the app sends them: no cross-site form can send this type,
 /// so no other web page can make vaults from its visitors' browsers.
-fn require_octets(headers: &HeaderMap) -> Result<(), AppError> {
+pub(super) fn require_octets(headers: &HeaderMap) -> Result<(), AppError> {
     let octets = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -123,7 +128,7 @@ fn require_octets(headers: &HeaderMap) -> Result<(), AppError> {
 }
 
 /// Reads an upload of at most the blob size, against the byte budget.
-async fn read_upload(
+pub(super) async fn read_upload(
     state: &SyncState,
     client: ClientAddr,
     headers: &HeaderMap,
@@ -284,7 +289,7 @@ pub async fn read(
 
 /// The bytes of what is stored under `key` at `version` (`size` bytes), from the copy being
 /// sent already or loaded by `load` into the byte budget.
-async fn copy_of<F, Fut>(
+pub(super) async fn copy_of<F, Fut>(
     state: &SyncState,
     client: ClientAddr,
     key: &str,
@@ -313,7 +318,7 @@ where
 }
 
 /// Ciphertext as an answer.
-fn octets(body: Bytes) -> Response {
+pub(super) fn octets(body: Bytes) -> Response {
     let mut response = Body::from(body).into_response();
     let h = response.headers_mut();
     h.insert(

@@ -15,6 +15,11 @@ use crate::http::client::ClientKey;
 use crate::secret::{token_matches, PresentedToken, Token};
 use crate::store::{client_tags, ClientTags, Db, StoreError};
 
+/// The bytes of a blob's media (`media.rs`), as an SQL expression over a row of `sync_blobs`
+/// (unaliased).
+const MEDIA_SIZE: &str = "coalesce((SELECT sum(length(m.body)) FROM sync_media m
+                                  WHERE m.blob_id = sync_blobs.id), 0)";
+
 /// A blob's last read is written at most this often, so a device polling every few seconds
 /// costs the SD card one write a day.
 const TOUCH_EVERY: Duration = Duration::from_secs(24 * 60 * 60);
@@ -90,14 +95,14 @@ fn to_u64(n: i64) -> u64 {
 /// The blobs in the database, on the server's clock.
 #[derive(Clone)]
 pub struct Blobs {
-    db: Db,
+    pub(super) db: Db,
     clock: Clock,
     quotas: Quotas,
 }
 
 /// Times that decide what has expired, taken once per call.
 #[derive(Debug, Clone, Copy)]
-struct Now {
+pub(super) struct Now {
     now: i64,
     vault_cutoff: i64,
     share_cutoff: i64,
@@ -124,7 +129,7 @@ impl Blobs {
         &self.quotas
     }
 
-    fn now(&self) -> Now {
+    pub(super) fn now(&self) -> Now {
         let wall = self.clock.wall();
         let cutoff = |d: Duration| millis(wall.checked_sub(d).unwrap_or(UNIX_EPOCH));
         Now {
@@ -496,7 +501,7 @@ impl Blobs {
 }
 
 /// A live blob's token hash, version, size (with its parts) and maker's tags.
-fn stored_for_write(
+pub(super) fn stored_for_write(
     conn: &Connection,
     id: &str,
     kind: Kind,
@@ -536,8 +541,8 @@ fn expire_in(conn: &Connection, now: Now) -> Result<usize, StoreError> {
 }
 
 /// What is stored now, all together and by the client tagged `tags` and its networks (live
-/// blobs only, with their parts).
-fn holdings(
+/// blobs only, with their parts and media).
+pub(super) fn holdings(
     conn: &Connection,
     kind: Kind,
     tags: &ClientTags,
@@ -545,7 +550,7 @@ fn holdings(
 ) -> Result<Holdings, StoreError> {
     let alive = "((kind = 'vault' AND max(read_at, updated_at) >= ?1)
                   OR (kind = 'share' AND max(read_at, updated_at) >= ?2))";
-    let size = format!("length(body) + {PARTS_SIZE}");
+    let size = format!("length(body) + {PARTS_SIZE} + {MEDIA_SIZE}");
     let row: [i64; 8] = conn.query_row(
         &format!(
             "SELECT
@@ -596,6 +601,7 @@ mod tests {
             max_shares: 16,
             max_blob_bytes: 1024,
             max_storage: 16 * 1024,
+            media_quota: 4 * 1024,
             vault_expiry: 10 * DAY,
             share_expiry: 5 * DAY,
         }

@@ -44,6 +44,10 @@ pub enum RouteError {
     MissingPart(String),
     #[error("this vault has no part {0}")]
     NoSuchPart(String),
+    #[error("a media file's name must be 1 to 43 letters, digits, '-' or '_'")]
+    BadMediaName,
+    #[error("this vault or shared deck holds no media file {0}")]
+    NoSuchMedia(String),
 }
 
 impl From<RouteError> for AppError {
@@ -53,7 +57,8 @@ impl From<RouteError> for AppError {
             RouteError::TurnedOff
             | RouteError::NoRoute(_)
             | RouteError::Missing
-            | RouteError::NoSuchPart(_) => AppError::NotFound(message),
+            | RouteError::NoSuchPart(_)
+            | RouteError::NoSuchMedia(_) => AppError::NotFound(message),
             RouteError::NotOctets => AppError::UnsupportedMediaType(message),
             RouteError::Empty
             | RouteError::BadToken
@@ -61,7 +66,8 @@ impl From<RouteError> for AppError {
             | RouteError::NoBase
             | RouteError::PartsOnShare
             | RouteError::PartsOnCreate
-            | RouteError::MissingPart(_) => AppError::BadRequest(message),
+            | RouteError::MissingPart(_)
+            | RouteError::BadMediaName => AppError::BadRequest(message),
             RouteError::ChangedWhileRead => AppError::Busy {
                 message,
                 retry_after: 1,

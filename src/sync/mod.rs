@@ -1,12 +1,16 @@
 //! Flashcard sync and shared decks: opaque blobs the browser encrypted (AES-GCM, key only in the
 //! link's fragment), kept in SQLite behind a write token and a version number, within quotas of
-//! which each client holds only its share, and forgotten when nobody reads them for long.
+//! which each client holds only its share, and forgotten when nobody reads them for long. A
+//! vault or shared deck may hold sealed media files beside it (pictures and sounds, `media.rs`),
+//! within a media quota of its own.
 
 pub mod api;
 pub mod blobs;
 mod copies;
 mod errors;
 pub mod frame;
+pub mod media;
+pub mod media_api;
 pub mod parts;
 pub mod quotas;
 

@@ -57,13 +57,15 @@ impl Kind {
 const SHARE_DIVISOR: u64 = 8;
 
 /// Limits on what sync may store (`--max-vaults`, `--max-shares`, `--max-vault-size`,
-/// `--max-sync-storage`, `--vault-expiry`, `--share-expiry`).
+/// `--max-sync-storage`, `--sync-media-quota`, `--vault-expiry`, `--share-expiry`).
 #[derive(Debug, Clone, Copy)]
 pub struct Quotas {
     pub max_vaults: usize,
     pub max_shares: usize,
     pub max_blob_bytes: usize,
     pub max_storage: u64,
+    /// Bytes of the media beside one blob.
+    pub media_quota: u64,
     pub vault_expiry: Duration,
     pub share_expiry: Duration,
 }
@@ -75,6 +77,7 @@ impl Quotas {
             max_shares: settings.max_shares,
             max_blob_bytes: settings.max_vault_size,
             max_storage: settings.max_sync_storage,
+            media_quota: settings.media_quota,
             vault_expiry: settings.vault_expiry,
             share_expiry: settings.share_expiry,
         }
@@ -186,6 +189,12 @@ pub enum SyncError {
     /// A write in parts whose vault, manifest and parts together, would be too large.
     #[error("the vault with its parts would be {size} bytes, more than the {limit} bytes this server accepts (--max-vault-size)")]
     VaultTooLarge { size: usize, limit: usize },
+    /// A media file would take the blob's media past `--sync-media-quota`.
+    #[error("this vault's pictures and sounds would take more than its media quota of {quota} bytes (--sync-media-quota): remove cards' pictures or sounds you no longer need, or ask the site's owner to raise it")]
+    MediaQuotaReached { quota: u64 },
+    /// A blob holds as many media files as one may.
+    #[error("this vault holds {most} pictures and sounds, as many as one may: remove cards' pictures or sounds you no longer need")]
+    MediaFilesReached { most: usize },
     /// The id the client chose for a new blob belongs to another one.
     #[error("a vault or shared deck with this id exists already: make a new id and send the create again")]
     IdTaken,
@@ -305,6 +314,7 @@ mod tests {
         max_shares: 800,
         max_blob_bytes: 1000,
         max_storage: 80_000,
+        media_quota: 10_000,
         vault_expiry: Duration::from_secs(1),
         share_expiry: Duration::from_secs(1),
     };

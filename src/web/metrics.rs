@@ -208,7 +208,8 @@ pub(super) async fn sync_holdings(state: &AppState) -> Result<(u64, u64, u64), S
                 bytes += u64::try_from(size).unwrap_or(0);
             }
             let parts: i64 = conn.query_row(
-                "SELECT coalesce(sum(length(body)), 0) FROM sync_parts",
+                "SELECT (SELECT coalesce(sum(length(body)), 0) FROM sync_parts)
+                      + (SELECT coalesce(sum(length(body)), 0) FROM sync_media)",
                 [],
                 |r| r.get(0),
             )?;

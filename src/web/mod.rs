@@ -47,6 +47,7 @@ use crate::publish::Publisher;
 use crate::site::{self, Site};
 use crate::store::Db;
 use crate::sync::api as sync_api;
+use crate::sync::media_api as sync_media;
 use crate::sync::SyncState;
 use metrics::Metrics;
 
@@ -330,6 +331,13 @@ fn sync_routes(enabled: bool) -> Router<AppState> {
                 .delete(sync_api::remove),
         )
         .route("/sync/{kind}/{id}/parts/{name}", get(sync_api::read_part))
+        .route("/sync/{kind}/{id}/media", get(sync_media::list))
+        .route(
+            "/sync/{kind}/{id}/media/{name}",
+            get(sync_media::read)
+                .put(sync_media::put)
+                .delete(sync_media::remove),
+        )
 }
 
 async fn method_not_allowed(method: Method, OriginalUri(uri): OriginalUri) -> AppError {

@@ -34,7 +34,7 @@ const slots: Slots = { deckListActions: SyncBadge, deckEditorActions: ShareDeckB
 // screen does not download the flashcards' code for a sync that is not running.
 provideSyncAdapters(async () => {
   const [flashcards, calendars] = await Promise.all([import('./flashcards/syncAdapter'), import('./calendars/syncAdapter')]);
-  return { decks: flashcards.decksSyncAdapter, calendars: calendars.calendarsSyncAdapter };
+  return { decks: flashcards.decksSyncAdapter, calendars: calendars.calendarsSyncAdapter, media: flashcards.mediaSyncAdapter };
 });
 
 function RoutedLayout() {

@@ -7,7 +7,8 @@ import { MemoryStorage } from './lib/memoryStorage';
 import type { SyncAdapters } from './lib/syncAdapters';
 import { createCalendarsSyncAdapter } from './calendars/syncAdapter';
 import { createDeckStore, type DeckStore } from './flashcards/storage';
-import { createDecksSyncAdapter } from './flashcards/syncAdapter';
+import { createDecksSyncAdapter, createMediaSyncAdapter } from './flashcards/syncAdapter';
+import type { MediaFile, MediaStore } from './flashcards/media/store';
 import { createClock, type Clock, type ClockState } from './sync/hlc';
 import { applyState, baseOf, emptyBase, localState, parseVault, readLocal, toVault, type Base } from './sync/local';
 import { merge, stateStamp, type VaultState } from './sync/merge';
@@ -19,6 +20,30 @@ export interface Replica {
   adapters: SyncAdapters;
   base: Base;
   clock: Clock;
+}
+
+/** A media store in memory (files by SHA-256), as the browser's IndexedDB one answers. */
+export function memoryMediaStore(): MediaStore {
+  const files = new Map<string, MediaFile>();
+  const hex = async (bytes: ArrayBuffer) =>
+    Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', bytes)), (b) => b.toString(16).padStart(2, '0')).join('');
+  return {
+    async put(bytes, type) {
+      const copy = bytes instanceof Uint8Array ? bytes.slice().buffer : bytes.slice(0);
+      const hash = await hex(copy);
+      if (!files.has(hash)) files.set(hash, { hash, type, bytes: copy, size: copy.byteLength });
+      return hash;
+    },
+    get: (hash) => Promise.resolve(files.get(hash)),
+    has: (hash) => Promise.resolve(files.has(hash)),
+    hashes: () => Promise.resolve([...files.keys()]),
+    usage: () => Promise.resolve([...files.values()].reduce((sum, file) => sum + file.size, 0)),
+    prune(keep) {
+      let removed = 0;
+      for (const hash of [...files.keys()]) if (!keep.has(hash) && files.delete(hash)) removed += 1;
+      return Promise.resolve(removed);
+    },
+  };
 }
 
 /** A hybrid logical clock kept in memory, reading `wall` as this browser's time. */
@@ -44,7 +69,11 @@ export function replica(name: string, wall: () => number): Replica {
     name,
     storage,
     store: createDeckStore(storage, makeId),
-    adapters: { decks: createDecksSyncAdapter(storage, makeId), calendars: createCalendarsSyncAdapter(storage) },
+    adapters: {
+      decks: createDecksSyncAdapter(storage, makeId),
+      calendars: createCalendarsSyncAdapter(storage),
+      media: createMediaSyncAdapter(memoryMediaStore()),
+    },
     base: emptyBase(),
     clock: memoryClock(wall, name),
   };

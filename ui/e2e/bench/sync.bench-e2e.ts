@@ -5,7 +5,9 @@
 // had a card edited concurrently and a card added, to tell one local save apart from the base,
 // and to seal it, and the real server accepting it under the default --max-vault-size. Then the
 // bytes of each push in parts (vaultParts.ts) to the real server: the first (every part), one card
-// edited, ten reviews in one deck, and ten reviews spread over ten decks.
+// edited, ten reviews in one deck, and ten reviews spread over ten decks; and the bytes synced for
+// one new picture on one card: the push of its deck's part, the list of the vault's files, and the
+// sealed file (media.ts), each sent to the real server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../support/server';
 import { deckRecord } from '../flashcards-support/seed';
@@ -21,6 +23,7 @@ import { createCalendarsSyncAdapter } from '../../src/calendars/syncAdapter';
 import { merge, type DeckDoc, type VaultState } from '../../src/sync/merge';
 import { framePush } from '../../src/sync/api';
 import { manifestOf, nameParts, partsOf, sealPart } from '../../src/sync/vaultParts';
+import { mediaName, sealMedia } from '../../src/sync/media';
 
 const DECKS = 300;
 const CARDS_IN_ALL = 10_000;
@@ -165,12 +168,47 @@ describe('sync: vault size and cost at scale', () => {
       return { ...edited, reviews };
     };
     await push('ten reviews in one deck', reviewed(['deck-11'], 10));
-    await push(
-      'ten reviews in ten decks',
-      reviewed(
-        Array.from({ length: 10 }, (_, i) => `deck-${20 + i * 7}`),
-        10,
-      ),
+    const tenDecks = reviewed(
+      Array.from({ length: 10 }, (_, i) => `deck-${20 + i * 7}`),
+      10,
+    );
+    await push('ten reviews in ten decks', tenDecks);
+
+    // One new picture on one card (a 1024 px picture as the editor makes it: about 60 KiB, and
+    // incompressible like every JPEG or WebP): the card's deck part, the list, the sealed file.
+    const picture = crypto.getRandomValues(new Uint8Array(60 * 1024)).buffer;
+    const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', picture));
+    const hash = Array.from(digest, (byte) => byte.toString(16).padStart(2, '0')).join('');
+    const doc = tenDecks.decks['deck-42'];
+    const shown = doc && renderDeck('deck-42', doc);
+    if (!doc || !shown || !Array.isArray(shown.cards)) throw new Error('no deck-42');
+    const cards = (shown.cards as Record<string, unknown>[]).map((card, i) =>
+      i === 0 ? { ...card, media: [{ hash, name: 'picture.webp', kind: 'image', field: 'front' }] } : card,
+    );
+    const later = clockOf('a', now + 30);
+    const withPicture: VaultState = { ...tenDecks, decks: { ...tenDecks.decks, 'deck-42': editDeck({ ...shown, cards }, doc, shown, () => later.now(), 'a') } };
+    const pushesBefore = pushes.length;
+    await push('one new picture: its deck', withPicture);
+    const partPush = Number(/: ([\d.]+) KiB/.exec(pushes[pushesBefore] ?? '')?.[1] ?? 0) * 1024;
+    const listed = await fetch(`${server.url}/api/sync/vaults/${created.id}/media`);
+    const listBytes = (await listed.arrayBuffer()).byteLength;
+    const name = await mediaName(key, hash);
+    const sealedPicture = await sealMedia({ type: 'image/webp', bytes: picture }, { kind: 'vaults', id: created.id, key }, name);
+    const sentPicture = await fetch(`${server.url}/api/sync/vaults/${created.id}/media/${name}`, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/octet-stream', Authorization: `Bearer ${token}` },
+      body: sealedPicture,
+    });
+    expect(sentPicture.status).toBe(201);
+    const again = await fetch(`${server.url}/api/sync/vaults/${created.id}/media/${name}`, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/octet-stream', Authorization: `Bearer ${token}` },
+      body: sealedPicture,
+    });
+    expect(again.status).toBe(200);
+    const total = partPush + listBytes + sealedPicture.length;
+    pushes.push(
+      `  one new picture (60.0 KiB) in the ${DECKS}-deck collection: ${kib(total)} in all = its deck's push ${kib(partPush)} + the vault's file list ${listBytes} B + the sealed picture ${kib(sealedPicture.length)} (${sealedPicture.length - picture.byteLength} B over the file)`,
     );
 
     console.log(

@@ -1,10 +1,14 @@
 // What sync carries of the flashcards (lib/syncAdapters.ts's DecksAdapter), built on this
 // feature's own keys, versions and schemas (storage.ts, deck.ts, srs/reviewLog.ts): the decks of
-// the list, their review logs, and "Add to my decks" for a shared deck. RouterApp hands it to
+// the list, their review logs, "Add to my decks" for a shared deck, and the files the cards'
+// pictures and sounds are (the media store). RouterApp hands it to
 // sync; sync never names these keys. Beside storage.ts, the only flashcards code that touches
 // the browser's storage.
-import type { DeckPreview, DecksAdapter, DecksChange, ShareUpdatePlan, SyncDeck, SyncedReviews } from '../lib/syncAdapters';
+import type { DeckPreview, DecksAdapter, DecksChange, MediaAdapter, ShareUpdatePlan, SyncDeck, SyncedReviews } from '../lib/syncAdapters';
 import { listedSides } from './cloze';
+import { referencedHashes } from './media/ref';
+import { registerMediaFetcher } from './media/remote';
+import { mediaStore, type MediaStore } from './media/store';
 import { storedCards, type Deck } from './deck';
 import { browserStorage, createDeckStore, deckDraftKey, deckKey, INDEX_KEY, parseDeck, reviewsKey, sessionKey, summaryKey } from './storage';
 import {
@@ -207,3 +211,22 @@ export function createDecksSyncAdapter(storage: Storage | null, makeId: () => st
 
 /** The adapter RouterApp hands to sync. */
 export const decksSyncAdapter: DecksAdapter = createDecksSyncAdapter(browserStorage());
+
+/**
+ * The cards' pictures and sounds as sync carries them: the files a deck's cards refer to (read as
+ * this feature reads a deck), and the one media store.
+ */
+export function createMediaSyncAdapter(store: MediaStore): MediaAdapter {
+  return {
+    referenced(value) {
+      const deck = parseDeck(value, value.id, stableCardIds(value.id));
+      return deck ? [...referencedHashes(deck.cards)] : [];
+    },
+    has: (hash) => store.has(hash),
+    get: (hash) => store.get(hash),
+    put: (bytes, type) => store.put(bytes, type),
+    setFetcher: registerMediaFetcher,
+  };
+}
+
+export const mediaSyncAdapter: MediaAdapter = createMediaSyncAdapter(mediaStore);

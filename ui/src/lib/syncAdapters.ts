@@ -129,9 +129,32 @@ export interface CalendarsAdapter {
   write(list: readonly unknown[]): void;
 }
 
+/** A media file as the feature keeps it: its bytes and MIME type. */
+export interface SyncMediaFile {
+  readonly type: string;
+  readonly bytes: ArrayBuffer;
+}
+
+/**
+ * The feature's pictures and sounds: which files a deck's cards refer to (by SHA-256, 64 hex
+ * digits), and the store that keeps each file once. Sync sends and fetches the files (sealed);
+ * only the feature reads a deck's shape or opens its store.
+ */
+export interface MediaAdapter {
+  /** The files the deck's cards refer to. */
+  referenced(deck: SyncDeck): readonly string[];
+  has(hash: string): Promise<boolean>;
+  get(hash: string): Promise<SyncMediaFile | undefined>;
+  /** Keeps a file fetched for a card; its hash. Throws with words when the device is full. */
+  put(bytes: ArrayBuffer, type: string): Promise<string>;
+  /** Where the cards' media ask for a file this device lacks while they show a placeholder (null: nowhere). */
+  setFetcher(fetch: ((hash: string) => Promise<boolean>) | null): void;
+}
+
 export interface SyncAdapters {
   decks: DecksAdapter;
   calendars: CalendarsAdapter;
+  media: MediaAdapter;
 }
 
 let load: (() => Promise<SyncAdapters>) | null = null;

@@ -6,7 +6,9 @@
 // for its place before it is sent; the same token again gets the blob it made, another token asking
 // for a taken id a 409. A vault's write may carry parts (Sync-Parts names every part of the new
 // version; the body frames the manifest and the parts sent), read one by one at .../parts/{name}.
-// A 404 means the blob is gone (never made, revoked, or expired unread); 429 and
+// A vault or shared deck may hold sealed media files beside it (.../media lists their names,
+// .../media/{name} reads or writes one with the token; media.ts). A 404 means the blob is gone
+// (never made, revoked, or expired unread); 429 and
 // 503 say in Retry-After how long to wait.
 import * as v from 'valibot';
 import { isRecord, parseJsonText } from '../lib/json';
@@ -248,5 +250,50 @@ export async function readPart(id: string, name: string): Promise<Uint8Array<Arr
 /** Removes the blob; one already gone (404) counts as removed. */
 export async function removeBlob(kind: BlobKind, id: string, token: string): Promise<void> {
   const response = await fetch(`/api/sync/${kind}/${id}`, { method: 'DELETE', headers: { Authorization: `Bearer ${token}` } });
+  if (!response.ok && response.status !== 404) throw await errorOf(response);
+}
+
+/**
+ * The media files a vault or shared deck holds on the server (`GET .../media`): their names,
+ * sorted; null when the blob is gone.
+ */
+export async function listMedia(kind: BlobKind, id: string): Promise<Set<string> | null> {
+  const response = await fetch(`/api/sync/${kind}/${id}/media`, { cache: 'no-store' });
+  if (response.status === 404) return null;
+  if (!response.ok) throw await errorOf(response);
+  const answer = (await response.json()) as unknown;
+  const names = isRecord(answer) && Array.isArray(answer.names) ? answer.names : null;
+  if (!names?.every((name): name is string => typeof name === 'string'))
+    throw new SyncApiError('The server sent an answer this page does not understand.', response.status);
+  return new Set(names);
+}
+
+/** One sealed media file; null when the server has no such file (or no such blob). */
+export async function readMedia(kind: BlobKind, id: string, name: string): Promise<Uint8Array<ArrayBuffer> | null> {
+  const response = await fetch(`/api/sync/${kind}/${id}/media/${name}`);
+  if (response.status === 404) return null;
+  if (!response.ok) throw await errorOf(response);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+/**
+ * Sends one sealed media file with the blob's write token: 'stored', 'held' (the server had it
+ * already and did not take the body), or 'gone' (no such blob). A refusal (the media quota, the
+ * storage) throws with the server's words.
+ */
+export async function writeMedia(kind: BlobKind, id: string, token: string, name: string, body: Uint8Array<ArrayBuffer>): Promise<'stored' | 'held' | 'gone'> {
+  const response = await fetch(`/api/sync/${kind}/${id}/media/${name}`, {
+    method: 'PUT',
+    headers: { 'Content-Type': OCTETS, Authorization: `Bearer ${token}` },
+    body,
+  });
+  if (response.status === 404) return 'gone';
+  if (!response.ok) throw await errorOf(response);
+  return response.status === 201 ? 'stored' : 'held';
+}
+
+/** Removes one media file with the blob's token; one already gone counts as removed. */
+export async function removeMedia(kind: BlobKind, id: string, token: string, name: string): Promise<void> {
+  const response = await fetch(`/api/sync/${kind}/${id}/media/${name}`, { method: 'DELETE', headers: { Authorization: `Bearer ${token}` } });
   if (!response.ok && response.status !== 404) throw await errorOf(response);
 }

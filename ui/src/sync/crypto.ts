@@ -59,14 +59,17 @@ export interface Place {
   id: string;
   version: number;
   part?: string;
+  /** A media file's name (media.ts): the same for every version. */
+  media?: string;
 }
 
 /**
  * The additional data a body for `place` is sealed with: UTF-8 of
- * `hearth-sync/1\n{kind}\n{id}\nv{version}`, or `hearth-sync/1\n{kind}\n{id}\npart\n{name}` for a part.
+ * `hearth-sync/1\n{kind}\n{id}\nv{version}`, or `hearth-sync/1\n{kind}\n{id}\npart\n{name}` for a part
+ * (`...\nmedia\n{name}` for a media file).
  */
 export function placeLabel(place: Place): Uint8Array<ArrayBuffer> {
-  const where = place.part === undefined ? `v${place.version}` : `part\n${place.part}`;
+  const where = place.media !== undefined ? `media\n${place.media}` : place.part === undefined ? `v${place.version}` : `part\n${place.part}`;
   return new TextEncoder().encode(`hearth-sync/1\n${place.kind}\n${place.id}\n${where}`);
 }
 
@@ -79,12 +82,21 @@ export const PART_NAME_LENGTH = 22;
  * unchanged part is not sent again), the server cannot tell content from names, and a part whose
  * content does not hash to its name is refused.
  */
-export async function partNamer(keyText: string): Promise<(text: string) => Promise<string>> {
+export const partNamer = (keyText: string) => keyedNamer(keyText, 'hearth-sync/1 part names');
+
+/**
+ * The namer of a vault's or shared deck's media files (media.ts): the same family, its own label,
+ * over a file's SHA-256 (hex), so the same picture has the same name in a blob and the server
+ * learns nothing of it.
+ */
+export const mediaNamer = (keyText: string) => keyedNamer(keyText, 'hearth-sync/1 media names');
+
+async function keyedNamer(keyText: string, label: string): Promise<(text: string) => Promise<string>> {
   const raw = fromBase64Url(keyText);
   if (raw?.length !== 32) throw new Error('The link’s key is damaged: copy the whole link again.');
   const base = await crypto.subtle.importKey('raw', raw, 'HKDF', false, ['deriveKey']);
   const hmac = await crypto.subtle.deriveKey(
-    { name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(), info: new TextEncoder().encode('hearth-sync/1 part names') },
+    { name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(), info: new TextEncoder().encode(label) },
     base,
     { name: 'HMAC', hash: 'SHA-256', length: 256 },
     false,
@@ -142,8 +154,12 @@ export async function inflate(bytes: Uint8Array<ArrayBuffer>, maxBytes: number, 
 
 /** `value` as JSON, gzipped, then encrypted with a fresh IV (bound to `place` when given): IV ‖ ciphertext. */
 export async function seal(value: unknown, keyText: string, place?: Place): Promise<Uint8Array<ArrayBuffer>> {
+  return sealBytes(await gzip(new TextEncoder().encode(JSON.stringify(value))), keyText, place);
+}
+
+/** Bytes encrypted as they are (a picture or a sound: gzip would not make them smaller): IV ‖ ciphertext. */
+export async function sealBytes(plain: Uint8Array<ArrayBuffer>, keyText: string, place?: Place): Promise<Uint8Array<ArrayBuffer>> {
   const key = await importKey(keyText);
-  const plain = await gzip(new TextEncoder().encode(JSON.stringify(value)));
   const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
   const params: AesGcmParams = place ? { name: 'AES-GCM', iv, additionalData: placeLabel(place) } : { name: 'AES-GCM', iv };
   const cipher = new Uint8Array(await crypto.subtle.encrypt(params, key, plain));

@@ -4,7 +4,9 @@
 // (only the fields and cards that differ get new stamps), a deck of the first vault format (v1:
 // whole decks with savedAt/baseAt) stamped from its savedAt, and a document read defensively from
 // a vault another device wrote. Sync reads a deck's `id`, `cards` and `createdAt` and a card's
-// `id` and `conflict`; every other field is carried as it is.
+// `id` and `conflict`; every other field is carried as it is (a card's `media` list of file
+// references too), and a card field a save drops (an empty list the feature does not store) is
+// recorded as removed.
 import { isRecord } from '../lib/json';
 import type { SyncDeck } from '../lib/syncAdapters';
 import { after, isStamp, makeStamp, NO_STAMP, wallOf, type Stamp } from './hlc';
@@ -28,6 +30,9 @@ import {
 /** The device id of the stamps a v1 vault's decks are given (the same on every device). */
 export const V1_DEVICE = 'v1';
 export const v1Stamp = (ms: number): Stamp => (ms > 0 ? makeStamp(ms, 0, V1_DEVICE) : NO_STAMP);
+
+/** A card field's value once a save no longer has the field: the card is shown without it. */
+const REMOVED = null;
 
 /** The deck fields sync itself handles. */
 const DECK_OWN = new Set(['id', 'cards', 'createdAt']);
@@ -78,7 +83,7 @@ export function renderDeck(id: string, doc: DeckDoc): SyncDeck | null {
       const shown: Record<string, unknown> = { id: cardId };
       for (const [key, field] of Object.entries(card.fields)) {
         const current = field.versions[0];
-        if (current && !CARD_OWN.has(key)) shown[key] = current.v;
+        if (current && !CARD_OWN.has(key) && current.v !== REMOVED) shown[key] = current.v;
       }
       const note = conflictNote(card);
       if (note !== '') shown[CONFLICT_FIELD] = note;
@@ -160,16 +165,26 @@ export function editDeck(deck: SyncDeck, before: DeckDoc | undefined, shown: Syn
     const old = before?.cards[card.id];
     const seen = shownCards.get(card.id);
     const fields: Record<string, FieldDoc> = { ...(old?.fields ?? {}) };
-    for (const [key, value] of Object.entries(card)) {
-      if (CARD_OWN.has(key) || value === undefined) continue;
-      if (seen && canonical(seen[key]) === canonical(value)) continue;
+    const edit = (key: string, value: unknown) => {
+      if (seen && canonical(seen[key]) === canonical(value)) return;
       const field = fields[key];
-      if (!field && !seen && isEmpty(value)) continue;
+      if (!field && !seen && isEmpty(value)) return;
       const base = field?.versions[0]?.at ?? NO_STAMP;
       const version: Version = { v: value, at: later(base), base };
       // A value that is no text has no note to keep the others in: this edit replaces them all.
       const replaced = isText(value) ? [] : (field?.versions ?? []).map((old) => old.at);
       fields[key] = normaliseField([version, ...(field?.versions ?? [])], [...(field?.gone ?? []), ...replaced]);
+    };
+    for (const [key, value] of Object.entries(card)) {
+      if (CARD_OWN.has(key) || value === undefined) continue;
+      edit(key, value);
+    }
+    // A field the last sync showed that this save no longer has (a card's last tag or picture
+    // removed: the feature stores no empty list) is removed: null, which no deck shows.
+    if (seen) {
+      for (const [key, value] of Object.entries(seen)) {
+        if (!CARD_OWN.has(key) && value !== undefined && card[key] === undefined) edit(key, REMOVED);
+      }
     }
     // A conflict note the learner dismissed: the texts it held are gone.
     const dismissed = seen !== undefined && typeof seen[CONFLICT_FIELD] === 'string' && seen[CONFLICT_FIELD] !== '' && !card[CONFLICT_FIELD];

@@ -8,7 +8,8 @@
 // Every body is sealed for its place (vault id and version, binding.ts) and a read older than one
 // seen here, or sealed for another place, is refused before anything is merged or written. The
 // vault travels in parts (vaultParts.ts): a push sends its manifest and the parts the server does
-// not hold, a pull fetches the parts the base of the last merge does not already hold.
+// not hold, a pull fetches the parts the base of the last merge does not already hold. The cards'
+// pictures and sounds travel beside it (mediaSync.ts): sent once, fetched once per device.
 // "Replace the sync link" moves this browser to a new vault (new key, token and id) holding
 // everything, then removes the old one, retrying until the server has answered.
 import { fingerprint } from '../lib/fingerprint';
@@ -22,6 +23,7 @@ import { createClock, type Clock } from './hlc';
 import { applyState, baseOf, emptyBase, localState, parseVault, readLocal, toVault, type Base } from './local';
 import { canonical, merge, sameState, stateStamp, type VaultState } from './merge';
 import { syncStore, VAULT_KEY, type PendingCreate, type VaultRecord } from './state';
+import { fetchVaultMedia, provideMediaFetcher, resetMediaSync, sendVaultMedia } from './mediaSync';
 import { assemble, baseContent, manifestOf, manifestParts, nameParts, partsOf, sealPart, type NamedPart, type PartValue } from './vaultParts';
 
 export type { VaultRecord };
@@ -57,6 +59,7 @@ const writeBase = (state: VaultState) => syncStore.setBase(baseOf(state), finger
 /** Stops syncing this browser; its data stays, the vault stays for the other devices. */
 export function forgetVault() {
   syncStore.forget();
+  resetMediaSync();
   waitUntil = 0;
   status = { phase: 'idle', error: null, lastSyncedAt: null, retryAt: null };
   emit();
@@ -118,9 +121,12 @@ function switchTo(vault: VaultRecord, state: VaultState) {
 export async function createVault(): Promise<VaultRecord | null> {
   const adapters = await syncAdapters();
   const pending = await keptPending();
-  const state = localState(readLocal(adapters), emptyBase(), theClock(), adapters.decks);
+  const snapshot = readLocal(adapters);
+  const state = localState(snapshot, emptyBase(), theClock(), adapters.decks);
   const vault = await createFrom(pending, state);
   if (vault) switchTo(vault, state);
+  // The cards' files follow at once, so another device joining now finds them (a refusal is said at the next sync).
+  if (vault && vault.version !== 0) await sendVaultMedia(vault, snapshot.decks.decks, adapters).catch(() => null);
   return vault;
 }
 
@@ -269,10 +275,18 @@ async function push(
 /** One sync: pull, merge, apply, push; repeated when another device wrote in between. */
 async function syncOnce(): Promise<void> {
   const adapters = await syncAdapters();
+  provideMediaFetcher(adapters);
+  // The server refused a file for room: said once the decks are synced.
+  let mediaRefused: Error | null = null;
+  const done = () => {
+    if (mediaRefused) throw mediaRefused;
+  };
   for (let round = 0; round < MAX_ROUNDS; round += 1) {
     let vault = readVault();
     if (!vault || vault.gone) return;
     const snapshot = readLocal(adapters);
+    // The files this browser's cards refer to go first, so a device reading the new version finds them.
+    mediaRefused = (await sendVaultMedia(vault, snapshot.decks.decks, adapters)) ?? mediaRefused;
     const base = syncStore.base();
     const local = localState(snapshot, base, theClock(), adapters.decks);
     // Until a bound body was seen here, read the vault whole (no 304) so one sealed before binding
@@ -305,7 +319,8 @@ async function syncOnce(): Promise<void> {
     const merged = remote ? merge(remote, local) : local;
     if (!remote && fingerprint(canonical(local)) === syncStore.syncedHash()) {
       finish({ ...vault, parts: held }, version);
-      return;
+      fetchVaultMedia(vault, adapters, false);
+      return done();
     }
     // Something saved here while the vault was on its way: start again from what is stored now.
     if (canonical(readLocal(adapters)) !== canonical(snapshot)) continue;
@@ -324,7 +339,10 @@ async function syncOnce(): Promise<void> {
       vault = { ...vault, seenVersion: Math.max(vault.seenVersion, next), boundSeen: true };
     }
     finish({ ...vault, parts: held }, next);
-    return;
+    // Files no card refers to any more leave the server; those this device lacks are fetched.
+    mediaRefused = (await sendVaultMedia(vault, adapters.decks.read().decks, adapters, true)) ?? mediaRefused;
+    fetchVaultMedia(vault, adapters, remote !== null);
+    return done();
   }
   throw new Error('Other devices kept writing; trying again shortly.');
 }

@@ -2,12 +2,13 @@
 // the contract fixes it (creates with the browser's write token and, when sent, the id it chose
 // in X-Blob-Id; the same blob again for the same token; 409 for an id another token took;
 // octet-stream bodies only, the site's key on creates only, versions, 304, 409, 404 for what is
-// gone; a vault's parts sent with Sync-Parts in a framed body, read at .../parts/{name}), which
+// gone; a vault's parts sent with Sync-Parts in a framed body, read at .../parts/{name}; media
+// files listed, read, written and removed at .../media[/{name}] within a media quota), which
 // records every request with what the browser had stored when it was sent, and answers as a test
 // scripts it (a lost answer, a 429 with Retry-After). Also in-memory adapters standing in for the
 // features' data, and a fresh browser (globals and adapters) for sync's modules to run in.
 import { vi } from 'vitest';
-import type { CalendarsAdapter, DecksAdapter, SyncAdapters, SyncDeck, SyncedReviews } from '../lib/syncAdapters';
+import type { CalendarsAdapter, DecksAdapter, MediaAdapter, SyncAdapters, SyncDeck, SyncedReviews, SyncMediaFile } from '../lib/syncAdapters';
 import { open } from './crypto';
 import { assemble, manifestParts } from './vaultParts';
 
@@ -18,6 +19,8 @@ interface StoredBlob {
   body: Uint8Array<ArrayBuffer>;
   /** A vault's parts by name (sent with `Sync-Parts`). */
   parts: Map<string, Uint8Array<ArrayBuffer>>;
+  /** Its media files by name. */
+  media: Map<string, Uint8Array<ArrayBuffer>>;
 }
 
 /** The manifest and parts of a framed write (api.ts framePush); null when the frame is malformed. */
@@ -98,11 +101,12 @@ export class FakeSyncServer {
       if (asked !== null && !/^[0-9a-f]{32}$/.test(asked)) return json(400, { error: 'a blob id is 32 lowercase hex digits' });
       if (asked !== null && this.blobs.has(asked)) return json(409, { error: 'that id is taken' });
       const made = asked ?? (this.next += 1).toString(16).padStart(32, '0');
-      this.blobs.set(made, { kind: kind ?? '', token: bearer, version: 1, body, parts: new Map() });
+      this.blobs.set(made, { kind: kind ?? '', token: bearer, version: 1, body, parts: new Map(), media: new Map() });
       return json(201, { id: made, token: bearer, version: 1 });
     }
     const blob = id ? this.blobs.get(id) : undefined;
     if (!id || !blob || blob.kind !== kind) return json(404, { error: 'not found' });
+    if (path.split('/')[5] === 'media') return this.media(blob, method, path.split('/')[6], bearer, body);
     if (method === 'GET' && path.split('/')[6] !== undefined) {
       const part = blob.parts.get(path.split('/')[6] ?? '');
       return part ? new Response(part, { status: 200 }) : json(404, { error: 'this vault has no such part' });
@@ -132,6 +136,28 @@ export class FakeSyncServer {
     }
     blob.version += 1;
     return json(200, { version: blob.version });
+  }
+
+  /** Most bytes of media one blob may hold here (the server's --sync-media-quota). */
+  mediaQuota = Number.POSITIVE_INFINITY;
+
+  private media(blob: StoredBlob, method: string, name: string | undefined, bearer: string | null, body: Uint8Array<ArrayBuffer>): Response {
+    if (name === undefined) return method === 'GET' ? json(200, { names: [...blob.media.keys()].sort() }) : json(405, { error: 'no' });
+    if (method === 'GET') {
+      const file = blob.media.get(name);
+      return file ? new Response(file, { status: 200 }) : json(404, { error: 'no such media file' });
+    }
+    if (bearer !== blob.token) return json(403, { error: 'wrong token' });
+    if (method === 'DELETE') {
+      blob.media.delete(name);
+      return new Response(null, { status: 204 });
+    }
+    if (blob.media.has(name)) return json(200, { stored: false });
+    const used = [...blob.media.values()].reduce((sum, file) => sum + file.length, 0);
+    if (used + body.length > this.mediaQuota)
+      return json(507, { error: 'this vault’s pictures and sounds would take more than its media quota (--sync-media-quota)' });
+    blob.media.set(name, body);
+    return json(201, { stored: true });
   }
 
   /** The requests of one method. */
@@ -186,8 +212,38 @@ export async function enterBrowser(
   return adapters;
 }
 
+/** SHA-256 as 64 hex digits. */
+export async function sha256Hex(bytes: ArrayBuffer): Promise<string> {
+  return Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', bytes)), (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+/** Media files in memory by SHA-256; a deck's cards refer to them in `media: [{hash}]` (as the feature's cards do). */
+export function memoryMedia(): MediaAdapter & { files: Map<string, SyncMediaFile>; fetcher: ((hash: string) => Promise<boolean>) | null } {
+  const files = new Map<string, SyncMediaFile>();
+  const media = {
+    files,
+    fetcher: null as ((hash: string) => Promise<boolean>) | null,
+    referenced: (deck: SyncDeck) =>
+      (Array.isArray(deck.cards) ? (deck.cards as unknown[]) : []).flatMap((card) => {
+        const refs = (card as { media?: unknown }).media;
+        return Array.isArray(refs) ? refs.map((ref) => (ref as { hash?: unknown }).hash).filter((hash): hash is string => typeof hash === 'string') : [];
+      }),
+    has: (hash: string) => Promise.resolve(files.has(hash)),
+    get: (hash: string) => Promise.resolve(files.get(hash)),
+    async put(bytes: ArrayBuffer, type: string) {
+      const hash = await sha256Hex(bytes);
+      files.set(hash, { bytes: bytes.slice(0), type });
+      return hash;
+    },
+    setFetcher(fetch: ((hash: string) => Promise<boolean>) | null) {
+      media.fetcher = fetch;
+    },
+  };
+  return media;
+}
+
 /** Decks and calendars in memory, shaped as the features' adapters shape theirs. */
-export function memoryAdapters(): SyncAdapters & { decksHere: Map<string, SyncDeck>; order: string[] } {
+export function memoryAdapters(): SyncAdapters & { decksHere: Map<string, SyncDeck>; order: string[]; media: ReturnType<typeof memoryMedia> } {
   const decksHere = new Map<string, SyncDeck>();
   const reviews = new Map<string, SyncedReviews>();
   const state = { order: [] as string[], calendars: [] as readonly unknown[] };
@@ -246,6 +302,7 @@ export function memoryAdapters(): SyncAdapters & { decksHere: Map<string, SyncDe
   return {
     decks,
     calendars,
+    media: memoryMedia(),
     decksHere,
     get order() {
       return state.order;

@@ -14,7 +14,7 @@ import { readBlob, SyncApiError, writeBlob } from './api';
 import { seal } from './crypto';
 import { backOffMs } from './engine';
 import type { ShareLink } from './links';
-import { openSharedBody, SHARE_TYPE, SHARE_VERSION, type SharedDeck } from './shares';
+import { fetchShareMedia, openSharedBody, sendShareMedia, SHARE_TYPE, SHARE_VERSION, type SharedDeck } from './shares';
 import { syncStore } from './state';
 
 // --- States that screens show -------------------------------------------------------------------
@@ -132,6 +132,13 @@ async function updateOnce(deckId: string, force: boolean): Promise<void> {
   if (!deck) return;
   const sent = deckPrint(deck);
   if (!force && share.sent === sent) {
+    // Files the link does not hold yet (a send refused or cut off before) go now.
+    try {
+      if (!waiting()) await sendShareMedia({ id: share.id, key: share.key, token: share.token }, deck);
+    } catch (error) {
+      const retryAt = noteWait(error);
+      return setFollow(deckId, { phase: 'outdated', error: messageOf(error), retryAt });
+    }
     if (followState(deckId).phase === 'unknown') setFollow(deckId, { phase: 'current', updatedAt: null });
     return;
   }
@@ -141,6 +148,8 @@ async function updateOnce(deckId: string, force: boolean): Promise<void> {
   }
   setFollow(deckId, { phase: 'updating' });
   try {
+    // The files first, so whoever opens the new version finds them.
+    await sendShareMedia({ id: share.id, key: share.key, token: share.token }, deck);
     let base = share.version ?? (await serverVersion(share.id));
     for (let round = 0; round < ROUNDS && base !== null; round += 1) {
       const written = await writeBlob('shares', share.id, share.token, base, await sealShare(deck, share.key, share.id, base + 1));
@@ -199,6 +208,8 @@ export const isSharedCopy = (deckId: string): boolean => deckId in syncStore.cop
 /** "Add to my decks": the copy, and where it came from, so it can follow the link. Its id. */
 export async function addFollowingCopy(link: ShareLink, shared: SharedDeck, now = new Date()): Promise<string> {
   const { decks } = await syncAdapters();
+  // The deck's pictures and sounds come first, so its cards show them at once.
+  await fetchShareMedia(link, shared.deck);
   const id = decks.addCopy(shared.deck, now);
   try {
     syncStore.setCopy(id, { shareId: link.id, key: link.key, version: shared.version, base: decks.shareBase(shared.deck) });
@@ -259,6 +270,7 @@ export async function takeCopyUpdate(deckId: string, now = new Date()): Promise<
   const record = syncStore.copies()[deckId];
   if (state.phase !== 'available' || !record) return null;
   const { decks } = await syncAdapters();
+  await fetchShareMedia({ id: record.shareId, key: record.key }, state.incoming);
   const done = decks.takeUpdate(deckId, state.incoming, record.base, now);
   if (!done) throw new Error('This deck can no longer be updated: it was changed in a way this page cannot read.');
   syncStore.setCopy(deckId, { ...record, version: state.version, base: done.base });

@@ -1,7 +1,8 @@
 // Shared decks: a read-only copy of one deck sealed with its own key, the links this browser made
 // (kept so it can show and revoke them; a link being made is kept with its key and write token
 // before the request goes, so trying again after a lost answer gets the same link), and reading
-// one from its link. A shared deck is sealed for its place (binding.ts: kind, the id chosen here,
+// one from its link; the files its cards refer to travel beside it (media.ts), sent with the link
+// and fetched when the deck is added. A shared deck is sealed for its place (binding.ts: kind, the id chosen here,
 // version) and a reader refuses one older than it has seen or sealed for another place. The deck is read, checked and added to the learner's decks through the
 // flashcards' adapter (lib/syncAdapters.ts).
 import { isRecord } from '../lib/json';
@@ -10,6 +11,7 @@ import { createBlob, readBlob, removeBlob } from './api';
 import { NOTHING_SEEN, openPlaced } from './binding';
 import { newBlobId, newKey, newToken, seal } from './crypto';
 import type { ShareLink } from './links';
+import { fetchAllMissing, sendMedia } from './media';
 import { syncStore } from './state';
 
 export const SHARE_TYPE = 'hearth-shared-deck';
@@ -50,7 +52,31 @@ export async function shareDeck(deckId: string): Promise<MadeShare | null> {
     throw new Error('This server does not keep the deck under the id this page chose: reload the page.');
   const share: MadeShare = { id: created.id, key: pending.key, token: created.token };
   syncStore.setShare(deckId, share);
+  try {
+    await sendShareMedia(share, deck);
+  } catch {
+    // The link is made: following its saves sends the files again and says what the server refused.
+  }
   return share;
+}
+
+/**
+ * Sends the files the shared deck's cards refer to that the link does not hold yet (sealed with
+ * its key, beside it), and removes from the server those no card refers to any more.
+ */
+export async function sendShareMedia(share: MadeShare, deck: SyncDeck): Promise<void> {
+  const { media } = await syncAdapters();
+  await sendMedia({ kind: 'shares', ...share }, media.referenced(deck), media, syncStore, true);
+}
+
+/** Brings the files a shared deck's cards refer to that this device lacks (those that fail show a placeholder, asked for again later). */
+export async function fetchShareMedia(link: ShareLink, deck: SyncDeck): Promise<void> {
+  const { media } = await syncAdapters();
+  try {
+    await fetchAllMissing({ kind: 'shares', id: link.id, key: link.key }, media.referenced(deck), media);
+  } catch {
+    // The media store cannot be read (private mode): the cards show their placeholders.
+  }
 }
 
 /** Takes the link down (one the server no longer has counts as taken down) and forgets it. */
@@ -94,7 +120,8 @@ export async function openShare(link: ShareLink): Promise<SharedDeck | null> {
   return { deck, preview: (await syncAdapters()).decks.preview(deck), version: pulled.version };
 }
 
-/** "Add to my decks": a copy with a new id, saved now, first in the list; its id. */
-export async function addToMyDecks(shared: SharedDeck, now = new Date()): Promise<string> {
+/** "Add to my decks": the deck's files fetched, then a copy with a new id, saved now, first in the list; its id. */
+export async function addToMyDecks(link: ShareLink, shared: SharedDeck, now = new Date()): Promise<string> {
+  await fetchShareMedia(link, shared.deck);
   return (await syncAdapters()).decks.addCopy(shared.deck, now);
 }

@@ -6,8 +6,8 @@
 // converted at the next sync), the share links this browser made or is making, what this browser
 // has seen of each blob it opened (the highest version, and whether a body bound to its place
 // came: see binding.ts), old vaults a link replacement still has to remove from the server, the
-// one-time link for another device made last (handover.ts), and the hybrid logical clock's state
-// (hlc.ts). Read through schemas like every other stored shape:
+// one-time link for another device made last (handover.ts), the media files each blob is known
+// to hold on the server (media.ts), and the hybrid logical clock's state (hlc.ts). Read through schemas like every other stored shape:
 // a value without its shape reads as absent.
 import * as v from 'valibot';
 import { count, entriesOf, listOf, nonEmpty, orNull, parseOrNull, record } from '../lib/schema';
@@ -33,6 +33,11 @@ export const SHARES_SEEN_KEY = 'sync:sharesSeen';
 export const RETIRED_KEY = 'sync:retiredVaults';
 /** The one-time link for another device this browser made last (handover.ts), to remove when it makes the next. */
 export const HANDOVER_KEY = 'sync:handover';
+/** The media files (by their names on the server) this browser knows a vault or shared deck holds, by blob id (media.ts). */
+export const MEDIA_SENT_KEY = 'sync:mediaSent';
+
+/** A media file's name on the server (a keyed hash, base64url). */
+const MediaName = v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,43}$/));
 
 /** A blob's id as the server makes them. */
 const BlobId = v.pipe(v.string(), v.regex(/^[0-9a-f]{32}$/));
@@ -214,6 +219,10 @@ export interface SyncStore {
   handover(): HandoverRecord | null;
   /** Throws when storage refuses: a link must not be made with a token that is not kept. */
   setHandover(handover: HandoverRecord | null): void;
+  /** The media files this browser knows the blob `blobId` holds (sent or found there). */
+  mediaSent(blobId: string): Set<string>;
+  /** Replaces them (none: forgets the blob); a full storage only means asking the server again. */
+  setMediaSent(blobId: string, names: ReadonlySet<string> | null): void;
 }
 
 export function createSyncStore(storage: Storage | null): SyncStore {
@@ -239,6 +248,7 @@ export function createSyncStore(storage: Storage | null): SyncStore {
   const shares = () => read(SHARES_KEY, entriesOf(ShareSchema)) ?? {};
   const copies = () => read(COPIES_KEY, entriesOf(CopySchema)) ?? {};
   const sharesSeen = () => read(SHARES_SEEN_KEY, entriesOf(SeenSchema)) ?? {};
+  const mediaSent = () => read(MEDIA_SENT_KEY, entriesOf(v.array(MediaName))) ?? {};
   return {
     vault: () => read(VAULT_KEY, VaultSchema),
     setVault: (vault) => write(VAULT_KEY, vault),
@@ -285,6 +295,15 @@ export function createSyncStore(storage: Storage | null): SyncStore {
     setRetired: (list) => (list.length > 0 ? write(RETIRED_KEY, list) : remove(RETIRED_KEY)),
     handover: () => read(HANDOVER_KEY, HandoverSchema),
     setHandover: (handover) => (handover ? write(HANDOVER_KEY, handover) : remove(HANDOVER_KEY)),
+    mediaSent: (blobId) => new Set(mediaSent()[blobId] ?? []),
+    setMediaSent(blobId, names) {
+      const rest = Object.fromEntries(Object.entries(mediaSent()).filter(([id]) => id !== blobId));
+      try {
+        write(MEDIA_SENT_KEY, names && names.size > 0 ? { ...rest, [blobId]: [...names].sort() } : rest);
+      } catch {
+        // Not kept: the next push lists the server's files again instead.
+      }
+    },
   };
 }
 
