@@ -22,7 +22,7 @@ export function base91(value: bigint): string {
 const toBigInt = (bytes: Uint8Array) => bytes.reduce((value, byte) => (value << 8n) | BigInt(byte), 0n);
 
 /** A new guid from 64 random bits (Anki's guid64). */
-export function newGuid(random: (bytes: Uint8Array) => Uint8Array = (bytes) => crypto.getRandomValues(bytes)): string {
+export function newGuid(random: (bytes: Uint8Array<ArrayBuffer>) => Uint8Array = (bytes) => crypto.getRandomValues(bytes)): string {
   // A zero draw would be '' (Anki's guid64 never meets it either): one in 2^64, and drawn again.
   for (;;) {
     const guid = base91(toBigInt(random(new Uint8Array(8))));
