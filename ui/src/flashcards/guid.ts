@@ -13,7 +13,7 @@ export function base91(value: bigint): string {
   let rest = value;
   let text = '';
   while (rest > 0n) {
-    text = TABLE[Number(rest % BASE)] + text;
+    text = `${TABLE.charAt(Number(rest % BASE))}${text}`;
     rest /= BASE;
   }
   return text;

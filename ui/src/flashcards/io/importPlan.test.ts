@@ -153,7 +153,13 @@ describe('decksToSave', () => {
     expect(saved.map((d) => d.id)).toEqual(['fresh', 'free']);
     // A backup's card without a guid gets one; a card with one keeps it.
     expect(saved[0]).toEqual({ ...deck, id: 'fresh', cards: [{ ...deck.cards[0], guid: GUID }] });
-    const kept = decksToSave(planImport(request(JSON.stringify([{ ...deck, cards: [{ ...deck.cards[0], guid: 'kept' }] }])), counter()), defaultMeta(), [], counter(), NOW);
+    const kept = decksToSave(
+      planImport(request(JSON.stringify([{ ...deck, cards: [{ ...deck.cards[0], guid: 'kept' }] }])), counter()),
+      defaultMeta(),
+      [],
+      counter(),
+      NOW,
+    );
     expect(kept[0]?.cards[0]?.guid).toBe('kept');
   });
 

@@ -166,5 +166,7 @@ export function fileNameFor(name: string, extension: string): string {
 
 /** The deck with a new guid for each card that has none. */
 function withGuids(deck: Deck): Deck {
-  return deck.cards.every((card) => card.guid !== '') ? deck : { ...deck, cards: deck.cards.map((card) => (card.guid !== '' ? card : { ...card, guid: newGuid() })) };
+  return deck.cards.every((card) => card.guid !== '')
+    ? deck
+    : { ...deck, cards: deck.cards.map((card) => (card.guid !== '' ? card : { ...card, guid: newGuid() })) };
 }

@@ -108,7 +108,14 @@ describe('revlogRows', () => {
 
   it('starts an imported card’s marks after its seed from the seed’s state', () => {
     const seed: ItemState = [NOW - DAY, 20, 4, 20, 0, 6, 0, 2, NOW - 21 * DAY];
-    const rows = revlogRows([['k', NOW - 21 * DAY, 'good'], ['k', NOW, 'good']], { k: { through: NOW - 21 * DAY, state: seed } }, new Map([['k', 1]]));
+    const rows = revlogRows(
+      [
+        ['k', NOW - 21 * DAY, 'good'],
+        ['k', NOW, 'good'],
+      ],
+      { k: { through: NOW - 21 * DAY, state: seed } },
+      new Map([['k', 1]]),
+    );
     expect(rows[0]?.ivl).toBe(20);
     expect(rows[1]).toMatchObject({ lastIvl: 20, type: 1 });
   });
@@ -162,12 +169,19 @@ describe('collectionRows', () => {
     const [model] = Object.values(JSON.parse(rows.models) as Record<string, { name: string; flds: { name: string }[] }>);
     expect(model?.flds.map((field) => field.name)).toEqual(['Front', 'Back', 'Pronunciation', 'Gender', 'Example']);
     expect(rows.notes[0]?.fields).toEqual(['chat', 'cat', '/ʃa/ [sound:chat.mp3]', '', '']);
-    const options = Object.values(JSON.parse(rows.dconf) as Record<string, { name: string; desiredRetention: number; fsrsParams6: number[]; new: { perDay: number } }>);
+    const options = Object.values(
+      JSON.parse(rows.dconf) as Record<string, { name: string; desiredRetention: number; fsrsParams6: number[]; new: { perDay: number } }>,
+    );
     const own = options.find((option) => option.name === 'Hearth: Deck');
     expect(own).toMatchObject({ desiredRetention: 0.85, new: { perDay: 12 } });
     expect(own?.fsrsParams6).toEqual(reviews.params);
     // Without its own settings, the defaults: 0.9 and FSRS-6's default parameters.
-    const plain = Object.values(JSON.parse(collectionRows({ deck: deckOf(cards), reviews: emptyReviews(), now: NOW }).dconf) as Record<string, { desiredRetention: number; fsrsParams6: number[] }>);
+    const plain = Object.values(
+      JSON.parse(collectionRows({ deck: deckOf(cards), reviews: emptyReviews(), now: NOW }).dconf) as Record<
+        string,
+        { desiredRetention: number; fsrsParams6: number[] }
+      >,
+    );
     expect(plain[1]).toMatchObject({ desiredRetention: 0.9, fsrsParams6: [...DEFAULT_PARAMS] });
     expect(DEFAULT_PARAMS).toHaveLength(21);
   });

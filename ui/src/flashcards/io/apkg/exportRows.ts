@@ -230,7 +230,15 @@ export function revlogRows(log: readonly ReviewEntry[], seeds: ReviewRecord['see
     if (cid === undefined) continue;
     const id = Math.max(at, lastId + 1);
     lastId = id;
-    rows.push({ id, cid, ease: mark === 'again' ? 1 : 3, ivl: revlogInterval(after), lastIvl: revlogInterval(before), factor: revlogFactor(after), type: revlogType(before) });
+    rows.push({
+      id,
+      cid,
+      ease: mark === 'again' ? 1 : 3,
+      ivl: revlogInterval(after),
+      lastIvl: revlogInterval(before),
+      factor: revlogFactor(after),
+      type: revlogType(before),
+    });
   }
   return rows;
 }

@@ -28,7 +28,8 @@ const NAMES: Record<NoteKind, string> = {
 /** Anki's stock kinds (originalStockKind): Basic 1, Basic (and reversed card) 2, Cloze 5; 0 for a type of our own. */
 const STOCK: Record<NoteKind, number> = { basic: 1, reversed: 2, cloze: 5, hearth: 0, hearthReversed: 0 };
 
-const CSS = '.card {\n    font-family: arial;\n    font-size: 20px;\n    line-height: 1.5;\n    text-align: center;\n    color: black;\n    background-color: white;\n}\n';
+const CSS =
+  '.card {\n    font-family: arial;\n    font-size: 20px;\n    line-height: 1.5;\n    text-align: center;\n    color: black;\n    background-color: white;\n}\n';
 const CLOZE_CSS = `${CSS}.cloze {\n    font-weight: bold;\n    color: blue;\n}\n.nightMode .cloze {\n    color: lightblue;\n}\n`;
 const LATEX_PRE =
   '\\documentclass[12pt]{article}\n\\special{papersize=3in,5in}\n\\usepackage[utf8]{inputenc}\n\\usepackage{amssymb,amsmath}\n\\pagestyle{empty}\n\\setlength{\\parindent}{0in}\n\\begin{document}\n';

@@ -87,7 +87,12 @@ describe('writePackage', () => {
     expect(JSON.parse(new TextDecoder().decode(entries.media))).toEqual({ '0': 'chat.png' });
     expect([...(entries['0'] ?? [])]).toEqual([1, 2, 3]);
 
-    const back = await readPackage(bytes, async (db) => openWith(sql, db), () => `n${Math.random()}`, new Date(NOW));
+    const back = await readPackage(
+      bytes,
+      (db) => Promise.resolve(openWith(sql, db)),
+      () => `n${Math.random()}`,
+      new Date(NOW),
+    );
     expect(back.decks).toHaveLength(1);
     const [read] = back.decks;
     expect(read?.name).toBe('Français');

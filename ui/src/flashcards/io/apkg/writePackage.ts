@@ -42,9 +42,19 @@ export async function collectionDatabase(sql: SqlJsStatic, rows: CollectionRows)
   try {
     db.exec(SCHEMA);
     db.exec('BEGIN');
-    db.run('INSERT INTO col VALUES (1, ?, ?, ?, 11, 0, 0, 0, ?, ?, ?, ?, ?)', [rows.crt, rows.now, rows.now, rows.conf, rows.models, rows.decks, rows.dconf, '{}']);
+    db.run('INSERT INTO col VALUES (1, ?, ?, ?, 11, 0, 0, 0, ?, ?, ?, ?, ?)', [
+      rows.crt,
+      rows.now,
+      rows.now,
+      rows.conf,
+      rows.models,
+      rows.decks,
+      rows.dconf,
+      '{}',
+    ]);
     const note = db.prepare('INSERT INTO notes VALUES (?, ?, ?, ?, -1, ?, ?, ?, ?, 0, ?)');
-    for (const row of rows.notes) note.run([row.id, row.guid, row.mid, row.mod, row.tags, row.fields.join('\x1f'), row.sortField, await fieldChecksum(row.sortField), '']);
+    for (const row of rows.notes)
+      note.run([row.id, row.guid, row.mid, row.mod, row.tags, row.fields.join('\x1f'), row.sortField, await fieldChecksum(row.sortField), '']);
     note.free();
     const card = db.prepare('INSERT INTO cards VALUES (?, ?, ?, ?, ?, -1, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, ?)');
     for (const row of rows.cards) {
@@ -73,7 +83,11 @@ export function mediaMap(names: readonly string[]): string {
  * The package: the collection, meta, the media map and the files that are here (`files` by
  * hash; a file this device does not hold is left out of the map, and its name stays in the field).
  */
-export async function writePackage(sql: SqlJsStatic, rows: CollectionRows, files: ReadonlyMap<string, Uint8Array>): Promise<{ bytes: Uint8Array; missing: number }> {
+export async function writePackage(
+  sql: SqlJsStatic,
+  rows: CollectionRows,
+  files: ReadonlyMap<string, Uint8Array>,
+): Promise<{ bytes: Uint8Array; missing: number }> {
   const database = await collectionDatabase(sql, rows);
   const entries: Zippable = { 'collection.anki21': [database, { level: 6 }], meta: [META, { level: 0 }] };
   const names: string[] = [];
