@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { derivedGuid } from '../guid';
 import { defaultMeta, emptyCard, normaliseForSave } from '../deck';
 import { emptyReviews, recordMark } from '../srs/reviewLog';
 import { writeBackup } from './backup';
@@ -151,8 +152,9 @@ describe('decksToSave', () => {
     const plan = planImport(request(JSON.stringify([deck, { ...deck, id: 'free' }])), counter());
     const saved = decksToSave(plan, defaultMeta(), ['taken'], () => 'fresh', NOW);
     expect(saved.map((d) => d.id)).toEqual(['fresh', 'free']);
-    // A backup's card without a guid gets one; a card with one keeps it.
-    expect(saved[0]).toEqual({ ...deck, id: 'fresh', cards: [{ ...deck.cards[0], guid: GUID }] });
+    // A backup's card without a guid gets the one its deck's export derives; a card with one keeps it.
+    expect(saved[0]).toEqual({ ...deck, id: 'fresh', cards: [{ ...deck.cards[0], guid: derivedGuid('taken', 'c') }] });
+    expect(saved[1]?.cards[0]?.guid).toBe(derivedGuid('free', 'c'));
     const kept = decksToSave(
       planImport(request(JSON.stringify([{ ...deck, cards: [{ ...deck.cards[0], guid: 'kept' }] }])), counter()),
       defaultMeta(),
