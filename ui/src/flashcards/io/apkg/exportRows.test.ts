@@ -186,6 +186,22 @@ describe('collectionRows', () => {
     expect(DEFAULT_PARAMS).toHaveLength(21);
   });
 
+  it('keeps a picture or sound in an optional field whose column is off, with that field’s text', () => {
+    const cards = [card('1', 'chat', 'cat', { example: 'hidden', media: [{ hash: hash('a'), name: 'miaou.mp3', kind: 'sound', field: 'example' }] })];
+    const rows = collectionRows({
+      deck: deckOf(cards, { pronunciationField: false, genderField: false, exampleField: false }),
+      reviews: emptyReviews(),
+      now: NOW,
+    });
+    expect(rows.notes[0]?.fields).toEqual(['chat', 'cat', '', '', 'hidden [sound:miaou.mp3]']);
+    const plain = collectionRows({
+      deck: deckOf([card('1', 'chat', 'cat', { example: 'hidden' })], { exampleField: false }),
+      reviews: emptyReviews(),
+      now: NOW,
+    });
+    expect(plain.notes[0]?.fields).toEqual(['chat', 'cat']);
+  });
+
   it('derives a guid for a card stored without one, the same in two exports', () => {
     const cards = [card('1', 'chat', 'cat', { guid: '' })];
     const first = collectionRows({ deck: deckOf(cards), reviews: emptyReviews(), now: NOW });

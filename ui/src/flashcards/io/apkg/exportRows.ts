@@ -288,8 +288,10 @@ export interface ExportRequest {
 
 export function collectionRows({ deck, reviews, now }: ExportRequest): CollectionRows {
   const cards = deck.cards.filter(isCompleteCard);
-  const extras = (['pronunciation', 'gender', 'example'] as const).filter(
-    (field) => deck[`${field}Field`] && cards.some((card) => card[field].trim() !== '' || card.media.some((ref) => ref.field === field)),
+  // An optional field goes along when its column is on and a card has text in it, or a card has
+  // a picture or sound in it (never dropped with a column that is off).
+  const extras = (['pronunciation', 'gender', 'example'] as const).filter((field) =>
+    cards.some((card) => (deck[`${field}Field`] && card[field].trim() !== '') || card.media.some((ref) => ref.field === field)),
   );
   const { entries, nameOf } = mediaEntries(cards);
   // The collection starts on the day of its first mark, seed or due date (or today).
