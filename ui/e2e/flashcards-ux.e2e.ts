@@ -206,6 +206,8 @@ describe('flashcards: nothing lost, in reach, said plainly', () => {
     await page.keyboard.press('ArrowDown');
     await expect(focused()).resolves.toBe('Export as Anki text');
     await page.keyboard.press('ArrowDown');
+    await expect(focused()).resolves.toBe('Export as Anki package (.apkg)');
+    await page.keyboard.press('ArrowDown');
     await expect(focused()).resolves.toBe('Export as JSON');
     await page.keyboard.press('Escape');
     await menu.waitFor({ state: 'detached' });
@@ -214,10 +216,20 @@ describe('flashcards: nothing lost, in reach, said plainly', () => {
     await page.keyboard.press('Enter');
     await menu.waitFor();
     await page.keyboard.press('End');
+    await page.keyboard.press('ArrowUp');
     const [download] = await Promise.all([page.waitForEvent('download'), page.keyboard.press('Enter')]);
     expect(download.suggestedFilename()).toBe('french-basics.txt');
     expect((await readFile(await download.path(), 'utf8')).startsWith('#separator:tab')).toBe(true);
     await menu.waitFor({ state: 'detached' });
+
+    // The last item, the Anki package: a zip named after the deck.
+    await button.focus();
+    await page.keyboard.press('Enter');
+    await menu.waitFor();
+    await page.keyboard.press('End');
+    const [pkg] = await Promise.all([page.waitForEvent('download'), page.keyboard.press('Enter')]);
+    expect(pkg.suggestedFilename()).toBe('french-basics.apkg');
+    expect((await readFile(await pkg.path())).subarray(0, 4).toString('latin1')).toBe('PK\x03\x04');
   });
 });
 

@@ -18,6 +18,7 @@ import {
 } from 'react';
 import { ArrowDown, ArrowUp, Trash2, X } from 'lucide-react';
 import { clozeNumbers, clozeText } from './cloze';
+import { newGuid } from './guid';
 import { emptyCard, type Card, type CardField } from './deck';
 import { AddMediaButton } from './media/AddMedia';
 import { MediaStrip } from './media/MediaStrip';
@@ -300,7 +301,7 @@ export function CardTable({ cards, columns, sourceLabel, targetLabel, dispatch, 
   }, [cards, mounted]);
 
   const addRow = useCallback(() => {
-    const card = emptyCard(newId());
+    const card = emptyCard(newId(), newGuid());
     pendingFocus.current = { id: card.id, target: 'front' };
     dispatch({ type: 'addCard', card });
   }, [dispatch]);

@@ -8,6 +8,7 @@ import { Plus, Save, Trash2, Undo2 } from 'lucide-react';
 import { DeckEditorActionsSlot, DeckShareStatusSlot } from '../lib/slots';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
 import { CardTable, type CardTableHandle, type Columns } from './CardTable';
+import { newGuid } from './guid';
 import { cardCount, defaultMeta, displayName, emptyCard, langLabel, metaOf, normaliseForSave, type DeckMeta } from './deck';
 import { canSave, editorReducer, filledCount, isDirty, saveBlocker, type EditorState } from './editor';
 import {
@@ -239,7 +240,7 @@ function DeckEditor({ routeId, onCreated }: { routeId: string | null; onCreated:
     const stored = state.deckId === null ? null : deckStore.readDeck(state.deckId);
     deckStore.clearDraft(state.deckId);
     if (state.deckId === null) deckStore.clearDraft(null);
-    const cards = stored && stored.cards.length > 0 ? stored.cards : [emptyCard(newId())];
+    const cards = stored && stored.cards.length > 0 ? stored.cards : [emptyCard(newId(), newGuid())];
     dispatch({ type: 'load', deckId: state.deckId, meta: stored ? metaOf(stored) : defaultMeta(), cards });
     setRestored(null);
     setRemoved(null);

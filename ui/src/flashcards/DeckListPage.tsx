@@ -1,17 +1,18 @@
 // The deck list, 'Your Decks' (SPEC.md 2): saved decks newest first, each with its languages, card
 // count, author, description, a Practice button and its creation date; an empty state otherwise.
-// Beyond the spec: export (all decks, or one deck as JSON or Anki text), import, and a gentle
+// Beyond the spec: export (all decks, or one deck as JSON, Anki text or an Anki package), import, and a gentle
 // reminder when no backup was exported for 30 days; and from the review log, 'N due' per deck, a
 // 'Review due (N)' action beside Practice and a link to the deck's progress.
 import './DeckListPage.css';
 import { memo, useEffect, useId, useRef, useState } from 'react';
 import { useLocation } from 'react-router';
-import { ChartColumn, Download, FileBraces, FileText, CalendarClock, Pencil, Play, Plus, Search, Tag, Upload, X } from 'lucide-react';
+import { ChartColumn, Download, FileBraces, FileText, Package, CalendarClock, Pencil, Play, Plus, Search, Tag, Upload, X } from 'lucide-react';
 import { ButtonLink } from '../lib/ButtonLink';
 import { onSynced } from '../lib/localChanges';
 import { DeckListActionsSlot, DeckShareStatusSlot } from '../lib/slots';
 import { COMPACT_FROM, filterDecks } from './deckSearch';
 import { MenuButton } from './MenuButton';
+import { PackageExportStatus, usePackageExport } from './PackageExport';
 import { useDocumentTitle } from '../lib/useDocumentTitle';
 import { cardCount, displayName, langLabel, sortNewestFirst } from './deck';
 import { exportAllDecks, exportDeckAnki, exportDeckJson } from './exportFiles';
@@ -46,7 +47,7 @@ function exportStored(id: string, exporter: typeof exportDeckJson | typeof expor
  * A deck as the list shows it: its summary (storage.ts keeps one beside each deck, so the list
  * never reads the cards) with its due counts, taken once when the list is read.
  */
-const DeckCard = memo(function DeckCard({ deck }: { deck: ListedSummary }) {
+const DeckCard = memo(function DeckCard({ deck, onPackage }: { deck: ListedSummary; onPackage: (id: string) => void }) {
   const name = displayName(deck.name);
   const created = localDate(deck.createdAt);
   const titleId = `deck-${deck.id}-title`;
@@ -126,12 +127,13 @@ const DeckCard = memo(function DeckCard({ deck }: { deck: ListedSummary }) {
           <ButtonLink look="icon" to={`/flashcards/${deck.id}/progress`} aria-label={`Progress of ${name}`} title="Progress">
             <ChartColumn aria-hidden="true" size={18} />
           </ButtonLink>
-          {/* One menu for the two export formats: two look-alike icons were easy to confuse. */}
+          {/* One menu for the export formats: look-alike icons side by side were easy to confuse. */}
           <MenuButton
             label={`Export ${name}`}
             items={[
               { label: 'Export as JSON', icon: <FileBraces aria-hidden="true" size={16} />, onSelect: () => exportStored(deck.id, exportDeckJson) },
               { label: 'Export as Anki text', icon: <FileText aria-hidden="true" size={16} />, onSelect: () => exportStored(deck.id, exportDeckAnki) },
+              { label: 'Export as Anki package (.apkg)', icon: <Package aria-hidden="true" size={16} />, onSelect: () => onPackage(deck.id) },
             ]}
           >
             <Download aria-hidden="true" size={18} />
@@ -158,6 +160,7 @@ export function DeckListPage() {
   const shown = filterDecks(decks, query);
   const compact = decks.length >= COMPACT_FROM;
   const rendered = useRenderSlices(shown.length);
+  const [packageExport, exportPackage, dismissPackageExport] = usePackageExport();
 
   const exportAll = () => {
     setReminderDays(null);
@@ -275,13 +278,14 @@ export function DeckListPage() {
           ) : (
             <ul className={compact ? 'deck-grid deck-grid--compact' : 'deck-grid'} aria-label="Decks">
               {shown.slice(0, rendered).map((deck) => (
-                <DeckCard key={deck.id} deck={deck} />
+                <DeckCard key={deck.id} deck={deck} onPackage={exportPackage} />
               ))}
             </ul>
           )}
         </>
       )}
       <StorageNotice deckCount={decks.length} onExport={exportAll} />
+      <PackageExportStatus state={packageExport} onDismiss={dismissPackageExport} />
       <ImportDialog
         ref={importDialog}
         onImported={(imported) => {

@@ -119,8 +119,9 @@ export function defaultMeta(): DeckMeta {
   return v.parse(DeckMetaSchema, {});
 }
 
-export function emptyCard(id: string): Card {
-  return { id, front: '', back: '', pronunciation: '', gender: '', example: '', tags: [], suspended: false, media: [], guid: '' };
+/** A card with no text; the editor gives each one it makes a new guid (guid.ts). */
+export function emptyCard(id: string, guid = ''): Card {
+  return { id, front: '', back: '', pronunciation: '', gender: '', example: '', tags: [], suspended: false, media: [], guid };
 }
 
 const isBlank = (text: string) => text.trim() === '';

@@ -58,6 +58,8 @@ describe('editorStart', () => {
     expect(start.restored).toBeNull();
     expect(start.state.cards).toHaveLength(1);
     expect(isDirty(start.state)).toBe(false);
+    // The new card has its Anki guid from the start (an export of it and of later saves agree).
+    expect(start.state.cards[0]?.guid).toMatch(/^\S{1,10}$/);
   });
 });
 

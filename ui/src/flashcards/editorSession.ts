@@ -1,6 +1,7 @@
 // What keeps the deck editor's work from being lost, as pure functions the screen calls: where the
 // editor starts (a stored deck, or its unsaved draft, said so), whether leaving must be confirmed,
 // and the removed card that Undo can put back.
+import { newGuid } from './guid';
 import { emptyCard, metaOf, defaultMeta, type Card, type Deck } from './deck';
 import { addCard } from './editor';
 import { initialEditorState, type EditorState } from './editor';
@@ -26,7 +27,7 @@ export interface StartSources {
  * an unreadable deck or no id falls back to the new-deck draft; else one empty card and defaults.
  */
 export function editorStart(routeId: string | null, sources: StartSources, makeId: () => string): EditorStart {
-  const withRow = (cards: readonly Card[]) => (cards.length > 0 ? cards : [emptyCard(makeId())]);
+  const withRow = (cards: readonly Card[]) => (cards.length > 0 ? cards : [emptyCard(makeId(), newGuid())]);
   const restoredFrom = (draft: Draft) => ({ savedAt: draft.savedAt ?? null });
   const { deck, newDraft } = sources;
   if (deck) {

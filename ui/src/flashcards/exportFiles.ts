@@ -1,7 +1,8 @@
-// Exports as downloads: the backup (with review logs) of all decks or one deck, and a deck as
-// Anki text. Decks without pictures or sounds export as before (JSON, .txt); with them, the backup
-// is a zip of the JSON and the files (io/backupZip.ts), and the Anki text comes in a zip beside
-// the files it names, ready for Anki's collection.media folder.
+// Exports as downloads: the backup (with review logs) of all decks or one deck, a deck as Anki
+// text, and a deck as an Anki package (.apkg, written in a Worker: io/apkg/exportPackage.ts).
+// Decks without pictures or sounds export as before (JSON, .txt); with them, the backup is a zip
+// of the JSON and the files (io/backupZip.ts), and the Anki text comes in a zip beside the files
+// it names, ready for Anki's collection.media folder.
 // The only DOM work here is handing a Blob to a temporary link; the contents come from io/.
 import { strToU8, zipSync, type Zippable } from 'fflate';
 import type { Deck } from './deck';
@@ -10,10 +11,12 @@ import { ankiFileNames } from './io/ankiMedia';
 import { writeBackup } from './io/backup';
 import { writeBackupZip } from './io/backupZip';
 import { fileNameFor } from './io/importPlan';
+import { buildPackage } from './io/apkg/exportPackage';
+import type { PackageSummary } from './io/apkg/exportProtocol';
 import { mediaStore } from './media/store';
 import { deckStore } from './storage';
 
-function download(fileName: string, content: string | Uint8Array, type: string): void {
+function download(fileName: string, content: string | Uint8Array | ArrayBuffer, type: string): void {
   const url = URL.createObjectURL(new Blob([content as BlobPart], { type }));
   const link = document.createElement('a');
   link.href = url;
@@ -80,4 +83,14 @@ export async function exportDeckAnki(deck: Deck): Promise<string | null> {
   }
   download(textName.replace(/\.txt$/, '.zip'), zipSync(entries), 'application/zip');
   return missingNote(missing);
+}
+
+/**
+ * The deck as an Anki package with its schedule, review log and media, downloaded as
+ * "{deck name}.apkg"; answers what it holds (a PackageError says why it could not be written).
+ */
+export async function exportDeckPackage(deck: Deck, now = Date.now()): Promise<PackageSummary> {
+  const { bytes, summary } = await buildPackage(deck, deckStore.readReviews(deck.id), mediaStore, now);
+  download(fileNameFor(deck.name, 'apkg'), bytes, 'application/octet-stream');
+  return summary;
 }

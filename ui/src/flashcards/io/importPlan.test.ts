@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { derivedGuid } from '../guid';
 import { defaultMeta, emptyCard, normaliseForSave } from '../deck';
 import { emptyReviews, recordMark } from '../srs/reviewLog';
 import { writeBackup } from './backup';
@@ -23,6 +24,9 @@ const counter = () => {
 };
 const request = (text: string, extra: Partial<ImportRequest> = {}): ImportRequest => ({ ...DEFAULT_REQUEST, text, ...extra });
 const NOW = new Date('2025-05-05T10:00:00.000Z');
+
+/** Any guid as newGuid makes them. */
+const GUID = expect.stringMatching(/^\S{1,10}$/) as unknown as string;
 
 describe('detectFormat', () => {
   it('tells JSON, Anki and delimited text apart', () => {
@@ -124,10 +128,12 @@ describe('decksToSave', () => {
       type: 'deck',
       version: 1,
       cards: [
-        { id: 'id-1', front: 'cat', back: 'chat', pronunciation: '/ʃa/', gender: 'm', example: 'Le chat.', tags: [], suspended: false, media: [], guid: '' },
-        { id: 'id-2', front: 'dog', back: 'chien', pronunciation: '', gender: '', example: '', tags: [], suspended: false, media: [], guid: '' },
+        { id: 'id-1', front: 'cat', back: 'chat', pronunciation: '/ʃa/', gender: 'm', example: 'Le chat.', tags: [], suspended: false, media: [], guid: GUID },
+        { id: 'id-2', front: 'dog', back: 'chien', pronunciation: '', gender: '', example: '', tags: [], suspended: false, media: [], guid: GUID },
       ],
     });
+    // Each new card its own guid, made as it is imported.
+    expect(new Set(deck?.cards.map((card) => card.guid)).size).toBe(2);
   });
 
   it('switches off the optional fields no imported card has', () => {
@@ -146,7 +152,17 @@ describe('decksToSave', () => {
     const plan = planImport(request(JSON.stringify([deck, { ...deck, id: 'free' }])), counter());
     const saved = decksToSave(plan, defaultMeta(), ['taken'], () => 'fresh', NOW);
     expect(saved.map((d) => d.id)).toEqual(['fresh', 'free']);
-    expect(saved[0]).toEqual({ ...deck, id: 'fresh' });
+    // A backup's card without a guid gets the one its deck's export derives; a card with one keeps it.
+    expect(saved[0]).toEqual({ ...deck, id: 'fresh', cards: [{ ...deck.cards[0], guid: derivedGuid('taken', 'c') }] });
+    expect(saved[1]?.cards[0]?.guid).toBe(derivedGuid('free', 'c'));
+    const kept = decksToSave(
+      planImport(request(JSON.stringify([{ ...deck, cards: [{ ...deck.cards[0], guid: 'kept' }] }])), counter()),
+      defaultMeta(),
+      [],
+      counter(),
+      NOW,
+    );
+    expect(kept[0]?.cards[0]?.guid).toBe('kept');
   });
 
   it('saves nothing for an empty or failed plan', () => {

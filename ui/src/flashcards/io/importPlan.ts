@@ -2,6 +2,7 @@
 // dialog can preview it live and save only on confirmation: the format (detected where it can
 // be), the decks or cards read, the rows left out, or the error that stops it.
 import { DECK_VERSION, normaliseForSave, type Card, type Deck, type DeckMeta } from '../deck';
+import { guidOf, newGuid } from '../guid';
 import { ankiDeckName, looksLikeAnki, readAnki } from './anki';
 import { looksLikeJson, readBackup, withFreshIds } from './backup';
 import { headerColumns, rowsToCards, type CardsResult, type ImportedCard, type ImportProblem } from './columns';
@@ -87,7 +88,9 @@ export function planImport(request: ImportRequest, makeId: () => string): Import
  * optional fields (pronunciation, gender, example) some imported card has switched on.
  */
 export function decksToSave(plan: ImportPlan, meta: DeckMeta, takenIds: Iterable<string>, makeId: () => string, now: Date): Deck[] {
-  if (plan.status === 'decks') return withFreshIds(plan.decks, takenIds, makeId);
+  // A backup's card without a guid (written before guids) gets one now: the one an export of its
+  // deck would have derived, so the restored deck and earlier exports of it name the same notes.
+  if (plan.status === 'decks') return withFreshIds(plan.decks.map(withGuids), takenIds, makeId);
   if (plan.status !== 'cards') return [];
   const cards: Card[] = plan.cards.map((card) => ({
     id: makeId(),
@@ -99,7 +102,7 @@ export function decksToSave(plan: ImportPlan, meta: DeckMeta, takenIds: Iterable
     tags: card.tags,
     suspended: false,
     media: [],
-    guid: '',
+    guid: newGuid(),
   }));
   const has = (field: 'pronunciation' | 'gender' | 'example') => plan.cards.some((card) => card[field].trim() !== '');
   const fields = { pronunciationField: has('pronunciation'), genderField: has('gender'), exampleField: has('example') };
@@ -160,4 +163,9 @@ export function fileNameFor(name: string, extension: string): string {
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '');
   return `${base || 'deck'}.${extension}`;
+}
+
+/** The deck with each card that has no guid given the one derived from its deck and card ids. */
+function withGuids(deck: Deck): Deck {
+  return deck.cards.every((card) => card.guid !== '') ? deck : { ...deck, cards: deck.cards.map((card) => ({ ...card, guid: guidOf(deck.id, card) })) };
 }

@@ -24,6 +24,8 @@ export interface AnkiDeck {
 
 export interface AnkiNote {
   id: number;
+  /** Anki's note guid: what an import over the same note matches on. */
+  guid: string;
   notetype: number;
   fields: string[];
   tags: string[];
@@ -172,8 +174,9 @@ export function readCollection(query: Query): AnkiCollection {
     throw new PackageError(`The collection was written by a newer Anki (schema ${schema}); export it again with "Support older Anki versions" ticked.`);
   if (schema < MIN_SCHEMA) throw new PackageError(`The collection is in an old format (schema ${schema}) this import does not read.`);
   const { notetypes, decks } = schema >= 15 && hasTable(query, 'notetypes') ? currentModels(query) : legacyModels(query);
-  const notes = query('select id, mid, flds, tags from notes').map(([id, mid, flds, tags]) => ({
+  const notes = query('select id, guid, mid, flds, tags from notes').map(([id, guid, mid, flds, tags]) => ({
     id: num(id),
+    guid: str(guid),
     notetype: num(mid),
     fields: str(flds).split('\x1f'),
     tags: str(tags)

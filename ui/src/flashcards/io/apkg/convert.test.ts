@@ -43,10 +43,10 @@ function collection(cards: AnkiCard[], reviews: AnkiCollection['reviews'] = []):
       [11, { id: 11, name: 'Mixed', newPerDay: 20 }],
     ]),
     notes: [
-      { id: 100, notetype: 2, fields: ['front', 'back'], tags: ['t1'] },
-      { id: 101, notetype: 1, fields: ['<b>x</b>', 'y'], tags: [] },
-      { id: 102, notetype: 3, fields: ['{{c1::a}} {{c2::b::hint}}', ''], tags: ['cloze'] },
-      { id: 103, notetype: 4, fields: ['p', 'q'], tags: [] },
+      { id: 100, guid: 'g100', notetype: 2, fields: ['front', 'back'], tags: ['t1'] },
+      { id: 101, guid: 'g101', notetype: 1, fields: ['<b>x</b>', 'y'], tags: [] },
+      { id: 102, guid: 'g102', notetype: 3, fields: ['{{c1::a}} {{c2::b::hint}}', ''], tags: ['cloze'] },
+      { id: 103, guid: 'g103', notetype: 4, fields: ['p', 'q'], tags: [] },
     ],
     cards,
     reviews,
@@ -60,7 +60,7 @@ describe('convertCollection', () => {
   it('makes a deck of reversed notes bidirectional, named as in Anki, with its new-card cap', () => {
     const { decks, reviews } = convertCollection(collection([card(1, 100, 10, 0), card(2, 100, 10, 1)]), makeId, new Date(0));
     expect(decks).toHaveLength(1);
-    expect(decks[0]).toMatchObject({ name: 'A::B', bidirectional: true, cards: [{ front: 'front', back: 'back' }] });
+    expect(decks[0]).toMatchObject({ name: 'A::B', bidirectional: true, cards: [{ front: 'front', back: 'back', guid: 'g100' }] });
     expect(reviews[0]?.newPerDay).toBe(7);
   });
 
@@ -77,6 +77,8 @@ describe('convertCollection', () => {
       // A cloze card's back is Anki's Back Extra (empty here): the flip reveals the deletions.
       ['{{c1::a}} {{c2::b::hint}}', ''],
     ]);
+    // Each keeps its note's guid (one for the cloze note's two cards); a reverse card kept apart gets its own at export.
+    expect(decks[0]?.cards.map((c) => c.guid)).toEqual(['', 'g101', 'g102']);
     expect(summary.skippedCards).toBe(1);
   });
 

@@ -24,6 +24,8 @@ export interface ImportedAnkiCard {
   tags: string[];
   /** Every Anki card behind it is suspended. */
   suspended: boolean;
+  /** The note's guid (a note's cloze and reverse cards are this one card: one guid). */
+  guid: string;
 }
 
 export interface ImportSummary {
@@ -61,7 +63,7 @@ export function toHearthCard(card: ImportedAnkiCard): Card {
     tags: normaliseTags(card.tags),
     suspended: card.suspended,
     media: [],
-    guid: '',
+    guid: card.guid,
   };
 }
 
@@ -187,7 +189,7 @@ export function convertCollection(collection: AnkiCollection, makeId: () => stri
         imported = shared.get(note.id);
         if (!imported) {
           // A cloze card's back is Anki's "Back Extra", often empty: the flip reveals the deletions.
-          imported = { id: makeId(), front: first, back: second, tags: [...note.tags], suspended: true };
+          imported = { id: makeId(), front: first, back: second, tags: [...note.tags], suspended: true, guid: note.guid };
           const backNeeded = role !== 'cloze';
           if (imported.front.trim() === '' || (backNeeded && imported.back.trim() === '')) {
             skipped += 1;
@@ -204,7 +206,9 @@ export function convertCollection(collection: AnkiCollection, makeId: () => stri
           skipped += 1;
           return;
         }
-        imported = { id: makeId(), front, back, tags: [...note.tags], suspended: true };
+        // A reverse card kept apart (its deck is not two-way) is a card of its own: the note's guid
+        // stays with the forward one, and this one gets its own at export.
+        imported = { id: makeId(), front, back, tags: [...note.tags], suspended: true, guid: role === 'reverse' ? '' : note.guid };
         build.cards.push(imported);
         notedFields(note, role);
         key = imported.id;

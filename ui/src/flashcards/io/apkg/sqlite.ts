@@ -1,4 +1,4 @@
-// Opens an SQLite database with sql.js, loaded only when a package is imported. Its WebAssembly
+// Opens an SQLite database with sql.js, loaded only when a package is imported or written. Its WebAssembly
 // build is served from our own dist (the server's Content-Security-Policy lets our own scripts
 // compile WebAssembly with 'wasm-unsafe-eval', and serves it as application/wasm).
 import type { SqlJsStatic } from 'sql.js';
@@ -21,11 +21,13 @@ async function load(): Promise<SqlJsStatic> {
 
 const NO_WEBASSEMBLY = 'Reading an Anki package needs WebAssembly, which this browser did not run';
 
-export const openWithSqlJs: OpenDatabase = async (bytes) => {
-  // A load that failed (offline, blocked) is tried again on the next import.
+/** sql.js, loaded once; a load that failed (offline, blocked) is tried again on the next use. */
+export function sqlJs(): Promise<SqlJsStatic> {
   engine ??= load().catch((error: unknown) => {
     engine = null;
     throw error;
   });
-  return openWith(await engine, bytes);
-};
+  return engine;
+}
+
+export const openWithSqlJs: OpenDatabase = async (bytes) => openWith(await sqlJs(), bytes);
