@@ -129,7 +129,10 @@ export function OptimiseSchedule({ reviews, onSave }: Props) {
           {message.text}
         </p>
       )}
-      <Retention value={reviews.retention ?? DEFAULT_RETENTION} onSave={(retention) => onSave({ params: reviews.params, retention: retention === DEFAULT_RETENTION ? undefined : retention })} />
+      <Retention
+        value={reviews.retention ?? DEFAULT_RETENTION}
+        onSave={(retention) => onSave({ params: reviews.params, retention: retention === DEFAULT_RETENTION ? undefined : retention })}
+      />
     </section>
   );
 }

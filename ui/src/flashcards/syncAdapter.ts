@@ -96,7 +96,8 @@ export function createDecksSyncAdapter(storage: Storage | null, makeId: () => st
     }
     // New parameters or retention from another device: every item is derived again with them.
     const settings = parseSettings(merged.params, merged.retention);
-    const resettled = JSON.stringify([current.params ?? null, current.retention ?? null]) !== JSON.stringify([settings.params ?? null, settings.retention ?? null]);
+    const resettled =
+      JSON.stringify([current.params ?? null, current.retention ?? null]) !== JSON.stringify([settings.params ?? null, settings.retention ?? null]);
     const items = resettled ? {} : Object.fromEntries(Object.entries(current.items).filter(([key]) => !touched.has(key)));
     Object.assign(items, deriveItems(seeds, log, resettled ? undefined : touched, settings));
     return toStored({ newPerDay: newPerDayOr(merged.newPerDay), seeds, items, log, ...settings });

@@ -11,7 +11,19 @@ import type { CalendarsAdapter, DecksAdapter, DecksSnapshot, SyncAdapters, SyncD
 import { deckFromV1, deleteDeck, editDeck, parseDeckDoc, renderDeck, v1Stamp } from './deckDoc';
 import { isStamp, NO_STAMP, type Clock, type Stamp } from './hlc';
 import type { SyncSeed } from '../lib/syncAdapters';
-import { canonical, deckLive, deckStamp, sameScheduleSettings, withScheduleSettings, withSeeds, type CalendarList, type DeckDoc, type DeckReviews, type Mark, type VaultState } from './merge';
+import {
+  canonical,
+  deckLive,
+  deckStamp,
+  sameScheduleSettings,
+  withScheduleSettings,
+  withSeeds,
+  type CalendarList,
+  type DeckDoc,
+  type DeckReviews,
+  type Mark,
+  type VaultState,
+} from './merge';
 
 export const VAULT_TYPE = 'hearth-vault';
 export const VAULT_VERSION = 2;
@@ -146,10 +158,7 @@ export function baseOf(state: VaultState): Base {
 }
 
 const sameReviews = (a: SyncedReviews, b: SyncedReviews) =>
-  a.newPerDay === b.newPerDay &&
-  sameScheduleSettings(a, b) &&
-  canonical(a.log) === canonical(b.log) &&
-  canonical(a.seeds ?? {}) === canonical(b.seeds ?? {});
+  a.newPerDay === b.newPerDay && sameScheduleSettings(a, b) && canonical(a.log) === canonical(b.log) && canonical(a.seeds ?? {}) === canonical(b.seeds ?? {});
 
 /**
  * Writes `state` through the adapters where it differs from `snapshot`: decks, the list (new
@@ -183,7 +192,8 @@ export function applyState(adapters: Adapters, state: VaultState, snapshot: Loca
   for (const [id, merged] of Object.entries(state.reviews)) {
     if (!liveIds.has(id)) continue;
     const local = here.reviews[id];
-    if (!local || !sameReviews(local, merged)) reviews[id] = withSeeds(withScheduleSettings({ newPerDay: merged.newPerDay, log: merged.log }, merged), merged.seeds);
+    if (!local || !sameReviews(local, merged))
+      reviews[id] = withSeeds(withScheduleSettings({ newPerDay: merged.newPerDay, log: merged.log }, merged), merged.seeds);
   }
   const orderChanged = canonical(order) !== canonical(here.order);
   const decksChanged = Object.keys(put).length > 0 || remove.length > 0 || orderChanged || Object.keys(reviews).length > 0;

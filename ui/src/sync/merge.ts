@@ -78,7 +78,10 @@ export interface DeckReviews {
 }
 
 /** `reviews` with the schedule settings `from` has (params, retention), each left out when absent. */
-export const withScheduleSettings = <T extends object>(reviews: T, from: { params?: readonly number[]; retention?: number }): T & Pick<DeckReviews, 'params' | 'retention'> => ({
+export const withScheduleSettings = <T extends object>(
+  reviews: T,
+  from: { params?: readonly number[]; retention?: number },
+): T & Pick<DeckReviews, 'params' | 'retention'> => ({
   ...reviews,
   ...(from.params ? { params: from.params } : {}),
   ...(from.retention !== undefined ? { retention: from.retention } : {}),

@@ -98,7 +98,12 @@ const BaseV2Schema = record({
   decks: entriesOf(DocSchema),
   shown: entriesOf(v.string()),
   newPerDay: entriesOf(
-    record({ value: Time, setAt: StampSchema, params: v.optional(v.array(v.pipe(v.number(), v.finite()))), retention: v.optional(v.pipe(v.number(), v.finite())) }),
+    record({
+      value: Time,
+      setAt: StampSchema,
+      params: v.optional(v.array(v.pipe(v.number(), v.finite()))),
+      retention: v.optional(v.pipe(v.number(), v.finite())),
+    }),
   ),
   /** Absent from bases written before vault parts: then every part is fetched once. */
   logs: entriesOf(v.custom<Mark[]>(Array.isArray)),

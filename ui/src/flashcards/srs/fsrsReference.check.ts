@@ -40,5 +40,7 @@ test('the fitted parameters match fsrs-rs-python’s on the same log', async () 
   expect(browser[0]).toBeLessThan(DEFAULT_PARAMS[0] as number);
   expect(reference.logLoss.browser).toBeLessThan(reference.logLoss.defaults);
   expect(Math.abs(reference.logLoss.browser - reference.logLoss.reference)).toBeLessThan(0.005);
-  console.log(`log-loss by fsrs-rs: defaults ${reference.logLoss.defaults.toFixed(4)}, fsrs-rs-python ${reference.logLoss.reference.toFixed(4)}, browser ${reference.logLoss.browser.toFixed(4)}`);
+  console.log(
+    `log-loss by fsrs-rs: defaults ${reference.logLoss.defaults.toFixed(4)}, fsrs-rs-python ${reference.logLoss.reference.toFixed(4)}, browser ${reference.logLoss.browser.toFixed(4)}`,
+  );
 });

@@ -6,7 +6,7 @@
 import wasmUrl from 'fsrs-browser/fsrs_browser_bg.wasm?url';
 import { computeParams, startOptimiser } from './fsrsWasm';
 import { canFit, decide, trainingSet } from './optimise';
-import type { OptimiseAnswer, OptimiseRequest } from './optimiseProtocol';
+import { WASM_BYTES, type OptimiseAnswer, type OptimiseRequest } from './optimiseProtocol';
 
 declare const self: DedicatedWorkerGlobalScope;
 
@@ -26,7 +26,6 @@ for (const level of ['log', 'info', 'debug'] as const) {
 async function download(): Promise<Uint8Array> {
   const response = await fetch(wasmUrl);
   if (!response.ok || !response.body) throw new Error(`The optimiser could not be downloaded (HTTP ${response.status}).`);
-  const total = Number(response.headers.get('content-length')) || 0;
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let loaded = 0;
@@ -35,7 +34,7 @@ async function download(): Promise<Uint8Array> {
     if (done) break;
     chunks.push(value);
     loaded += value.byteLength;
-    post({ type: 'progress', stage: 'download', loaded, total: Math.max(total, loaded) });
+    post({ type: 'progress', stage: 'download', loaded, total: Math.max(WASM_BYTES, loaded) });
   }
   const bytes = new Uint8Array(loaded);
   let offset = 0;

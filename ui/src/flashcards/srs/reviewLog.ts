@@ -198,7 +198,12 @@ export function parseMarks(value: unknown): Pick<ReviewRecord, 'newPerDay' | 'se
   if (predatesSeeds(value)) return parseReviews(value);
   const stored = parseOrNull(EnvelopeSchema, value);
   return (
-    stored && { newPerDay: newPerDayOr(stored.newPerDay), seeds: parseSeeds(stored.seeds), log: parseLog(stored.log), ...parseSettings(stored.params, stored.retention) }
+    stored && {
+      newPerDay: newPerDayOr(stored.newPerDay),
+      seeds: parseSeeds(stored.seeds),
+      log: parseLog(stored.log),
+      ...parseSettings(stored.params, stored.retention),
+    }
   );
 }
 
