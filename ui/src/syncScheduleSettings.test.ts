@@ -9,7 +9,7 @@ import { DEFAULT_PARAMS } from './flashcards/srs/schedule';
 import { reviewsKey } from './flashcards/storage';
 import { emptyState, merge, type DeckReviews, type VaultState } from './sync/merge';
 import { makeStamp } from './sync/hlc';
-import { baseOf, emptyBase } from './sync/local';
+import { baseOf } from './sync/local';
 import { createSyncStore } from './sync/state';
 import { baseContent } from './sync/vaultParts';
 import { MemoryStorage } from './lib/memoryStorage';
@@ -116,6 +116,6 @@ describe('schedule settings in sync', () => {
     const store = createSyncStore(new MemoryStorage());
     store.setBase(base, 'hash');
     expect(store.base()).toEqual(base);
-    expect(baseContent(store.base() ?? emptyBase()).reviews.d).toEqual(reviews);
+    expect(baseContent(store.base()).reviews.d).toEqual(reviews);
   });
 });
