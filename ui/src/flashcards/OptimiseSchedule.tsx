@@ -14,8 +14,11 @@ import { DEFAULT_PARAMS, DEFAULT_RETENTION, MAX_RETENTION, MIN_RETENTION } from 
 
 interface Props {
   reviews: ReviewRecord;
-  /** Saves new settings on the deck's record (undefined: the default); an error in words, or null. */
-  onSave: (settings: { params: readonly number[] | undefined; retention: number | undefined }) => string | null;
+  /**
+   * Saves a change of the deck's settings on its record as stored now (a field left out stays as it
+   * is, null is back to the default); an error in words, or null.
+   */
+  onSave: (change: { params?: readonly number[] | null; retention?: number | null }) => string | null;
 }
 
 const percent = (value: number) => Math.round(value * 100);
@@ -67,7 +70,7 @@ export function OptimiseSchedule({ reviews, onSave }: Props) {
       ({ outcome }) => {
         run.current = null;
         setStage(null);
-        const error = outcome.kind === 'improved' ? onSave({ params: outcome.params, retention: reviews.retention }) : null;
+        const error = outcome.kind === 'improved' ? onSave({ params: outcome.params }) : null;
         setResult({ outcome, error });
       },
       (error: unknown) => {
@@ -105,7 +108,7 @@ export function OptimiseSchedule({ reviews, onSave }: Props) {
             type="button"
             className="button button--quiet"
             onClick={() => {
-              const error = onSave({ params: undefined, retention: reviews.retention });
+              const error = onSave({ params: null });
               setResult(null);
               setMessage(error ? { error: true, text: error } : { error: false, text: 'This deck is scheduled with FSRS’s default parameters again.' });
             }}
@@ -131,7 +134,7 @@ export function OptimiseSchedule({ reviews, onSave }: Props) {
       )}
       <Retention
         value={reviews.retention ?? DEFAULT_RETENTION}
-        onSave={(retention) => onSave({ params: reviews.params, retention: retention === DEFAULT_RETENTION ? undefined : retention })}
+        onSave={(retention) => onSave({ retention: retention === DEFAULT_RETENTION ? null : retention })}
       />
     </section>
   );

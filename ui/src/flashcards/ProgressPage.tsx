@@ -124,8 +124,11 @@ function Progress({ deck: storedDeck }: { deck: Deck }) {
       />
       <OptimiseSchedule
         reviews={reviews}
-        onSave={({ params, retention }) => {
-          const next = withSettings(deckStore.readReviews(deck.id), params, retention);
+        onSave={(change) => {
+          const current = deckStore.readReviews(deck.id);
+          const params = change.params === undefined ? current.params : (change.params ?? undefined);
+          const retention = change.retention === undefined ? current.retention : (change.retention ?? undefined);
+          const next = withSettings(current, params, retention);
           const result = deckStore.writeReviews(deck.id, next);
           if (result.ok) setReviews(next);
           return result.ok ? null : result.error;
