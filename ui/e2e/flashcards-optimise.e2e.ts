@@ -129,9 +129,9 @@ describe('flashcards: Optimise my schedule', () => {
     const retention = page.getByLabel('Desired retention (%)');
     await retention.fill('98');
     await page.getByText('A whole number from 70 to 97.').waitFor();
-    await expect(page.getByRole('button', { name: 'Save' }).last().isDisabled()).resolves.toBe(true);
+    await expect(page.getByRole('button', { name: 'Save retention' }).isDisabled()).resolves.toBe(true);
     await retention.fill('97');
-    await page.getByRole('button', { name: 'Save' }).last().click();
+    await page.getByRole('button', { name: 'Save retention' }).click();
     await page.getByText('Saved: cards come back when you would still remember 97% of them.').waitFor();
     const higher = expectedDue(withSettings(stored, saved?.params, 0.97));
     expect(higher).toBeGreaterThan(after);

@@ -200,7 +200,7 @@ function Retention({ value, onSave }: { value: number; onSave: (value: number) =
         }}
       >
         <button type="submit" className="button" disabled={refused || draft === percent(value)}>
-          Save
+          Save retention
         </button>
       </NumberField>
       <p role="status" className={message?.error ? 'alert' : 'hint'}>
