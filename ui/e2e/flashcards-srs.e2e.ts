@@ -117,11 +117,11 @@ describe('flashcards: spaced repetition', () => {
       await cap.fill(bad);
       await page.getByText('A whole number from 0 to 9999.').waitFor();
       await expect(cap.getAttribute('aria-invalid')).resolves.toBe('true');
-      await expect(page.getByRole('button', { name: 'Save' }).isDisabled()).resolves.toBe(true);
+      await expect(page.getByRole('button', { name: 'Save', exact: true }).isDisabled()).resolves.toBe(true);
     }
     await cap.fill('5');
     await expect(cap.getAttribute('aria-invalid')).resolves.toBeNull();
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText('Saved: up to 5 new cards a day.').waitFor();
     await page.getByRole('link', { name: 'Review due (5)' }).click();
     await waitForProgress(page, '0 / 5');
@@ -129,7 +129,7 @@ describe('flashcards: spaced repetition', () => {
     // With a limit of 0 nothing new is due; Review due says so and offers the full practice.
     await page.goto(url('/flashcards/deck-many/progress'));
     await page.getByLabel('New cards per day').fill('0');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.goto(url('/flashcards/deck-many/review'));
     await page.getByRole('heading', { name: 'Nothing is due' }).waitFor();
     await page.getByRole('link', { name: 'Practice all cards' }).waitFor();

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
 const root = new URL('../dist/', import.meta.url).pathname;
-const compressible = /\.(js|mjs|css|html|svg|json|webmanifest|txt|xml|map)$/;
+const compressible = /\.(js|mjs|css|html|svg|json|webmanifest|txt|xml|map|wasm)$/;
 let files = 0;
 let saved = 0;
 

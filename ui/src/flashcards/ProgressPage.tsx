@@ -1,7 +1,8 @@
 // A deck's progress, from its review log (srs/stats.ts): cards by state, retention over the last
 // 30 days, a 12-week heatmap of reviews per day (plain CSS grid), the current streak, and the
 // deck's daily limit of new cards for "Review due"; practice by tag, and the leeches (cards
-// forgotten 8 times) and suspended cards, each of which can be suspended or brought back.
+// forgotten 8 times) and suspended cards, each of which can be suspended or brought back; the
+// schedule's own section (OptimiseSchedule.tsx: "Optimise my schedule", desired retention).
 import './ProgressPage.css';
 import { useMemo, useState } from 'react';
 import { Navigate, useParams } from 'react-router';
@@ -16,7 +17,8 @@ import { LEECH_LAPSES, troubleCards, withSuspended } from './srs/leeches';
 import { deckStore } from './storage';
 import { StorageUsed } from './StorageUsed';
 import { deckKeys, describeNextDue, nextDue, reviewDueCount } from './srs/due';
-import { MAX_NEW_PER_DAY, withNewPerDay, type ReviewRecord } from './srs/reviewLog';
+import { MAX_NEW_PER_DAY, withNewPerDay, withSettings, type ReviewRecord } from './srs/reviewLog';
+import { OptimiseSchedule } from './OptimiseSchedule';
 import { deckProgress, heatLevel, HEATMAP_WEEKS, RETENTION_DAYS, type HeatmapDay } from './srs/stats';
 
 export function ProgressPage() {
@@ -115,6 +117,18 @@ function Progress({ deck: storedDeck }: { deck: Deck }) {
         value={reviews.newPerDay}
         onSave={(newPerDay) => {
           const next = withNewPerDay(deckStore.readReviews(deck.id), newPerDay);
+          const result = deckStore.writeReviews(deck.id, next);
+          if (result.ok) setReviews(next);
+          return result.ok ? null : result.error;
+        }}
+      />
+      <OptimiseSchedule
+        reviews={reviews}
+        onSave={(change) => {
+          const current = deckStore.readReviews(deck.id);
+          const params = change.params === undefined ? current.params : (change.params ?? undefined);
+          const retention = change.retention === undefined ? current.retention : (change.retention ?? undefined);
+          const next = withSettings(current, params, retention);
           const result = deckStore.writeReviews(deck.id, next);
           if (result.ok) setReviews(next);
           return result.ok ? null : result.error;

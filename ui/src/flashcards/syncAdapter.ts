@@ -19,6 +19,7 @@ import {
   parseMarks,
   parseReviews,
   parseSeeds,
+  parseSettings,
   predatesSeeds,
   toStored,
   type ReviewEntry,
@@ -97,9 +98,13 @@ export function createDecksSyncAdapter(storage: Storage | null, makeId: () => st
     for (const key of new Set([...before.keys(), ...after.keys(), ...Object.keys(current.seeds), ...Object.keys(seeds)])) {
       if (before.get(key) !== after.get(key) || !sameSeed(current.seeds[key], seeds[key])) touched.add(key);
     }
-    const items = Object.fromEntries(Object.entries(current.items).filter(([key]) => !touched.has(key)));
-    Object.assign(items, deriveItems(seeds, log, touched));
-    return toStored({ newPerDay: newPerDayOr(merged.newPerDay), seeds, items, log });
+    // New parameters or retention from another device: every item is derived again with them.
+    const settings = parseSettings(merged.params, merged.retention);
+    const resettled =
+      JSON.stringify([current.params ?? null, current.retention ?? null]) !== JSON.stringify([settings.params ?? null, settings.retention ?? null]);
+    const items = resettled ? {} : Object.fromEntries(Object.entries(current.items).filter(([key]) => !touched.has(key)));
+    Object.assign(items, deriveItems(seeds, log, resettled ? undefined : touched, settings));
+    return toStored({ newPerDay: newPerDayOr(merged.newPerDay), seeds, items, log, ...settings });
   };
 
   /** A shared deck's update planned against the stored copy, now. */
@@ -128,7 +133,7 @@ export function createDecksSyncAdapter(storage: Storage | null, makeId: () => st
         // A record from before seeds has its seeds worked out once, and kept (best effort).
         const record = parseReviews(stored);
         if (!record) continue;
-        reviews[id] = { newPerDay: record.newPerDay, log: record.log, seeds: record.seeds };
+        reviews[id] = { newPerDay: record.newPerDay, log: record.log, seeds: record.seeds, ...parseSettings(record.params, record.retention) };
         try {
           write(reviewsKey(id), toStored(record));
           store.forgetSummary(id);
@@ -150,7 +155,12 @@ export function createDecksSyncAdapter(storage: Storage | null, makeId: () => st
       const deck = parseDeck(value, id, stableCardIds(id));
       return deck && synced(deck);
     },
-    parseReviews: (newPerDay, log, seeds) => ({ newPerDay: newPerDayOr(newPerDay), log: parseLog(log), seeds: parseSeeds(seeds) }),
+    parseReviews: (newPerDay, log, seeds, params, retention) => ({
+      newPerDay: newPerDayOr(newPerDay),
+      log: parseLog(log),
+      seeds: parseSeeds(seeds),
+      ...parseSettings(params, retention),
+    }),
     apply(change: DecksChange) {
       for (const [id, value] of Object.entries(change.put)) {
         // Checked again: nothing reaches storage that this feature would not read back.

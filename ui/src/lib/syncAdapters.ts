@@ -34,6 +34,9 @@ export interface SyncedReviews {
   log: readonly SyncMark[];
   /** Seeds by item key; absent or empty when there are none. */
   seeds?: Readonly<Record<string, SyncSeed>>;
+  /** The deck's FSRS parameters and desired retention ("Optimise my schedule"): one setting with newPerDay, absent for the defaults. */
+  params?: readonly number[];
+  retention?: number;
 }
 
 /** The decks of this browser as the feature reads them. */
@@ -106,7 +109,7 @@ export interface DecksAdapter {
   /** A deck from a vault or a shared link, checked as the feature checks its own; null when it is none this app reads. */
   parseDeck(value: unknown, id: string): SyncDeck | null;
   /** A review log from a vault, checked as the feature checks its own (the cap's default included). */
-  parseReviews(newPerDay: unknown, log: unknown, seeds: unknown): SyncedReviews;
+  parseReviews(newPerDay: unknown, log: unknown, seeds: unknown, params?: unknown, retention?: unknown): SyncedReviews;
   /** Writes a merged state, announcing nothing; throws when storage refuses (a full quota). */
   apply(change: DecksChange): void;
   /** "Add to my decks": a copy with a new id, saved now and first in the list; its id. Throws with words when it cannot be saved. */

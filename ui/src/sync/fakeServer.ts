@@ -257,8 +257,10 @@ export function memoryAdapters(): SyncAdapters & { decksHere: Map<string, SyncDe
     readDeck: (id) => decksHere.get(id) ?? null,
     sharedDeck: (id) => decksHere.get(id) ?? null,
     parseDeck,
-    parseReviews: (newPerDay, log, seeds) => ({
+    parseReviews: (newPerDay, log, seeds, params, retention) => ({
       newPerDay: typeof newPerDay === 'number' ? newPerDay : 20,
+      ...(Array.isArray(params) ? { params: params as number[] } : {}),
+      ...(typeof retention === 'number' ? { retention } : {}),
       log: Array.isArray(log) ? (log as SyncedReviews['log']) : [],
       ...(typeof seeds === 'object' && seeds !== null ? { seeds: seeds as SyncedReviews['seeds'] } : {}),
     }),

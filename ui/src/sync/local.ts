@@ -11,7 +11,19 @@ import type { CalendarsAdapter, DecksAdapter, DecksSnapshot, SyncAdapters, SyncD
 import { deckFromV1, deleteDeck, editDeck, parseDeckDoc, renderDeck, v1Stamp } from './deckDoc';
 import { isStamp, NO_STAMP, type Clock, type Stamp } from './hlc';
 import type { SyncSeed } from '../lib/syncAdapters';
-import { canonical, deckLive, deckStamp, withSeeds, type CalendarList, type DeckDoc, type DeckReviews, type Mark, type VaultState } from './merge';
+import {
+  canonical,
+  deckLive,
+  deckStamp,
+  sameScheduleSettings,
+  withScheduleSettings,
+  withSeeds,
+  type CalendarList,
+  type DeckDoc,
+  type DeckReviews,
+  type Mark,
+  type VaultState,
+} from './merge';
 
 export const VAULT_TYPE = 'hearth-vault';
 export const VAULT_VERSION = 2;
@@ -37,7 +49,8 @@ export interface Base {
   shown: Record<string, string>;
   /** A v1 base's decks, converted at the next sync. */
   legacy: Record<string, LegacyDeckBase>;
-  newPerDay: Record<string, { value: number; setAt: Stamp }>;
+  /** The cap and, when set, the deck's FSRS parameters and retention: one setting, one stamp. */
+  newPerDay: Record<string, { value: number; setAt: Stamp; params?: readonly number[]; retention?: number }>;
   /** The merged review logs, by deck id: with the documents, what the merge's vault parts held. */
   logs: Record<string, readonly Mark[]>;
   /** The merged logs' seeds, by deck id (decks with none are absent). */
@@ -106,8 +119,8 @@ export function localState(snapshot: LocalSnapshot, base: Base, clock: Clock, re
   const reviews: Record<string, DeckReviews> = {};
   for (const [id, local] of Object.entries(snapshot.decks.reviews)) {
     const before = base.newPerDay[id];
-    const setAt = before && before.value === local.newPerDay ? before.setAt : before ? stamp() : NO_STAMP;
-    reviews[id] = withSeeds({ newPerDay: local.newPerDay, setAt, log: local.log }, local.seeds);
+    const setAt = before && before.value === local.newPerDay && sameScheduleSettings(before, local) ? before.setAt : before ? stamp() : NO_STAMP;
+    reviews[id] = withSeeds(withScheduleSettings({ newPerDay: local.newPerDay, setAt, log: local.log }, local), local.seeds);
   }
   const text = canonical(snapshot.calendars);
   const calendars: CalendarList = {
@@ -128,7 +141,7 @@ export function baseOf(state: VaultState): Base {
   const logs: Base['logs'] = {};
   const seeds: Base['seeds'] = {};
   for (const [id, reviews] of Object.entries(state.reviews)) {
-    newPerDay[id] = { value: reviews.newPerDay, setAt: reviews.setAt };
+    newPerDay[id] = withScheduleSettings({ value: reviews.newPerDay, setAt: reviews.setAt }, reviews);
     logs[id] = reviews.log;
     if (reviews.seeds) seeds[id] = reviews.seeds;
   }
@@ -145,7 +158,7 @@ export function baseOf(state: VaultState): Base {
 }
 
 const sameReviews = (a: SyncedReviews, b: SyncedReviews) =>
-  a.newPerDay === b.newPerDay && canonical(a.log) === canonical(b.log) && canonical(a.seeds ?? {}) === canonical(b.seeds ?? {});
+  a.newPerDay === b.newPerDay && sameScheduleSettings(a, b) && canonical(a.log) === canonical(b.log) && canonical(a.seeds ?? {}) === canonical(b.seeds ?? {});
 
 /**
  * Writes `state` through the adapters where it differs from `snapshot`: decks, the list (new
@@ -179,7 +192,8 @@ export function applyState(adapters: Adapters, state: VaultState, snapshot: Loca
   for (const [id, merged] of Object.entries(state.reviews)) {
     if (!liveIds.has(id)) continue;
     const local = here.reviews[id];
-    if (!local || !sameReviews(local, merged)) reviews[id] = withSeeds({ newPerDay: merged.newPerDay, log: merged.log }, merged.seeds);
+    if (!local || !sameReviews(local, merged))
+      reviews[id] = withSeeds(withScheduleSettings({ newPerDay: merged.newPerDay, log: merged.log }, merged), merged.seeds);
   }
   const orderChanged = canonical(order) !== canonical(here.order);
   const decksChanged = Object.keys(put).length > 0 || remove.length > 0 || orderChanged || Object.keys(reviews).length > 0;
@@ -198,8 +212,8 @@ function parseReviewsOf(value: unknown, adapters: { decks: DecksAdapter }, setAt
   const reviews: Record<string, DeckReviews> = {};
   for (const [id, raw] of Object.entries(isRecord(value) ? value : {})) {
     if (!isRecord(raw)) continue;
-    const { newPerDay, log, seeds } = adapters.decks.parseReviews(raw.newPerDay, raw.log, raw.seeds);
-    reviews[id] = withSeeds({ newPerDay, setAt: setAt(raw.setAt), log }, seeds);
+    const parsed = adapters.decks.parseReviews(raw.newPerDay, raw.log, raw.seeds, raw.params, raw.retention);
+    reviews[id] = withSeeds(withScheduleSettings({ newPerDay: parsed.newPerDay, setAt: setAt(raw.setAt), log: parsed.log }, parsed), parsed.seeds);
   }
   return reviews;
 }

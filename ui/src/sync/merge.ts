@@ -72,7 +72,24 @@ export interface DeckReviews {
   log: readonly Mark[];
   /** Seeds by item key; absent when there are none (so a vault without any reads and hashes as before seeds). */
   seeds?: Readonly<Record<string, SyncSeed>>;
+  /** The deck's FSRS parameters and desired retention: one setting with newPerDay (same stamp), absent for the defaults. */
+  params?: readonly number[];
+  retention?: number;
 }
+
+/** `reviews` with the schedule settings `from` has (params, retention), each left out when absent. */
+export const withScheduleSettings = <T extends object>(
+  reviews: T,
+  from: { params?: readonly number[]; retention?: number },
+): T & Pick<DeckReviews, 'params' | 'retention'> => ({
+  ...reviews,
+  ...(from.params ? { params: from.params } : {}),
+  ...(from.retention !== undefined ? { retention: from.retention } : {}),
+});
+
+/** Whether two records carry the same schedule settings. */
+export const sameScheduleSettings = (a: { params?: readonly number[]; retention?: number }, b: { params?: readonly number[]; retention?: number }) =>
+  canonical(a.params ?? null) === canonical(b.params ?? null) && a.retention === b.retention;
 
 /** `reviews` (which has no seeds) with `seeds`, the field left out when there are none. */
 export const withSeeds = <T extends object>(reviews: T, seeds: Readonly<Record<string, SyncSeed>> | undefined): T & Pick<DeckReviews, 'seeds'> =>
@@ -240,8 +257,21 @@ export function mergeSeeds(a: Readonly<Record<string, SyncSeed>> = {}, b: Readon
 }
 
 function mergeReviews(a: DeckReviews, b: DeckReviews): DeckReviews {
-  const setting = a.setAt !== b.setAt ? (a.setAt > b.setAt ? a : b) : a.newPerDay >= b.newPerDay ? a : b;
-  return withSeeds({ newPerDay: setting.newPerDay, setAt: setting.setAt, log: unionLogs(a.log, b.log) }, mergeSeeds(a.seeds, b.seeds));
+  // The cap, parameters and retention are one setting: the later edit's, whole.
+  const setting =
+    a.setAt !== b.setAt
+      ? a.setAt > b.setAt
+        ? a
+        : b
+      : a.newPerDay !== b.newPerDay
+        ? a.newPerDay > b.newPerDay
+          ? a
+          : b
+        : canonical([a.params ?? null, a.retention ?? null]) >= canonical([b.params ?? null, b.retention ?? null])
+          ? a
+          : b;
+  const merged = withScheduleSettings({ newPerDay: setting.newPerDay, setAt: setting.setAt, log: unionLogs(a.log, b.log) }, setting);
+  return withSeeds(merged, mergeSeeds(a.seeds, b.seeds));
 }
 
 function mergeCalendars(a: CalendarList, b: CalendarList): CalendarList {

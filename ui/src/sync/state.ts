@@ -102,7 +102,14 @@ const BaseV2Schema = record({
   version: v.literal(2),
   decks: entriesOf(DocSchema),
   shown: entriesOf(v.string()),
-  newPerDay: entriesOf(record({ value: Time, setAt: StampSchema })),
+  newPerDay: entriesOf(
+    record({
+      value: Time,
+      setAt: StampSchema,
+      params: v.optional(v.array(v.pipe(v.number(), v.finite()))),
+      retention: v.optional(v.pipe(v.number(), v.finite())),
+    }),
+  ),
   /** Absent from bases written before vault parts: then every part is fetched once. */
   logs: entriesOf(v.custom<Mark[]>(Array.isArray)),
   /** Absent from bases written before seeds: then a part holding seeds is fetched once. */

@@ -11,7 +11,7 @@ import { isRecord } from '../lib/json';
 import { decrypt, inflate, partNamer, seal, type Place } from './crypto';
 import { checkLimits, OPEN_LIMITS, type OpenLimits } from './limits';
 import { VAULT_TYPE, type Base } from './local';
-import { canonical, withSeeds, type VaultState } from './merge';
+import { canonical, withScheduleSettings, withSeeds, type VaultState } from './merge';
 
 /** The vault format that is a manifest of parts (v2 and v1 were one body). */
 export const PARTS_VERSION = 3;
@@ -58,7 +58,10 @@ export function partsOf(state: Pick<VaultState, 'decks' | 'reviews'>): PartValue
 /** The decks and review logs the base of the last merge holds (what that merge's parts held). */
 export function baseContent(base: Base): Pick<VaultState, 'decks' | 'reviews'> {
   const reviews: VaultState['reviews'] = Object.fromEntries(
-    Object.entries(base.newPerDay).map(([id, { value, setAt }]) => [id, withSeeds({ newPerDay: value, setAt, log: base.logs[id] ?? [] }, base.seeds[id])]),
+    Object.entries(base.newPerDay).map(([id, setting]) => [
+      id,
+      withSeeds(withScheduleSettings({ newPerDay: setting.value, setAt: setting.setAt, log: base.logs[id] ?? [] }, setting), base.seeds[id]),
+    ]),
   );
   return { decks: base.decks, reviews };
 }

@@ -3,10 +3,12 @@
 // marks the log dropped), which are the truth and what sync carries; and each item's FSRS state
 // derived from them (kept, so the deck list never replays the log). The derivation is the one
 // rule every device applies to the same synced data, so synced devices show the same schedule.
+// A deck's own FSRS parameters and desired retention ("Optimise my schedule"), when set, are part
+// of that rule: they travel with the log and every item is derived with them.
 // Pure: records in, new records out; storage.ts reads and writes them.
 import * as v from 'valibot';
 import { isRecord, parseOrNull, record } from '../../lib/schema';
-import { grade, parseItemState, sameItemState, type Grade, type ItemState } from './schedule';
+import { grade, parseItemState, parseParams, parseRetention, sameItemState, type Grade, type ItemState, type ScheduleSettings } from './schedule';
 
 export const REVIEWS_VERSION = 1;
 export const DEFAULT_NEW_PER_DAY = 20;
@@ -44,6 +46,10 @@ export interface ReviewRecord {
   items: Readonly<Record<string, ItemState>>;
   /** Every mark, oldest first (by time, then key, then grade: the order sync's merge gives), each once. */
   log: readonly ReviewEntry[];
+  /** The deck's FSRS-6 parameters (21 numbers), absent for FSRS's defaults. */
+  params?: readonly number[];
+  /** The deck's desired retention (0.70 to 0.97), absent for 0.9. */
+  retention?: number;
 }
 
 /** The stored shape: the record plus its type and version. */
@@ -73,7 +79,20 @@ const EnvelopeSchema = record({
   log: v.fallback(v.array(v.unknown()), () => []),
   /** Absent from records written before seeds existed (see legacySeeds). */
   seeds: v.optional(v.unknown()),
+  /** Absent until the deck's schedule is optimised or its retention set; unreadable reads as absent. */
+  params: v.optional(v.unknown()),
+  retention: v.optional(v.unknown()),
 });
+
+/** The record's schedule settings (what deriveItems and grade take). */
+export const settingsOf = (reviews: Pick<ReviewRecord, 'params' | 'retention'>): ScheduleSettings => reviews;
+
+/** `params` and `retention` as stored: each only when valid, so a record without them stays as it was. */
+export function parseSettings(params: unknown, retention: unknown): Pick<ReviewRecord, 'params' | 'retention'> {
+  const validParams = parseParams(params);
+  const validRetention = parseRetention(retention);
+  return { ...(validParams ? { params: validParams } : {}), ...(validRetention !== null ? { retention: validRetention } : {}) };
+}
 
 /** The order of the log: by time, then key, then grade (the same order as sync's union of logs). */
 export function compareMarks(a: ReviewEntry, b: ReviewEntry): number {
@@ -128,16 +147,22 @@ export function parseSeeds(value: unknown): Record<string, Seed> {
 
 /**
  * Each item's state from the seeds and the log (only the keys in `only`, when given): its seed's
- * state, or a new item's, graded with each of its marks after the seed's `through`, in log order.
+ * state, or a new item's, graded with each of its marks after the seed's `through`, in log order,
+ * with the deck's parameters and retention (absent: the defaults). A pure function of these four.
  */
-export function deriveItems(seeds: Readonly<Record<string, Seed>>, log: readonly ReviewEntry[], only?: ReadonlySet<string>): Record<string, ItemState> {
+export function deriveItems(
+  seeds: Readonly<Record<string, Seed>>,
+  log: readonly ReviewEntry[],
+  only?: ReadonlySet<string>,
+  settings?: ScheduleSettings,
+): Record<string, ItemState> {
   const items: Record<string, ItemState> = {};
   for (const [key, seed] of Object.entries(seeds)) if (!only || only.has(key)) items[key] = seed.state;
   for (const [key, at, mark] of log) {
     if (only && !only.has(key)) continue;
     const seed = seeds[key];
     if (seed && at <= seed.through) continue;
-    items[key] = grade(items[key] ?? null, mark, at);
+    items[key] = grade(items[key] ?? null, mark, at, settings);
   }
   return items;
 }
@@ -169,10 +194,17 @@ export const newPerDayOr = (value: unknown): number => parseNewPerDay(value) ?? 
  * A stored record's cap, seeds and marks, without the derived states (what sync carries), checked
  * as parseReviews checks them; null when it is not a version-1 review record.
  */
-export function parseMarks(value: unknown): Pick<ReviewRecord, 'newPerDay' | 'seeds' | 'log'> | null {
+export function parseMarks(value: unknown): Pick<ReviewRecord, 'newPerDay' | 'seeds' | 'log' | 'params' | 'retention'> | null {
   if (predatesSeeds(value)) return parseReviews(value);
   const stored = parseOrNull(EnvelopeSchema, value);
-  return stored && { newPerDay: newPerDayOr(stored.newPerDay), seeds: parseSeeds(stored.seeds), log: parseLog(stored.log) };
+  return (
+    stored && {
+      newPerDay: newPerDayOr(stored.newPerDay),
+      seeds: parseSeeds(stored.seeds),
+      log: parseLog(stored.log),
+      ...parseSettings(stored.params, stored.retention),
+    }
+  );
 }
 
 /**
@@ -190,6 +222,7 @@ export function parseReviews(value: unknown): ReviewRecord | null {
     const state = parseItemState(raw);
     if (state) stateOf[key] = state;
   }
+  const settings = parseSettings(stored.params, stored.retention);
   const seeds = stored.seeds === undefined ? legacySeeds(stateOf, log) : parseSeeds(stored.seeds);
   const items: Record<string, ItemState> = {};
   const missing = new Set<string>();
@@ -200,12 +233,22 @@ export function parseReviews(value: unknown): ReviewRecord | null {
   };
   for (const key of Object.keys(seeds)) keep(key);
   for (const [key] of log) if (!(key in items)) keep(key);
-  Object.assign(items, deriveItems(seeds, log, missing));
-  return { newPerDay: newPerDayOr(stored.newPerDay), seeds, items, log };
+  Object.assign(items, deriveItems(seeds, log, missing, settings));
+  return { newPerDay: newPerDayOr(stored.newPerDay), seeds, items, log, ...settings };
 }
 
+/** The stored shape; `params` and `retention` only when set, so a record without them is stored byte for byte as before. */
 export function toStored(reviews: ReviewRecord): StoredReviews {
-  return { type: 'reviews', version: REVIEWS_VERSION, newPerDay: reviews.newPerDay, seeds: reviews.seeds, items: reviews.items, log: reviews.log };
+  return {
+    type: 'reviews',
+    version: REVIEWS_VERSION,
+    newPerDay: reviews.newPerDay,
+    seeds: reviews.seeds,
+    items: reviews.items,
+    log: reviews.log,
+    ...(reviews.params ? { params: reviews.params } : {}),
+    ...(reviews.retention !== undefined ? { retention: reviews.retention } : {}),
+  };
 }
 
 /**
@@ -220,7 +263,7 @@ export function recordMark(reviews: ReviewRecord, key: string, mark: Grade, at: 
   const log = [...reviews.log, [key, time, mark] as const];
   const seed = reviews.seeds[key];
   // A seed holding marks after this one (only from a clock far ahead) holds this one too.
-  const state = seed && time <= seed.through ? (reviews.items[key] ?? seed.state) : grade(reviews.items[key] ?? null, mark, time);
+  const state = seed && time <= seed.through ? (reviews.items[key] ?? seed.state) : grade(reviews.items[key] ?? null, mark, time, reviews);
   const next = { ...reviews, items: { ...reviews.items, [key]: state }, log };
   return log.length > cap ? foldOldest(next, log.length - cap) : next;
 }
@@ -230,7 +273,7 @@ function foldOldest(reviews: ReviewRecord, count: number): ReviewRecord {
   const dropped = reviews.log.slice(0, count);
   const lastDropped = new Map<string, number>();
   for (const [key, at] of dropped) lastDropped.set(key, at);
-  const folded = deriveItems(reviews.seeds, dropped, new Set(lastDropped.keys()));
+  const folded = deriveItems(reviews.seeds, dropped, new Set(lastDropped.keys()), reviews);
   const seeds = { ...reviews.seeds };
   for (const [key, at] of lastDropped) {
     const state = folded[key];
@@ -253,7 +296,7 @@ export function undoMark(reviews: ReviewRecord, key: string): ReviewRecord {
   }
   if (index < 0) return reviews;
   const log = [...reviews.log.slice(0, index), ...reviews.log.slice(index + 1)];
-  const state = deriveItems(reviews.seeds, log, new Set([key]))[key];
+  const state = deriveItems(reviews.seeds, log, new Set([key]), reviews)[key];
   const items = state ? { ...reviews.items, [key]: state } : Object.fromEntries(Object.entries(reviews.items).filter(([other]) => other !== key));
   return { ...reviews, items, log };
 }
@@ -262,6 +305,21 @@ export function withNewPerDay(reviews: ReviewRecord, newPerDay: number): ReviewR
   return { ...reviews, newPerDay };
 }
 
+/**
+ * The record with the deck's parameters and retention set (undefined: back to the default), every
+ * item derived again with them (seeds stay as they are: their states are the truth).
+ */
+export function withSettings(reviews: ReviewRecord, params: readonly number[] | undefined, retention: number | undefined): ReviewRecord {
+  const settings = { ...(params ? { params: [...params] } : {}), ...(retention !== undefined ? { retention } : {}) };
+  const items = deriveItems(reviews.seeds, reviews.log, undefined, settings);
+  return { newPerDay: reviews.newPerDay, seeds: reviews.seeds, items, log: reviews.log, ...settings };
+}
+
 /** True when nothing was ever marked (and no cap set apart from the default is worth keeping). */
 export const isEmptyReviews = (reviews: ReviewRecord) =>
-  reviews.log.length === 0 && Object.keys(reviews.items).length === 0 && Object.keys(reviews.seeds).length === 0 && reviews.newPerDay === DEFAULT_NEW_PER_DAY;
+  reviews.log.length === 0 &&
+  Object.keys(reviews.items).length === 0 &&
+  Object.keys(reviews.seeds).length === 0 &&
+  reviews.newPerDay === DEFAULT_NEW_PER_DAY &&
+  reviews.params === undefined &&
+  reviews.retention === undefined;

@@ -1,6 +1,8 @@
 // The scheduling adapter: FSRS-6 from ts-fsrs behind two grades ("Knew it" is Good, "Didn’t know"
-// is Again) and a compact stored state. Pure: every time comes in as epoch milliseconds.
-import { createEmptyCard, fsrs, Rating, State, type Card as FsrsCard } from 'ts-fsrs';
+// is Again) and a compact stored state, with a deck's own parameters and desired retention (fitted
+// by "Optimise my schedule"; absent means FSRS's defaults and 90 %). Pure: every time comes in as
+// epoch milliseconds, and the same settings give the same schedule on every device.
+import { CLAMP_PARAMETERS, createEmptyCard, default_w, fsrs, Rating, State, type Card as FsrsCard, type FSRS } from 'ts-fsrs';
 
 /** The two grades practice gives: 'good' for "Knew it", 'again' for "Didn’t know". */
 export type Grade = 'good' | 'again';
@@ -20,8 +22,59 @@ export const STATE_REVIEW: number = State.Review;
 export const STATE_RELEARNING: number = State.Relearning;
 const STATES = [State.New, State.Learning, State.Review, State.Relearning] as const;
 
-// Default FSRS-6 weights, 90 % desired retention, the default learning steps (1 and 10 minutes).
-const scheduler = fsrs();
+/** FSRS-6 has 21 parameters. */
+export const PARAMS_COUNT = 21;
+/** FSRS-6's default parameters (what a deck never optimised uses). */
+export const DEFAULT_PARAMS: readonly number[] = Object.freeze([...default_w]);
+export const DEFAULT_RETENTION = 0.9;
+/** Desired retention as Anki allows it to be set. */
+export const MIN_RETENTION = 0.7;
+export const MAX_RETENTION = 0.97;
+/** The bounds FSRS-6 clamps each parameter to (the optimiser's own, w17·w18 ceiling 2). */
+export const PARAM_BOUNDS: readonly (readonly [number, number])[] = CLAMP_PARAMETERS(2).map((bounds) => [bounds[0] ?? 0, bounds[1] ?? 0] as const);
+
+/** A deck's schedule settings as stored: absent means the defaults. */
+export interface ScheduleSettings {
+  readonly params?: readonly number[];
+  readonly retention?: number;
+}
+
+/** 21 finite numbers each within FSRS-6's bounds, else null. */
+export function parseParams(value: unknown): number[] | null {
+  if (!Array.isArray(value) || value.length !== PARAMS_COUNT) return null;
+  const params: number[] = [];
+  for (const [i, part] of (value as unknown[]).entries()) {
+    const [low, high] = PARAM_BOUNDS[i] ?? [0, 0];
+    if (typeof part !== 'number' || !Number.isFinite(part) || part < low || part > high) return null;
+    params.push(part);
+  }
+  return params;
+}
+
+/** A retention from MIN_RETENTION to MAX_RETENTION (a number or its text), else null. */
+export function parseRetention(value: unknown): number | null {
+  const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  return typeof number === 'number' && Number.isFinite(number) && number >= MIN_RETENTION && number <= MAX_RETENTION ? number : null;
+}
+
+// One scheduler per settings (fuzz off, so every device computes the same due times); the default
+// learning steps (1 and 10 minutes). A few decks at most have their own parameters.
+const schedulers = new Map<string, FSRS>();
+const MAX_SCHEDULERS = 32;
+
+/** The scheduler of `settings` (cached by parameters and retention). */
+export function schedulerOf(settings?: ScheduleSettings): FSRS {
+  const params = settings?.params ?? DEFAULT_PARAMS;
+  const retention = settings?.retention ?? DEFAULT_RETENTION;
+  const key = `${params.join(',')}|${retention}`;
+  let scheduler = schedulers.get(key);
+  if (!scheduler) {
+    if (schedulers.size >= MAX_SCHEDULERS) schedulers.clear();
+    scheduler = fsrs({ w: [...params], request_retention: retention, enable_fuzz: false });
+    schedulers.set(key, scheduler);
+  }
+  return scheduler;
+}
 
 const RATING: Record<Grade, Rating.Good | Rating.Again> = { good: Rating.Good, again: Rating.Again };
 
@@ -57,15 +110,15 @@ function fromCard(card: FsrsCard): ItemState {
   ];
 }
 
-/** The state after grading an item (null: never reviewed) at `at`. */
-export function grade(state: ItemState | null, mark: Grade, at: number): ItemState {
-  return fromCard(scheduler.next(toCard(state, at), new Date(at), RATING[mark]).card);
+/** The state after grading an item (null: never reviewed) at `at`, with the deck's settings. */
+export function grade(state: ItemState | null, mark: Grade, at: number, settings?: ScheduleSettings): ItemState {
+  return fromCard(schedulerOf(settings).next(toCard(state, at), new Date(at), RATING[mark]).card);
 }
 
 /** The state a list of marks (oldest first) leads to from a new item; null for no marks. */
-export function replay(marks: Iterable<{ at: number; grade: Grade }>): ItemState | null {
+export function replay(marks: Iterable<{ at: number; grade: Grade }>, settings?: ScheduleSettings): ItemState | null {
   let state: ItemState | null = null;
-  for (const mark of marks) state = grade(state, mark.grade, mark.at);
+  for (const mark of marks) state = grade(state, mark.grade, mark.at, settings);
   return state;
 }
 
