@@ -45,10 +45,14 @@ export function frameAllocation(bytes: Uint8Array): number | null {
   return readLittleEndian(bytes, at, sizeBytes) + (sizeFlag === 1 ? 256 : 0);
 }
 
-/** `input` decompressed, refused with ZstdBudgetError as soon as it would pass `limit` bytes. */
-export function decompressWithin(input: Uint8Array, limit: number): Uint8Array {
+/**
+ * `input` decompressed, refused with ZstdBudgetError as soon as it would pass `limit` bytes, or
+ * when its header asks for more than `allocationLimit` (a small file's frame may declare a window
+ * larger than the file itself, so a file's exact size is its output limit, not its allocation's).
+ */
+export function decompressWithin(input: Uint8Array, limit: number, allocationLimit = limit): Uint8Array {
   const allocation = frameAllocation(input);
-  if (allocation !== null && allocation > limit) throw new ZstdBudgetError(limit);
+  if (allocation !== null && allocation > Math.max(limit, allocationLimit)) throw new ZstdBudgetError(limit);
   const blocks: Uint8Array[] = [];
   let total = 0;
   const stream = new Decompress((block) => {
