@@ -22,6 +22,7 @@ import { emptyCard, type Card, type CardField } from './deck';
 import { formatTags, parseTagInput } from './tags';
 import type { EditorAction } from './editor';
 import { newId } from './uuid';
+import { CardMedia } from './media/CardMedia';
 
 export interface Columns {
   gender: boolean;
@@ -195,6 +196,11 @@ const CardRow = memo(function CardRow({ card, index, isLast, columns, labels, di
         </button>
       </div>
       <ConflictNote card={card} n={n} dispatch={dispatch} />
+      {card.media.length > 0 && (
+        <div role="cell" className="card-row__media" aria-label={`Card ${n} pictures and sounds`}>
+          <CardMedia refs={card.media} />
+        </div>
+      )}
     </div>
   );
 });

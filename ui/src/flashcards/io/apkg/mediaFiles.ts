@@ -79,7 +79,7 @@ export async function readMedia(
   const oversized = new Map<string, number>();
   // A zstd frame is a few bytes larger than its content at most.
   const slack = compressed ? 1024 : 0;
-  let raw: Record<string, Uint8Array> = {};
+  let raw: Record<string, Uint8Array>;
   try {
     raw = unzipSync(zip, {
       filter: (file) => {

@@ -8,7 +8,7 @@ import { zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { deckKeys, reviewDueCount } from '../../srs/due';
 import { dueAt } from '../../srs/schedule';
-import { BUDGETS, PackageError } from './budgets';
+import { BUDGETS, PackageError, type Budgets } from './budgets';
 import { readPackage, type OpenDatabase } from './readPackage';
 import { openWith } from './sqlJsDatabase';
 import { skippedInWords } from './packageSummary';
@@ -112,8 +112,7 @@ describe.each(['current.apkg', 'legacy.apkg', 'collection.colpkg'])('%s, its pic
 
   it('keeps the media budgets: files, bytes in all and per file', async () => {
     const bytes = new Uint8Array(readFileSync(fixtures + name));
-    const at = async (budgets: Partial<typeof BUDGETS>) =>
-      (await readPackage(bytes, openDatabase, makeId, new Date(), undefined, { ...BUDGETS, ...budgets })).media;
+    const at = async (budgets: Partial<Budgets>) => (await readPackage(bytes, openDatabase, makeId, new Date(), undefined, { ...BUDGETS, ...budgets })).media;
     const two = await at({ mediaFiles: 2 });
     expect(two.files).toHaveLength(2);
     expect(two.problems.filter((problem) => problem.reason === 'is past the 2 files one import keeps')).toHaveLength(5);
