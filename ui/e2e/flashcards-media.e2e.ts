@@ -78,23 +78,28 @@ describe('flashcards: pictures and sounds from Anki packages', () => {
       // The picture is on the front (its Anki field is the front); the sound on the back.
       expect(await pictureDecoded(page, 'front')).toBe(96);
       await expect(page.getByRole('button', { name: 'Play “hola.mp3”' }).count()).resolves.toBe(0);
-      await page.locator('.flipcard').click();
+      await page.locator('.flipcard--current').click();
       const play = page.getByRole('button', { name: 'Play “hola.mp3”' });
       await play.click();
       expect(await playing(page, 'hola.mp3')).toMatchObject({ rate: 1, loop: false });
+      // Stopped (it may have ended by itself: 1.5 s), then slower and on repeat.
+      await page.locator('audio[data-media-name="hola.mp3"]').evaluate((audio) => (audio as HTMLAudioElement).pause());
       await page.getByRole('button', { name: 'Slower (0.75×)' }).click();
       await page.getByRole('button', { name: 'Repeat' }).click();
       await expect(page.getByRole('button', { name: 'Slower (0.75×)' }).getAttribute('aria-pressed')).resolves.toBe('true');
-      expect(await playing(page, 'hola.mp3')).toMatchObject({ rate: 0.75, loop: true });
-      // Stopped and played again: from the start, still slower and on repeat.
-      await page.getByRole('button', { name: 'Stop “hola.mp3”' }).click();
+      await expect(page.getByRole('button', { name: 'Repeat' }).getAttribute('aria-pressed')).resolves.toBe('true');
       await page.getByRole('button', { name: 'Play “hola.mp3”' }).click();
       expect(await playing(page, 'hola.mp3')).toMatchObject({ rate: 0.75, loop: true });
+      // On repeat it is still playing well past its 1.5 s (2 s at 0.75×).
+      await page.waitForTimeout(3000);
+      await expect(page.locator('audio[data-media-name="hola.mp3"]').evaluate((audio) => (audio as HTMLAudioElement).paused)).resolves.toBe(false);
+      await page.getByRole('button', { name: 'Stop “hola.mp3”' }).click();
+      await page.getByRole('button', { name: 'Play “hola.mp3”' }).waitFor();
 
       // Kept across a reload: the picture and the sound come from this browser's own store.
       await page.reload();
       expect(await pictureDecoded(page, 'front')).toBe(96);
-      await page.locator('.flipcard').click();
+      await page.locator('.flipcard--current').click();
       await page.getByRole('button', { name: 'Play “hola.mp3”' }).click();
       await playing(page, 'hola.mp3');
       // And a JPEG, the Straße picture with its umlaut-free word, the German sound on the back of "Hund".
@@ -146,7 +151,7 @@ describe('flashcards: pictures and sounds from Anki packages', () => {
         for (let i = 0; i < 8; i += 1) {
           if ((await page.locator('.flipcard__face--front .flipcard__text').textContent()) === 'Hund') return;
           await page.getByRole('button', { name: 'Knew it' }).waitFor();
-          await page.locator('.flipcard').click();
+          await page.locator('.flipcard--current').click();
           await page.getByRole('button', { name: 'Knew it' }).click();
           await page.waitForTimeout(600);
         }
@@ -210,7 +215,7 @@ describe('flashcards: pictures and sounds from Anki packages', () => {
           const total = shifts.reduce((sum, shift) => sum + shift.value, 0);
           expect(total, JSON.stringify(shifts)).toBeLessThan(0.001);
           const found = describeViolations('practice, front with a picture', await axe(page));
-          await page.locator('.flipcard').click();
+          await page.locator('.flipcard--current').click();
           await page.getByRole('button', { name: 'Play “hola.mp3”' }).waitFor();
           await page.waitForTimeout(600);
           found.push(...describeViolations('practice, back with a sound', await axe(page)));
