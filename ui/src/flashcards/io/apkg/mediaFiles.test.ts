@@ -16,17 +16,24 @@ describe('readMedia', () => {
     const { media, compressedMedia } = unpack(bytes);
     expect(compressedMedia).toBe(true);
     const wrongSha = media.map((entry): MediaEntry => (entry.name === 'cat.png' && entry.sha1 ? { ...entry, sha1: entry.sha1.map((b) => b ^ 1) } : entry));
-    const wrongSize = wrongSha.map((entry): MediaEntry => (entry.name === 'foto.jpg' && entry.size ? { ...entry, size: entry.size - 1 } : entry));
+    const wrongSize = wrongSha.map((entry): MediaEntry => {
+      if (entry.name === 'foto.jpg' && entry.size) return { ...entry, size: entry.size - 1 };
+      // Without a SHA-1 the frame is decompressed within its listed size, and refused past it.
+      if (entry.name === 'Straße.png' && entry.size) return { ...entry, size: entry.size - 1, sha1: null };
+      return entry;
+    });
     const wanted = new Map([
       ['cat.png', 'image'],
       ['foto.jpg', 'image'],
       ['Straße.png', 'image'],
+      ['hola.mp3', 'sound'],
     ] as const);
     const reading = await readMedia(bytes, wrongSize, wanted, true);
-    expect([...reading.files.keys()]).toEqual(['Straße.png']);
+    expect([...reading.files.keys()]).toEqual(['hola.mp3']);
     expect(reading.problems).toEqual([
+      { name: 'Straße.png', reason: 'is larger than the package’s list says' },
       { name: 'cat.png', reason: 'does not match the package’s checksum (it is damaged)' },
-      { name: 'foto.jpg', reason: 'is larger than the package’s list says' },
+      { name: 'foto.jpg', reason: 'does not match the package’s checksum (it is damaged)' },
     ]);
   });
 

@@ -11,7 +11,7 @@ import type { MediaKind } from '../../media/ref';
 import { formatBytes } from '../../../lib/units';
 import { BUDGETS, megabytes, type Budgets } from './budgets';
 import type { MediaEntry } from './collection';
-import { decompressWithin, ZstdBudgetError } from './zstd';
+import { decompressInto, decompressWithin, ZstdBudgetError } from './zstd';
 
 /** A file kept for the import, its bytes ready for the media store. */
 export interface ImportedMediaFile {
@@ -121,9 +121,13 @@ export async function readMedia(
     }
     let bytes: Uint8Array;
     try {
-      bytes = compressed
-        ? decompressWithin(stored, Math.min(entry.size ?? budgets.mediaFileBytes, budgets.mediaFileBytes), Math.max(budgets.mediaFileBytes, WINDOW))
-        : stored;
+      // Size and SHA-1 listed: straight into a buffer of that size (no window per file); the
+      // SHA-1 below tells a frame that did not fill it exactly.
+      bytes = !compressed
+        ? stored
+        : entry.size !== null && entry.sha1 !== null
+          ? decompressInto(stored, entry.size)
+          : decompressWithin(stored, Math.min(entry.size ?? budgets.mediaFileBytes, budgets.mediaFileBytes), Math.max(budgets.mediaFileBytes, WINDOW));
     } catch (error) {
       problems.push({
         name,
