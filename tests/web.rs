@@ -174,6 +174,18 @@ async fn every_response_carries_the_security_headers_and_a_request_id() {
             assert!(!script_src.contains("unsafe-inline"), "{path}: {csp}");
             // WebAssembly may be compiled ('wasm-unsafe-eval'), JavaScript never evaluated.
             assert!(!script_src.contains("'unsafe-eval'"), "{path}: {csp}");
+            // A card's pictures and sounds are blob: URLs; no other directive allows blob:.
+            for directive in csp.split(';').map(str::trim) {
+                let name = directive.split_whitespace().next().unwrap_or("");
+                let allows_blob = directive.split_whitespace().any(|s| s == "blob:");
+                assert_eq!(
+                    allows_blob,
+                    name == "img-src" || name == "media-src",
+                    "{path}: {directive}"
+                );
+            }
+            assert!(csp.contains("img-src 'self' data: blob:"), "{csp}");
+            assert!(csp.contains("media-src 'self' blob:"), "{csp}");
         } else {
             assert!(csp.contains("sandbox"), "{csp}");
         }

@@ -7,11 +7,13 @@ use crate::secret::Token;
 
 /// The page may load only its own scripts, styles and images; nothing may frame it. Its own
 /// scripts may compile WebAssembly (`'wasm-unsafe-eval'`, which allows no JavaScript eval): the
-/// flashcards' Anki import opens the package's SQLite database with sql.js. Cards' pictures and
-/// sounds are shown from the browser's own storage as `blob:` addresses (`img-src`, `media-src`).
+/// flashcards' Anki import opens the package's SQLite database with sql.js. Pictures and sounds
+/// may come from `blob:` object URLs (a card's media, read from the browser's own store); nothing
+/// else may (no script, style, frame or worker from a blob).
 pub const CONTENT_SECURITY_POLICY: &str =
     "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; \
-     style-src 'self'; img-src 'self' data: blob:; media-src 'self' blob:; font-src 'self'; connect-src 'self'; \
+     style-src 'self'; img-src 'self' data: blob:; media-src 'self' blob:; font-src 'self'; \
+     connect-src 'self'; \
      manifest-src 'self'; worker-src 'self'; object-src 'none'; base-uri 'none'; \
      form-action 'self'; frame-ancestors 'none'";
 

@@ -50,7 +50,7 @@ describe('flashcards: Anki package import', () => {
     await choosePackage(page, name, anki.now);
     const count = Object.keys(anki.decks).length;
     await dialog(page).getByText(`${count} decks to import:`).waitFor();
-    await dialog(page).getByText('Skipped 1 image and 1 sound: media is not imported, the cards keep their text.').waitFor();
+    await dialog(page).getByText('With 3 pictures and 3 sounds.').waitFor();
     await dialog(page).getByRole('button', { name: 'Import', exact: true }).click();
     await dialog(page).waitFor({ state: 'hidden' });
     for (const [deck, counts] of Object.entries(anki.decks)) {

@@ -27,6 +27,7 @@ import { LeaveDialog } from '../lib/LeaveDialog';
 import type { DeckListNotice } from './DeckListPage';
 import { LanguageSelect } from './LanguageSelect';
 import { deckStore } from './storage';
+import { pruneMedia } from './media/lifecycle';
 import { newId } from './uuid';
 
 export const TOAST_MS = 1600;
@@ -163,6 +164,8 @@ function DeckEditor({ routeId, onCreated }: { routeId: string | null; onCreated:
       setRestored(null);
       deckStore.clearDraft(null);
       deckStore.clearDraft(id);
+      // Files the saved deck (or its cleared drafts) no longer refers to leave the media store.
+      void pruneMedia();
       dispatch({ type: 'saved', deckId: id, revision: state.revision });
       setToast((n) => n + 1);
       setAnnouncement(`Deck saved at ${new Date().toLocaleTimeString()}`);
@@ -202,6 +205,7 @@ function DeckEditor({ routeId, onCreated }: { routeId: string | null; onCreated:
     try {
       deckStore.deleteDeck(deckId);
       if (deckStore.readDraft(null)?.deckId === deckId) deckStore.clearDraft(null);
+      void pruneMedia();
     } catch {
       // SPEC.md 8: a failed delete is not reported; the visitor still returns to the list.
     }
@@ -369,6 +373,12 @@ function DeckEditor({ routeId, onCreated }: { routeId: string | null; onCreated:
             checked={meta.bidirectional}
             onChange={(bidirectional) => setMeta({ bidirectional })}
             hint={`${source}→${target} and ${target}→${source}`}
+          />
+          <Switch
+            label="Play sounds by themselves"
+            checked={meta.autoplay}
+            onChange={(autoplay) => setMeta({ autoplay })}
+            hint="In practice, a card’s front sound plays when the card comes up"
           />
         </fieldset>
       </div>

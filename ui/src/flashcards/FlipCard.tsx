@@ -1,11 +1,14 @@
 // The practice card: a button that flips on click, tap, Enter or Space, and on a touch screen (or
 // with a mouse drag) follows the finger once flipped, marking known to the right and not known to
 // the left when let go past a threshold. Drag positions go straight to CSS variables, not state, so
-// following the finger never re-renders.
+// following the finger never re-renders. Each face shows its pictures (media/CardMedia.tsx); the
+// sounds' controls are buttons, so PracticePage puts them outside this one.
 import './FlipCard.css';
 import { useImperativeHandle, useRef, type PointerEvent, type Ref } from 'react';
 import { Check, X } from 'lucide-react';
 import { ClozeText } from './ClozeText';
+import { CardPictures } from './media/CardMedia';
+import { faceMedia } from './media/sides';
 import { faces, type Mark, type PracticeItem } from './practice';
 
 export interface FlipCardHandle {
@@ -170,6 +173,7 @@ export function FlipCard({ item, flipped, leaving, sourceLabel, targetLabel, can
           <span className="flipcard__text">
             {item.cloze === undefined ? prompt : <ClozeText front={item.card.front} number={item.cloze} revealed={false} />}
           </span>
+          <CardPictures refs={faceMedia(item.card.media, item, 'prompt')} />
           {item.reverse && extras}
           <span className="visually-hidden">. Press to flip.</span>
         </span>
@@ -178,6 +182,7 @@ export function FlipCard({ item, flipped, leaving, sourceLabel, targetLabel, can
           <span className="flipcard__lang">{answerLang}</span>
           <span className="visually-hidden">: </span>
           <span className="flipcard__text">{item.cloze === undefined ? answer : <ClozeText front={item.card.front} number={item.cloze} revealed />}</span>
+          <CardPictures refs={faceMedia(item.card.media, item, 'answer')} />
           {item.cloze !== undefined && item.card.back.trim() !== '' && (
             <>
               {sep}

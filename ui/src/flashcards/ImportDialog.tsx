@@ -3,7 +3,9 @@
 // languages (an Anki package's decks come with their languages guessed, each changeable: see
 // ImportDeckList.tsx), then confirm. Parsing is io/importPlan.ts; nothing is stored before Import
 // is pressed. On a phone nothing takes the focus that would raise the keyboard before a file is
-// chosen; a package shows its format instead of the text formats' select.
+// chosen; a package shows its format instead of the text formats' select. A package's pictures and
+// sounds are stored (media/lifecycle.ts) before its decks, and the dialog says what it brings and
+// what it left out.
 import './ImportDialog.css';
 import { useEffect, useId, useImperativeHandle, useMemo, useRef, useState, type ChangeEvent, type Ref } from 'react';
 import { FileUp, X } from 'lucide-react';
@@ -11,7 +13,8 @@ import { cardCount, defaultMeta, type Deck, type Language } from './deck';
 import { describeProblem } from './io/columns';
 import { isBackupZipName, readBackupFile, storeBackupMedia, type BackupMedia } from './media/backupImport';
 import { importPackage, isAnkiPackageName, type PackageImport } from './io/apkg/importPackage';
-import { packagePlan, skippedInWords } from './io/apkg/packageSummary';
+import { mediaInWords, packagePlan, skippedInWords } from './io/apkg/packageSummary';
+import { importStoreError, storeFiles, whileImporting } from './media/lifecycle';
 import { STAGE_LABELS, STAGE_PROGRESS, type PackageResult, type Stage } from './io/apkg/readPackage';
 import {
   DEFAULT_REQUEST,
@@ -70,7 +73,8 @@ export function ImportDialog({ onImported, ref }: Props) {
   const reading = useRef<PackageImport | null>(null);
   /** A zip backup's checked pictures and sounds, kept when Import is pressed. */
   const [backupMedia, setBackupMedia] = useState<BackupMedia | null>(null);
-  const [saving, setSaving] = useState(false);
+  /** The package's or backup's pictures and sounds being stored after Import was pressed. */
+  const [storing, setStoring] = useState(false);
 
   const stopReading = () => {
     reading.current?.cancel();
@@ -88,6 +92,7 @@ export function ImportDialog({ onImported, ref }: Props) {
     setSaveError(null);
     setFileError(null);
     setBackupMedia(null);
+    setStoring(false);
   };
 
   useImperativeHandle(ref, () => ({
@@ -163,32 +168,45 @@ export function ImportDialog({ onImported, ref }: Props) {
 
   const name = typedName ?? suggestedDeckName(request.text, fileName);
   const needsName = plan.status === 'cards';
-  const blocker =
-    pkg?.status === 'reading' ? 'Reading the Anki package…' : pkg?.status === 'error' ? 'Choose another file to import.' : importBlocker(plan, name);
+  const blocker = storing
+    ? 'Storing pictures and sounds…'
+    : pkg?.status === 'reading'
+      ? 'Reading the Anki package…'
+      : pkg?.status === 'error'
+        ? 'Choose another file to import.'
+        : importBlocker(plan, name);
   const canImport = blocker === null;
 
   const confirm = async () => {
-    if (!canImport || saving) return;
+    if (!canImport || storing) return;
     const meta = { ...defaultMeta(), name, sourceLang, targetLang };
     const chosen = plan.status === 'decks' ? { ...plan, decks: plan.decks.map((deck, index) => ({ ...deck, ...deckLanguages[index] })) } : plan;
-    const decks = decksToSave(chosen, meta, deckStore.readIndex(), newId, new Date());
-    if (backupMedia && plan.status === 'decks') {
-      // The files first: a full disk stops the import before any deck refers to a file not kept.
-      setSaving(true);
-      const kept = await storeBackupMedia(decks, backupMedia);
-      setSaving(false);
-      if (kept) {
-        setSaveError(kept);
-        return;
+    const files = pkg?.status === 'ready' ? pkg.result.media.files : [];
+    setSaveError(null);
+    setStoring(true);
+    // The files first: a deck never refers to a file that is not stored, and a full disk stops
+    // the import before any deck is written.
+    const result = await whileImporting(async () => {
+      try {
+        await storeFiles(files);
+      } catch (error) {
+        return { ok: false as const, error: importStoreError(error) };
       }
-    }
-    const result = deckStore.importDecks(decks, reviewsToSave(chosen, decks));
+      const decks = decksToSave(chosen, meta, deckStore.readIndex(), newId, new Date());
+      if (backupMedia && plan.status === 'decks') {
+        const kept = await storeBackupMedia(decks, backupMedia);
+        if (kept) return { ok: false as const, error: kept };
+      }
+      const saved = deckStore.importDecks(decks, reviewsToSave(chosen, decks));
+      return saved.ok ? { ok: true as const, decks } : saved;
+    });
+    setStoring(false);
     if (!result.ok) {
       setSaveError(result.error);
       return;
     }
     close();
-    onImported(decks);
+    onImported(result.decks);
   };
 
   const format: FormatChoice = request.format;
@@ -340,9 +358,9 @@ export function ImportDialog({ onImported, ref }: Props) {
                 {pkg.message}
               </p>
             )}
-            {pkg?.status === 'ready' && skippedInWords(pkg.result).length > 0 && (
+            {pkg?.status === 'ready' && (mediaInWords(pkg.result) !== null || skippedInWords(pkg.result).length > 0) && (
               <ul className="hint import-dialog__skipped">
-                {skippedInWords(pkg.result).map((line) => (
+                {[mediaInWords(pkg.result) ?? '', ...skippedInWords(pkg.result)].filter(Boolean).map((line) => (
                   <li key={line}>{line}</li>
                 ))}
               </ul>
@@ -415,7 +433,7 @@ export function ImportDialog({ onImported, ref }: Props) {
             <button type="button" className="button button--quiet" onClick={close}>
               Cancel
             </button>
-            <button type="submit" className="button button--primary" disabled={!canImport || saving} aria-describedby={blocker ? `${id}-blocker` : undefined}>
+            <button type="submit" className="button button--primary" disabled={!canImport || storing} aria-describedby={blocker ? `${id}-blocker` : undefined}>
               Import
             </button>
           </div>

@@ -29,6 +29,8 @@ import {
 import { CompletionScreen } from './CompletionScreen';
 import { FlipCard, type FlipCardHandle } from './FlipCard';
 import { RecordCompare } from './media/RecordCompare';
+import { CardSounds } from './media/CardMedia';
+import { faceMedia, hasSound } from './media/sides';
 import { SpeakButton, useVoices } from './SpeakButton';
 import { deckStore, type PracticeOptions } from './storage';
 import { tagQuery } from './tags';
@@ -384,6 +386,17 @@ function PracticeSession({ deck, mode, tag }: { deck: Deck; mode: SessionMode; t
               />
             )}
           </div>
+          {current && hasSound(current.card.media) && (
+            // The face's sounds, below the card (a button cannot hold buttons); the deck's autoplay
+            // plays the front's sound when the card comes up.
+            <div className="practice-sounds">
+              <CardSounds
+                key={`${current.key}-${String(state.flipped)}`}
+                refs={faceMedia(current.card.media, current, state.flipped ? 'answer' : 'prompt')}
+                autoplay={deck.autoplay && !state.flipped}
+              />
+            </div>
+          )}
           {current && (
             <RecordCompare
               key={current.key}

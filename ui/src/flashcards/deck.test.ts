@@ -11,6 +11,7 @@ import {
   normaliseForSave,
   sortNewestFirst,
   storedCard,
+  storedCards,
   CardSchema,
   type Card,
 } from './deck';
@@ -69,6 +70,7 @@ describe('defaults', () => {
       pronunciationField: true,
       genderField: true,
       exampleField: true,
+      autoplay: false,
     });
   });
 });
@@ -174,5 +176,18 @@ describe('deck list order', () => {
       { id: 'mid', createdAt: '2024-06-01T00:00:00Z' },
     ];
     expect(sortNewestFirst(decks).map((d) => d.id)).toEqual(['new', 'mid', 'old', 'bad']);
+  });
+});
+
+describe('the deck’s autoplay choice', () => {
+  it('is off when missing, and written only when on, so a deck without it is stored byte for byte as before', () => {
+    expect(defaultMeta().autoplay).toBe(false);
+    const deck = normaliseForSave('d', { ...defaultMeta(), name: 'Hunde' }, [{ ...emptyCard('a'), front: 'Hund', back: 'dog' }], new Date(0));
+    expect(storedCards(deck)).not.toHaveProperty('autoplay');
+    expect(JSON.stringify(storedCards(deck))).not.toContain('autoplay');
+    expect(storedCards({ ...deck, autoplay: true })).toMatchObject({ autoplay: true });
+    const draft = { deckId: null, meta: { ...defaultMeta(), name: 'x' }, cards: [] };
+    expect(JSON.stringify(storedCards(draft))).not.toContain('autoplay');
+    expect(storedCards({ ...draft, meta: { ...draft.meta, autoplay: true } }).meta).toMatchObject({ autoplay: true });
   });
 });

@@ -84,6 +84,8 @@ export const metaEntries = {
   pronunciationField: flag(true),
   genderField: flag(true),
   exampleField: flag(true),
+  /** Practice plays the front's sound when a card comes up (media/CardMedia.tsx). Missing: off. */
+  autoplay: flag(false),
 };
 
 export const DeckMetaSchema = record(metaEntries);
@@ -112,6 +114,7 @@ export function metaOf(deck: DeckMeta): DeckMeta {
     pronunciationField: deck.pronunciationField,
     genderField: deck.genderField,
     exampleField: deck.exampleField,
+    autoplay: deck.autoplay,
   };
 }
 
@@ -171,6 +174,7 @@ export function normaliseForSave(id: string, meta: DeckMeta, cards: readonly Car
     pronunciationField: meta.pronunciationField,
     genderField: meta.genderField,
     exampleField: meta.exampleField,
+    autoplay: meta.autoplay,
     cards: cards.filter(isCompleteCard).map((card) => ({
       id: card.id,
       front: card.front.trim(),
@@ -211,9 +215,18 @@ export function storedCard(card: Card): StoredCard {
   };
 }
 
-/** A deck (or draft) with its cards as storedCard writes them. */
+/** Deck metadata as written: `autoplay` only when on, so a deck without it is stored as before it existed. */
+function storedMeta<T extends object>(meta: T): T {
+  if (!('autoplay' in meta) || (meta as { autoplay?: unknown }).autoplay !== false) return meta;
+  const rest: Record<string, unknown> = { ...meta };
+  delete rest.autoplay;
+  return rest as T;
+}
+
+/** A deck (or draft, whose metadata sits in `meta`) with its cards as storedCard writes them. */
 export function storedCards<T extends { cards: readonly Card[] }>(value: T): Omit<T, 'cards'> & { cards: StoredCard[] } {
-  return { ...value, cards: value.cards.map(storedCard) };
+  const withMeta = 'meta' in value && value.meta && typeof value.meta === 'object' ? { ...value, meta: storedMeta(value.meta) } : value;
+  return { ...storedMeta(withMeta), cards: value.cards.map(storedCard) };
 }
 
 /** The index after saving `id`: it moves (or is added) to the front, without duplicates. */

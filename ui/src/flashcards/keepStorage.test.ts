@@ -70,6 +70,13 @@ describe('storageUsedText', () => {
     expect(storageUsedText({ usage: 0, quota: null })).toBe('This site stores 0 B on this device: your decks, their review logs and the app itself.');
   });
 
+  it('names the cards’ pictures and sounds with their size', () => {
+    expect(storageUsedText({ usage: 5 * 1024 ** 2, quota: null }, 3 * 1024 ** 2)).toBe(
+      'This site stores 5.0 MB on this device: your decks, their review logs, 3.0 MB of pictures and sounds and the app itself.',
+    );
+    expect(storageUsedText(null, 2048)).toBe('This browser does not say how much storage this site uses; the cards’ pictures and sounds take 2.0 KB.');
+  });
+
   it('says when it is still asking and when the browser cannot say', () => {
     expect(storageUsedText(undefined)).toBe('Measuring the storage this site uses on this device…');
     expect(storageUsedText(null)).toBe('This browser does not say how much storage this site uses.');

@@ -72,10 +72,19 @@ export async function storageUsed(manager: StorageManagerLike | undefined): Prom
   }
 }
 
-/** The progress page's line: undefined while the browser is asked, null when it cannot say. */
-export function storageUsedText(used: StorageUse | null | undefined): string {
+/**
+ * The progress page's line: undefined while the browser is asked, null when it cannot say;
+ * `mediaBytes`, the cards' pictures and sounds (part of the usage), named when there are any.
+ */
+export function storageUsedText(used: StorageUse | null | undefined, mediaBytes = 0): string {
+  const media = mediaBytes > 0 ? `${formatBytes(mediaBytes)} of pictures and sounds` : '';
   if (used === undefined) return 'Measuring the storage this site uses on this device…';
-  if (used === null) return 'This browser does not say how much storage this site uses.';
+  if (used === null) {
+    return media === ''
+      ? 'This browser does not say how much storage this site uses.'
+      : `This browser does not say how much storage this site uses; the cards’ pictures and sounds take ${formatBytes(mediaBytes)}.`;
+  }
   const allowed = used.quota === null ? '' : ` (the browser allows up to ${formatBytes(used.quota)})`;
-  return `This site stores ${formatBytes(used.usage)} on this device${allowed}: your decks, their review logs and the app itself.`;
+  const parts = media === '' ? 'your decks, their review logs and the app itself' : `your decks, their review logs, ${media} and the app itself`;
+  return `This site stores ${formatBytes(Math.max(used.usage, mediaBytes))} on this device${allowed}: ${parts}.`;
 }

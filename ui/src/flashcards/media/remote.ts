@@ -1,19 +1,40 @@
-// Files a card refers to that this device does not hold yet (a picture added on another device,
-// a shared deck's sound): whoever can bring them registers a fetcher here (sync does, for its
-// vault and the share links a deck was added from), and the card's media ask it while they show
-// a placeholder. Flashcards does not import sync: this small registry is where they meet.
+// Fetching a file this device lacks (a card synced from another device whose picture has not come
+// yet): the sync part registers the one fetcher here; the card's media asks it for a missing hash
+// and shows the file once it answers true. Without a fetcher the card says the file is not on this
+// device. Each hash is asked for once at a time.
+type Fetcher = (hash: string) => Promise<boolean>;
 
-/** Brings the file with this SHA-256 into the media store; true once it is there. */
-export type MediaFetcher = (hash: string) => Promise<boolean>;
+let fetcher: Fetcher | null = null;
+const pending = new Map<string, Promise<boolean>>();
+const listeners = new Set<() => void>();
 
-let fetcher: MediaFetcher | null = null;
-
-/** Registers (or, with null, removes) the one fetcher. */
-export function registerMediaFetcher(fn: MediaFetcher | null): void {
+/** Sets the fetcher (null removes it); answers a function that removes it again. */
+export function registerMediaFetcher(fn: Fetcher | null): () => void {
   fetcher = fn;
+  for (const listener of listeners) listener();
+  return () => {
+    if (fetcher === fn) registerMediaFetcher(null);
+  };
 }
 
-/** Asks the fetcher for a file the store lacks; false when none is registered or it could not be brought. */
-export function fetchMissingMedia(hash: string): Promise<boolean> {
-  return fetcher ? fetcher(hash).catch(() => false) : Promise.resolve(false);
+export const hasMediaFetcher = () => fetcher !== null;
+
+/** Calls `listener` when a fetcher is registered or removed; answers the unsubscribe. */
+export function onFetcherChange(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/** Asks the fetcher for the file `hash`: true once it is in the media store; false without a fetcher or when it failed. */
+export function fetchMissing(hash: string): Promise<boolean> {
+  const current = fetcher;
+  if (!current) return Promise.resolve(false);
+  let asked = pending.get(hash);
+  if (!asked) {
+    asked = current(hash)
+      .catch(() => false)
+      .finally(() => pending.delete(hash));
+    pending.set(hash, asked);
+  }
+  return asked;
 }

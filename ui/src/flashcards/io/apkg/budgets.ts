@@ -13,11 +13,17 @@ export const BUDGETS = {
   collectionBytes: 256 * 1024 * 1024,
   /** Cards in the collection. */
   cards: 50_000,
+  /** Media files kept from one import (those the cards refer to). */
+  mediaFiles: 10_000,
+  /** Their bytes in all, decompressed. */
+  mediaBytes: 256 * 1024 * 1024,
+  /** One media file, decompressed. */
+  mediaFileBytes: 32 * 1024 * 1024,
 } as const;
 
 export type Budgets = { readonly [K in keyof typeof BUDGETS]: number };
 
-const megabytes = (bytes: number) => `${Math.round(bytes / (1024 * 1024))} MB`;
+export const megabytes = (bytes: number) => `${Math.round(bytes / (1024 * 1024))} MB`;
 
 export function checkFileSize(bytes: number, budgets: Budgets = BUDGETS): void {
   if (bytes > budgets.fileBytes) throw new PackageError(`The file is ${megabytes(bytes)}; packages up to ${megabytes(budgets.fileBytes)} can be imported.`);

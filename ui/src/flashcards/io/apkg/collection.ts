@@ -188,8 +188,33 @@ export function readCollection(query: Query): AnkiCollection {
   return { schema, created: num(crt), notetypes, decks, notes, cards, reviews };
 }
 
-/** The media list: names only (legacy: JSON {"0": "name"}; current: protobuf MediaEntries). */
-export function mediaNames(bytes: Uint8Array, current: boolean): string[] {
-  if (!current) return Object.values(parseJsonObject(new TextDecoder().decode(bytes))).map(str);
-  return repeatedBytes(readMessage(bytes), 1).map((entry) => stringField(readMessage(entry), 1));
+/** One file of the package's media list: the zip entry holding it, its name, and (current format) its size and SHA-1. */
+export interface MediaEntry {
+  /** The zip entry's name: "0", "1", … */
+  entry: string;
+  name: string;
+  size: number | null;
+  sha1: Uint8Array | null;
+}
+
+/**
+ * The media list (legacy: JSON {"0": "name"}; current: protobuf MediaEntries, each entry name 1,
+ * size 2, SHA-1 3 and optionally its zip entry's number 255, else its position).
+ */
+export function mediaEntries(bytes: Uint8Array, current: boolean): MediaEntry[] {
+  if (!current) {
+    return Object.entries(parseJsonObject(new TextDecoder().decode(bytes)))
+      .filter(([entry, name]) => /^\d+$/.test(entry) && typeof name === 'string' && name !== '')
+      .map(([entry, name]) => ({ entry, name: str(name), size: null, sha1: null }));
+  }
+  return repeatedBytes(readMessage(bytes), 1).map((raw, index) => {
+    const message = readMessage(raw);
+    const sha1 = bytesField(message, 3);
+    return {
+      entry: String(numberField(message, 255, index)),
+      name: stringField(message, 1),
+      size: numberField(message, 2, 0),
+      sha1: sha1 && sha1.length === 20 ? sha1 : null,
+    };
+  });
 }

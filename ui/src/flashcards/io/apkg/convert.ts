@@ -14,6 +14,7 @@ import { deriveItems, inLogOrder, MAX_LOG_ENTRIES, MAX_NEW_PER_DAY, type ReviewE
 import type { ItemState } from '../../srs/schedule';
 import type { AnkiCard, AnkiCollection, AnkiNote, AnkiNotetype } from './collection';
 import { fieldToText, type FieldMedia } from './htmlText';
+import type { MediaField, MediaKind } from '../../media/ref';
 
 /** A card as imported, before it becomes a stored Card (see toHearthCard). */
 export interface ImportedAnkiCard {
@@ -26,6 +27,15 @@ export interface ImportedAnkiCard {
   suspended: boolean;
   /** The note's guid (a note's cloze and reverse cards are this one card: one guid). */
   guid: string;
+  /** The files its fields refer to, by name (the import adds their hashes once it has read them). */
+  media: MediaUse[];
+}
+
+/** A picture or sound a card's field refers to, by the name Anki gives the file. */
+export interface MediaUse {
+  name: string;
+  kind: MediaKind;
+  field: MediaField;
 }
 
 export interface ImportSummary {
@@ -35,7 +45,7 @@ export interface ImportSummary {
   skippedCards: number;
   /** Review log entries carried over. */
   reviews: number;
-  /** Media the fields refer to, left out of the cards (files, not references). */
+  /** Files the fields refer to (distinct names), pictures and sounds. */
   images: number;
   sounds: number;
 }
@@ -46,6 +56,8 @@ export interface ConvertedCollection {
   /** Each deck's languages as guessed (the decks carry them, or the defaults where nothing said). */
   languages: DeckLanguageGuess[];
   summary: ImportSummary;
+  /** The pictures and sounds of each Hearth card (by its id) that refers to any, by file name. */
+  mediaUses: Map<string, MediaUse[]>;
 }
 
 /**
@@ -128,16 +140,37 @@ function languagesOf(guess: DeckLanguageGuess): { sourceLang: string; targetLang
 
 export function convertCollection(collection: AnkiCollection, makeId: () => string, now: Date): ConvertedCollection {
   const notes = new Map<number, AnkiNote>(collection.notes.map((note) => [note.id, note]));
-  const media: FieldMedia = { images: [], sounds: [] };
-  const texts = new Map<number, string[]>();
-  const textOf = (note: AnkiNote) => {
+  const images = new Set<string>();
+  const sounds = new Set<string>();
+  const texts = new Map<number, { text: string; media: FieldMedia }[]>();
+  const read = (note: AnkiNote) => {
     let fields = texts.get(note.id);
     if (!fields) {
-      fields = note.fields.map((field) => fieldToText(field, media));
+      fields = note.fields.map((field) => {
+        const media: FieldMedia = { images: [], sounds: [] };
+        const text = fieldToText(field, media);
+        for (const name of media.images) images.add(name);
+        for (const name of media.sounds) sounds.add(name);
+        return { text, media };
+      });
       texts.set(note.id, fields);
     }
     return fields;
   };
+  const textOf = (note: AnkiNote) => read(note).map((field) => field.text);
+  /**
+   * Each field's files on the Hearth field where its text lands: the card's front and back (the
+   * other way round for a reverse card of its own); a third or later field's on the back, the
+   * side Anki shows it on.
+   */
+  const mediaOf = (note: AnkiNote, reversed: boolean): MediaUse[] =>
+    read(note).flatMap(({ media }, index) => {
+      const field: MediaField = index === 0 ? (reversed ? 'back' : 'front') : index === 1 && reversed ? 'front' : 'back';
+      return [
+        ...media.images.map((name) => ({ name, kind: 'image' as const, field })),
+        ...media.sounds.map((name) => ({ name, kind: 'sound' as const, field })),
+      ].filter((use) => use.name.trim() !== '');
+    });
 
   const byDeck = new Map<number, AnkiCard[]>();
   for (const card of collection.cards) {
@@ -189,7 +222,7 @@ export function convertCollection(collection: AnkiCollection, makeId: () => stri
         imported = shared.get(note.id);
         if (!imported) {
           // A cloze card's back is Anki's "Back Extra", often empty: the flip reveals the deletions.
-          imported = { id: makeId(), front: first, back: second, tags: [...note.tags], suspended: true, guid: note.guid };
+          imported = { id: makeId(), front: first, back: second, tags: [...note.tags], suspended: true, guid: note.guid, media: mediaOf(note, false) };
           const backNeeded = role !== 'cloze';
           if (imported.front.trim() === '' || (backNeeded && imported.back.trim() === '')) {
             skipped += 1;
@@ -208,7 +241,15 @@ export function convertCollection(collection: AnkiCollection, makeId: () => stri
         }
         // A reverse card kept apart (its deck is not two-way) is a card of its own: the note's guid
         // stays with the forward one, and this one gets its own at export.
-        imported = { id: makeId(), front, back, tags: [...note.tags], suspended: true, guid: role === 'reverse' ? '' : note.guid };
+        imported = {
+          id: makeId(),
+          front,
+          back,
+          tags: [...note.tags],
+          suspended: true,
+          guid: role === 'reverse' ? '' : note.guid,
+          media: mediaOf(note, role === 'reverse'),
+        };
         build.cards.push(imported);
         notedFields(note, role);
         key = imported.id;
@@ -227,6 +268,7 @@ export function convertCollection(collection: AnkiCollection, makeId: () => stri
   const decks: Deck[] = [];
   const reviews: ReviewRecord[] = [];
   const languages: DeckLanguageGuess[] = [];
+  const mediaUses = new Map<string, MediaUse[]>();
   let carried = 0;
   const meta = defaultMeta();
   const sorted = built
@@ -268,6 +310,7 @@ export function convertCollection(collection: AnkiCollection, makeId: () => stri
       cloze: build.cloze,
     });
     languages.push(guess);
+    for (const card of build.cards) if (card.media.length > 0) mediaUses.set(card.id, card.media);
     decks.push({
       ...meta,
       ...languagesOf(guess),
@@ -295,8 +338,9 @@ export function convertCollection(collection: AnkiCollection, makeId: () => stri
       cards: collection.cards.length,
       skippedCards: skipped,
       reviews: carried,
-      images: new Set(media.images).size,
-      sounds: new Set(media.sounds).size,
+      images: images.size,
+      sounds: sounds.size,
     },
+    mediaUses,
   };
 }

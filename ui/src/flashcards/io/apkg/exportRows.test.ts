@@ -37,6 +37,7 @@ const deckOf = (cards: Card[], extra: Partial<Deck> = {}): Deck => ({
   pronunciationField: true,
   genderField: true,
   exampleField: true,
+  autoplay: false,
   createdAt: '',
   type: 'deck',
   version: 1,

@@ -13,17 +13,23 @@ import { guidOf } from '../../guid';
 import type { MediaField } from '../../media/ref';
 import { addDays, startOfDay } from '../../srs/days';
 import type { ReviewEntry, ReviewRecord } from '../../srs/reviewLog';
-import { grade, STATE_LEARNING, STATE_RELEARNING, STATE_REVIEW, type ItemState } from '../../srs/schedule';
-import { default_w } from 'ts-fsrs';
+import {
+  DEFAULT_PARAMS,
+  DEFAULT_RETENTION,
+  grade,
+  STATE_LEARNING,
+  STATE_RELEARNING,
+  STATE_REVIEW,
+  type ItemState,
+  type ScheduleSettings,
+} from '../../srs/schedule';
 import { collectionConfigJson, deckConfigJson, deckJson, NOTE_FIELDS, noteTypeJson, type NoteKind } from './noteTypes';
 
 const DAY_MS = 86_400_000;
-export const DEFAULT_RETENTION = 0.9;
-/** ts-fsrs's default FSRS-6 parameters: what Hearth schedules with until the deck's are fitted. */
-export const DEFAULT_PARAMS: readonly number[] = [...default_w];
+export { DEFAULT_PARAMS, DEFAULT_RETENTION };
 
-/** The deck's own FSRS settings, when the review record has them (the optimiser's). */
-export type ExportReviews = ReviewRecord & { readonly params?: readonly number[]; readonly retention?: number };
+/** The deck's review record, with its own FSRS settings when it has them (the optimiser's). */
+export type ExportReviews = ReviewRecord;
 
 export interface NoteRow {
   id: number;
@@ -200,10 +206,15 @@ export function cardSchedule(
 /**
  * Every mark of the log as a revlog row (ids are the marks' times, kept unique): Again is ease 1,
  * Knew it ease 3; the interval, last interval, factor and type from the states the marks lead to
- * (replayed from each item's seed as the log's derivation does; a mark a seed holds is replayed
+ * (replayed from each item's seed with the deck's own settings, as the log's derivation does; a mark a seed holds is replayed
  * from the marks before it, as only its seed's end state is known).
  */
-export function revlogRows(log: readonly ReviewEntry[], seeds: ReviewRecord['seeds'], cardIds: ReadonlyMap<string, number>): RevlogRow[] {
+export function revlogRows(
+  log: readonly ReviewEntry[],
+  seeds: ReviewRecord['seeds'],
+  cardIds: ReadonlyMap<string, number>,
+  settings?: ScheduleSettings,
+): RevlogRow[] {
   const states = new Map<string, ItemState | null>();
   // Items whose seed's state is where their replay stands (a seed holding no marks: from the start).
   const seeded = new Set<string>();
@@ -224,7 +235,7 @@ export function revlogRows(log: readonly ReviewEntry[], seeds: ReviewRecord['see
     }
     const before = states.get(key) ?? null;
     const held = seed !== undefined && at === seed.through;
-    const after = held ? seed.state : grade(before, mark, at);
+    const after = held ? seed.state : grade(before, mark, at, settings);
     if (held) seeded.add(key);
     states.set(key, after);
     if (cid === undefined) continue;
@@ -360,7 +371,7 @@ export function collectionRows({ deck, reviews, now }: ExportRequest): Collectio
     dconf: JSON.stringify(dconf),
     notes,
     cards: cardRows,
-    revlog: revlogRows(reviews.log, reviews.seeds, cardIds),
+    revlog: revlogRows(reviews.log, reviews.seeds, cardIds, reviews),
     media: entries,
     skipped: deck.cards.length - cards.length,
   };

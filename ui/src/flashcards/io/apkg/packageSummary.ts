@@ -1,5 +1,6 @@
 // What the import dialog says about a read Anki package: the plan it imports (its decks and
-// review logs) and, in words, what was left out (media, unusable cards). Pure.
+// review logs) and, in words, what was left out (a picture or sound not kept and why, unusable
+// cards). Pure.
 import type { ImportPlan } from '../importPlan';
 import type { PackageResult } from './readPackage';
 
@@ -13,15 +14,22 @@ function joinAnd(parts: string[]): string {
   return parts.length <= 1 ? (parts[0] ?? '') : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`;
 }
 
+/** Files named one by one in the summary; past this many the rest are counted. */
+export const NAMED_PROBLEMS = 5;
+
 /** Sentences on what the import leaves out; none when it takes everything. */
 export function skippedInWords(result: PackageResult): string[] {
   const lines: string[] = [];
-  const { images, sounds, skippedCards, cards } = result.summary;
-  const media = [images > 0 ? plural(images, 'image', 'images') : '', sounds > 0 ? plural(sounds, 'sound', 'sounds') : ''].filter(Boolean);
-  if (media.length > 0) {
-    lines.push(`Skipped ${joinAnd(media)}: media is not imported, the cards keep their text.`);
-  } else if (result.mediaFiles > 0) {
-    lines.push(`Skipped ${plural(result.mediaFiles, 'media file', 'media files')}: media is not imported.`);
+  const { skippedCards, cards } = result.summary;
+  const { problems } = result.media;
+  if (problems.length > 0) {
+    const named = problems.slice(0, NAMED_PROBLEMS).map(({ name, reason }) => `“${name}” ${reason}`);
+    const more = problems.length - named.length;
+    lines.push(
+      `Skipped ${plural(problems.length, 'picture or sound', 'pictures and sounds')} (the cards keep their text): ${named.join('; ')}${
+        more > 0 ? `; and ${plural(more, 'more file', 'more files')}` : ''
+      }.`,
+    );
   }
   if (skippedCards > 0) {
     lines.push(
@@ -29,4 +37,12 @@ export function skippedInWords(result: PackageResult): string[] {
     );
   }
   return lines;
+}
+
+/** What the import brings besides the decks, in words (pictures and sounds kept); null when none. */
+export function mediaInWords(result: PackageResult): string | null {
+  const images = result.media.files.filter((file) => file.kind === 'image').length;
+  const sounds = result.media.files.length - images;
+  const parts = [images > 0 ? plural(images, 'picture', 'pictures') : '', sounds > 0 ? plural(sounds, 'sound', 'sounds') : ''].filter(Boolean);
+  return parts.length > 0 ? `With ${joinAnd(parts)}.` : null;
 }

@@ -1,5 +1,6 @@
 // The committed Anki packages (made by the official Anki library, e2e/fixtures/anki) read end to
 // end with sql.js, and the due counts compared with what Anki said about the same collection.
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import initSqlJs from 'sql.js';
@@ -7,9 +8,10 @@ import { zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { deckKeys, reviewDueCount } from '../../srs/due';
 import { dueAt } from '../../srs/schedule';
-import { PackageError } from './budgets';
+import { BUDGETS, PackageError, type Budgets } from './budgets';
 import { readPackage, type OpenDatabase } from './readPackage';
 import { openWith } from './sqlJsDatabase';
+import { skippedInWords } from './packageSummary';
 
 const fixtures = fileURLToPath(new URL('../../../../e2e/fixtures/anki/', import.meta.url));
 
@@ -67,9 +69,59 @@ describe.each(['current.apkg', 'legacy.apkg', 'collection.colpkg'])('%s', (name)
     // Back Extra is empty in the fixture: the flip reveals the deletions, nothing is repeated on the back.
     expect(cloze.find((card) => card.front.startsWith('Paris'))?.back).toBe('');
     expect(byName.get('Parent::Child')?.cards[0]).toMatchObject({ front: 'Haus', back: 'house' });
-    expect(result.summary).toMatchObject({ images: 1, sounds: 1, skippedCards: 0 });
-    expect(result.mediaFiles).toBe(2);
+    expect(result.summary).toMatchObject({ images: 5, sounds: 3, skippedCards: 0 });
+    expect(result.mediaFiles).toBe(7);
     expect(result.reviews.reduce((sum, reviews) => sum + reviews.log.length, 0)).toBeGreaterThan(50);
+  });
+});
+
+describe.each(['current.apkg', 'legacy.apkg', 'collection.colpkg'])('%s, its pictures and sounds', (name) => {
+  it('keeps the files the cards use, checked, on the field where Anki shows them', async () => {
+    const { result } = await read(name);
+    const byName = new Map(result.decks.map((deck) => [deck.name, deck]));
+    const files = new Map(result.media.files.map((file) => [file.name, file]));
+    expect([...files.keys()].sort()).toEqual(['Hund bellt.mp3', 'Straße.png', 'cat.png', 'foto.jpg', 'gruß.spx', 'hola.mp3']);
+    expect(files.get('cat.png')).toMatchObject({ kind: 'image', type: 'image/png' });
+    expect(files.get('foto.jpg')).toMatchObject({ kind: 'image', type: 'image/jpeg' });
+    expect(files.get('Hund bellt.mp3')).toMatchObject({ kind: 'sound', type: 'audio/mpeg' });
+    for (const file of files.values()) {
+      expect(file.hash).toBe(createHash('sha256').update(new Uint8Array(file.bytes)).digest('hex'));
+    }
+    const hash = (file: string) => files.get(file)?.hash;
+    const spanish = byName.get('Spanish')?.cards ?? [];
+    expect(spanish.find((card) => card.tags.includes('media'))?.media).toEqual([
+      { hash: hash('cat.png'), name: 'cat.png', kind: 'image', field: 'front' },
+      { hash: hash('hola.mp3'), name: 'hola.mp3', kind: 'sound', field: 'back' },
+    ]);
+    // The refused and missing pictures leave the card its text and the picture that was kept.
+    expect(spanish.find((card) => card.front === 'la foto')?.media).toEqual([{ hash: hash('foto.jpg'), name: 'foto.jpg', kind: 'image', field: 'front' }]);
+    const child = byName.get('Parent::Child')?.cards ?? [];
+    // The example (Anki's third field) is shown on the back.
+    expect(child.find((card) => card.front === 'Hund')?.media).toEqual([
+      { hash: hash('Hund bellt.mp3'), name: 'Hund bellt.mp3', kind: 'sound', field: 'back' },
+    ]);
+    expect(child.find((card) => card.front === 'Strasse')?.media).toEqual([{ hash: hash('Straße.png'), name: 'Straße.png', kind: 'image', field: 'front' }]);
+    expect(result.media.problems).toEqual([
+      { name: 'huge.png', reason: 'is 20,000 × 20,000 pixels; pictures up to 10,000 pixels a side and 40 million pixels are kept' },
+      { name: 'missing.png', reason: 'is not in the package' },
+    ]);
+    expect(skippedInWords(result)[0]).toBe(
+      'Skipped 2 pictures and sounds (the cards keep their text): “huge.png” is 20,000 × 20,000 pixels; pictures up to 10,000 pixels a side and 40 million pixels are kept; “missing.png” is not in the package.',
+    );
+  });
+
+  it('keeps the media budgets: files, bytes in all and per file', async () => {
+    const bytes = new Uint8Array(readFileSync(fixtures + name));
+    const at = async (budgets: Partial<Budgets>) => (await readPackage(bytes, openDatabase, makeId, new Date(), undefined, { ...BUDGETS, ...budgets })).media;
+    const two = await at({ mediaFiles: 2 });
+    expect(two.files).toHaveLength(2);
+    expect(two.problems.filter((problem) => problem.reason === 'is past the 2 files one import keeps')).toHaveLength(5);
+    const small = await at({ mediaFileBytes: 2000 });
+    expect(small.files.map((file) => file.name).sort()).toEqual(['Straße.png', 'cat.png', 'foto.jpg', 'gruß.spx']);
+    expect(small.problems.find((problem) => problem.name === 'hola.mp3')?.reason).toMatch(/^is 9\.\d KB; files up to 2\.0 KB are kept$/);
+    const total = await at({ mediaBytes: 1500 });
+    expect(total.files.reduce((sum, file) => sum + file.bytes.byteLength, 0)).toBeLessThanOrEqual(1500);
+    expect(total.problems.some((problem) => problem.reason === 'is past the 0 MB of media one import keeps')).toBe(true);
   });
 });
 
@@ -118,11 +170,11 @@ describe('files that are not decks', () => {
 
   it('keeps the budgets', async () => {
     const bytes = new Uint8Array(readFileSync(fixtures + 'current.apkg'));
-    const small = { fileBytes: 1000, collectionBytes: 1e9, cards: 1e6 };
+    const small = { ...BUDGETS, fileBytes: 1000, collectionBytes: 1e9, cards: 1e6 };
     await expect(readPackage(bytes, openDatabase, makeId, new Date(), undefined, small)).rejects.toThrow(/can be imported/);
     await expect(readPackage(bytes, openDatabase, makeId, new Date(), undefined, { ...small, fileBytes: 1e9, collectionBytes: 1000 })).rejects.toThrow(
       /unpacked/,
     );
-    await expect(readPackage(bytes, openDatabase, makeId, new Date(), undefined, { ...small, fileBytes: 1e9, cards: 10 })).rejects.toThrow(/56 cards/);
+    await expect(readPackage(bytes, openDatabase, makeId, new Date(), undefined, { ...small, fileBytes: 1e9, cards: 10 })).rejects.toThrow(/59 cards/);
   });
 });

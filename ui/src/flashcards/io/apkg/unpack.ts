@@ -1,10 +1,11 @@
 // Opens an Anki package (.apkg or .colpkg): a zip holding the collection database (zstd-compressed
 // collection.anki21b in Anki 2.1.50 and later, beside a stub collection.anki2; plain
 // collection.anki21 or collection.anki2 in the legacy format), a "meta" version record and a
-// media list. Only these entries are unzipped; the media files themselves are never read.
+// media list. Only these entries are unzipped here; the media files the cards use are read
+// afterwards by mediaFiles.ts, each within its budgets.
 import { unzipSync } from 'fflate';
 import { checkCollectionSize, checkFileSize, collectionTooLarge, PackageError, BUDGETS, type Budgets } from './budgets';
-import { mediaNames } from './collection';
+import { mediaEntries, type MediaEntry } from './collection';
 import { numberField, readMessage } from './protobuf';
 import { decompressWithin, ZstdBudgetError } from './zstd';
 
@@ -13,8 +14,10 @@ export interface UnpackedPackage {
   database: Uint8Array;
   /** Which entry held it. */
   entry: 'collection.anki21b' | 'collection.anki21' | 'collection.anki2';
-  /** Names of the media files the package carries. */
-  media: string[];
+  /** The media files the package carries, as its media list names them. */
+  media: MediaEntry[];
+  /** Whether each media entry is a zstd frame (the current format) rather than the raw file. */
+  compressedMedia: boolean;
 }
 
 /** The package versions of the "meta" entry this reader knows (1 and 2 legacy, 3 current). */
@@ -66,10 +69,10 @@ export function unpack(bytes: Uint8Array, budgets: Budgets = BUDGETS): UnpackedP
     throw new PackageError('The zip holds no Anki collection: this is not an .apkg or .colpkg file.');
   }
   checkCollectionSize(database.length, budgets);
-  let media: string[] = [];
+  let media: MediaEntry[] = [];
   if (files.media) {
     try {
-      media = mediaNames(
+      media = mediaEntries(
         files.media.length > 0 && files.media[0] === 0x28 ? decompressWithin(files.media, budgets.collectionBytes) : files.media,
         current !== undefined,
       );
@@ -77,5 +80,5 @@ export function unpack(bytes: Uint8Array, budgets: Budgets = BUDGETS): UnpackedP
       media = [];
     }
   }
-  return { database, entry, media };
+  return { database, entry, media, compressedMedia: current !== undefined };
 }

@@ -44,6 +44,7 @@ function sampleDeck(bidirectional: boolean): { deck: Deck; reviews: ReviewRecord
     pronunciationField: false,
     genderField: false,
     exampleField: false,
+    autoplay: false,
     createdAt: new Date(NOW - 30 * DAY).toISOString(),
     type: 'deck',
     version: 1,

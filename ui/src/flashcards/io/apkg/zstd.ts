@@ -4,7 +4,7 @@
 // output itself could be far larger than the file. Both are checked here against the budget, the
 // header before anything is allocated and the output block by block, so a crafted package fails
 // with a reason instead of taking the tab's memory. Pure.
-import { Decompress } from 'fzstd';
+import { Decompress, decompress } from 'fzstd';
 
 const MAGIC = [0x28, 0xb5, 0x2f, 0xfd];
 /** Bytes pushed to the decoder at a time. */
@@ -45,10 +45,14 @@ export function frameAllocation(bytes: Uint8Array): number | null {
   return readLittleEndian(bytes, at, sizeBytes) + (sizeFlag === 1 ? 256 : 0);
 }
 
-/** `input` decompressed, refused with ZstdBudgetError as soon as it would pass `limit` bytes. */
-export function decompressWithin(input: Uint8Array, limit: number): Uint8Array {
+/**
+ * `input` decompressed, refused with ZstdBudgetError as soon as it would pass `limit` bytes, or
+ * when its header asks for more than `allocationLimit` (a small file's frame may declare a window
+ * larger than the file itself, so a file's exact size is its output limit, not its allocation's).
+ */
+export function decompressWithin(input: Uint8Array, limit: number, allocationLimit = limit): Uint8Array {
   const allocation = frameAllocation(input);
-  if (allocation !== null && allocation > limit) throw new ZstdBudgetError(limit);
+  if (allocation !== null && allocation > Math.max(limit, allocationLimit)) throw new ZstdBudgetError(limit);
   const blocks: Uint8Array[] = [];
   let total = 0;
   const stream = new Decompress((block) => {
@@ -67,5 +71,18 @@ export function decompressWithin(input: Uint8Array, limit: number): Uint8Array {
     output.set(block, at);
     at += block.length;
   }
+  return output;
+}
+
+/**
+ * `input` decompressed into exactly `size` bytes, for a file whose size is known beforehand (the
+ * current package format lists it): the decoder writes into that buffer and allocates no window,
+ * so memory is the file's own size whatever the frame's header asks. A frame that holds more or
+ * fewer bytes does not come out whole: the caller checks the bytes' SHA-1 (the package lists it).
+ */
+export function decompressInto(input: Uint8Array, size: number): Uint8Array {
+  if (frameAllocation(input) === null) throw new Error('not a zstd frame');
+  const output = new Uint8Array(size);
+  decompress(input, output);
   return output;
 }
