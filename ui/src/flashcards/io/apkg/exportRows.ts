@@ -206,8 +206,8 @@ export function cardSchedule(
 /**
  * Every mark of the log as a revlog row (ids are the marks' times, kept unique): Again is ease 1,
  * Knew it ease 3; the interval, last interval, factor and type from the states the marks lead to
- * (replayed from each item's seed with the deck's own settings, as the log's derivation does; a mark a seed holds is replayed
- * from the marks before it, as only its seed's end state is known).
+ * (replayed from each item's seed with the deck's own settings, as the log's derivation does; a
+ * mark a seed holds is replayed from the marks before it, as only its seed's end state is known).
  */
 export function revlogRows(
   log: readonly ReviewEntry[],
