@@ -8,7 +8,7 @@ import type { SyncAdapters } from './lib/syncAdapters';
 import { createCalendarsSyncAdapter } from './calendars/syncAdapter';
 import { createDeckStore, type DeckStore } from './flashcards/storage';
 import { createDecksSyncAdapter, createMediaSyncAdapter } from './flashcards/syncAdapter';
-import type { MediaFile, MediaStore } from './flashcards/media/store';
+import { sha256Hex, type MediaFile, type MediaStore } from './flashcards/media/store';
 import { createClock, type Clock, type ClockState } from './sync/hlc';
 import { applyState, baseOf, emptyBase, localState, parseVault, readLocal, toVault, type Base } from './sync/local';
 import { merge, stateStamp, type VaultState } from './sync/merge';
@@ -25,12 +25,10 @@ export interface Replica {
 /** A media store in memory (files by SHA-256), as the browser's IndexedDB one answers. */
 export function memoryMediaStore(): MediaStore {
   const files = new Map<string, MediaFile>();
-  const hex = async (bytes: ArrayBuffer) =>
-    Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', bytes)), (b) => b.toString(16).padStart(2, '0')).join('');
   return {
     async put(bytes, type) {
       const copy = bytes instanceof Uint8Array ? bytes.slice().buffer : bytes.slice(0);
-      const hash = await hex(copy);
+      const hash = await sha256Hex(copy);
       if (!files.has(hash)) files.set(hash, { hash, type, bytes: copy, size: copy.byteLength });
       return hash;
     },
