@@ -10,7 +10,7 @@ UI_SOURCES := $(shell find ui/src ui/public -type f 2>/dev/null) ui/index.html u
 BIN := $(abspath $(or $(CARGO_TARGET_DIR),target))/release/hearth
 
 .DEFAULT_GOAL := help
-.PHONY: help run build ui test prereqs test-rust lint-rust equiv test-ui test-fsrs lint-ui e2e litestream caldav anki bench fuzz clean pi pi32 pi-check check-unit test-install
+.PHONY: help run build ui test tree-before check-clean prereqs test-rust lint-rust equiv test-ui test-fsrs lint-ui e2e litestream caldav anki bench fuzz clean pi pi32 pi-check check-unit test-install
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  make %-13s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -23,16 +23,17 @@ build: ui ## Build the release binary (UI embedded) at target/release/hearth
 
 ui: ui/dist/index.html ## Install the UI dependencies and build the UI into ui/dist
 
-# Not `npm ci`: npm 11 leaves other platforms' optional packages (rollup's native builds, via
-# workbox-build) out of the lock file and then `npm ci` reports them missing. `npm install`
-# installs exactly the locked versions and leaves the lock file as it is.
+# `npm ci`: exactly the locked versions, and the lock file is never written, so a new owner's
+# first `git status` after `make run` shows nothing they did not change (`make check-clean`). The
+# lock holds every platform's optional packages (rollup's and rolldown's native builds), so it
+# installs the same here, on a Pi and on a Mac.
 ui/node_modules/.package-lock.json: ui/package.json ui/package-lock.json
-	cd ui && $(NPM) install --no-audit --no-fund
+	cd ui && $(NPM) ci --no-audit --no-fund
 
 ui/dist/index.html: ui/node_modules/.package-lock.json $(UI_SOURCES)
 	cd ui && $(NPM) run build
 
-test: prereqs lint-rust ui test-rust equiv lint-ui test-ui test-fsrs check-unit test-install litestream caldav anki e2e ## Every check: Rust tests, clippy, rustfmt, tsc, eslint, prettier, vitest, browser tests, deploy checks
+test: tree-before prereqs lint-rust ui test-rust equiv lint-ui test-ui test-fsrs check-unit test-install litestream caldav anki e2e check-clean ## Every check: Rust tests, clippy, rustfmt, tsc, eslint, prettier, vitest, browser tests, deploy checks, and a tree left as it was
 	@echo "make test: all checks passed"
 
 prereqs: ## Check (as root on Debian: install) Chromium, Node.js, Python's venv and nginx, which make test needs
@@ -99,6 +100,27 @@ check-unit: ## systemd unit: parses cleanly, systemd-analyze security exposure a
 
 test-install: ## deploy/install.sh in a throw-away root: idempotent, keeps settings and data
 	bash deploy/test-install.sh
+
+# What `git status` says before `make test` (on CI's fresh clone: nothing), so check-clean fails on
+# what the run itself changed (the lock file rewritten, a file left outside target/), not on a
+# developer's own edits.
+TREE_BEFORE := target/tree-before.txt
+
+tree-before:
+	@mkdir -p target && (git status --porcelain 2>/dev/null || true) > $(TREE_BEFORE)
+
+check-clean: ## The build and every check wrote only ignored files: `git status` as before the run
+	@if ! git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+		echo "check-clean: not a git work tree, nothing to compare"; \
+	else \
+		git status --porcelain > target/tree-after.txt; \
+		[ -f $(TREE_BEFORE) ] || : > $(TREE_BEFORE); \
+		if ! diff -u $(TREE_BEFORE) target/tree-after.txt; then \
+			echo "check-clean: the lines above are files the build or the checks changed or left behind" >&2; \
+			exit 1; \
+		fi; \
+		echo "check-clean: the work tree is as it was ($$(wc -l < target/tree-after.txt) entries of your own)"; \
+	fi
 
 clean: ## Remove build outputs (keeps ./data)
 	rm -rf target ui/dist ui/node_modules ui/test-results
