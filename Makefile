@@ -10,7 +10,7 @@ UI_SOURCES := $(shell find ui/src ui/public -type f 2>/dev/null) ui/index.html u
 BIN := $(abspath $(or $(CARGO_TARGET_DIR),target))/release/hearth
 
 .DEFAULT_GOAL := help
-.PHONY: help run build ui test tree-before check-clean prereqs test-rust lint-rust equiv test-ui test-fsrs lint-ui e2e litestream caldav anki bench fuzz clean pi pi32 pi-check check-unit test-install
+.PHONY: help run build ui test tree-before check-clean prereqs test-rust lint-rust footprint equiv test-ui test-fsrs lint-ui e2e litestream caldav anki bench fuzz clean pi pi32 pi-check check-unit test-install
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  make %-13s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -21,7 +21,7 @@ run: build ## Build everything and serve on 127.0.0.1:8080 with the data in ./da
 build: ui ## Build the release binary (UI embedded) at target/release/hearth
 	$(CARGO) build --release --locked
 
-ui: ui/dist/index.html ## Install the UI dependencies and build the UI into ui/dist
+ui: ui/dist/index.html ui/embed/index.html ## Install the UI dependencies and build the UI into ui/dist
 
 # `npm ci`: exactly the locked versions, and the lock file is never written, so a new owner's
 # first `git status` after `make run` shows nothing they did not change (`make check-clean`). The
@@ -33,7 +33,11 @@ ui/node_modules/.package-lock.json: ui/package.json ui/package-lock.json
 ui/dist/index.html: ui/node_modules/.package-lock.json $(UI_SOURCES)
 	cd ui && $(NPM) run build
 
-test: tree-before prereqs lint-rust ui test-rust equiv lint-ui test-ui test-fsrs check-unit test-install litestream caldav anki e2e check-clean ## Every check: Rust tests, clippy, rustfmt, tsc, eslint, prettier, vitest, browser tests, deploy checks, and a tree left as it was
+# What the binary embeds (each file once), written with ui/dist by `npm run build`; again if lost.
+ui/embed/index.html: ui/dist/index.html
+	cd ui && node scripts/compress.mjs
+
+test: tree-before prereqs lint-rust ui test-rust footprint equiv lint-ui test-ui test-fsrs check-unit test-install litestream caldav anki e2e check-clean ## Every check: Rust tests, clippy, rustfmt, tsc, eslint, prettier, vitest, browser tests, deploy checks, and a tree left as it was
 	@echo "make test: all checks passed"
 
 prereqs: ## Check (as root on Debian: install) Chromium, Node.js, Python's venv and nginx, which make test needs
@@ -46,6 +50,9 @@ lint-rust: ## rustfmt and clippy (warnings denied) on the workspace
 
 test-rust: ui ## Rust unit and integration tests of the workspace: the server (on free ports) and the engine
 	$(CARGO) test --locked --workspace
+
+footprint: build ## Budgets: the release binary at most 12,000,000 bytes, idle RSS at most 10 MB after /healthz, / and /flashcards
+	bash scripts/footprint.sh $(BIN)
 
 equiv: ## The engine against independent tools (Python icalendar, recurring-ical-events) on the shared ICS corpus, also with time-zone repair, calendar options, merged calendars and filters on occurrences
 	bash tests/equiv/run.sh
@@ -123,4 +130,4 @@ check-clean: ## The build and every check wrote only ignored files: `git status`
 	fi
 
 clean: ## Remove build outputs (keeps ./data)
-	rm -rf target ui/dist ui/node_modules ui/test-results
+	rm -rf target ui/dist ui/embed ui/node_modules ui/test-results

@@ -1,16 +1,17 @@
-//! Build script: stamps the version with the git revision and checks that the UI has been built,
-//! so a fresh clone gets one clear line instead of a macro panic from rust-embed.
+//! Build script: stamps the version with the git revision and checks that the UI has been built
+//! (`ui/embed/`, what `ui/scripts/compress.mjs` chose from `ui/dist/` to embed), so a fresh clone
+//! gets one clear line instead of a macro panic from rust-embed.
 use std::path::Path;
 use std::process::Command;
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(hearth_ui_missing)");
-    println!("cargo::rerun-if-changed=ui/dist/index.html");
+    println!("cargo::rerun-if-changed=ui/embed/index.html");
     println!("cargo::rerun-if-changed=.git/HEAD");
     println!("cargo::rerun-if-changed=.git/refs/heads");
     println!("cargo::rerun-if-env-changed=HEARTH_GIT_REV");
 
-    if !Path::new("ui/dist/index.html").exists() {
+    if !Path::new("ui/embed/index.html").exists() {
         println!("cargo::rustc-cfg=hearth_ui_missing");
     }
 

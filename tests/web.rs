@@ -121,6 +121,62 @@ async fn hashed_assets_are_immutable_and_served_precompressed() {
     server.stop().await;
 }
 
+/// The binary embeds a compressible file only as its brotli copy (ui/embed): a client that accepts
+/// gzip alone still gets gzip, one that accepts neither exactly the bytes Vite wrote, Chromium's
+/// header brotli; each with its own tag that answers 304.
+#[tokio::test]
+async fn assets_embedded_only_compressed_still_answer_every_client() {
+    use std::io::Read;
+    let server = TestServer::start(|_| {}).await;
+    let script = main_script(&server).await;
+    let written = std::fs::read(format!("{}/ui/dist{script}", env!("CARGO_MANIFEST_DIR")))
+        .expect("ui/dist holds the script");
+
+    let ask = |accept: Option<&'static str>| {
+        let mut request = server.client.get(server.url(&script));
+        if let Some(accept) = accept {
+            request = request.header(ACCEPT_ENCODING, accept);
+        }
+        request.send()
+    };
+    let plain = ask(None).await.expect("sent");
+    assert_eq!(plain.status(), StatusCode::OK);
+    assert!(plain.headers().get(CONTENT_ENCODING).is_none());
+    assert_eq!(plain.headers()[VARY], "Accept-Encoding");
+    let plain_etag = plain.headers()[ETAG].clone();
+    assert_eq!(plain.bytes().await.expect("body").as_ref(), written);
+
+    let gzip = ask(Some("gzip")).await.expect("sent");
+    assert_eq!(gzip.headers()[CONTENT_ENCODING], "gzip");
+    let gzip_etag = gzip.headers()[ETAG].clone();
+    let zipped = gzip.bytes().await.expect("body");
+    let mut unzipped = Vec::new();
+    flate2::read::GzDecoder::new(&zipped[..])
+        .read_to_end(&mut unzipped)
+        .expect("gunzips");
+    assert_eq!(unzipped, written);
+
+    // What Chromium sends, also to http://127.0.0.1 (Lighthouse, the browser tests): brotli.
+    let br = ask(Some("gzip, deflate, br, zstd")).await.expect("sent");
+    assert_eq!(br.headers()[CONTENT_ENCODING], "br");
+    let br_etag = br.headers()[ETAG].clone();
+    assert!(br.bytes().await.expect("body").len() < zipped.len());
+
+    assert!(plain_etag != gzip_etag && gzip_etag != br_etag && plain_etag != br_etag);
+    for (accept, tag) in [(None, plain_etag), (Some("gzip"), gzip_etag)] {
+        let mut request = server
+            .client
+            .get(server.url(&script))
+            .header(IF_NONE_MATCH, tag);
+        if let Some(accept) = accept {
+            request = request.header(ACCEPT_ENCODING, accept);
+        }
+        let again = request.send().await.expect("sent");
+        assert_eq!(again.status(), StatusCode::NOT_MODIFIED, "{accept:?}");
+    }
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn etags_answer_304_for_assets_and_the_index_page() {
     let server = TestServer::start(|_| {}).await;
