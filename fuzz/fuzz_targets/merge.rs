@@ -33,7 +33,12 @@ fuzz_target!(|data: &[u8]| {
     let mut owned: Vec<Vec<u8>> = Vec::with_capacity(feeds.len());
     for (i, feed) in feeds.iter().enumerate() {
         if control & 0x10 != 0 && !feed.is_empty() {
-            match content_uids(feed, &format!("https://source{i}.test/feed.ics"), &limits, None) {
+            match content_uids(
+                feed,
+                &format!("https://source{i}.test/feed.ics"),
+                &limits,
+                None,
+            ) {
                 Ok(bytes) => owned.push(bytes),
                 Err(_) => return,
             }

@@ -31,7 +31,10 @@ fuzz_target!(|data: &[u8]| {
     };
     let feed = parts.get(1).copied().unwrap_or(FEED);
     let mut mapping = Mapping::default();
-    let sources: Vec<&str> = templates.split('\x01').take(MappedField::ALL.len()).collect();
+    let sources: Vec<&str> = templates
+        .split('\x01')
+        .take(MappedField::ALL.len())
+        .collect();
     for (field, src) in MappedField::ALL.iter().zip(&sources) {
         mapping.set(*field, *src);
     }
@@ -58,7 +61,12 @@ fuzz_target!(|data: &[u8]| {
             let checked = compiled
                 .render_checked(field, &event, &running)
                 .expect("an interrupt nobody stopped stops nothing");
-            assert_eq!(checked, plain, "{} renders differently when checked", field.name());
+            assert_eq!(
+                checked,
+                plain,
+                "{} renders differently when checked",
+                field.name()
+            );
         }
         if let Some(t) = &single {
             assert_eq!(
