@@ -78,7 +78,7 @@ configs += [
         {"uid": "daily", "recurrenceId": "20240105T100000", "note": "moved"},
         {"uid": "weekly", "recurrenceId": "20231206T170000", "shiftMinutes": -1440}]},
     {"mapping": {}, "history": {"keepDays": 30}},
-    {"mapping": {}, "history": {"keepDays": 400}, "uids": "content"},
+    {"mapping": {}, "history": {"keepDays": 366}, "uids": "content"},
     {"mapping": {"SUMMARY": "${SUMMARY|re:s/^(\\w+):\\s*//i} (${LOCATION})"},
      "sources": [{"url": "https://a.test/a.ics", "prefix": "[Work] ", "label": "Work"},
                  {"url": "https://b.test/b.ics", "prefix": "Ü;\\,\"x\" "}]},
