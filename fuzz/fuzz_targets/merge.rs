@@ -86,17 +86,11 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(again, merged, "the merge is not deterministic");
 
     // What a calendar of merged sources serves: the default remap over the merged feed.
-    let roomy = hearth_engine::Limits {
-        max_input_bytes: usize::MAX,
-        max_events: usize::MAX,
-        max_line_bytes: usize::MAX,
-        ..limits
-    };
     let out = remap(
         &merged.bytes,
         &CompiledConfig::default(),
         &RemapOptions::default(),
-        &roomy,
+        &common::roomy(),
     )
     .expect("a merged feed remaps");
     common::check_remapped(&out.bytes);

@@ -4,7 +4,10 @@
 
 use std::path::PathBuf;
 
-use hearth_engine::{CalendarConfig, CompiledConfig, Occurrences, Privacy};
+use hearth_engine::{
+    merge, parse, remap, CalendarConfig, CompiledConfig, Limits, MergeInput, Occurrences, Privacy,
+    RemapError, RemapOptions,
+};
 
 fn seeds(target: &str) -> Vec<(String, Vec<u8>)> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -45,4 +48,37 @@ fn every_remap_seed_config_compiles_and_together_they_reach_every_option() {
     assert!(configs.iter().any(|c| c.privacy != Privacy::default()));
     assert!(configs.iter().any(|c| !c.sources.is_empty()));
     assert!(configs.iter().any(|c| !c.properties.is_empty()));
+}
+
+/// `merge` found (fuzz/artifacts/merge/crash-e9918198…, minimized to 16 `BEGIN:` lines): a
+/// source of bare components (no VCALENDAR, which the parser accepts) nested to the depth limit
+/// merges into a feed one level deeper, as the merge wraps them in its own VCALENDAR. That is the
+/// depth limit answering, not a crash: the remap of the merged feed stops with the depth error,
+/// as for any feed past a limit, and the feed reads back within one more level.
+#[test]
+fn a_bare_source_at_the_depth_limit_merges_one_level_deeper_and_the_remap_answers_with_the_limit() {
+    let limits = Limits::default();
+    let source = "BEGIN:X\r\n".repeat(limits.max_depth);
+    parse(source.as_bytes(), &limits).expect("the source is within the limit");
+    let input = MergeInput {
+        bytes: source.as_bytes(),
+        prefix: None,
+    };
+    let merged = merge(&[input], &limits, None).expect("the source merges");
+    let one_more = Limits {
+        max_depth: limits.max_depth + 1,
+        ..Limits::default()
+    };
+    parse(&merged.bytes, &one_more).expect("the merged feed reads within one more level");
+    let error = remap(
+        &merged.bytes,
+        &CompiledConfig::default(),
+        &RemapOptions::default(),
+        &limits,
+    )
+    .expect_err("the merged feed is past the depth limit");
+    assert!(
+        matches!(&error, RemapError::Parse(e) if e.to_string().contains("nest deeper")),
+        "{error}"
+    );
 }
