@@ -93,7 +93,7 @@ e2e: build ## End-to-end tests: the release binary driven through Debian's Chrom
 bench: build ## Benchmarks: binary size, memory, load tests against nginx, attacks, engine throughput
 	bash bench/run.sh
 
-fuzz: ## Fuzz the engine (parser, then templates), FUZZ_TIME s each (default 1800); needs cargo-fuzz, not the UI
+fuzz: ## Fuzz the engine (parse, template, merge, remap, render), FUZZ_TIME s each (default 3600), FUZZ_JOBS side by side; fails on a crash, hang or OOM; needs cargo-fuzz
 	bash scripts/fuzz.sh
 
 # --- Deployment (deploy/): Raspberry Pi builds, the systemd unit, the installer ---------------

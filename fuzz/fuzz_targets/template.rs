@@ -38,7 +38,13 @@ fuzz_target!(|data: &[u8]| {
         sequence_offset: 1,
         ..RemapOptions::default()
     };
-    let out = remap(FEED, &CompiledConfig::from(compiled), &options, &Limits::default()).expect("the feed parses");
+    let out = remap(
+        FEED,
+        &CompiledConfig::from(compiled),
+        &options,
+        &Limits::default(),
+    )
+    .expect("the feed parses");
     for line in out.bytes.split_inclusive(|&b| b == b'\n') {
         assert!(
             line.ends_with(b"\r\n") && line.len() <= 77,
