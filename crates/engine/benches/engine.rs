@@ -163,10 +163,22 @@ fn ratios(_: &mut Criterion) {
     let times = best_in_turn(
         7,
         &mut [
-            &mut || drop(black_box(peer::ical_parse_write(&input).expect("ical reads"))),
+            &mut || {
+                drop(black_box(
+                    peer::ical_parse_write(&input).expect("ical reads"),
+                ))
+            },
             &mut || drop(black_box(peer::ical_stream(&input).expect("ical reads"))),
-            &mut || drop(black_box(remap(&input, &default, &options, &limits).expect("remaps"))),
-            &mut || drop(black_box(remap(&input, &real, &options, &limits).expect("remaps"))),
+            &mut || {
+                drop(black_box(
+                    remap(&input, &default, &options, &limits).expect("remaps"),
+                ))
+            },
+            &mut || {
+                drop(black_box(
+                    remap(&input, &real, &options, &limits).expect("remaps"),
+                ))
+            },
         ],
     );
     let [tree_t, stream_t, default_t, real_t] = times[..] else {
