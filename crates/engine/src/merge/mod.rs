@@ -136,7 +136,7 @@ pub fn merge(
             let rewrite = TzRewrite::for_merge(picks.renames[s].clone(), floating);
             let prefix = inputs[s].prefix.filter(|p| !p.is_empty());
             let kept = &picks.kept[s];
-            let mut write = |out: &mut Output, p: usize, part: &Part| {
+            let write = |out: &mut Output, p: usize, part: &Part| {
                 let timezone = matches!(part.kind, Kind::Timezone { .. });
                 if timezone != (pass == Pass::Timezones) || !kept[p] {
                     return;
