@@ -17,8 +17,11 @@ echo
 echo "### hearth remap, one core (bench/remap.sh)"
 SKIP_BUILD= bash bench/remap.sh
 echo
-echo "### engine, criterion (crates/engine/benches/engine.rs)"
+echo "### engine, criterion (crates/engine/benches/engine.rs), ending with the ratios engine / ical"
 cargo bench --locked -p hearth-engine --bench engine -- --noplot
+echo
+echo "### merge: peak memory of three feeds against their inputs (crates/engine/tests/merge_memory.rs)"
+cargo test --release --locked -q -p hearth-engine --test merge_memory -- --nocapture 2>&1 | grep -E '^merge peak|test result'
 echo
 echo "### flashcards at scale, the size of a sync vault, and Lighthouse on every screen, in Chromium (ui/e2e/bench)"
 bin="${HEARTH_BIN:-$(realpath -m "${CARGO_TARGET_DIR:-target}")/release/hearth}"

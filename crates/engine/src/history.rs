@@ -8,7 +8,7 @@ use std::collections::HashSet;
 
 use crate::config::window::{event_length, parse_date_time, parse_duration, series_end, SeriesEnd};
 use crate::ics::{self, Limits, ParseError, Warnings};
-use crate::merge::scan::{Kind, Line, Scan};
+use crate::merge::scan::{Kind, Line, Part, Scan};
 
 /// An ended event the new copy no longer has.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,7 +64,7 @@ pub fn vanished_events(
         if present.contains(uid) {
             continue;
         }
-        let text = component_text(old, &part.lines);
+        let text = component_text(old, part);
         let Some(ends_at) = ends_at(&text, limits) else {
             continue;
         };
@@ -81,12 +81,12 @@ pub fn vanished_events(
 }
 
 /// The component's lines, each ending in CRLF.
-fn component_text(input: &[u8], lines: &[Line]) -> Vec<u8> {
+fn component_text(input: &[u8], part: &Part) -> Vec<u8> {
     let mut out = Vec::new();
-    for line in lines {
+    for line in part.lines(input) {
         match line {
             Line::Raw { start, len, .. } => {
-                let raw = &input[*start..*start + *len];
+                let raw = &input[start..start + len];
                 out.extend_from_slice(raw);
                 if !raw.ends_with(b"\n") && !raw.ends_with(b"\r") {
                     out.extend_from_slice(b"\r\n");

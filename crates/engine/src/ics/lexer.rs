@@ -22,6 +22,9 @@ pub struct LogicalLine<'a> {
     /// Every physical line ends in CRLF, is at most 75 octets, no fold splits a UTF-8
     /// character, and the bytes are valid UTF-8: the writer may copy `raw` as it is.
     pub clean: bool,
+    /// `body` as text when the whole input is valid UTF-8 (checked once by the lexer, so no line
+    /// needs checking again; unfolded, it stays text, as folds are cut at ASCII bytes).
+    pub body_text: Option<&'a str>,
 }
 
 impl<'a> LogicalLine<'a> {
@@ -31,6 +34,29 @@ impl<'a> LogicalLine<'a> {
             return Cow::Borrowed(self.body);
         }
         Cow::Owned(unfold(self.body))
+    }
+
+    /// The unfolded text of the line when the input is valid UTF-8 ([`LogicalLine::body_text`]).
+    pub fn content_text(&self) -> Option<Cow<'a, str>> {
+        let body = self.body_text?;
+        if !self.folded {
+            return Some(Cow::Borrowed(body));
+        }
+        let mut out = String::with_capacity(body.len());
+        let mut rest = body;
+        while let Some(pos) = memchr::memchr2(b'\r', b'\n', rest.as_bytes()) {
+            out.push_str(&rest[..pos]);
+            let skip =
+                if rest.as_bytes()[pos] == b'\r' && rest.as_bytes().get(pos + 1) == Some(&b'\n') {
+                    2
+                } else {
+                    1
+                };
+            // The fold's space or tab goes too; each cut is at an ASCII byte.
+            rest = rest.get(pos + skip + 1..).unwrap_or_default();
+        }
+        out.push_str(rest);
+        Some(Cow::Owned(out))
     }
 
     /// The bytes of the first physical line: enough to read the name of almost every line.
@@ -90,6 +116,9 @@ pub struct Lexer<'a> {
     line_no: u32,
     /// The whole input is valid UTF-8, so no line needs checking on its own.
     all_utf8: bool,
+    /// The input as text from where the lexer starts (`skip` bytes in), when it is UTF-8.
+    text: Option<&'a str>,
+    skip: usize,
 }
 
 impl<'a> Lexer<'a> {
@@ -99,11 +128,28 @@ impl<'a> Lexer<'a> {
         } else {
             0
         };
+        let text = std::str::from_utf8(&input[start..]).ok();
         Lexer {
             input,
             pos: start,
             line_no: 1,
-            all_utf8: std::str::from_utf8(&input[start..]).is_ok(),
+            all_utf8: text.is_some(),
+            text,
+            skip: start,
+        }
+    }
+
+    /// The lines of `input[start..end]`, where `start` and `end` are where lines of the whole
+    /// input begin and end: the same lines, at the same offsets, as lexing all of it gives
+    /// (line numbers aside; `clean` checks each line's UTF-8 on its own).
+    pub fn span(input: &'a [u8], start: usize, end: usize) -> Self {
+        Lexer {
+            input: &input[..end],
+            pos: start,
+            line_no: 0,
+            all_utf8: false,
+            text: None,
+            skip: 0,
         }
     }
 
@@ -184,6 +230,9 @@ impl<'a> Iterator for Lexer<'a> {
             if clean && !self.all_utf8 {
                 clean = std::str::from_utf8(raw).is_ok();
             }
+            let body_text = self
+                .text
+                .and_then(|t| t.get(start - self.skip..body_end - self.skip));
             return Some(LogicalLine {
                 raw,
                 start,
@@ -191,6 +240,7 @@ impl<'a> Iterator for Lexer<'a> {
                 line_no,
                 folded,
                 clean,
+                body_text,
             });
         }
     }

@@ -192,36 +192,53 @@ pub fn unescape_text(value: &str) -> Cow<'_, str> {
 /// Encodes a TEXT value: `\` `;` `,` escaped, every line break (CRLF, LF, CR) as `\n`.
 pub fn escape_text(value: &str) -> Cow<'_, str> {
     let bytes = value.as_bytes();
-    let special = |b: &u8| matches!(b, b'\\' | b';' | b',' | b'\n' | b'\r');
-    let Some(first) = bytes.iter().position(special) else {
+    if memchr::memchr3(b'\\', b';', b',', bytes).is_none()
+        && memchr::memchr2(b'\n', b'\r', bytes).is_none()
+    {
         return Cow::Borrowed(value);
-    };
+    }
     let mut out = String::with_capacity(value.len() + 16);
-    out.push_str(&value[..first]);
-    let mut last = first;
-    let mut i = first;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if !special(&b) {
-            i += 1;
-            continue;
+    escape_text_into(&mut out, value);
+    Cow::Owned(out)
+}
+
+/// Appends `value` escaped as [`escape_text`] escapes it. The special bytes are found with
+/// `memchr` (two searches, each picked up where it left off), not one byte at a time.
+pub fn escape_text_into(out: &mut String, value: &str) {
+    let bytes = value.as_bytes();
+    let len = bytes.len();
+    let marks =
+        |from: usize| memchr::memchr3(b'\\', b';', b',', &bytes[from..]).map_or(len, |p| from + p);
+    let breaks =
+        |from: usize| memchr::memchr2(b'\n', b'\r', &bytes[from..]).map_or(len, |p| from + p);
+    let (mut mark, mut brk) = (marks(0), breaks(0));
+    let mut last = 0;
+    loop {
+        let i = mark.min(brk);
+        if i >= len {
+            break;
         }
         out.push_str(&value[last..i]);
-        match b {
+        let mut next = i + 1;
+        match bytes[i] {
             b'\\' => out.push_str("\\\\"),
             b';' => out.push_str("\\;"),
             b',' => out.push_str("\\,"),
             b'\r' if bytes.get(i + 1) == Some(&b'\n') => {
                 out.push_str("\\n");
-                i += 1;
+                next = i + 2;
             }
             _ => out.push_str("\\n"),
         }
-        i += 1;
-        last = i;
+        last = next;
+        if mark < next {
+            mark = marks(next);
+        }
+        if brk < next {
+            brk = breaks(next);
+        }
     }
     out.push_str(&value[last..]);
-    Cow::Owned(out)
 }
 
 #[cfg(test)]

@@ -59,7 +59,11 @@ fn windows_1252(b: u8) -> char {
 pub(crate) fn line_name<'a>(line: &LogicalLine<'a>) -> Cow<'a, str> {
     let first = line.first_segment();
     match line::name_end(first) {
-        Some(e) => match std::str::from_utf8(&first[..e]) {
+        Some(e) => match line
+            .body_text
+            .and_then(|b| b.get(..e))
+            .map_or_else(|| std::str::from_utf8(&first[..e]), Ok)
+        {
             Ok(s) => Cow::Borrowed(s.trim()),
             Err(_) => Cow::Owned(text(&first[..e]).trim().to_owned()),
         },

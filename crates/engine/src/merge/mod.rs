@@ -11,7 +11,7 @@ mod uids;
 use crate::ics::{self, escape_text, write_folded, Limits, ParseError, Warning, Warnings};
 use crate::interrupt::{self, Interrupt, Interrupted};
 use crate::tz::TzRewrite;
-use scan::{line_text, Kind, Line, Scan, Scanned};
+use scan::{line_text, Kind, Line, Part, Scan, Scanned, Seg};
 
 pub use crate::config::MAX_SOURCES;
 pub use uids::{content_uids, uid_churn, UidChurn, UidError};
@@ -84,14 +84,27 @@ pub fn merge(
         for w in own.finish() {
             warnings.push(0, format!("source {}: {w}", index + 1));
         }
+        // Held until the output is written: no room to spare beside it.
+        scan.out.parts.shrink_to_fit();
         scanned.push(scan.out);
     }
     interrupt::check(stop)?;
     let bytes: Vec<&[u8]> = inputs.iter().map(|i| i.bytes).collect();
     let picks = pick::pick(&bytes, &scanned);
     let first_zone = scanned.first().and_then(|s| s.x_wr_timezone.clone());
+    let source_events: Vec<usize> = scanned
+        .iter()
+        .map(|s| {
+            s.parts
+                .iter()
+                .filter(|p| matches!(p.kind, Kind::Event(_)))
+                .count()
+        })
+        .collect();
+    // The output grows by an eighth at a time (see `Output::room`) while the sources' parts go
+    // once written, so that the two together stay near the size of the inputs.
     let mut out = Output {
-        bytes: Vec::with_capacity(size + 256),
+        bytes: Vec::with_capacity((size + 256).min(FIRST_OUTPUT_BYTES)),
         origins: Vec::new(),
     };
     out.bytes.extend_from_slice(b"BEGIN:VCALENDAR\r\n");
@@ -101,9 +114,7 @@ pub fn merge(
         .find(|(_, s)| !s.calendar_lines.is_empty())
     {
         Some((s, source)) => {
-            for line in &source.calendar_lines {
-                out.copy(inputs[s].bytes, line);
-            }
+            out.segs(inputs[s].bytes, &source.calendar_lines);
         }
         None => out
             .bytes
@@ -111,7 +122,7 @@ pub fn merge(
     }
     // Time zones first, so that every event after them finds its zone.
     for pass in [Pass::Timezones, Pass::Rest] {
-        for (s, source) in scanned.iter().enumerate() {
+        for (s, source) in scanned.iter_mut().enumerate() {
             interrupt::check(stop)?;
             // A later source's floating times keep meaning its own X-WR-TIMEZONE.
             let floating = (s > 0 && source.x_wr_timezone != first_zone)
@@ -124,10 +135,11 @@ pub fn merge(
                 .flatten();
             let rewrite = TzRewrite::for_merge(picks.renames[s].clone(), floating);
             let prefix = inputs[s].prefix.filter(|p| !p.is_empty());
-            for (p, part) in source.parts.iter().enumerate() {
+            let kept = &picks.kept[s];
+            let write = |out: &mut Output, p: usize, part: &Part| {
                 let timezone = matches!(part.kind, Kind::Timezone { .. });
-                if timezone != (pass == Pass::Timezones) || !picks.kept[s][p] {
-                    continue;
+                if timezone != (pass == Pass::Timezones) || !kept[p] {
+                    return;
                 }
                 let event = matches!(part.kind, Kind::Event(_));
                 if event {
@@ -135,11 +147,24 @@ pub fn merge(
                 }
                 out.part(
                     inputs[s].bytes,
-                    &part.lines,
+                    part,
                     &rewrite,
                     timezone,
                     prefix.filter(|_| event),
                 );
+            };
+            match pass {
+                Pass::Timezones => {
+                    for (p, part) in source.parts.iter().enumerate() {
+                        write(&mut out, p, part);
+                    }
+                }
+                // The last look at each part: it goes once written.
+                Pass::Rest => {
+                    for (p, part) in std::mem::take(&mut source.parts).into_iter().enumerate() {
+                        write(&mut out, p, &part);
+                    }
+                }
             }
         }
     }
@@ -147,19 +172,14 @@ pub fn merge(
     Ok(Merged {
         bytes: out.bytes,
         origins: out.origins,
-        source_events: scanned
-            .iter()
-            .map(|s| {
-                s.parts
-                    .iter()
-                    .filter(|p| matches!(p.kind, Kind::Event(_)))
-                    .count()
-            })
-            .collect(),
+        source_events,
         duplicates: picks.duplicates,
         warnings: warnings.finish(),
     })
 }
+
+/// What the output starts with; it grows from there (see `Output::room`).
+const FIRST_OUTPUT_BYTES: usize = 64 << 10;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Pass {
@@ -173,18 +193,43 @@ struct Output {
 }
 
 impl Output {
+    /// Makes room for `more` bytes, growing by an eighth rather than doubling.
+    fn room(&mut self, more: usize) {
+        if self.bytes.capacity() - self.bytes.len() < more {
+            self.bytes
+                .reserve_exact(more.max(self.bytes.capacity() / 8));
+        }
+    }
+
+    /// Copies raw lines as they are (with a CRLF when the input's last line had none).
+    fn raw(&mut self, raw: &[u8]) {
+        self.room(raw.len() + 2);
+        self.bytes.extend_from_slice(raw);
+        if !raw.ends_with(b"\n") && !raw.ends_with(b"\r") {
+            self.bytes.extend_from_slice(b"\r\n");
+        }
+    }
+
+    /// Writes a changed line, folded.
+    fn folded(&mut self, line: &[u8]) {
+        self.room(line.len() + line.len() / 24 + 8);
+        write_folded(&mut self.bytes, line);
+    }
+
     /// Copies a raw line as it is (with a CRLF when the input's last line had none).
-    fn copy(&mut self, input: &[u8], line: &Line) {
-        match line {
-            Line::Raw { start, len, .. } => {
-                let raw = &input[*start..*start + *len];
-                self.bytes.extend_from_slice(raw);
-                if !raw.ends_with(b"\n") && !raw.ends_with(b"\r") {
-                    self.bytes.extend_from_slice(b"\r\n");
-                }
-            }
-            Line::MissingEnd(name) => {
-                write_folded(&mut self.bytes, format!("END:{name}").as_bytes())
+    fn copy(&mut self, input: &[u8], line: &Line<'_>) {
+        match *line {
+            Line::Raw { start, len, .. } => self.raw(&input[start..start + len]),
+            Line::MissingEnd(name) => self.folded(format!("END:{name}").as_bytes()),
+        }
+    }
+
+    /// Copies spans of lines as they are, a whole span at a time.
+    fn segs(&mut self, input: &[u8], segs: &[Seg]) {
+        for seg in segs {
+            match seg {
+                Seg::Lines { start, end, .. } => self.raw(&input[*start..*end]),
+                Seg::MissingEnd(name) => self.folded(format!("END:{name}").as_bytes()),
             }
         }
     }
@@ -194,35 +239,39 @@ impl Output {
     fn part(
         &mut self,
         input: &[u8],
-        lines: &[Line],
+        part: &Part,
         rewrite: &TzRewrite,
         timezone: bool,
         prefix: Option<&str>,
     ) {
+        if prefix.is_none() && rewrite.is_empty() {
+            self.segs(input, &part.segs);
+            return;
+        }
         let mut prefixed = prefix.is_none();
-        let count = lines.len();
-        for (i, line) in lines.iter().enumerate() {
+        let mut lines = part.lines(input).peekable();
+        while let Some(line) = lines.next() {
             // The part's END: a SUMMARY it lacked goes just before it.
-            if i + 1 == count && !prefixed {
+            if lines.peek().is_none() && !prefixed {
                 if let Some(prefix) = prefix {
                     let summary = format!("SUMMARY:{}", escape_text(prefix.trim_end()));
-                    write_folded(&mut self.bytes, summary.as_bytes());
+                    self.folded(summary.as_bytes());
                 }
                 prefixed = true;
             }
             let Line::Raw { start, len, depth } = line else {
-                self.copy(input, line);
+                self.copy(input, &line);
                 continue;
             };
-            let summary = *depth == 1 && !prefixed && is_named(input, *start, *len, b"SUMMARY");
+            let summary = depth == 1 && !prefixed && is_named(input, start, len, b"SUMMARY");
             if !summary && rewrite.is_empty() {
-                self.copy(input, line);
+                self.copy(input, &line);
                 continue;
             }
-            let text = line_text(input, *start, *len);
+            let text = line_text(input, start, len);
             let mut changed = None;
             if !rewrite.is_empty() && rewrite.may_change_text(text.as_bytes()) {
-                changed = rewrite.rewrite(&text, timezone && *depth == 1);
+                changed = rewrite.rewrite(&text, timezone && depth == 1);
             }
             if summary {
                 prefixed = true;
@@ -232,8 +281,8 @@ impl Output {
                 }
             }
             match changed {
-                Some(new) => write_folded(&mut self.bytes, new.as_bytes()),
-                None => self.copy(input, line),
+                Some(new) => self.folded(new.as_bytes()),
+                None => self.copy(input, &line),
             }
         }
     }

@@ -15,7 +15,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::scan::{line_text, Kind, Line, Scanned};
+use super::scan::{line_text, Kind, Line, Part, Scanned};
 
 /// What the merge keeps: `kept[source][part]`, and for each source the TZIDs it renames.
 pub(super) struct Picks {
@@ -93,12 +93,11 @@ pub(super) fn pick(inputs: &[&[u8]], sources: &[Scanned]) -> Picks {
 }
 
 /// A VTIMEZONE's lines as compared: unfolded, without the lines that change with every export.
-fn definition(input: &[u8], lines: &[Line]) -> Vec<String> {
-    lines
-        .iter()
+fn definition(input: &[u8], part: &Part) -> Vec<String> {
+    part.lines(input)
         .filter_map(|l| match l {
             Line::Raw { start, len, depth } => {
-                let text = line_text(input, *start, *len);
+                let text = line_text(input, start, len);
                 let name = text
                     .split([':', ';'])
                     .next()
@@ -106,7 +105,7 @@ fn definition(input: &[u8], lines: &[Line]) -> Vec<String> {
                     .trim()
                     .to_ascii_uppercase();
                 let volatile =
-                    *depth == 1 && matches!(name.as_str(), "LAST-MODIFIED" | "DTSTAMP" | "TZURL");
+                    depth == 1 && matches!(name.as_str(), "LAST-MODIFIED" | "DTSTAMP" | "TZURL");
                 (!volatile).then(|| text.trim_end().to_owned())
             }
             Line::MissingEnd(_) => None,
@@ -133,7 +132,7 @@ fn pick_timezones(
             if !own.insert(tzid) {
                 continue;
             }
-            let this = definition(inputs[s], &part.lines);
+            let this = definition(inputs[s], part);
             match defined.get(tzid) {
                 None => {
                     defined.insert(tzid.clone(), this);

@@ -1,21 +1,34 @@
 //! The first look at each source of a merge: its calendar's own lines, and each component
-//! inside it (events, time zones, anything else) as the spans of its lines, with what the merge
-//! decides by: an event's UID, RECURRENCE-ID, SEQUENCE and LAST-MODIFIED/DTSTAMP, a time zone's
-//! TZID. Lines are kept as spans of the input, so what is copied stays byte for byte.
+//! inside it (events, time zones, anything else) as a few spans of the input, with what the
+//! merge decides by: an event's UID, RECURRENCE-ID, SEQUENCE and LAST-MODIFIED/DTSTAMP, a time
+//! zone's TZID. A component keeps one span per run of adjacent lines at the same depth (an
+//! event with an alarm: five), not one per line, and its lines are read again from them when
+//! needed; what is copied stays byte for byte.
 
-use crate::ics::lexer::LogicalLine;
+use crate::ics::lexer::{Lexer, LogicalLine};
 use crate::ics::{line_name, parse_property, text, Flow, Visitor, GO_ON};
 
 /// A line of a part: a span of the input, or an END the input left out.
-#[derive(Debug, Clone)]
-pub(crate) enum Line {
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Line<'p> {
     Raw {
         start: usize,
         len: usize,
         /// 0 for the part's own BEGIN/END, 1 for its direct properties and children's BEGINs.
         depth: u16,
     },
-    MissingEnd(String),
+    MissingEnd(&'p str),
+}
+
+/// Adjacent lines of a part at one depth, as a span of the input, or an END the input left out.
+#[derive(Debug, Clone)]
+pub(crate) enum Seg {
+    Lines {
+        start: usize,
+        end: usize,
+        depth: u16,
+    },
+    MissingEnd(Box<str>),
 }
 
 /// What the merge decides an event by.
@@ -39,14 +52,119 @@ pub(crate) enum Kind {
 #[derive(Debug, Clone)]
 pub(crate) struct Part {
     pub kind: Kind,
-    pub lines: Vec<Line>,
+    /// Its own BEGIN and END lines are kept in the spans of depth 1 beside its properties
+    /// (fewer spans); [`Part::lines`] gives them depth 0 again.
+    pub segs: Vec<Seg>,
+    /// Where its own END line starts (`usize::MAX`: the input left it out).
+    own_end: usize,
+}
+
+impl Part {
+    fn new(kind: Kind, begin: &LogicalLine<'_>) -> Part {
+        let mut part = Part {
+            kind,
+            segs: Vec::new(),
+            own_end: usize::MAX,
+        };
+        push_line(&mut part.segs, begin, 1);
+        part
+    }
+
+    fn push(&mut self, line: &LogicalLine<'_>, depth: usize) {
+        if depth == 0 {
+            self.own_end = line.start;
+        }
+        push_line(&mut self.segs, line, depth.max(1));
+    }
+
+    /// The part's lines in order, read again from its spans as the walk gave them.
+    pub fn lines<'p>(&'p self, input: &'p [u8]) -> Lines<'p> {
+        let begin = match self.segs.first() {
+            Some(Seg::Lines { start, .. }) => *start,
+            _ => usize::MAX,
+        };
+        Lines {
+            zero: [begin, self.own_end],
+            ..lines(&self.segs, input)
+        }
+    }
+}
+
+/// Adds a line to `segs`: to the last span when it follows it at the same depth.
+fn push_line(segs: &mut Vec<Seg>, line: &LogicalLine<'_>, depth: usize) {
+    let depth = u16::try_from(depth).unwrap_or(u16::MAX);
+    let end = line.start + line.raw.len();
+    if let Some(Seg::Lines {
+        end: last,
+        depth: d,
+        ..
+    }) = segs.last_mut()
+    {
+        if *last == line.start && *d == depth {
+            *last = end;
+            return;
+        }
+    }
+    segs.push(Seg::Lines {
+        start: line.start,
+        end,
+        depth,
+    });
+}
+
+/// The lines of `segs` in order.
+pub(crate) fn lines<'p>(segs: &'p [Seg], input: &'p [u8]) -> Lines<'p> {
+    Lines {
+        segs: segs.iter(),
+        input,
+        current: None,
+        zero: [usize::MAX; 2],
+    }
+}
+
+/// Iterator over the lines of a part's spans (see [`Part::lines`]).
+pub(crate) struct Lines<'p> {
+    segs: std::slice::Iter<'p, Seg>,
+    input: &'p [u8],
+    current: Option<(Lexer<'p>, u16)>,
+    /// Where the lines of depth 0 start: a part's own BEGIN and END.
+    zero: [usize; 2],
+}
+
+impl<'p> Iterator for Lines<'p> {
+    type Item = Line<'p>;
+
+    fn next(&mut self) -> Option<Line<'p>> {
+        loop {
+            if let Some((lexer, depth)) = &mut self.current {
+                if let Some(l) = lexer.next() {
+                    return Some(Line::Raw {
+                        start: l.start,
+                        len: l.raw.len(),
+                        depth: if self.zero.contains(&l.start) {
+                            0
+                        } else {
+                            *depth
+                        },
+                    });
+                }
+                self.current = None;
+            }
+            match self.segs.next()? {
+                Seg::Lines { start, end, depth } => {
+                    self.current = Some((Lexer::span(self.input, *start, *end), *depth));
+                }
+                Seg::MissingEnd(name) => return Some(Line::MissingEnd(name)),
+            }
+        }
+    }
 }
 
 /// A source as the merge sees it.
 #[derive(Debug, Default)]
 pub(crate) struct Scanned {
     /// The direct properties of its first VCALENDAR.
-    pub calendar_lines: Vec<Line>,
+    pub calendar_lines: Vec<Seg>,
     pub x_wr_timezone: Option<String>,
     pub parts: Vec<Part>,
 }
@@ -70,20 +188,13 @@ fn digits(value: &str) -> String {
     while d.len() < 14 {
         d.push('0');
     }
+    d.shrink_to_fit();
     d
 }
 
 impl Scan {
     fn in_first_calendar(&self) -> bool {
         self.calendars_seen == 1 && self.stack.len() == 1 && self.stack[0] == "VCALENDAR"
-    }
-
-    fn raw(line: &LogicalLine<'_>, depth: usize) -> Line {
-        Line::Raw {
-            start: line.start,
-            len: line.raw.len(),
-            depth: u16::try_from(depth).unwrap_or(u16::MAX),
-        }
     }
 
     /// Reads what the merge needs from a direct property of the open part.
@@ -139,12 +250,9 @@ impl<'a> Visitor<'a> for Scan {
                 _ => Kind::Other,
             };
             self.part_base = Some(depth);
-            self.open = Some(Part {
-                kind,
-                lines: vec![Scan::raw(line, 0)],
-            });
+            self.open = Some(Part::new(kind, line));
         } else if let (Some(part), Some(base)) = (self.open.as_mut(), self.part_base) {
-            part.lines.push(Scan::raw(line, depth - base));
+            part.push(line, depth - base);
         }
         self.stack.push(name.to_owned());
         GO_ON
@@ -154,12 +262,13 @@ impl<'a> Visitor<'a> for Scan {
         self.stack.pop();
         let depth = self.stack.len();
         if let (Some(part), Some(base)) = (self.open.as_mut(), self.part_base) {
-            part.lines.push(match line {
-                Some(l) => Scan::raw(l, depth - base),
-                None => Line::MissingEnd(name.to_owned()),
-            });
+            match line {
+                Some(l) => part.push(l, depth - base),
+                None => part.segs.push(Seg::MissingEnd(name.into())),
+            }
             if depth == base {
-                if let Some(done) = self.open.take() {
+                if let Some(mut done) = self.open.take() {
+                    done.segs.shrink_to_fit();
                     self.out.parts.push(done);
                 }
                 self.part_base = None;
@@ -171,12 +280,12 @@ impl<'a> Visitor<'a> for Scan {
     fn property(&mut self, line: &LogicalLine<'a>) -> Flow {
         let depth = self.stack.len();
         if let (Some(part), Some(base)) = (self.open.as_mut(), self.part_base) {
-            part.lines.push(Scan::raw(line, depth - base));
+            part.push(line, depth - base);
             if depth - base == 1 {
                 Scan::note_key(part, line);
             }
         } else if self.in_first_calendar() {
-            self.out.calendar_lines.push(Scan::raw(line, 1));
+            push_line(&mut self.out.calendar_lines, line, 1);
             if line_name(line).eq_ignore_ascii_case("X-WR-TIMEZONE") {
                 let p = parse_property(line);
                 let zone = p.text().trim().to_owned();

@@ -72,8 +72,8 @@ fn event_contents(
             interrupt::check(stop)?;
         }
         let mut content = Content::default();
-        for line in &part.lines {
-            let Line::Raw { start, len, depth } = *line else {
+        for line in part.lines(input) {
+            let Line::Raw { start, len, depth } = line else {
                 continue;
             };
             if depth == 0 && content.begin_end == 0 {

@@ -48,6 +48,10 @@ pub(super) enum EvLine<'a> {
 
 /// The unfolded text of a line (decoded as the parser does), borrowed from the input when possible.
 pub(super) fn line_text<'l>(line: &LogicalLine<'l>) -> Cow<'l, str> {
+    // Text already when the input is UTF-8: no second check of its bytes.
+    if let Some(text) = line.content_text() {
+        return text;
+    }
     match line.content() {
         Cow::Borrowed(b) => ics::text(b),
         Cow::Owned(v) => match String::from_utf8(v) {
@@ -61,7 +65,14 @@ pub(super) fn line_text<'l>(line: &LogicalLine<'l>) -> Cow<'l, str> {
 /// starts there (saves unfolding a long DESCRIPTION), else the whole unfolded line.
 pub(super) fn head_text<'l>(line: &LogicalLine<'l>) -> Cow<'l, str> {
     if line.folded {
-        if let Ok(first) = std::str::from_utf8(line.first_segment()) {
+        let first = match line
+            .body_text
+            .and_then(|b| b.get(..line.first_segment().len()))
+        {
+            Some(first) => Ok(first),
+            None => std::str::from_utf8(line.first_segment()),
+        };
+        if let Ok(first) = first {
             if split_line(first).well_formed {
                 return Cow::Borrowed(first);
             }

@@ -13,7 +13,7 @@ use super::survey::Plan;
 use super::writer::Writer;
 use crate::config::CompiledConfig;
 use crate::ics::lexer::LogicalLine;
-use crate::ics::line::escape_text;
+use crate::ics::line::escape_text_into;
 use crate::ics::{line_name, Flow, Visitor, GO_ON};
 use crate::interrupt::{self, Interrupted};
 use crate::mapping::{CompiledMapping, MappedField};
@@ -126,11 +126,15 @@ impl<'a, W: Write> RemapVisitor<'_, 'a, '_, W> {
                     continue;
                 }
                 let params = first.as_deref().map_or("", raw_params);
-                replace[field as usize] = Some(Some(format!(
-                    "{}{params}:{}",
-                    field.name(),
-                    escape_text(&rendered)
-                )));
+                // Built by hand rather than with `format!`, which showed in the profile.
+                let name = field.name();
+                let mut line =
+                    String::with_capacity(name.len() + params.len() + rendered.len() + 24);
+                line.push_str(name);
+                line.push_str(params);
+                line.push(':');
+                escape_text_into(&mut line, &rendered);
+                replace[field as usize] = Some(Some(line));
                 rendered_values[field as usize] = Some(rendered);
             }
             changed = true;

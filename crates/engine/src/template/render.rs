@@ -80,6 +80,7 @@ impl Transform {
         interrupt: Option<&Interrupt>,
     ) -> Result<(), Interrupted> {
         let mut last = 0;
+        out.reserve(value.len());
         // Plain matching is much faster than capturing: capture only when `$1`..`$9` need it.
         let groups = self
             .replacement
