@@ -29,7 +29,7 @@ function featureBoundaries() {
 }
 
 export default tseslint.config(
-  { ignores: ['dist', 'node_modules', 'test-results'] },
+  { ignores: ['dist', 'embed', 'node_modules', 'test-results'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
