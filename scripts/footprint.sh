@@ -6,7 +6,8 @@
 # asked for as Chromium asks (Accept-Encoding: gzip, deflate, br, zstd). Prints both figures
 # either way; fails when either is over. The server listens on a port the kernel picks
 # (--listen 127.0.0.1:0), read from its "listening on" line, so nothing races for a port or sleeps.
-# Usage: scripts/footprint.sh [BINARY] (default target/release/hearth, or $HEARTH_BIN).
+# Usage: scripts/footprint.sh [BINARY] (default target/release/hearth, or $HEARTH_BIN);
+# FOOTPRINT_SMAPS=1 also prints where the idle RSS is (smaps_rollup, and each mapping over 200 kB).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -63,6 +64,10 @@ for page in / /flashcards; do
 done
 
 rss_kb=$(awk '$1 == "VmRSS:" { print $2 }' "/proc/$pid/status")
+if [ -n "${FOOTPRINT_SMAPS:-}" ]; then
+    grep -E "^(Rss|Anonymous|Shared_Clean|Private_Clean|Private_Dirty)" "/proc/$pid/smaps_rollup" >&2
+    awk '/^[0-9a-f]+-/ { m = $0 } /^Rss:/ { if ($2 > 200) print $2 " kB " m }' "/proc/$pid/smaps" >&2
+fi
 bytes=$(stat -c %s "$bin")
 
 status=0
