@@ -30,6 +30,9 @@ struct Rule {
     path: String,
     under: bool,
     files: Vec<String>,
+    /// The screen's top, HTML for inside main (empty when it is drawn by the app alone).
+    #[serde(default)]
+    top: String,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -37,6 +40,9 @@ struct RouteParts {
     rules: Vec<Rule>,
     /// An address no rule matches (the router's "page not found").
     other: Vec<String>,
+    /// Its screen, whole.
+    #[serde(default, rename = "otherTop")]
+    other_top: String,
 }
 
 impl Rule {
@@ -61,6 +67,8 @@ pub struct IndexPage {
     body_end: String,
     /// Each rule's links (in `ROUTE_RULES` order), then the other addresses'.
     links: Vec<String>,
+    /// Each rule's screen top, then the other addresses' (as `links`).
+    tops: Vec<String>,
     rules: Vec<Rule>,
     /// The owner's name, escaped, for the frame's header.
     name: String,
@@ -96,11 +104,14 @@ impl IndexPage {
         };
         let mut links: Vec<String> = parts.rules.iter().map(|r| links_for(&r.files)).collect();
         links.push(links_for(&parts.other));
+        let mut tops: Vec<String> = parts.rules.iter().map(|r| top_for(&r.top, sync)).collect();
+        tops.push(top_for(&parts.other_top, sync));
         IndexPage {
             head,
             body_start,
             body_end,
             links,
+            tops,
             rules: parts.rules,
             name,
         }
@@ -128,10 +139,14 @@ impl IndexPage {
             .and_then(|at| self.links.get(at))
             .or(self.links.last())
             .map_or("", String::as_str);
+        let top = rule
+            .and_then(|at| self.tops.get(at))
+            .or(self.tops.last())
+            .map_or("", String::as_str);
         let frame = if self.body_end.is_empty() {
             String::new()
         } else {
-            frame(&self.name, path)
+            frame(&self.name, path, top)
         };
         format!(
             "{}{links}{}{frame}{}",
@@ -174,9 +189,10 @@ fn links_for(files: &[String]) -> String {
         .collect()
 }
 
-/// `ui/src/layout/Layout.tsx` as React writes it at `path`, with an empty main (checked against
-/// the rendered app by ui/e2e/first-frame.e2e.ts).
-fn frame(name: &str, path: &str) -> String {
+/// `ui/src/layout/Layout.tsx` as React writes it at `path`, with the screen's `top` (the build's,
+/// HTML; empty for a screen the app alone draws) in main (checked against the rendered app by
+/// ui/e2e/first-frame.e2e.ts).
+fn frame(name: &str, path: &str, top: &str) -> String {
     let tool = |to: &str, label: &str| {
         let active = path == to || path.strip_prefix(to).is_some_and(|r| r.starts_with('/'));
         let current = if active {
@@ -191,10 +207,35 @@ fn frame(name: &str, path: &str) -> String {
          <header class=\"site-header\"><div class=\"site-header__inner\">\
          <a href=\"/\" class=\"site-header__home\">{name}</a>\
          <nav aria-label=\"Tools\" class=\"site-header__nav\">{}{}</nav></div></header>\
-         <main id=\"main\" class=\"site-main\" tabindex=\"-1\"></main></div>",
+         <main id=\"main\" class=\"site-main\" tabindex=\"-1\">{top}</main></div>",
         tool("/flashcards", "Flashcards"),
         tool("/calendars", "Calendars"),
     )
+}
+
+/// Where a top has the sync page's note on what the server keeps (`ui/src/routeParts.ts`).
+const VAULT_EXPIRY_MARK: &str = "<!--vault-expiry-->";
+
+/// `top` with the server's sync note written in (`vaultExpiryText` of ui/src/sync/words.ts, after a
+/// space); none at all on a server that does not sync, whose sync page says so instead.
+fn top_for(top: &str, sync: Option<&serde_json::Value>) -> String {
+    if !top.contains(VAULT_EXPIRY_MARK) {
+        return top.to_owned();
+    }
+    let Some(sync) = sync else {
+        return String::new();
+    };
+    let note = match sync
+        .get("vaultExpiryDays")
+        .and_then(serde_json::Value::as_u64)
+    {
+        Some(1) => " A vault nobody opens for 1 day is removed from this server.".to_owned(),
+        Some(days) if days > 1 => {
+            format!(" A vault nobody opens for {days} days is removed from this server.")
+        }
+        _ => String::new(),
+    };
+    top.replace(VAULT_EXPIRY_MARK, &note)
 }
 
 /// A JSON data block; inside one only `</script` could end it early, and escaping `<` rules that out.
@@ -322,5 +363,40 @@ mod tests {
         assert!(!page.body("/calendarsx").contains("class=\"active\""));
         assert!(!page.body("/Calendars").contains("class=\"active\""));
         assert!(!page.body("/").contains("class=\"active\""));
+    }
+
+    #[test]
+    fn a_screen_with_a_top_has_it_in_main_and_names_no_files() {
+        let built = b"<html><head><title>Hearth</title>\n  <script type=\"application/json\" id=\"hearth-route-parts\">{\"rules\":[{\"path\":\"/\",\"under\":false,\"files\":[\"/assets/m.js\"],\"top\":\"\"},{\"path\":\"/calendars\",\"under\":false,\"files\":[],\"top\":\"\\u003ch1>Calendars\\u003c/h1>\"}],\"other\":[],\"otherTop\":\"\\u003ch1>Page not found\\u003c/h1>\"}</script>\n  </head><body><div id=\"root\"></div></body></html>";
+        let page = IndexPage::new(built, &profile("Ada"), None);
+        let main = |path: &str| {
+            let body = page.body(path);
+            let start = body.find("<main").expect("main");
+            let end = body.find("</main>").expect("main's end");
+            body[start..end].to_owned()
+        };
+        assert!(main("/Calendars/").ends_with("tabindex=\"-1\"><h1>Calendars</h1>"));
+        assert!(!page.body("/calendars").contains("<link"));
+        assert!(main("/nowhere").ends_with("tabindex=\"-1\"><h1>Page not found</h1>"));
+        assert!(main("/").ends_with("tabindex=\"-1\">"));
+        assert!(page.body("/").contains("href=\"/assets/m.js\""));
+    }
+
+    #[test]
+    fn the_sync_note_is_the_servers_and_no_sync_means_no_top() {
+        let top = "<p>Lead.<!--vault-expiry--></p>";
+        let days = |n: u64| serde_json::json!({ "vaultExpiryDays": n });
+        assert_eq!(
+            top_for(top, Some(&days(180))),
+            "<p>Lead. A vault nobody opens for 180 days is removed from this server.</p>"
+        );
+        assert_eq!(
+            top_for(top, Some(&days(1))),
+            "<p>Lead. A vault nobody opens for 1 day is removed from this server.</p>"
+        );
+        assert_eq!(top_for(top, Some(&days(0))), "<p>Lead.</p>");
+        assert_eq!(top_for(top, Some(&serde_json::json!({}))), "<p>Lead.</p>");
+        assert_eq!(top_for(top, None), "");
+        assert_eq!(top_for("<h1>Calendars</h1>", None), "<h1>Calendars</h1>");
     }
 }

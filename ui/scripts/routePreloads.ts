@@ -1,12 +1,14 @@
 // A build step (vite.config.ts): writes into index.html, as a JSON data block, the files each
-// address's screen needs beyond the entry (src/routeParts.ts's table): every part's chunk, the
-// chunks it imports and their CSS. The server reads the block out of the page and, for the
-// address it answers, names those files in the page (<link rel="modulepreload">, the CSS as a
-// style preload), so they download beside the entry script instead of after it has run.
+// address's screen needs beyond the entry (src/boot.ts; src/routeParts.ts's table): the app's
+// start (main.tsx), every part's chunk, the chunks they import and their CSS. The server reads the
+// block out of the page and, for the address it answers, names those files in the page (<link
+// rel="modulepreload">, the CSS as a style preload), so they download beside the entry script
+// instead of after it has run. A rule with a `top` (its screen's top in the page) names none: that
+// screen's code is fetched after the first paint (boot.ts); the block carries the top instead.
 import { resolve } from 'node:path';
 import type { OutputBundle, OutputChunk } from 'rolldown';
 import type { Plugin } from 'vite';
-import { OTHER_PARTS, ROUTE_RULES, type PartName } from '../src/routeParts';
+import { NOT_FOUND_TOP, OTHER_PARTS, ROUTE_RULES, type PartName } from '../src/routeParts';
 
 /** The module each part starts at (src/screens.ts's dynamic imports). */
 const PART_MODULES: Record<PartName, string> = {
@@ -17,6 +19,9 @@ const PART_MODULES: Record<PartName, string> = {
   sync: 'src/sync/SyncRoutes.tsx',
   owner: 'src/owner/OwnerRoutes.tsx',
 };
+
+/** The app's start, loaded by the entry (src/boot.ts). */
+const START_MODULE = 'src/main.tsx';
 
 /** The block's id; src/site/index.rs reads it. */
 export const BLOCK_ID = 'hearth-route-parts';
@@ -55,20 +60,22 @@ export function routePreloads(root: string): Plugin {
         // What the page already loads: the entry and its imports.
         const inFirstDownload = new Set<string>();
         for (const entry of chunks.filter((c) => c.isEntry)) closure(bundle, entry, inFirstDownload, []);
-        const filesOf = (parts: PartName[]): string[] => {
+        const filesOf = (parts: PartName[], top: string | undefined): string[] => {
+          if (top !== undefined) return [];
           const seen = new Set(inFirstDownload);
           const files: string[] = [];
-          for (const part of parts) {
-            const id = resolve(root, PART_MODULES[part]);
+          for (const source of [START_MODULE, ...parts.map((part) => PART_MODULES[part])]) {
+            const id = resolve(root, source);
             const chunk = chunks.find((c) => c.facadeModuleId === id);
-            if (!chunk) throw new Error(`routePreloads: no chunk starts at ${PART_MODULES[part]}`);
+            if (!chunk) throw new Error(`routePreloads: no chunk starts at ${source}`);
             closure(bundle, chunk, seen, files);
           }
           return files;
         };
         const table = {
-          rules: ROUTE_RULES.map((rule) => ({ path: rule.path, under: rule.under, files: filesOf(rule.parts) })),
-          other: filesOf(OTHER_PARTS),
+          rules: ROUTE_RULES.map((rule) => ({ path: rule.path, under: rule.under, files: filesOf(rule.parts, rule.top), top: rule.top ?? '' })),
+          other: filesOf(OTHER_PARTS, NOT_FOUND_TOP),
+          otherTop: NOT_FOUND_TOP,
         };
         const json = JSON.stringify(table).replace(/</g, '\\u003c');
         return html.replace('</head>', `<script type="application/json" id="${BLOCK_ID}">${json}</script>\n  </head>`);
