@@ -16,7 +16,10 @@ describe('the first frame', () => {
 
   it('is in the page of every screen, with its files named, and is what the app draws', async () => {
     const { origin, feedUrl, keyedOrigin } = site();
-    const off = await b.browser.newContext({ javaScriptEnabled: false });
+    // A phone's size, for both: what the page paints first must be where the app draws it.
+    const phone = { width: 390, height: 844 };
+    const off = await b.browser.newContext({ javaScriptEnabled: false, viewport: phone });
+    await b.page.setViewportSize(phone);
     try {
       const bare = await off.newPage();
       const page = b.page;
@@ -37,6 +40,14 @@ describe('the first frame', () => {
           skip: document.querySelector('#root > .app > a.skip-link')?.outerHTML ?? '',
           mainHtml: (document.querySelector('#root > .app > main')?.cloneNode(false) as Element | undefined)?.outerHTML ?? '',
           top: document.querySelector('#root > .app > main')?.innerHTML ?? '',
+          // Where each element of main is (by its path of child indexes), to the pixel.
+          places: [...(document.querySelector('#root > .app > main')?.querySelectorAll('*') ?? [])].map((element) => {
+            const path: number[] = [];
+            for (let node: Element | null = element; node && node.tagName !== 'MAIN'; node = node.parentElement)
+              path.unshift([...(node.parentElement?.children ?? [])].indexOf(node));
+            const box = element.getBoundingClientRect();
+            return { path, x: Math.round(box.x), y: Math.round(box.y) };
+          }),
           current: document.querySelector('.site-header__nav a.active')?.textContent ?? null,
           files: [...document.querySelectorAll<HTMLLinkElement>('link[rel=modulepreload], link[rel=preload], link[rel=stylesheet]')].map((l) => l.href),
         }));
@@ -94,6 +105,17 @@ describe('the first frame', () => {
             return startOf(sent, main);
           }, frame.top);
           expect(mismatch, screen.name).toBeNull();
+          const places = await page.evaluate(
+            (paths: number[][]) =>
+              paths.map((path) => {
+                let node: Element | undefined | null = document.querySelector('#root > .app > main');
+                for (const at of path) node = node?.children[at];
+                const box = node?.getBoundingClientRect();
+                return { path, x: Math.round(box?.x ?? -1), y: Math.round(box?.y ?? -1) };
+              }),
+            frame.places.map((p) => p.path),
+          );
+          expect(places, `${screen.name}: where the top's elements are`).toEqual(frame.places);
         }
       }
     } finally {

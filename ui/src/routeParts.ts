@@ -8,7 +8,8 @@
 // as `top`, the HTML React draws there (ui/e2e/first-frame.e2e.ts checks it is, to the
 // attribute), and the server writes it into the page's main. Such a screen is painted from the
 // page and its style sheet alone, and its code is fetched only after that paint (boot.ts), so
-// the page names none of it. Only classes of styles/global.css (the page's one style sheet).
+// the page names none of it. Only classes of styles/global.css (the page's one style sheet), and
+// nothing to press but links (a button would do nothing until the app is here).
 
 /** A part loaded on first visit (screens.ts maps each name to its code). */
 export type PartName = 'router' | 'flashcards' | 'calendars' | 'calendarEditor' | 'sync' | 'owner';
@@ -26,14 +27,12 @@ export interface RouteRule {
 /** What lib/routeFocus.tsx draws first in main on every screen. */
 const ROUTE_ANNOUNCER = '<p class="visually-hidden" aria-live="polite" aria-atomic="true"></p>';
 
-/** The plus icon of lucide-react at `size`, as React draws it. */
-const plusIcon = (size: number) =>
-  `<svg xmlns="http://www.w3.org/2000/svg" width="${size}" height="${size}" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" class="lucide lucide-plus" aria-hidden="true"><path d="M5 12h14"></path><path d="M12 5v14"></path></svg>`;
-
-/** calendars/CalendarListPage.tsx's toolbar (the list below it is the visitor's). */
-const CALENDAR_LIST_TOP =
-  `${ROUTE_ANNOUNCER}<section class="page cal-list-page"><div class="toolbar"><div class="toolbar__title"><h1 tabindex="-1">Calendars</h1></div>` +
-  `<button type="button" class="button button--primary">${plusIcon(18)}Add Calendar</button></div></section>`;
+/**
+ * calendars/CalendarListPage.tsx's title (the list below it is the visitor's). Not its button: one
+ * in the page would do nothing until the app is here, and a click on it would be lost; the
+ * toolbar keeps the button's height meanwhile (styles/global.css), so nothing moves when it comes.
+ */
+const CALENDAR_LIST_TOP = `${ROUTE_ANNOUNCER}<section class="page cal-list-page"><div class="toolbar"><div class="toolbar__title"><h1 tabindex="-1">Calendars</h1></div></div></section>`;
 
 /** Where the server writes sync/words.ts's vaultExpiryText, with its space (nothing when the server does not say). */
 export const VAULT_EXPIRY_MARK = '<!--vault-expiry-->';
