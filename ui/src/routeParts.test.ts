@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { partNamesAt, ROUTE_RULES, ruleMatches } from './routeParts';
+import { NOT_FOUND_TOP, partNamesAt, ROUTE_RULES, ruleMatches } from './routeParts';
 
 describe('the route parts table (read by the start-up and, through the build, by the server)', () => {
   it('matches as the server does: letter case and a trailing slash aside, "under" for deeper addresses', () => {
@@ -17,6 +17,15 @@ describe('the route parts table (read by the start-up and, through the build, by
     for (const rule of ROUTE_RULES) {
       expect(rule.path).toBe(rule.path.toLowerCase());
       expect(rule.path === '/' || !rule.path.endsWith('/')).toBe(true);
+    }
+  });
+
+  it('gives a screen top only where it is one address, with nothing to press but links', () => {
+    const tops = [...ROUTE_RULES.filter((rule) => rule.top !== undefined), { path: 'other', under: false, top: NOT_FOUND_TOP }];
+    expect(tops.map((rule) => rule.path)).toEqual(['/calendars', '/sync', 'other']);
+    for (const rule of tops) {
+      expect(rule.under, rule.path).toBe(false);
+      expect(rule.top, rule.path).not.toMatch(/<(button|input|select|textarea)\b/);
     }
   });
 });
