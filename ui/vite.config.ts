@@ -4,10 +4,13 @@
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 import { VitePWA } from 'vite-plugin-pwa';
+import { routePreloads } from './scripts/routePreloads';
 
 export default defineConfig({
   plugins: [
     react(),
+    // Each address's parts named in index.html for the server (scripts/routePreloads.ts).
+    routePreloads(import.meta.dirname),
     VitePWA({
       strategies: 'injectManifest',
       srcDir: 'src',

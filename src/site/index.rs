@@ -2,25 +2,83 @@
 //! blocks (not scripts, so the strict Content-Security-Policy holds), and the owner's name as the
 //! page title. Both are known before the app's first render: nothing on screen moves when they
 //! would otherwise arrive. Made again whenever the owner saves the profile (`super::Site`).
+//!
+//! Each address gets the page for its screen: the files its screen needs beyond the entry script
+//! named in the head (`<link rel="modulepreload">`, its CSS `preload`ed; the build lists them
+//! per address in a data block, `ui/scripts/routePreloads.ts`, which is taken out here), so they
+//! download beside the entry instead of after it has run; and the app's frame (the header of
+//! `ui/src/layout/Layout.tsx`, with an empty main) already in `#root`, so the first paint does
+//! not wait for any script. React's first render replaces it with the same frame, filled.
 
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::Response;
+use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
 use super::assets::CACHE_REVALIDATE;
 use super::Profile;
 use crate::http::conditional::{etag_for, respond};
 
+/// The build's data block naming each address's files (`ui/scripts/routePreloads.ts`).
+const ROUTE_PARTS_ID: &str = "hearth-route-parts";
+/// Where the app mounts; its frame is written inside.
+const ROOT: &str = "<div id=\"root\"></div>";
+
+/// One rule of `ui/src/routeParts.ts` with its files; the first that matches an address wins.
+#[derive(Debug, Default, Deserialize)]
+struct Rule {
+    path: String,
+    under: bool,
+    files: Vec<String>,
+    /// The screen's top, HTML for inside main (empty when it is drawn by the app alone).
+    #[serde(default)]
+    top: String,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct RouteParts {
+    rules: Vec<Rule>,
+    /// An address no rule matches (the router's "page not found").
+    other: Vec<String>,
+    /// Its screen, whole.
+    #[serde(default, rename = "otherTop")]
+    other_top: String,
+}
+
+impl Rule {
+    /// As `ruleMatches` in routeParts.ts: letter case and a trailing slash aside.
+    fn matches(&self, path: &str) -> bool {
+        let lower = path.to_ascii_lowercase();
+        let rest = lower.strip_prefix(self.path.as_str());
+        match rest {
+            Some("") | Some("/") => true,
+            Some(rest) => self.under && rest.starts_with('/'),
+            None => false,
+        }
+    }
+}
+
 #[derive(Debug)]
 pub struct IndexPage {
-    body: Vec<u8>,
-    etag: String,
+    /// The page up to `</head>`, data blocks included.
+    head: String,
+    /// From `</head>` to inside `#root`, and from there to the end.
+    body_start: String,
+    body_end: String,
+    /// Each rule's links (in `ROUTE_RULES` order), then the other addresses'.
+    links: Vec<String>,
+    /// Each rule's screen top, then the other addresses' (as `links`).
+    tops: Vec<String>,
+    rules: Vec<Rule>,
+    /// The owner's name, escaped, for the frame's header.
+    name: String,
 }
 
 impl IndexPage {
     /// `sync` is `GET /api/sync`'s answer, `None` when sync is turned off (written as `null`).
     pub fn new(html: &[u8], profile: &Profile, sync: Option<&serde_json::Value>) -> IndexPage {
         let html = String::from_utf8_lossy(html);
+        let (html, parts) = take_route_parts(&html);
         let profile_json = serde_json::to_string(profile).unwrap_or_else(|_| "{}".to_owned());
         let sync_json = serde_json::to_string(&sync).unwrap_or_else(|_| "null".to_owned());
         let data = format!(
@@ -28,21 +86,41 @@ impl IndexPage {
             data_block("hearth-profile", &profile_json),
             data_block("hearth-sync", &sync_json)
         );
-        let title = format!("<title>{}</title>", escape_html(&profile.name));
-        let with_title = replace_title(&html, &title);
-        let body = match with_title.find("</head>") {
-            Some(at) => format!("{}{}\n  {}", &with_title[..at], data, &with_title[at..]),
-            None => format!("{data}{with_title}"),
+        let name = escape_html(&profile.name);
+        let with_title = replace_title(&html, &format!("<title>{name}</title>"));
+        let (head, body) = match with_title.find("</head>") {
+            Some(at) => (
+                format!("{}{}\n  ", &with_title[..at], data),
+                &with_title[at..],
+            ),
+            None => (data, with_title.as_str()),
         };
-        let etag = etag_for(&Sha256::digest(body.as_bytes()), None);
+        let (body_start, body_end) = match body.find(ROOT) {
+            Some(at) => {
+                let inside = at + ROOT.len() - "</div>".len();
+                (body[..inside].to_owned(), body[inside..].to_owned())
+            }
+            None => (body.to_owned(), String::new()),
+        };
+        let mut links: Vec<String> = parts.rules.iter().map(|r| links_for(&r.files)).collect();
+        links.push(links_for(&parts.other));
+        let mut tops: Vec<String> = parts.rules.iter().map(|r| top_for(&r.top, sync)).collect();
+        tops.push(top_for(&parts.other_top, sync));
         IndexPage {
-            body: body.into_bytes(),
-            etag,
+            head,
+            body_start,
+            body_end,
+            links,
+            tops,
+            rules: parts.rules,
+            name,
         }
     }
 
-    /// The page with `status` (200 for client routes, 404 for unknown ones).
-    pub fn response(&self, request: &HeaderMap, status: StatusCode) -> Response {
+    /// The page for the address `path`, with `status` (200 for client routes, 404 for unknown ones).
+    pub fn response(&self, path: &str, request: &HeaderMap, status: StatusCode) -> Response {
+        let body = self.body(path);
+        let etag = etag_for(&Sha256::digest(body.as_bytes()), None);
         let mut headers = HeaderMap::new();
         headers.insert(
             header::CONTENT_TYPE,
@@ -52,8 +130,112 @@ impl IndexPage {
             header::CACHE_CONTROL,
             HeaderValue::from_static(CACHE_REVALIDATE),
         );
-        respond(request, headers, &self.etag, status, self.body.clone())
+        respond(request, headers, &etag, status, body)
     }
+
+    fn body(&self, path: &str) -> String {
+        let rule = self.rules.iter().position(|r| r.matches(path));
+        let links = rule
+            .and_then(|at| self.links.get(at))
+            .or(self.links.last())
+            .map_or("", String::as_str);
+        let top = rule
+            .and_then(|at| self.tops.get(at))
+            .or(self.tops.last())
+            .map_or("", String::as_str);
+        let frame = if self.body_end.is_empty() {
+            String::new()
+        } else {
+            frame(&self.name, path, top)
+        };
+        format!(
+            "{}{links}{}{frame}{}",
+            self.head, self.body_start, self.body_end
+        )
+    }
+}
+
+/// The build's block of files per address, taken out of the page (empty when there is none).
+fn take_route_parts(html: &str) -> (String, RouteParts) {
+    let open = format!("<script type=\"application/json\" id=\"{ROUTE_PARTS_ID}\">");
+    let Some(start) = html.find(&open) else {
+        return (html.to_owned(), RouteParts::default());
+    };
+    let Some(len) = html[start..].find("</script>") else {
+        return (html.to_owned(), RouteParts::default());
+    };
+    let json = &html[start + open.len()..start + len];
+    let parts = serde_json::from_str(json).unwrap_or_default();
+    let mut end = start + len + "</script>".len();
+    // The line the block stood on goes with it.
+    end += html[end..].len() - html[end..].trim_start().len();
+    (format!("{}{}", &html[..start], &html[end..]), parts)
+}
+
+/// The links naming `files`, all fetched beside the entry: the scripts as modules, the CSS as
+/// styles that do not hold the first paint back (the screen's loader adds them as stylesheets,
+/// from the cache, before it renders).
+fn links_for(files: &[String]) -> String {
+    files
+        .iter()
+        .map(|file| {
+            let href = escape_html(file);
+            if file.ends_with(".css") {
+                format!("<link rel=\"preload\" as=\"style\" crossorigin href=\"{href}\">\n  ")
+            } else {
+                format!("<link rel=\"modulepreload\" crossorigin href=\"{href}\">\n  ")
+            }
+        })
+        .collect()
+}
+
+/// `ui/src/layout/Layout.tsx` as React writes it at `path`, with the screen's `top` (the build's,
+/// HTML; empty for a screen the app alone draws) in main (checked against the rendered app by
+/// ui/e2e/first-frame.e2e.ts).
+fn frame(name: &str, path: &str, top: &str) -> String {
+    let tool = |to: &str, label: &str| {
+        let active = path == to || path.strip_prefix(to).is_some_and(|r| r.starts_with('/'));
+        let current = if active {
+            " class=\"active\" aria-current=\"page\""
+        } else {
+            ""
+        };
+        format!("<a href=\"{to}\"{current}>{label}</a>")
+    };
+    format!(
+        "<div class=\"app\"><a class=\"skip-link\" href=\"#main\">Skip to content</a>\
+         <header class=\"site-header\"><div class=\"site-header__inner\">\
+         <a href=\"/\" class=\"site-header__home\">{name}</a>\
+         <nav aria-label=\"Tools\" class=\"site-header__nav\">{}{}</nav></div></header>\
+         <main id=\"main\" class=\"site-main\" tabindex=\"-1\">{top}</main></div>",
+        tool("/flashcards", "Flashcards"),
+        tool("/calendars", "Calendars"),
+    )
+}
+
+/// Where a top has the sync page's note on what the server keeps (`ui/src/routeParts.ts`).
+const VAULT_EXPIRY_MARK: &str = "<!--vault-expiry-->";
+
+/// `top` with the server's sync note written in (`vaultExpiryText` of ui/src/sync/words.ts, after a
+/// space); none at all on a server that does not sync, whose sync page says so instead.
+fn top_for(top: &str, sync: Option<&serde_json::Value>) -> String {
+    if !top.contains(VAULT_EXPIRY_MARK) {
+        return top.to_owned();
+    }
+    let Some(sync) = sync else {
+        return String::new();
+    };
+    let note = match sync
+        .get("vaultExpiryDays")
+        .and_then(serde_json::Value::as_u64)
+    {
+        Some(1) => " A vault nobody opens for 1 day is removed from this server.".to_owned(),
+        Some(days) if days > 1 => {
+            format!(" A vault nobody opens for {days} days is removed from this server.")
+        }
+        _ => String::new(),
+    };
+    top.replace(VAULT_EXPIRY_MARK, &note)
 }
 
 /// A JSON data block; inside one only `</script` could end it early, and escaping `<` rules that out.
@@ -107,7 +289,7 @@ mod tests {
             &profile("Ada </script><b>"),
             None,
         );
-        let body = String::from_utf8(page.body).expect("utf8");
+        let body = page.body("/");
         assert!(body.contains("<title>Ada &lt;/script&gt;&lt;b&gt;</title>"));
         assert!(body.contains("id=\"hearth-profile\">{\"name\":\"Ada \\u003c/script>\\u003cb>\""));
         assert!(body.contains("\"about\":\"Hi \\u003c/script> & \\u003cb>\""));
@@ -130,10 +312,91 @@ mod tests {
             &profile("Ada"),
             Some(&info),
         );
-        let body = String::from_utf8(page.body).expect("utf8");
+        let body = page.body("/");
         assert!(body.contains(
             "<script type=\"application/json\" id=\"hearth-sync\">{\"keyRequired\":false,\"maxBytes\":8}</script>"
         ));
         assert!(body.find("hearth-sync").expect("present") < body.find("</head>").expect("head"));
+    }
+
+    const BUILT: &[u8] = b"<html><head><title>Hearth</title>\n  <script type=\"application/json\" id=\"hearth-route-parts\">{\"rules\":[{\"path\":\"/\",\"under\":false,\"files\":[]},{\"path\":\"/calendars/new\",\"under\":false,\"files\":[\"/assets/r.js\",\"/assets/c.css\",\"/assets/e.js\"]},{\"path\":\"/calendars\",\"under\":true,\"files\":[\"/assets/r.js\",\"/assets/c.js\"]}],\"other\":[\"/assets/r.js\"]}</script>\n  </head><body><div id=\"root\"></div></body></html>";
+
+    #[test]
+    fn each_address_names_its_screens_files_and_the_block_is_gone() {
+        let page = IndexPage::new(BUILT, &profile("Ada"), None);
+        let editor = page.body("/Calendars/new/");
+        assert!(!editor.contains("hearth-route-parts"));
+        let links: Vec<&str> = editor.lines().filter(|l| l.contains("<link")).collect();
+        assert_eq!(
+            links,
+            [
+                "  <link rel=\"modulepreload\" crossorigin href=\"/assets/r.js\">",
+                "  <link rel=\"preload\" as=\"style\" crossorigin href=\"/assets/c.css\">",
+                "  <link rel=\"modulepreload\" crossorigin href=\"/assets/e.js\">",
+            ]
+        );
+        assert!(page
+            .body("/calendars/work")
+            .contains("href=\"/assets/c.js\""));
+        assert!(!page.body("/calendars/work").contains("e.js"));
+        assert!(!page.body("/calendarsx").contains("c.js"));
+        assert!(page.body("/calendarsx").contains("href=\"/assets/r.js\""));
+        assert!(!page.body("/").contains("<link"));
+        for path in ["/", "/calendars", "/nowhere"] {
+            let body = page.body(path);
+            assert!(body.find("hearth-sync").expect("data") < body.find("</head>").expect("head"));
+        }
+    }
+
+    #[test]
+    fn the_frame_is_the_layouts_with_its_tool_current() {
+        let page = IndexPage::new(BUILT, &profile("Ada & Bo"), None);
+        let body = page.body("/calendars/new");
+        let frame = &body[body.find("<div id=\"root\">").expect("root")..];
+        assert!(frame.starts_with("<div id=\"root\"><div class=\"app\"><a class=\"skip-link\" href=\"#main\">Skip to content</a>"));
+        assert!(frame.contains("<a href=\"/\" class=\"site-header__home\">Ada &amp; Bo</a>"));
+        assert!(frame.contains("<a href=\"/flashcards\">Flashcards</a><a href=\"/calendars\" class=\"active\" aria-current=\"page\">Calendars</a>"));
+        assert!(frame.contains(
+            "<main id=\"main\" class=\"site-main\" tabindex=\"-1\"></main></div></div></body>"
+        ));
+        // As AppLink: a prefix of a segment is not the tool, and letter case counts.
+        assert!(!page.body("/calendarsx").contains("class=\"active\""));
+        assert!(!page.body("/Calendars").contains("class=\"active\""));
+        assert!(!page.body("/").contains("class=\"active\""));
+    }
+
+    #[test]
+    fn a_screen_with_a_top_has_it_in_main_and_names_no_files() {
+        let built = b"<html><head><title>Hearth</title>\n  <script type=\"application/json\" id=\"hearth-route-parts\">{\"rules\":[{\"path\":\"/\",\"under\":false,\"files\":[\"/assets/m.js\"],\"top\":\"\"},{\"path\":\"/calendars\",\"under\":false,\"files\":[],\"top\":\"\\u003ch1>Calendars\\u003c/h1>\"}],\"other\":[],\"otherTop\":\"\\u003ch1>Page not found\\u003c/h1>\"}</script>\n  </head><body><div id=\"root\"></div></body></html>";
+        let page = IndexPage::new(built, &profile("Ada"), None);
+        let main = |path: &str| {
+            let body = page.body(path);
+            let start = body.find("<main").expect("main");
+            let end = body.find("</main>").expect("main's end");
+            body[start..end].to_owned()
+        };
+        assert!(main("/Calendars/").ends_with("tabindex=\"-1\"><h1>Calendars</h1>"));
+        assert!(!page.body("/calendars").contains("<link"));
+        assert!(main("/nowhere").ends_with("tabindex=\"-1\"><h1>Page not found</h1>"));
+        assert!(main("/").ends_with("tabindex=\"-1\">"));
+        assert!(page.body("/").contains("href=\"/assets/m.js\""));
+    }
+
+    #[test]
+    fn the_sync_note_is_the_servers_and_no_sync_means_no_top() {
+        let top = "<p>Lead.<!--vault-expiry--></p>";
+        let days = |n: u64| serde_json::json!({ "vaultExpiryDays": n });
+        assert_eq!(
+            top_for(top, Some(&days(180))),
+            "<p>Lead. A vault nobody opens for 180 days is removed from this server.</p>"
+        );
+        assert_eq!(
+            top_for(top, Some(&days(1))),
+            "<p>Lead. A vault nobody opens for 1 day is removed from this server.</p>"
+        );
+        assert_eq!(top_for(top, Some(&days(0))), "<p>Lead.</p>");
+        assert_eq!(top_for(top, Some(&serde_json::json!({}))), "<p>Lead.</p>");
+        assert_eq!(top_for(top, None), "");
+        assert_eq!(top_for("<h1>Calendars</h1>", None), "<h1>Calendars</h1>");
     }
 }

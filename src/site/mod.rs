@@ -152,10 +152,17 @@ impl Site {
         self.current().profile.clone()
     }
 
-    /// The index page as it is now (`None`: the UI was not built in).
-    pub fn index_response(&self, request: &HeaderMap, status: StatusCode) -> Option<Response> {
+    /// The index page for the address `path` as it is now (`None`: the UI was not built in).
+    pub fn index_response(
+        &self,
+        path: &str,
+        request: &HeaderMap,
+        status: StatusCode,
+    ) -> Option<Response> {
         let view = self.current();
-        view.index.as_ref().map(|i| i.response(request, status))
+        view.index
+            .as_ref()
+            .map(|i| i.response(path, request, status))
     }
 
     /// The flags' values and what the owner saved over them, for the owner's editor.

@@ -58,7 +58,7 @@ pub async fn spa_fallback(
             // The app renders its own "page not found" for these.
             StatusCode::NOT_FOUND
         };
-    site.index_response(&headers, status)
+    site.index_response(path, &headers, status)
         .unwrap_or_else(not_found_text)
 }
 

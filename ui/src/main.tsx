@@ -5,7 +5,6 @@ import { App } from './App';
 import { settledWithin } from './lib/preload';
 import { registerServiceWorker } from './lib/serviceWorker';
 import { loadScreens } from './screens';
-import './styles/global.css';
 
 /** How long the first render waits for a screen's parts before it shows "Loading…" instead. */
 const LOADING_AFTER_MS = 1000;

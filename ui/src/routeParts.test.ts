@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { NOT_FOUND_TOP, partNamesAt, ROUTE_RULES, ruleMatches } from './routeParts';
+
+describe('the route parts table (read by the start-up and, through the build, by the server)', () => {
+  it('matches as the server does: letter case and a trailing slash aside, "under" for deeper addresses', () => {
+    const editor = ROUTE_RULES.find((r) => r.path === '/calendars/new');
+    if (!editor) throw new Error('no editor rule');
+    expect(ruleMatches(editor, '/Calendars/New/')).toBe(true);
+    expect(ruleMatches(editor, '/calendars/new/x')).toBe(false);
+    expect(partNamesAt('/flashcards/')).toEqual(['router', 'flashcards']);
+    expect(partNamesAt('/FLASHCARDS/abc/edit')).toEqual(['router', 'flashcards']);
+    expect(partNamesAt('/flashcardsx')).toEqual(['router']);
+    expect(partNamesAt('/')).toEqual([]);
+  });
+
+  it('writes every rule path in lower case without a trailing slash, as the server compares them', () => {
+    for (const rule of ROUTE_RULES) {
+      expect(rule.path).toBe(rule.path.toLowerCase());
+      expect(rule.path === '/' || !rule.path.endsWith('/')).toBe(true);
+    }
+  });
+
+  it('gives a screen top only where it is one address, with nothing to press but links', () => {
+    const tops = [...ROUTE_RULES.filter((rule) => rule.top !== undefined), { path: 'other', under: false, top: NOT_FOUND_TOP }];
+    expect(tops.map((rule) => rule.path)).toEqual(['/calendars', '/sync', 'other']);
+    for (const rule of tops) {
+      expect(rule.under, rule.path).toBe(false);
+      expect(rule.top, rule.path).not.toMatch(/<(button|input|select|textarea)\b/);
+    }
+  });
+});
