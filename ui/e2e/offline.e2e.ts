@@ -70,4 +70,27 @@ describe('offline', () => {
     await context.setOffline(false);
     await page.getByText('You are offline.').waitFor({ state: 'detached' });
   });
+
+  it("keeps a screen's top to its own address: offline, another address never shows it", async () => {
+    const { page, context } = b;
+    await page.goto(url());
+    await page.evaluate(async () => {
+      await navigator.serviceWorker.ready;
+    });
+    await page.reload();
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+    // The last page seen online is the calendar list's, which carries its title (routeParts.ts).
+    const online = await page.goto(`${url()}/calendars`);
+    expect(await online?.text()).toContain('cal-list-page');
+    await page.getByRole('heading', { name: 'Calendars' }).waitFor();
+    await context.setOffline(true);
+    const flashcards = await page.goto(`${url()}/flashcards`);
+    expect(flashcards?.fromServiceWorker()).toBe(true);
+    expect(await flashcards?.text()).not.toContain('cal-list-page');
+    await page.getByRole('heading', { name: 'Your Decks' }).waitFor();
+    const calendars = await page.goto(`${url()}/calendars`);
+    expect(await calendars?.text()).toContain('cal-list-page');
+    await page.getByText('You are offline. The calendar tool needs the server').waitFor();
+    await context.setOffline(false);
+  });
 });

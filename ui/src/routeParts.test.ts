@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NOT_FOUND_TOP, partNamesAt, ROUTE_RULES, ruleMatches } from './routeParts';
+import { NOT_FOUND_TOP, pageCacheKey, partNamesAt, ROUTE_RULES, ruleMatches } from './routeParts';
 
 describe('the route parts table (read by the start-up and, through the build, by the server)', () => {
   it('matches as the server does: letter case and a trailing slash aside, "under" for deeper addresses', () => {
@@ -27,5 +27,15 @@ describe('the route parts table (read by the start-up and, through the build, by
       expect(rule.under, rule.path).toBe(false);
       expect(rule.top, rule.path).not.toMatch(/<(button|input|select|textarea)\b/);
     }
+  });
+
+  it('keeps offline a page with a screen top under its own address, and every other page under "/"', () => {
+    expect(pageCacheKey('/sync')).toBe('/sync');
+    expect(pageCacheKey('/Calendars/')).toBe('/calendars');
+    expect(pageCacheKey('/calendars/new')).toBe('/');
+    expect(pageCacheKey('/sync/abc')).toBe('/');
+    expect(pageCacheKey('/flashcards')).toBe('/');
+    expect(pageCacheKey('/')).toBe('/');
+    expect(pageCacheKey('/nowhere')).toBe('/');
   });
 });

@@ -76,3 +76,14 @@ export function ruleMatches(rule: RouteRule, path: string): boolean {
 export function partNamesAt(path: string): PartName[] {
   return ROUTE_RULES.find((rule) => ruleMatches(rule, path))?.parts ?? OTHER_PARTS;
 }
+
+/**
+ * Where the service worker keeps the page of `path` for offline visits: a page that carries a
+ * screen's top under its own address, so that offline another address never shows that top
+ * before its own screen; every other page under "/", one copy for them all (they differ only in
+ * the files they name and the header's current tool).
+ */
+export function pageCacheKey(path: string): string {
+  const rule = ROUTE_RULES.find((r) => ruleMatches(r, path));
+  return rule?.top === undefined ? '/' : rule.path;
+}

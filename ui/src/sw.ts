@@ -6,6 +6,7 @@ import { clientsClaim } from 'workbox-core';
 import { cleanupOutdatedCaches, precacheAndRoute } from 'workbox-precaching';
 import { NavigationRoute, registerRoute } from 'workbox-routing';
 import { NetworkFirst, StaleWhileRevalidate } from 'workbox-strategies';
+import { pageCacheKey } from './routeParts';
 
 declare const self: ServiceWorkerGlobalScope;
 
@@ -14,11 +15,17 @@ clientsClaim();
 cleanupOutdatedCaches();
 precacheAndRoute(self.__WB_MANIFEST);
 
-// Every client route is the same app, so one cached page serves them all offline.
+// Every client route is the same app, so one cached page serves them all offline, except the
+// pages that carry their screen's top (routeParts.ts): each is kept under its own address, so that
+// offline no other address shows that top before its own screen. An address whose own copy is not
+// kept (offline before its first visit) gets the app's page.
 const pages = new NetworkFirst({
   cacheName: 'pages',
   networkTimeoutSeconds: 4,
-  plugins: [{ cacheKeyWillBeUsed: () => Promise.resolve('/') }],
+  plugins: [
+    { cacheKeyWillBeUsed: ({ request }) => Promise.resolve(pageCacheKey(new URL(request.url).pathname)) },
+    { handlerDidError: () => caches.match('/', { cacheName: 'pages' }) },
+  ],
 });
 registerRoute(new NavigationRoute(pages, { denylist: [/^\/api\//, /^\/cal\//] }));
 
