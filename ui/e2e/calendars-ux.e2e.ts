@@ -98,7 +98,9 @@ describe('calendar tool: checks, feedback, focus and the regex dialog', () => {
   it('moves focus to the main heading after an in-app route change, keeps it on a busy Build & Host, then gives it to the banner', async () => {
     const page = b.page;
     await page.goto(url('/calendars'));
-    await page.getByRole('heading', { name: 'Calendars', level: 1 }).waitFor();
+    // The page itself carries the title (routeParts.ts); Add Calendar comes with the app, and only
+    // then is a click on a tool an in-app route change (before it, the link loads a new page).
+    await page.getByRole('button', { name: 'Add Calendar' }).waitFor();
     await page.getByRole('navigation', { name: 'Tools' }).getByRole('link', { name: 'Flashcards' }).click();
     await page.waitForFunction(() => document.activeElement?.tagName === 'H1', null, { timeout: 10_000 });
     await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Your Decks');
