@@ -9,7 +9,12 @@
 //! download beside the entry instead of after it has run; and the app's frame (the header of
 //! `ui/src/layout/Layout.tsx`, with an empty main) already in `#root`, so the first paint does
 //! not wait for any script. React's first render replaces it with the same frame, filled.
+//! A page depends on the address only through its rule and the header's current tool, so each
+//! such page (and its ETag) is made on its first request and kept until the profile changes.
 
+use std::sync::OnceLock;
+
+use axum::body::Bytes;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::Response;
 use serde::Deserialize;
@@ -58,6 +63,34 @@ impl Rule {
     }
 }
 
+/// The header's tools (`ui/src/layout/Layout.tsx`): address and label.
+const TOOLS: [(&str, &str); 2] = [("/flashcards", "Flashcards"), ("/calendars", "Calendars")];
+
+/// What one rule (or the other addresses) puts in a page, and its pages once made: one for no
+/// current tool, then one per tool of `TOOLS`.
+#[derive(Debug)]
+struct Screen {
+    links: String,
+    top: String,
+    made: [OnceLock<Made>; TOOLS.len() + 1],
+}
+
+#[derive(Debug)]
+struct Made {
+    body: Bytes,
+    etag: String,
+}
+
+impl Screen {
+    fn new(files: &[String], top: &str, sync: Option<&serde_json::Value>) -> Screen {
+        Screen {
+            links: links_for(files),
+            top: top_for(top, sync),
+            made: Default::default(),
+        }
+    }
+}
+
 #[derive(Debug)]
 pub struct IndexPage {
     /// The page up to `</head>`, data blocks included.
@@ -65,11 +98,10 @@ pub struct IndexPage {
     /// From `</head>` to inside `#root`, and from there to the end.
     body_start: String,
     body_end: String,
-    /// Each rule's links (in `ROUTE_RULES` order), then the other addresses'.
-    links: Vec<String>,
-    /// Each rule's screen top, then the other addresses' (as `links`).
-    tops: Vec<String>,
     rules: Vec<Rule>,
+    /// Each rule's screen (in `ROUTE_RULES` order), and the other addresses'.
+    screens: Vec<Screen>,
+    other: Screen,
     /// The owner's name, escaped, for the frame's header.
     name: String,
 }
@@ -102,16 +134,17 @@ impl IndexPage {
             }
             None => (body.to_owned(), String::new()),
         };
-        let mut links: Vec<String> = parts.rules.iter().map(|r| links_for(&r.files)).collect();
-        links.push(links_for(&parts.other));
-        let mut tops: Vec<String> = parts.rules.iter().map(|r| top_for(&r.top, sync)).collect();
-        tops.push(top_for(&parts.other_top, sync));
+        let screens = parts
+            .rules
+            .iter()
+            .map(|r| Screen::new(&r.files, &r.top, sync))
+            .collect();
         IndexPage {
             head,
             body_start,
             body_end,
-            links,
-            tops,
+            screens,
+            other: Screen::new(&parts.other, &parts.other_top, sync),
             rules: parts.rules,
             name,
         }
@@ -119,8 +152,7 @@ impl IndexPage {
 
     /// The page for the address `path`, with `status` (200 for client routes, 404 for unknown ones).
     pub fn response(&self, path: &str, request: &HeaderMap, status: StatusCode) -> Response {
-        let body = self.body(path);
-        let etag = etag_for(&Sha256::digest(body.as_bytes()), None);
+        let made = self.made(path);
         let mut headers = HeaderMap::new();
         headers.insert(
             header::CONTENT_TYPE,
@@ -130,29 +162,46 @@ impl IndexPage {
             header::CACHE_CONTROL,
             HeaderValue::from_static(CACHE_REVALIDATE),
         );
-        respond(request, headers, &etag, status, body)
+        respond(request, headers, &made.etag, status, made.body.clone())
     }
 
-    fn body(&self, path: &str) -> String {
-        let rule = self.rules.iter().position(|r| r.matches(path));
-        let links = rule
-            .and_then(|at| self.links.get(at))
-            .or(self.links.last())
-            .map_or("", String::as_str);
-        let top = rule
-            .and_then(|at| self.tops.get(at))
-            .or(self.tops.last())
-            .map_or("", String::as_str);
-        let frame = if self.body_end.is_empty() {
-            String::new()
-        } else {
-            frame(&self.name, path, top)
-        };
-        format!(
-            "{}{links}{}{frame}{}",
-            self.head, self.body_start, self.body_end
-        )
+    /// The page for `path`: its rule's screen with the header's current tool, made once.
+    fn made(&self, path: &str) -> &Made {
+        let screen = self
+            .rules
+            .iter()
+            .position(|r| r.matches(path))
+            .and_then(|at| self.screens.get(at))
+            .unwrap_or(&self.other);
+        let tool = TOOLS.iter().position(|(to, _)| is_under(path, to));
+        let slot = tool.map_or(0, |at| at + 1);
+        screen.made[slot].get_or_init(|| {
+            let frame = if self.body_end.is_empty() {
+                String::new()
+            } else {
+                frame(&self.name, tool, &screen.top)
+            };
+            let body = format!(
+                "{}{}{}{frame}{}",
+                self.head, screen.links, self.body_start, self.body_end
+            );
+            Made {
+                etag: etag_for(&Sha256::digest(body.as_bytes()), None),
+                body: Bytes::from(body),
+            }
+        })
     }
+
+    #[cfg(test)]
+    fn body(&self, path: &str) -> &str {
+        std::str::from_utf8(&self.made(path).body).unwrap_or_default()
+    }
+}
+
+/// As the app's links mark their tool current (AppLink): the address itself or one under it,
+/// letter case counting.
+fn is_under(path: &str, to: &str) -> bool {
+    path == to || path.strip_prefix(to).is_some_and(|r| r.starts_with('/'))
 }
 
 /// The build's block of files per address, taken out of the page (empty when there is none).
@@ -189,27 +238,28 @@ fn links_for(files: &[String]) -> String {
         .collect()
 }
 
-/// `ui/src/layout/Layout.tsx` as React writes it at `path`, with the screen's `top` (the build's,
-/// HTML; empty for a screen the app alone draws) in main (checked against the rendered app by
-/// ui/e2e/first-frame.e2e.ts).
-fn frame(name: &str, path: &str, top: &str) -> String {
-    let tool = |to: &str, label: &str| {
-        let active = path == to || path.strip_prefix(to).is_some_and(|r| r.starts_with('/'));
-        let current = if active {
-            " class=\"active\" aria-current=\"page\""
-        } else {
-            ""
-        };
-        format!("<a href=\"{to}\"{current}>{label}</a>")
-    };
+/// `ui/src/layout/Layout.tsx` as React writes it with the tool at `current` (of `TOOLS`) current,
+/// and the screen's `top` (the build's, HTML; empty for a screen the app alone draws) in main
+/// (checked against the rendered app by ui/e2e/first-frame.e2e.ts).
+fn frame(name: &str, current: Option<usize>, top: &str) -> String {
+    let nav: String = TOOLS
+        .iter()
+        .enumerate()
+        .map(|(at, (to, label))| {
+            let mark = if current == Some(at) {
+                " class=\"active\" aria-current=\"page\""
+            } else {
+                ""
+            };
+            format!("<a href=\"{to}\"{mark}>{label}</a>")
+        })
+        .collect();
     format!(
         "<div class=\"app\"><a class=\"skip-link\" href=\"#main\">Skip to content</a>\
          <header class=\"site-header\"><div class=\"site-header__inner\">\
          <a href=\"/\" class=\"site-header__home\">{name}</a>\
-         <nav aria-label=\"Tools\" class=\"site-header__nav\">{}{}</nav></div></header>\
-         <main id=\"main\" class=\"site-main\" tabindex=\"-1\">{top}</main></div>",
-        tool("/flashcards", "Flashcards"),
-        tool("/calendars", "Calendars"),
+         <nav aria-label=\"Tools\" class=\"site-header__nav\">{nav}</nav></div></header>\
+         <main id=\"main\" class=\"site-main\" tabindex=\"-1\">{top}</main></div>"
     )
 }
 
@@ -363,6 +413,20 @@ mod tests {
         assert!(!page.body("/calendarsx").contains("class=\"active\""));
         assert!(!page.body("/Calendars").contains("class=\"active\""));
         assert!(!page.body("/").contains("class=\"active\""));
+    }
+
+    #[test]
+    fn a_page_is_made_once_per_rule_and_current_tool() {
+        let page = IndexPage::new(BUILT, &profile("Ada"), None);
+        let work = page.made("/calendars/work");
+        assert!(std::ptr::eq(work, page.made("/calendars/home")));
+        assert!(std::ptr::eq(work, page.made("/calendars")));
+        // The same rule (letter case aside), but no tool current: another page.
+        let other_case = page.made("/CALENDARS/work");
+        assert!(!std::ptr::eq(work, other_case));
+        assert!(!other_case.body.windows(6).any(|w| w == b"active"));
+        assert_ne!(work.etag, other_case.etag);
+        assert!(std::ptr::eq(page.made("/nowhere"), page.made("/elsewhere")));
     }
 
     #[test]
