@@ -6,7 +6,7 @@ import { clientsClaim } from 'workbox-core';
 import { cleanupOutdatedCaches, precacheAndRoute } from 'workbox-precaching';
 import { NavigationRoute, registerRoute } from 'workbox-routing';
 import { NetworkFirst, StaleWhileRevalidate } from 'workbox-strategies';
-import { pageCacheKey } from './routeParts';
+import { pageCacheKey, SHARED_PAGE_KEY } from './routeParts';
 
 declare const self: ServiceWorkerGlobalScope;
 
@@ -24,7 +24,7 @@ const pages = new NetworkFirst({
   networkTimeoutSeconds: 4,
   plugins: [
     { cacheKeyWillBeUsed: ({ request }) => Promise.resolve(pageCacheKey(new URL(request.url).pathname)) },
-    { handlerDidError: () => caches.match('/', { cacheName: 'pages' }) },
+    { handlerDidError: () => caches.match(SHARED_PAGE_KEY, { cacheName: 'pages' }) },
   ],
 });
 registerRoute(new NavigationRoute(pages, { denylist: [/^\/api\//, /^\/cal\//] }));
