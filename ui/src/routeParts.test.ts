@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NOT_FOUND_TOP, pageCacheKey, partNamesAt, ROUTE_RULES, ruleMatches, SHARED_PAGE_KEY } from './routeParts';
+import { NOT_FOUND_TOP, pageCacheKey, partNamesAt, ROUTE_RULES, ruleMatches, SHARED_PAGE_KEY, withoutTop } from './routeParts';
 
 describe('the route parts table (read by the start-up and, through the build, by the server)', () => {
   it('matches as the server does: letter case and a trailing slash aside, "under" for deeper addresses', () => {
@@ -38,5 +38,12 @@ describe('the route parts table (read by the start-up and, through the build, by
     expect(pageCacheKey('/flashcards')).toBe(SHARED_PAGE_KEY);
     expect(pageCacheKey('/nowhere')).toBe(SHARED_PAGE_KEY);
     expect(ROUTE_RULES.some((rule) => ruleMatches(rule, SHARED_PAGE_KEY))).toBe(false);
+  });
+
+  it('takes a top out of a page, leaving its frame', () => {
+    const page =
+      '<div class="app"><header><a href="/">Ada</a></header><main id="main" class="site-main" tabindex="-1"><section class="landing"><h1>Ada</h1></section></main></div>';
+    expect(withoutTop(page)).toBe('<div class="app"><header><a href="/">Ada</a></header><main id="main" class="site-main" tabindex="-1"></main></div>');
+    expect(withoutTop('<main id="main"></main>')).toBe('<main id="main"></main>');
   });
 });

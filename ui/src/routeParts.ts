@@ -105,3 +105,11 @@ export function pageCacheKey(path: string): string {
   const rule = ROUTE_RULES.find((r) => ruleMatches(r, path));
   return rule?.top === undefined ? SHARED_PAGE_KEY : rule.path;
 }
+
+/**
+ * A page with its screen's top taken out of main: offline, an address whose page was never kept
+ * gets a kept page of another address so (only the frame; the app draws the rest).
+ */
+export function withoutTop(page: string): string {
+  return page.replace(/(<main\b[^>]*>)[\s\S]*?(<\/main>)/, '$1$2');
+}
