@@ -82,10 +82,15 @@ struct Made {
 }
 
 impl Screen {
-    fn new(files: &[String], top: &str, sync: Option<&serde_json::Value>) -> Screen {
+    fn new(
+        files: &[String],
+        top: &str,
+        profile: &Profile,
+        sync: Option<&serde_json::Value>,
+    ) -> Screen {
         Screen {
             links: links_for(files),
-            top: top_for(top, sync),
+            top: top_for(top, profile, sync),
             made: Default::default(),
         }
     }
@@ -137,14 +142,14 @@ impl IndexPage {
         let screens = parts
             .rules
             .iter()
-            .map(|r| Screen::new(&r.files, &r.top, sync))
+            .map(|r| Screen::new(&r.files, &r.top, profile, sync))
             .collect();
         IndexPage {
             head,
             body_start,
             body_end,
             screens,
-            other: Screen::new(&parts.other, &parts.other_top, sync),
+            other: Screen::new(&parts.other, &parts.other_top, profile, sync),
             rules: parts.rules,
             name,
         }
@@ -266,11 +271,19 @@ fn frame(name: &str, current: Option<usize>, top: &str) -> String {
 /// Where a top has the sync page's note on what the server keeps (`ui/src/routeParts.ts`).
 const VAULT_EXPIRY_MARK: &str = "<!--vault-expiry-->";
 
-/// `top` with the server's sync note written in (`vaultExpiryText` of ui/src/sync/words.ts, after a
-/// space); none at all on a server that does not sync, whose sync page says so instead.
-fn top_for(top: &str, sync: Option<&serde_json::Value>) -> String {
+/// Where a top has the owner's name and their picture's address (`ui/src/routeParts.ts`).
+const PROFILE_NAME_MARK: &str = "<!--profile-name-->";
+const AVATAR_URL_MARK: &str = "<!--avatar-url-->";
+
+/// `top` with the owner's name and picture's address written in (escaped, as React writes them),
+/// and the server's sync note (`vaultExpiryText` of ui/src/sync/words.ts, after a space); a top
+/// with that note is none at all on a server that does not sync, whose sync page says so instead.
+fn top_for(top: &str, profile: &Profile, sync: Option<&serde_json::Value>) -> String {
+    let top = top
+        .replace(PROFILE_NAME_MARK, &escape_html(&profile.name))
+        .replace(AVATAR_URL_MARK, &escape_html(&profile.avatar_url));
     if !top.contains(VAULT_EXPIRY_MARK) {
-        return top.to_owned();
+        return top;
     }
     let Some(sync) = sync else {
         return String::new();
@@ -450,6 +463,9 @@ mod tests {
     fn the_sync_note_is_the_servers_and_no_sync_means_no_top() {
         let top = "<p>Lead.<!--vault-expiry--></p>";
         let days = |n: u64| serde_json::json!({ "vaultExpiryDays": n });
+        fn top_for(top: &str, sync: Option<&serde_json::Value>) -> String {
+            super::top_for(top, &profile("Ada"), sync)
+        }
         assert_eq!(
             top_for(top, Some(&days(180))),
             "<p>Lead. A vault nobody opens for 180 days is removed from this server.</p>"
@@ -462,5 +478,22 @@ mod tests {
         assert_eq!(top_for(top, Some(&serde_json::json!({}))), "<p>Lead.</p>");
         assert_eq!(top_for(top, None), "");
         assert_eq!(top_for("<h1>Calendars</h1>", None), "<h1>Calendars</h1>");
+    }
+
+    #[test]
+    fn the_owners_name_and_picture_are_written_in_escaped() {
+        let top = "<img src=\"<!--avatar-url-->\"><h1><!--profile-name--></h1>";
+        let mut owner = profile("Ada <& \"Lovelace\">");
+        owner.avatar_url = "/avatar?v=1&x=\"2\"".to_owned();
+        assert_eq!(
+            top_for(top, &owner, None),
+            "<img src=\"/avatar?v=1&amp;x=&quot;2&quot;\"><h1>Ada &lt;&amp; &quot;Lovelace&quot;&gt;</h1>"
+        );
+        // Written in every page that has it, as the page is made for the profile.
+        let built = b"<html><head><title>Hearth</title>\n  <script type=\"application/json\" id=\"hearth-route-parts\">{\"rules\":[{\"path\":\"/\",\"under\":false,\"files\":[],\"top\":\"\\u003ch1><!--profile-name-->\\u003c/h1>\"}],\"other\":[],\"otherTop\":\"\"}</script>\n  </head><body><div id=\"root\"></div></body></html>";
+        let page = IndexPage::new(built, &profile("Grace"), None);
+        assert!(page
+            .body("/")
+            .contains("tabindex=\"-1\"><h1>Grace</h1></main>"));
     }
 }

@@ -87,6 +87,7 @@ describe('offline', () => {
     const flashcards = await page.goto(`${url()}/flashcards`);
     expect(flashcards?.fromServiceWorker()).toBe(true);
     expect(await flashcards?.text()).not.toContain('cal-list-page');
+    expect(await flashcards?.text()).not.toContain('landing__avatar');
     await page.getByRole('heading', { name: 'Your Decks' }).waitFor();
     const calendars = await page.goto(`${url()}/calendars`);
     expect(await calendars?.text()).toContain('cal-list-page');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NOT_FOUND_TOP, pageCacheKey, partNamesAt, ROUTE_RULES, ruleMatches } from './routeParts';
+import { NOT_FOUND_TOP, pageCacheKey, partNamesAt, ROUTE_RULES, ruleMatches, SHARED_PAGE_KEY, withoutTop } from './routeParts';
 
 describe('the route parts table (read by the start-up and, through the build, by the server)', () => {
   it('matches as the server does: letter case and a trailing slash aside, "under" for deeper addresses', () => {
@@ -22,20 +22,28 @@ describe('the route parts table (read by the start-up and, through the build, by
 
   it('gives a screen top only where it is one address, with nothing to press but links', () => {
     const tops = [...ROUTE_RULES.filter((rule) => rule.top !== undefined), { path: 'other', under: false, top: NOT_FOUND_TOP }];
-    expect(tops.map((rule) => rule.path)).toEqual(['/calendars', '/sync', 'other']);
+    expect(tops.map((rule) => rule.path)).toEqual(['/', '/calendars', '/sync', 'other']);
     for (const rule of tops) {
       expect(rule.under, rule.path).toBe(false);
       expect(rule.top, rule.path).not.toMatch(/<(button|input|select|textarea)\b/);
     }
   });
 
-  it('keeps offline a page with a screen top under its own address, and every other page under "/"', () => {
+  it("keeps offline a page with a screen top under its own address, and every other page under one key that is no screen's", () => {
     expect(pageCacheKey('/sync')).toBe('/sync');
     expect(pageCacheKey('/Calendars/')).toBe('/calendars');
-    expect(pageCacheKey('/calendars/new')).toBe('/');
-    expect(pageCacheKey('/sync/abc')).toBe('/');
-    expect(pageCacheKey('/flashcards')).toBe('/');
     expect(pageCacheKey('/')).toBe('/');
-    expect(pageCacheKey('/nowhere')).toBe('/');
+    expect(pageCacheKey('/calendars/new')).toBe(SHARED_PAGE_KEY);
+    expect(pageCacheKey('/sync/abc')).toBe(SHARED_PAGE_KEY);
+    expect(pageCacheKey('/flashcards')).toBe(SHARED_PAGE_KEY);
+    expect(pageCacheKey('/nowhere')).toBe(SHARED_PAGE_KEY);
+    expect(ROUTE_RULES.some((rule) => ruleMatches(rule, SHARED_PAGE_KEY))).toBe(false);
+  });
+
+  it('takes a top out of a page, leaving its frame', () => {
+    const page =
+      '<div class="app"><header><a href="/">Ada</a></header><main id="main" class="site-main" tabindex="-1"><section class="landing"><h1>Ada</h1></section></main></div>';
+    expect(withoutTop(page)).toBe('<div class="app"><header><a href="/">Ada</a></header><main id="main" class="site-main" tabindex="-1"></main></div>');
+    expect(withoutTop('<main id="main"></main>')).toBe('<main id="main"></main>');
   });
 });

@@ -43,6 +43,21 @@ const SYNC_TOP =
   '<p>Keep your decks, their review history and your saved calendars on every device, without an account. Everything is encrypted in the browser with a key ' +
   `that exists only in the sync link: the server stores data it cannot read.${VAULT_EXPIRY_MARK}</p></section>`;
 
+/** Where the server writes the owner's name, and their picture's address, in a top (escaped). */
+export const PROFILE_NAME_MARK = '<!--profile-name-->';
+export const AVATAR_URL_MARK = '<!--avatar-url-->';
+
+/**
+ * landing/LandingPage.tsx's picture and name, the same for every visitor (the server fills in the
+ * owner's profile): its largest paint comes with the page, the picture fetched at once. Not its
+ * About button (it would do nothing until the app is here); what follows the name comes below it,
+ * so nothing in the top moves when the app draws the rest. No route announcer: the landing page
+ * is drawn outside the router; and React writes an image's src after its other attributes.
+ */
+const LANDING_TOP =
+  `<section class="landing"><img class="landing__avatar" alt="Profile picture" width="128" height="128" fetchpriority="high" decoding="async" src="${AVATAR_URL_MARK}">` +
+  `<h1 class="landing__name">${PROFILE_NAME_MARK}</h1></section>`;
+
 /** layout/NotFoundPage.tsx, whole. */
 export const NOT_FOUND_TOP =
   `${ROUTE_ANNOUNCER}<section class="page page--narrow empty-state"><h1>Page not found</h1><p>There is nothing at this address.</p>` +
@@ -50,8 +65,8 @@ export const NOT_FOUND_TOP =
 
 /** First match wins; an address no rule matches shows the router's "page not found". */
 export const ROUTE_RULES: RouteRule[] = [
-  // The landing page is in the first download.
-  { path: '/', under: false, parts: [] },
+  // The landing page is in the app's start (main.tsx).
+  { path: '/', under: false, parts: [], top: LANDING_TOP },
   // The calendar editor is at /calendars/new (CalendarRoutes).
   { path: '/calendars/new', under: false, parts: ['router', 'calendars', 'calendarEditor'] },
   { path: '/flashcards', under: true, parts: ['router', 'flashcards'] },
@@ -77,13 +92,24 @@ export function partNamesAt(path: string): PartName[] {
   return ROUTE_RULES.find((rule) => ruleMatches(rule, path))?.parts ?? OTHER_PARTS;
 }
 
+/** Where the service worker keeps the one copy of the pages without a top (an address of none). */
+export const SHARED_PAGE_KEY = '/index.html';
+
 /**
  * Where the service worker keeps the page of `path` for offline visits: a page that carries a
  * screen's top under its own address, so that offline another address never shows that top
- * before its own screen; every other page under "/", one copy for them all (they differ only in
- * the files they name and the header's current tool).
+ * before its own screen; every other page under SHARED_PAGE_KEY, one copy for them all (they
+ * differ only in the files they name and the header's current tool).
  */
 export function pageCacheKey(path: string): string {
   const rule = ROUTE_RULES.find((r) => ruleMatches(r, path));
-  return rule?.top === undefined ? '/' : rule.path;
+  return rule?.top === undefined ? SHARED_PAGE_KEY : rule.path;
+}
+
+/**
+ * A page with its screen's top taken out of main: offline, an address whose page was never kept
+ * gets a kept page of another address so (only the frame; the app draws the rest).
+ */
+export function withoutTop(page: string): string {
+  return page.replace(/(<main\b[^>]*>)[\s\S]*?(<\/main>)/, '$1$2');
 }
