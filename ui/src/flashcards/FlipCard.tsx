@@ -121,6 +121,9 @@ export function FlipCard({ item, flipped, leaving, sourceLabel, targetLabel, can
 
   const onPointerDown = (event: PointerEvent<HTMLButtonElement>) => {
     if (!event.isPrimary || event.button !== 0) return;
+    // A new gesture: a swipe on a touch screen is followed by no click, so what the last one set
+    // to swallow its click must not swallow this one's (the first tap after a swipe was lost).
+    suppressClick.current = false;
     drag.current = { pointerId: event.pointerId, x: event.clientX, y: event.clientY, dx: 0, active: false, early: false };
   };
 
